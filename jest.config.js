@@ -1,0 +1,17 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/test/bench/'],
+  transform: {
+    '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
+  },
+  // ESM-only packages are compiled to CommonJS for jest's module loader (Node itself can require them).
+  transformIgnorePatterns: ['/node_modules/(?!(@toon-format|gpt-tokenizer|fast-check|pure-rand|music-metadata|strtok3|token-types|peek-readable|file-type|uint8array-extras|@tokenizer|ms)/)'],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  globalSetup: '<rootDir>/test/support/globalSetup.ts',
+  globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

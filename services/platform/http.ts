@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import express, { Express, NextFunction, Request, Response } from 'express';
+import { logger, withRequestContext } from './logger';
+import { httpDuration, httpRequests, registry } from './metrics';
+
+export interface ReadinessCheck {
+  name: string;
+  check: () => Promise<void>;
+}
+
+/**
+ * An express app with what every role serves: a request id on every request and log line,
+ * request metrics by route template, /healthz (alive), /readyz (dependencies reachable), /metrics.
+ */
+export function createBaseApp(checks: ReadinessCheck[]): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', true);
+  app.use(requestIdAndMetrics);
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.get('/readyz', async (_req, res) => {
+    const results = await Promise.all(
+      checks.map(async (c) => {
+        try {
+          await c.check();
+          return { name: c.name, ok: true };
+        } catch (e) {
+          return { name: c.name, ok: false, error: e instanceof Error ? e.message : String(e) };
+        }
+      }),
+    );
+    const ready = results.every((r) => r.ok);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unready', checks: results });
+  });
+
+  app.get('/metrics', async (_req, res) => {
+    res.set('content-type', registry.contentType);
+    res.send(await registry.metrics());
+  });
+  return app;
+}
+
+function requestIdAndMetrics(req: Request, res: Response, next: NextFunction): void {
+  const incoming = req.header('x-request-id');
+  const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+  res.setHeader('x-request-id', requestId);
+  const started = process.hrtime.bigint();
+  res.on('finish', () => {
+    // The matched route template keeps label values bounded; unmatched paths share one label.
+    const route = (req.route?.path as string | undefined) ? `${req.baseUrl}${req.route.path}` : 'unmatched';
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    httpRequests.inc({ route, method: req.method, status: String(res.statusCode) });
+    httpDuration.observe({ route, method: req.method }, seconds);
+  });
+  withRequestContext(requestId, next);
+}
+
+export function listen(app: Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, () => resolve(server));
+    server.once('error', reject);
+    // A slow client must not hold a connection forever; Node's defaults are generous but bounded.
+    server.keepAliveTimeout = 65_000;
+  });
+}
+
+export function serverUrl(server: Server, host = '127.0.0.1'): string {
+  const addr = server.address();
+  if (!addr || typeof addr === 'string') throw new Error('server is not listening on a TCP port');
+  return `http://${host}:${addr.port}`;
+}
+
+/**
+ * Graceful stop: stop accepting connections, let in-flight requests finish (up to the grace period),
+ * then run the closers (worker shutdown, pools) in order. Idle keep-alive sockets are closed at once so
+ * they do not hold the process open.
+ */
+export async function closeServers(servers: Server[], graceMs: number): Promise<void> {
+  await Promise.all(
+    servers.map(
+      (server) =>
+        new Promise<void>((resolve) => {
+          const force = setTimeout(() => {
+            logger.warn({ graceMs }, 'grace period over; closing remaining connections');
+            server.closeAllConnections();
+          }, graceMs);
+          force.unref();
+          server.close(() => {
+            clearTimeout(force);
+            resolve();
+          });
+          server.closeIdleConnections();
+        }),
+    ),
+  );
+}
+
+export type Closer = () => Promise<void> | void;
+
+/** Wire SIGTERM and SIGINT to one orderly shutdown; a second signal exits at once. */
+export function onShutdownSignal(shutdown: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal; exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    shutdown()
+      .then(() => {
+        logger.info('stopped');
+        process.exit(0);
+      })
+      .catch((e) => {
+        logger.error({ err: e }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}

@@ -1,0 +1,112 @@
+/**
+ * One Prometheus registry per process, and every metric the service exposes, in one place, so the
+ * dashboards and alerts in the chart can be checked against it. Labels are bounded: route templates,
+ * tool names, operation names from an allowlist, outcomes.
+ */
+import client from 'prom-client';
+
+export const registry = new client.Registry();
+client.collectDefaultMetrics({ register: registry });
+
+const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export const httpRequests = new client.Counter({
+  name: 'http_requests_total',
+  help: 'HTTP requests by route template, method and status code.',
+  labelNames: ['route', 'method', 'status'] as const,
+  registers: [registry],
+});
+
+export const httpDuration = new client.Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'HTTP request latency by route template and method.',
+  labelNames: ['route', 'method'] as const,
+  buckets: latencyBuckets,
+  registers: [registry],
+});
+
+export const mcpToolCalls = new client.Counter({
+  name: 'mcp_tool_calls_total',
+  help: 'MCP tool calls by tool and outcome (ok or the error code).',
+  labelNames: ['tool', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const mcpToolDuration = new client.Histogram({
+  name: 'mcp_tool_duration_seconds',
+  help: 'MCP tool call latency by tool.',
+  labelNames: ['tool'] as const,
+  buckets: latencyBuckets,
+  registers: [registry],
+});
+
+export const graphqlOperations = new client.Counter({
+  name: 'graphql_operations_total',
+  help: 'GraphQL operations by operation name (allowlisted, else "other") and outcome.',
+  labelNames: ['operation', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const graphqlDuration = new client.Histogram({
+  name: 'graphql_operation_duration_seconds',
+  help: 'GraphQL operation latency by operation name.',
+  labelNames: ['operation'] as const,
+  buckets: latencyBuckets,
+  registers: [registry],
+});
+
+export const pipelineStage = new client.Histogram({
+  name: 'pipeline_stage_duration_seconds',
+  help: 'Transcription pipeline activity duration by stage and outcome.',
+  labelNames: ['stage', 'outcome'] as const,
+  buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800],
+  registers: [registry],
+});
+
+export const webhookDeliveries = new client.Counter({
+  name: 'webhook_deliveries_total',
+  help: 'Webhook deliveries by final outcome (delivered, failed, disabled, skipped).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+export const webhookAttempts = new client.Counter({
+  name: 'webhook_attempts_total',
+  help: 'Webhook HTTP attempts by result class (2xx, 4xx, 5xx, error, timeout).',
+  labelNames: ['result'] as const,
+  registers: [registry],
+});
+
+export const webhookReadyToDelivered = new client.Histogram({
+  name: 'webhook_ready_to_delivered_seconds',
+  help: 'Time from transcript ready to the receiver answering 2xx.',
+  buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 60, 300, 3600, 36000],
+  registers: [registry],
+});
+
+export const ruleExecutions = new client.Counter({
+  name: 'rule_executions_total',
+  help: 'Automation rule executions by status.',
+  labelNames: ['status'] as const,
+  registers: [registry],
+});
+
+export const liveMeetings = new client.Gauge({
+  name: 'live_meetings',
+  help: 'Live meetings by state, as last counted from the database.',
+  labelNames: ['state'] as const,
+  registers: [registry],
+});
+
+export const liveSentencesIngested = new client.Counter({
+  name: 'live_sentences_ingested_total',
+  help: 'Sentences ingested into live meetings.',
+  registers: [registry],
+});
+
+export const dbPoolConnections = new client.Gauge({
+  name: 'db_pool_connections',
+  help: 'PostgreSQL pool connections by state (used, free, pending).',
+  labelNames: ['state'] as const,
+  registers: [registry],
+});

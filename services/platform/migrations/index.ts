@@ -1,0 +1,20 @@
+/**
+ * Migrations are listed here rather than discovered from the file system, so they run the same way
+ * from TypeScript sources (tests, `make dev`) and from the compiled image. Append new ones in order;
+ * names are timestamped and never change once released.
+ */
+import type { Knex } from 'knex';
+import * as initialSchema from './20261121000000_initial_schema';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+const MIGRATIONS: [string, Migration][] = [['20261121000000_initial_schema', initialSchema]];
+
+export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
+  getMigrations: async () => MIGRATIONS,
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+};
