@@ -1,0 +1,20 @@
+import type { Knex } from 'knex';
+import type { Principal } from './principal';
+
+/** Every change a caller makes is written here, in the same transaction as the change. */
+export async function audit(
+  db: Knex | Knex.Transaction,
+  actor: Principal | null,
+  action: string,
+  target: { type: string; id?: string | null; teamId?: string },
+  details: Record<string, unknown> = {},
+): Promise<void> {
+  await db('audit_log').insert({
+    team_id: target.teamId ?? actor?.teamId ?? null,
+    actor_user_id: actor?.userId ?? null,
+    action,
+    target_type: target.type,
+    target_id: target.id ?? null,
+    details: JSON.stringify(details),
+  });
+}

@@ -1,0 +1,52 @@
+import express, { NextFunction, Request, Response } from 'express';
+import type { Express } from 'express';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
+import { createBaseApp, ReadinessCheck } from '../platform/http';
+import { logger } from '../platform/logger';
+import { AuthedRequest, requireAuth } from './auth';
+import { createMcpServer } from './server';
+import type { Deps } from './tool';
+
+const rpcError = (res: Response, status: number, code: number, message: string) =>
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+/** The mcp role's HTTP surface: POST /mcp (Streamable HTTP, stateless, JSON responses). */
+export function createMcpApp(deps: Deps, checks: ReadinessCheck[]): Express {
+  const app = createBaseApp(checks);
+  const allowed = deps.config.mcpAllowedHosts;
+  const hostCheck = allowed.includes('*') ? (_q: Request, _s: Response, n: NextFunction) => n() : hostHeaderValidation(allowed);
+
+  app.post('/mcp', hostCheck, express.json({ limit: '1mb' }), requireAuth(deps), async (req: AuthedRequest, res: Response) => {
+    const server = createMcpServer(req.principal!, deps);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    } catch (e) {
+      logger.error({ err: e }, 'mcp request failed');
+      if (!res.headersSent) rpcError(res, 500, -32603, 'Internal error');
+    }
+  });
+
+  // Stateless server: no standalone SSE stream and no sessions to delete.
+  const notAllowed = (_req: Request, res: Response) => {
+    res.set('Allow', 'POST');
+    rpcError(res, 405, -32000, 'Method not allowed: this server is stateless; POST JSON-RPC messages to /mcp');
+  };
+  app.get('/mcp', hostCheck, notAllowed);
+  app.delete('/mcp', hostCheck, notAllowed);
+
+  // Body-parser failures (malformed JSON, too large) answer as JSON-RPC errors, not HTML.
+  app.use((err: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
+    if (err.type === 'entity.parse.failed') return rpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
+    if (err.type === 'entity.too.large') return rpcError(res, 413, -32600, 'Invalid Request: body larger than 1 MB');
+    logger.error({ err }, 'unhandled error');
+    rpcError(res, 500, -32603, 'Internal error');
+  });
+  return app;
+}

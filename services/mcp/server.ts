@@ -1,0 +1,103 @@
+/**
+ * The MCP server. Stateless: a new SDK Server and transport per HTTP request (a shared one leaked
+ * responses between clients, GHSA-345p-7cg4-v4c7), while the tool table, JSON Schemas and validators
+ * are built once per process.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode as RpcError, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { requireFlag, requireScope } from '../core/access';
+import { ServiceError, toServiceError } from '../core/errors';
+import type { Principal } from '../core/principal';
+import { checkRateLimit } from '../core/rate-limit';
+import { logger } from '../platform/logger';
+import { mcpToolCalls, mcpToolDuration } from '../platform/metrics';
+import { Format, formatParam, render } from './format';
+import type { Deps, ToolDef } from './tool';
+import { ALL_TOOLS } from './tools';
+
+export const SERVER_INFO = { name: 'meeting-intelligence', version: '0.1.0' };
+
+const INSTRUCTIONS =
+  'Tools over the signed-in user\'s meetings: find meetings (svc_get_transcripts, or svc_search with its query grammar), ' +
+  'read one transcript (svc_get_transcript, paged for long meetings) or its summary (svc_get_summary), manage sharing, ' +
+  'titles, privacy and channels, soundbites, people, analytics and automation logs. Meeting id and transcript id are the same. ' +
+  'Answers are TOON by default (format: json or text where offered). Lists say has_more; fetch the next page when it is true.';
+
+interface CompiledTool {
+  def: ToolDef;
+  validator: z.ZodObject;
+  listing: { name: string; title: string; description: string; inputSchema: Record<string, unknown>; annotations: Record<string, unknown> };
+}
+
+function compile(def: ToolDef): CompiledTool {
+  const shape = def.formats ? { ...def.input, format: formatParam } : def.input;
+  const validator = z.object(shape).strict();
+  const inputSchema = z.toJSONSchema(validator, { io: 'input' }) as Record<string, unknown>;
+  delete inputSchema.$schema;
+  return {
+    def,
+    validator,
+    listing: { name: def.name, title: def.title, description: def.description, inputSchema, annotations: { title: def.title, ...def.annotations } },
+  };
+}
+
+const TOOLS = new Map<string, CompiledTool>(ALL_TOOLS.map((t) => [t.name, compile(t)]));
+
+/** Tools a caller sees: experimental ones only when the team has their flag. */
+export function toolsFor(principal: Principal): CompiledTool[] {
+  return [...TOOLS.values()].filter((t) => !t.def.flag || principal.flags.includes(t.def.flag));
+}
+
+/** The first validation problem, as an error naming the field and the rule. */
+function argumentError(error: z.ZodError): ServiceError {
+  const issue = error.issues[0];
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.join(', ');
+    return new ServiceError('invalid_arguments', `unknown parameter ${keys}; see the tool's input schema`, { field: issue.keys[0], rule: 'unknown parameter' });
+  }
+  const field = issue.path.join('.') || '(arguments)';
+  if (issue.code === 'invalid_type' && issue.input === undefined) {
+    return new ServiceError('args_required', `${field} is required`, { field, rule: 'required' });
+  }
+  return new ServiceError('invalid_arguments', `${field}: ${issue.message}`, { field, rule: issue.message });
+}
+
+function errorResult(e: ServiceError, format: Format) {
+  const body = { error: e.toJSON() };
+  return { isError: true, content: [{ type: 'text' as const, text: render(body, format === 'text' ? 'toon' : format) }] };
+}
+
+export async function callTool(name: string, args: unknown, principal: Principal, deps: Deps) {
+  const tool = TOOLS.get(name);
+  if (!tool) throw new McpError(RpcError.InvalidParams, `Unknown tool: ${name}`);
+  const started = process.hrtime.bigint();
+  let format: Format = 'toon';
+  let outcome = 'ok';
+  try {
+    if (tool.def.flag) requireFlag(principal, tool.def.flag, name);
+    requireScope(principal, tool.def.scope);
+    checkRateLimit(principal.userId, deps.config.rateLimitPerMinute);
+    const parsed = tool.validator.safeParse(args ?? {});
+    if (!parsed.success) throw argumentError(parsed.error);
+    const { format: f, ...rest } = parsed.data as { format?: Format };
+    format = f ?? 'toon';
+    const result = await tool.def.run(rest, { principal, deps, format });
+    return { content: [{ type: 'text' as const, text: render(result, format, tool.def.text) }] };
+  } catch (e) {
+    const err = toServiceError(e);
+    outcome = err.code;
+    if (err.code === 'internal_error') logger.error({ err: e, tool: name }, 'tool failed');
+    return errorResult(err, format);
+  } finally {
+    mcpToolCalls.inc({ tool: name, outcome });
+    mcpToolDuration.observe({ tool: name }, Number(process.hrtime.bigint() - started) / 1e9);
+  }
+}
+
+export function createMcpServer(principal: Principal, deps: Deps): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(principal).map((t) => t.listing) }));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(req.params.name, req.params.arguments, principal, deps));
+  return server;
+}

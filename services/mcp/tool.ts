@@ -1,0 +1,50 @@
+/**
+ * What a tool is: a name, a description written for a model, a zod input schema (its JSON Schema is
+ * computed once per process), annotations, the OAuth scope it needs, and a thin handler that calls
+ * one core function with the caller's principal. Rendering and errors are handled by the server.
+ */
+import type { Knex } from 'knex';
+import type { Client } from '@temporalio/client';
+import { z } from 'zod';
+import type { Config } from '../platform/config';
+import type { FeatureFlag, Principal } from '../core/principal';
+import type { Format } from './format';
+
+export interface Deps {
+  db: Knex;
+  config: Config;
+  temporal?: Client;
+}
+
+export interface ToolContext {
+  principal: Principal;
+  deps: Deps;
+  format: Format;
+}
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface ToolDef<S extends z.ZodRawShape = z.ZodRawShape> {
+  name: string;
+  title: string;
+  description: string;
+  input: S;
+  annotations: ToolAnnotations;
+  scope: 'meetings:read' | 'meetings:write';
+  /** Experimental tools exist only for teams with this flag. */
+  flag?: FeatureFlag;
+  /** Whether the tool takes the spec's `format` parameter; tools without it answer in TOON. */
+  formats?: boolean;
+  run(args: z.infer<z.ZodObject<S>>, ctx: ToolContext): Promise<unknown>;
+  /** Renderer for format=text; without one, a generic key/value rendering is used. */
+  text?(result: never): string;
+}
+
+export function defineTool<S extends z.ZodRawShape>(def: ToolDef<S>): ToolDef {
+  return def as unknown as ToolDef;
+}

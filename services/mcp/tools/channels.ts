@@ -1,0 +1,3 @@
+import type { ToolDef } from '../tool';
+
+export const channelTools: ToolDef[] = [];

@@ -1,0 +1,25 @@
+/**
+ * Every tool, one file per group (the spec's sections). Order is the order of tools/list.
+ */
+import type { ToolDef } from '../tool';
+import { searchTools } from './search';
+import { transcriptTools } from './transcripts';
+import { liveTools } from './live';
+import { analyticsTools } from './analytics';
+import { meetingAdminTools } from './meeting-admin';
+import { channelTools } from './channels';
+import { soundbiteTools } from './soundbites';
+import { peopleTools } from './people';
+import { automationTools } from './automation';
+
+export const ALL_TOOLS: ToolDef[] = [
+  ...searchTools,
+  ...transcriptTools,
+  ...liveTools,
+  ...analyticsTools,
+  ...meetingAdminTools,
+  ...channelTools,
+  ...soundbiteTools,
+  ...peopleTools,
+  ...automationTools,
+];

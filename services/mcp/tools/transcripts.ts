@@ -1,0 +1,3 @@
+import type { ToolDef } from '../tool';
+
+export const transcriptTools: ToolDef[] = [];
