@@ -90,8 +90,11 @@ export async function closeServers(servers: Server[], graceMs: number): Promise<
             server.closeAllConnections();
           }, graceMs);
           force.unref();
+          // Keep-alive sockets turn idle as their last response finishes; close each as it does.
+          const sweep = setInterval(() => server.closeIdleConnections(), 100);
           server.close(() => {
             clearTimeout(force);
+            clearInterval(sweep);
             resolve();
           });
           server.closeIdleConnections();

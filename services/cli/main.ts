@@ -1,0 +1,96 @@
+/**
+ * meeting-intel: the admin CLI. Every command takes --json and then prints one JSON object.
+ * Bad input exits 2 with a message naming the option and the rule; other failures exit 1.
+ */
+import { isServiceError } from '../core/errors';
+import { ConfigError } from '../platform/config';
+import { parse, Parsed, UsageError } from './args';
+import { apikeyCreate, apikeyRevoke, teamCreate, teamFlags, userCreate } from './commands/admin';
+import { migrate } from './commands/migrate';
+import { serve } from './commands/serve';
+import { CommandContext } from './context';
+import { output } from './output';
+
+export const USAGE = `meeting-intel <command> [options] [--json]
+
+  migrate [up|down|status]                 apply, revert the last, or list migrations
+  team create --name N --tier T            T: free | pro | business | enterprise
+  team flags --team ID --enable search,fetch [--disable ...]
+                                           turn experimental tools on or off for a team
+  user create --team ID --email E --name N [--role member|admin|super_admin]
+  apikey create --email E [--name LABEL]   prints the key once
+  apikey revoke --prefix P
+  seed demo                                the demo team, people, channels and meetings (idempotent)
+  serve mcp|graphql|worker|all             run one role, or all three in one process
+
+Configuration comes from environment variables (see README); DATABASE_URL is always required.`;
+
+type Handler = { options: Record<string, { type: 'string' | 'boolean' }>; run: (ctx: CommandContext, p: Parsed) => Promise<void> };
+
+const COMMANDS: Record<string, Handler> = {
+  migrate: { options: {}, run: (ctx, p) => migrate(ctx, p.positionals[0]) },
+  'team create': { options: { name: { type: 'string' }, tier: { type: 'string' } }, run: teamCreate },
+  'team flags': { options: { team: { type: 'string' }, enable: { type: 'string' }, disable: { type: 'string' } }, run: teamFlags },
+  'user create': {
+    options: { team: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' } },
+    run: userCreate,
+  },
+  'apikey create': { options: { email: { type: 'string' }, name: { type: 'string' } }, run: apikeyCreate },
+  'apikey revoke': { options: { prefix: { type: 'string' } }, run: apikeyRevoke },
+  'seed demo': { options: {}, run: (ctx, p) => (require('./commands/seed') as typeof import('./commands/seed')).seedDemoCommand(ctx, p) },
+  serve: { options: {}, run: (ctx, p) => serve(ctx, p.positionals[0]) },
+};
+
+function findCommand(argv: string[]): [string, string[]] {
+  const two = argv.slice(0, 2).join(' ');
+  if (COMMANDS[two]) return [two, argv.slice(2)];
+  if (COMMANDS[argv[0]]) return [argv[0], argv.slice(1)];
+  const hint = argv.length ? `unknown command "${argv.slice(0, 2).join(' ')}"` : 'no command given';
+  throw new UsageError(`${hint}\n\n${USAGE}`);
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const json = argv.includes('--json');
+  const ctx = new CommandContext(output(json));
+  let code = 0;
+  try {
+    if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    }
+    const [name, rest] = findCommand(argv);
+    const handler = COMMANDS[name];
+    const parsed = parse(rest, handler.options);
+    if (parsed.values.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    }
+    await handler.run(ctx, parsed);
+    if (name === 'serve') return; // keeps running until a signal
+  } catch (e) {
+    code = report(e, json);
+  }
+  await ctx.close();
+  process.exitCode = code;
+}
+
+function report(e: unknown, json: boolean): number {
+  let code = 1;
+  let error: Record<string, unknown>;
+  if (e instanceof UsageError) {
+    code = 2;
+    error = { code: 'usage', message: e.message };
+  } else if (e instanceof ConfigError) {
+    code = 2;
+    error = { code: 'config', message: e.message };
+  } else if (isServiceError(e)) {
+    code = ['invalid_arguments', 'args_required', 'object_not_found'].includes(e.code) ? 2 : 1;
+    error = e.toJSON();
+  } else {
+    error = { code: 'internal_error', message: e instanceof Error ? e.message : String(e) };
+  }
+  process.stderr.write(json ? `${JSON.stringify({ error })}\n` : `error: ${error.message}\n`);
+  return code;
+}
+
+if (require.main === module) void main(process.argv.slice(2));

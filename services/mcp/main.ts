@@ -1,0 +1,21 @@
+import { closeServers, listen, serverUrl } from '../platform/http';
+import { runRoleMain, RunningRole } from '../platform/role';
+import { createRuntime, Runtime } from '../platform/runtime';
+import type { Config } from '../platform/config';
+import { createMcpApp } from './app';
+
+/** The mcp role: POST /mcp plus health and metrics. Pass a shared runtime to run beside other roles. */
+export async function startMcpRole(config: Config, shared?: Runtime): Promise<RunningRole & { url: string }> {
+  const rt = shared ?? createRuntime(config);
+  const app = createMcpApp({ db: rt.db, config, temporal: rt.temporal }, rt.checks);
+  const server = await listen(app, config.mcpPort, config.host);
+  return {
+    url: `${serverUrl(server, config.host === '0.0.0.0' ? 'localhost' : config.host)}/mcp`,
+    close: async () => {
+      await closeServers([server], config.shutdownGraceMs);
+      if (!shared) await rt.close();
+    },
+  };
+}
+
+if (require.main === module) runRoleMain('mcp', (config) => startMcpRole(config));
