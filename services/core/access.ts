@@ -123,3 +123,47 @@ export function requireScope(p: Principal, scope: 'meetings:read' | 'meetings:wr
     throw new ServiceError('forbidden', `this sign-in lacks the ${scope} scope; sign in again granting it`);
   }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Channels (added for the channel tools). A channel is visible within its team: public channels to
+// every teammate, private ones to their members, every channel to admins. Never across teams.
+// ---------------------------------------------------------------------------------------------------
+
+/** Rows of `channels as <alias>` the caller may see (list and read). */
+export function channelVisibleTo(p: Principal, alias = 'channels'): Where {
+  return (qb) => {
+    qb.where(`${alias}.team_id`, p.teamId);
+    if (isAdmin(p)) return;
+    qb.where((w) =>
+      w.where(`${alias}.is_private`, false).orWhereExists((sq) =>
+        sq
+          .select(sq.client.raw('1'))
+          .from('channel_members as chm')
+          .whereRaw(`chm.channel_id = ${alias}.id`)
+          .where('chm.user_id', p.userId),
+      ),
+    );
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Soundbites (added for the soundbite tools). A soundbite is visible to its owner; to whoever may read
+// its meeting (they can hear the whole meeting anyway); to the meeting's participants when its
+// privacies include `participants`; to its team when they include `team`; to anyone with `public`.
+// ---------------------------------------------------------------------------------------------------
+
+/** Rows of `soundbites as <sb>` joined to `meetings as <m>` (its meeting) that the caller may see. */
+export function soundbiteVisibleTo(p: Principal, sb = 'soundbites', m = 'meetings'): Where {
+  return (qb) =>
+    qb.where((w) => {
+      w.where(`${sb}.owner_id`, p.userId)
+        .orWhere((v) => visibleTo(p, m)(v))
+        .orWhere((t) => t.where(`${sb}.team_id`, p.teamId).whereRaw(`'team' = any(${sb}.privacies)`))
+        .orWhere((pp) => {
+          pp.where(`${sb}.team_id`, p.teamId).whereRaw(`'participants' = any(${sb}.privacies)`);
+          isParticipant(pp, p, m);
+        })
+        // `public` opens a clip's share link; in the API it never crosses the team boundary.
+        .orWhere((pub) => pub.where(`${sb}.team_id`, p.teamId).whereRaw(`'public' = any(${sb}.privacies)`));
+    });
+}

@@ -78,7 +78,7 @@ export async function callTool(name: string, args: unknown, principal: Principal
     if (tool.def.flag) requireFlag(principal, tool.def.flag, name);
     requireScope(principal, tool.def.scope);
     checkRateLimit(principal.userId, deps.config.rateLimitPerMinute);
-    const parsed = tool.validator.safeParse(args ?? {});
+    const parsed = tool.validator.safeParse(args ?? {}, { reportInput: true });
     if (!parsed.success) throw argumentError(parsed.error);
     const { format: f, ...rest } = parsed.data as { format?: Format };
     format = f ?? 'toon';

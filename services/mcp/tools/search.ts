@@ -1,3 +1,138 @@
-import type { ToolDef } from '../tool';
+/**
+ * Finding meetings (spec §4.1): svc_get_transcripts with structured filters and svc_search
+ * (experimental) with one query string in the spec's grammar. Both call the same core list, so they
+ * answer the same records for the same filters.
+ */
+import { z } from 'zod';
+import { listMeetings, MeetingList, searchMeetings } from '../../core/meeting-search';
+import { EMAILS_MAX, isCalendarDate, isSearchEmail, KEYWORD_MAX, LIMIT_DEFAULT, LIMIT_MAX, SCOPES, SKIP_MAX } from '../../search/filters';
+import { QUERY_MAX } from '../../search/grammar';
+import { defineTool, ToolDef } from '../tool';
 
-export const searchTools: ToolDef[] = [];
+const RETURNS =
+  'Returns {meetings, has_more, next_skip}, newest first; each meeting has id (the transcript id), title, dateString (ISO, UTC), ' +
+  'date (epoch ms), duration (minutes), organizer_email, participants (comma-separated emails), privacy, is_live, transcript_url ' +
+  'and summary (a short summary, or null). No transcript content: read one meeting with svc_get_transcript (sentences) or ' +
+  'svc_get_summary (action items, topics, outline). When has_more is true, more meetings match than this page shows.';
+
+const KEYWORD_SYNTAX =
+  'Keyword text uses web-search syntax: every word must match (stemmed, so "plans" finds "planning"), "a quoted phrase" ' +
+  'matches the words in order, `or` between words matches either, -word excludes.';
+
+const isoDate = (what: string) =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be an ISO date YYYY-MM-DD')
+    .refine(isCalendarDate, 'must be a real calendar date YYYY-MM-DD')
+    .optional()
+    .describe(what);
+
+const emails = (what: string) =>
+  z
+    .array(z.string().refine(isSearchEmail, 'must be an email address like name@example.com'))
+    .max(EMAILS_MAX, `at most ${EMAILS_MAX} emails`)
+    .optional()
+    .describe(what);
+
+const getTranscripts = defineTool({
+  name: 'svc_get_transcripts',
+  title: 'List meetings',
+  description:
+    'Find meetings you can see with structured filters; all filters are optional and combine (a meeting must pass each). ' +
+    'Use this to list recent meetings, search by keyword, date range or people. ' +
+    'svc_search does the same with one query string, when enabled for your team. ' +
+    RETURNS +
+    ` Page with skip = next_skip. ${KEYWORD_SYNTAX} ` +
+    'Example: {"keyword": "pricing", "fromDate": "2026-10-01", "toDate": "2026-10-31", "participants": ["ana@example.com"]}.',
+  input: {
+    keyword: z
+      .string()
+      .max(KEYWORD_MAX, `at most ${KEYWORD_MAX} characters`)
+      .optional()
+      .describe(`Words to find, at most ${KEYWORD_MAX} characters; where is set by scope.`),
+    scope: z
+      .enum(SCOPES, { error: 'must be one of title, sentences, all' })
+      .optional()
+      .describe('Where keyword must match: title, sentences (what was said), or all (either; default).'),
+    fromDate: isoDate('Earliest meeting day, YYYY-MM-DD (UTC, inclusive).'),
+    toDate: isoDate('Latest meeting day, YYYY-MM-DD (UTC, inclusive).'),
+    limit: z
+      .number()
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(LIMIT_MAX, `at most ${LIMIT_MAX}; page with skip for more`)
+      .optional()
+      .describe(`Meetings per page, 1 to ${LIMIT_MAX} (default ${LIMIT_DEFAULT}).`),
+    skip: z
+      .number()
+      .int('must be a whole number')
+      .min(0, 'must be 0 or more')
+      .max(SKIP_MAX, `at most ${SKIP_MAX}; narrow the filters instead`)
+      .optional()
+      .describe('Meetings to skip: the next_skip of the previous page.'),
+    organizers: emails('Only meetings organized by any of these emails.'),
+    participants: emails('Only meetings any of these emails took part in.'),
+    mine: z.boolean({ error: 'must be true or false' }).optional().describe('true: only meetings you organized or took part in.'),
+  },
+  formats: true,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  scope: 'meetings:read',
+  run: (filters, { principal, deps }) => listMeetings(deps.db, deps.config, principal, filters),
+  text: (r: MeetingList) => listText(r, (skip) => `call again with skip: ${skip}`),
+});
+
+const search = defineTool({
+  name: 'svc_search',
+  title: 'Search meetings (query grammar)',
+  description:
+    'Search meetings you can see with one query string (experimental). Same results as svc_get_transcripts, whose structured ' +
+    'parameters are the better choice when you build filters programmatically. ' +
+    RETURNS +
+    ' Grammar: bare words and keyword:"term" are keywords (all must match); scope:title|sentences|all (default all); ' +
+    'from:YYYY-MM-DD and to:YYYY-MM-DD (UTC days, inclusive); limit:N (1-50, default 10); skip:N (offset: use next_skip); ' +
+    'organizers:email1,email2 and participants:email1,email2 (any of them; may repeat); mine:true|false (meetings you organized ' +
+    'or attended). Quote values with spaces ("..."; \\" inside). Each of scope, from, to, limit, skip, mine at most once. ' +
+    KEYWORD_SYNTAX +
+    ' Examples: `budget forecast from:2026-10-01 to:2026-10-31` · `keyword:"pricing page" scope:sentences participants:ana@example.com` · ' +
+    '`mine:true limit:20 skip:20`.',
+  input: {
+    query: z
+      .string()
+      .min(1, 'must not be empty; e.g. keyword:"roadmap" from:2026-01-01')
+      .max(QUERY_MAX, `at most ${QUERY_MAX} characters`)
+      .describe('The query in the grammar above, e.g. keyword:"roadmap" scope:title mine:true.'),
+  },
+  formats: true,
+  flag: 'search',
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  scope: 'meetings:read',
+  run: ({ query }, { principal, deps }) => searchMeetings(deps.db, deps.config, principal, query),
+  text: (r: MeetingList) => listText(r, (skip) => `add skip:${skip} to the query`),
+});
+
+/** "2026-11-02T15:00:00.000Z" → "2026-11-02 15:00 UTC". */
+function when(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** One line per meeting, then whether more match and how to get them. */
+export function listText(r: MeetingList, nextPage: (skip: number) => string): string {
+  if (r.meetings.length === 0) return r.has_more ? `No meetings on this page; ${nextPage(r.next_skip ?? 0)}.` : 'No meetings match.';
+  const lines = r.meetings.map((m) => {
+    const parts = [
+      `${when(m.dateString)}`,
+      `${oneLine(m.title)} (${m.duration} min)${m.is_live ? ' [live]' : ''}`,
+      `id ${m.id}`,
+      `organizer ${m.organizer_email}`,
+      `participants ${m.participants || '(none)'}`,
+    ];
+    if (m.summary) parts.push(`summary: ${oneLine(m.summary)}`);
+    return parts.join(' · ');
+  });
+  lines.push(r.has_more ? `More meetings match: ${nextPage(r.next_skip!)}.` : 'No more meetings match.');
+  return lines.join('\n');
+}
+
+export const searchTools: ToolDef[] = [search, getTranscripts];

@@ -1,3 +1,112 @@
-import type { ToolDef } from '../tool';
+import { z } from 'zod';
+import { fetchMeeting, FullMeeting, getSummary, getTranscript, SummaryFields, TRANSCRIPT_TOKENS, TranscriptPage } from '../../core/transcripts';
+import { clock } from '../format';
+import { defineTool, ToolDef } from '../tool';
 
-export const transcriptTools: ToolDef[] = [];
+const meetingId = z.string().min(1, 'must not be empty').max(64, 'at most 64 characters');
+
+const paging = {
+  fromIndex: z
+    .number()
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .optional()
+    .describe('Index of the first sentence to return (default 0). Pass next_index from the previous page to read on.'),
+  maxTokens: z
+    .number()
+    .int('must be a whole number')
+    .min(TRANSCRIPT_TOKENS.min, `at least ${TRANSCRIPT_TOKENS.min}`)
+    .max(TRANSCRIPT_TOKENS.max, `at most ${TRANSCRIPT_TOKENS.max}`)
+    .optional()
+    .describe(`Token budget of this page, ${TRANSCRIPT_TOKENS.min} to ${TRANSCRIPT_TOKENS.max} (default set by the server, normally 20000).`),
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Text renderings: a header line, one line per sentence, then how to read on.
+// ---------------------------------------------------------------------------------------------------
+
+function header(t: TranscriptPage): string {
+  const live = t.is_live ? ' [LIVE: snapshot of the sentences so far]' : '';
+  const state = t.status === 'completed' ? '' : ` (${t.meeting_info.message})`;
+  return `${t.title} | ${t.dateString} | ${t.duration} min | id ${t.id} | participants: ${t.participants || '(none)'}${live}${state}`;
+}
+
+function sentenceLines(t: TranscriptPage, tool: string, idParam: string): string[] {
+  const lines = t.sentences.map((s) => `[${clock(s.start_time)} - ${clock(s.end_time)}] ${s.speaker_name}: ${s.text}`);
+  if (t.has_more) lines.push(`(more sentences follow: call ${tool} with ${idParam} "${t.id}" and fromIndex ${t.next_index})`);
+  return lines;
+}
+
+const itemText = (x: unknown): string =>
+  typeof x === 'string' ? x : x && typeof x === 'object' && 'text' in x ? String((x as { text: unknown }).text) : JSON.stringify(x);
+
+function summaryLines(s: SummaryFields | null, fallback: string): string[] {
+  if (!s) return [`Summary: none (${fallback})`];
+  const lines = [`Summary: ${s.short_summary || '(none)'}`, `Overview: ${s.overview || '(none)'}`, `Keywords: ${s.keywords.join(', ') || '(none)'}`];
+  lines.push(`Meeting type: ${s.meeting_type ?? '(unknown)'}`, `Topics: ${s.topics_discussed.map(itemText).join('; ') || '(none)'}`);
+  lines.push(s.action_items.length ? 'Action items:' : 'Action items: (none)', ...s.action_items.map((a) => `- ${itemText(a)}`));
+  if (s.outline.length) lines.push('Outline:', ...s.outline.map((o) => `- ${itemText(o)}`));
+  return lines;
+}
+
+const transcriptText = (t: TranscriptPage) => [header(t), ...sentenceLines(t, 'svc_get_transcript', 'transcriptId')].join('\n');
+
+const fetchText = (f: FullMeeting) =>
+  [header(f), ...summaryLines(f.summary, f.meeting_info.message), '', ...sentenceLines(f, 'svc_get_transcript', 'transcriptId')].join('\n');
+
+// ---------------------------------------------------------------------------------------------------
+// Tools
+// ---------------------------------------------------------------------------------------------------
+
+const getTranscriptTool = defineTool({
+  name: 'svc_get_transcript',
+  title: 'Read a transcript',
+  description:
+    'Read one meeting\'s transcript by id (from svc_get_transcripts or svc_search): sentences as a table (index, speaker_name, speaker_id, text, raw_text, ' +
+    'start_time, end_time in seconds), per-speaker analytics (duration, word_count, longest_monologue, monologues_count, filler_words, questions, duration_pct, ' +
+    'words_per_minute, sentiment as positive_pct/neutral_pct/negative_pct), meeting_analytics, and metadata (title, dateString, duration in minutes, ' +
+    'participants, privacy, status, meeting_info). No summary: use svc_get_summary for that. ' +
+    'Long meetings come in pages within a token budget: when has_more is true, call again with fromIndex set to next_index. ' +
+    'A live meeting (is_live: true) answers a snapshot of the sentences captured so far. A meeting still processing or failed has no sentences; meeting_info.message says why. ' +
+    'format text gives "[mm:ss - mm:ss] Speaker: text" lines.',
+  input: {
+    transcriptId: meetingId.describe('Meeting (transcript) id.'),
+    ...paging,
+  },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  scope: 'meetings:read',
+  formats: true,
+  run: ({ transcriptId, fromIndex, maxTokens }, { principal, deps }) => getTranscript(deps.db, deps.config, principal, transcriptId, { fromIndex, maxTokens }),
+  text: transcriptText,
+});
+
+const fetchTool = defineTool({
+  name: 'svc_fetch',
+  title: 'Fetch a whole meeting',
+  description:
+    'Experimental. Everything about one meeting in one call: metadata, summary (keywords, action_items, overview, short_summary, topics_discussed, ' +
+    'meeting_type, outline, notes), analytics, and the transcript sentences. Sentences are capped by the transcript token budget: when has_more is true, ' +
+    'read the rest with svc_get_transcript and fromIndex = next_index. Prefer svc_get_summary or svc_get_transcript when you need only one part.',
+  input: { id: meetingId.describe('Meeting (transcript) id.') },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  scope: 'meetings:read',
+  flag: 'fetch',
+  formats: true,
+  run: ({ id }, { principal, deps }) => fetchMeeting(deps.db, deps.config, principal, id),
+  text: fetchText,
+});
+
+const getSummaryTool = defineTool({
+  name: 'svc_get_summary',
+  title: 'Read a meeting summary',
+  description:
+    'The summary of one meeting, without its transcript: keywords, action_items, overview, short_summary, topics_discussed, meeting_type, outline, ' +
+    'and notes explaining any empty field. summary_status is processed when a summary exists; otherwise it is pending (live meeting), processing, ' +
+    'failed or unavailable, with a message saying why and no summary fields. Use svc_get_transcript for what was said.',
+  input: { transcriptId: meetingId.describe('Meeting (transcript) id.') },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  scope: 'meetings:read',
+  run: ({ transcriptId }, { principal, deps }) => getSummary(deps.db, principal, transcriptId),
+});
+
+export const transcriptTools: ToolDef[] = [getTranscriptTool, fetchTool, getSummaryTool];

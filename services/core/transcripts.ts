@@ -1,0 +1,372 @@
+/**
+ * Reading one meeting: its transcript (paged by a token budget), its summary, or both at once.
+ *
+ * Every read happens in one REPEATABLE READ, read-only transaction, so a live meeting whose sentences
+ * keep arriving is answered as one consistent point-in-time snapshot (metadata, sentences and
+ * analytics all from the same instant). A meeting that is still processing has no readable transcript:
+ * no half-written transcript is ever shown.
+ */
+import type { Knex } from 'knex';
+import type { Config } from '../platform/config';
+import { visibleTo } from './access';
+import { invalid, notFound } from './errors';
+import type { Principal } from './principal';
+import { MeetingRecord, MeetingRow, toMeetingRecord } from './records';
+
+// ---------------------------------------------------------------------------------------------------
+// Shapes
+// ---------------------------------------------------------------------------------------------------
+
+export interface SentenceRecord {
+  index: number;
+  speaker_name: string;
+  speaker_id: number;
+  text: string;
+  raw_text: string;
+  start_time: number;
+  end_time: number;
+}
+
+/** One speaker's conversation metrics; sentiments are three flat columns so TOON renders a table. */
+export interface SpeakerAnalyticsRecord {
+  speaker_id: number;
+  name: string;
+  duration: number;
+  word_count: number;
+  longest_monologue: number;
+  monologues_count: number;
+  filler_words: number;
+  questions: number;
+  duration_pct: number;
+  words_per_minute: number;
+  positive_pct: number;
+  neutral_pct: number;
+  negative_pct: number;
+}
+
+export interface MeetingAnalyticsRecord {
+  duration_seconds: number;
+  silence_seconds: number;
+  talk_listen_ratio: number | null;
+  positive_pct: number;
+  neutral_pct: number;
+  negative_pct: number;
+}
+
+/** processed: a summary exists · pending: live, summarized when it ends · processing · failed · unavailable: ready but no summary. */
+export type SummaryStatus = 'processed' | 'pending' | 'processing' | 'failed' | 'unavailable';
+
+export interface MeetingInfo {
+  summary_status: SummaryStatus;
+  message: string;
+}
+
+export interface SummaryFields {
+  keywords: string[];
+  action_items: unknown[];
+  overview: string;
+  short_summary: string;
+  topics_discussed: unknown[];
+  meeting_type: string | null;
+  outline: unknown[];
+  /** Why a field is empty (field name → explanation); {} when every field has content. */
+  notes: Record<string, string>;
+}
+
+export interface TranscriptPage extends MeetingRecord {
+  status: string;
+  meeting_info: MeetingInfo;
+  meeting_analytics: MeetingAnalyticsRecord | null;
+  analytics: SpeakerAnalyticsRecord[];
+  sentences: SentenceRecord[];
+  has_more: boolean;
+  /** Pass as fromIndex to read on; null when this page reaches the end. */
+  next_index: number | null;
+}
+
+export interface FullMeeting extends TranscriptPage {
+  summary: SummaryFields | null;
+}
+
+export type SummaryResult =
+  | ({ id: string; title: string; dateString: string; summary_status: 'processed' } & SummaryFields)
+  | { id: string; title: string; dateString: string; summary_status: Exclude<SummaryStatus, 'processed'>; message: string };
+
+export interface PageOptions {
+  /** First sentence index to return (default 0). */
+  fromIndex?: number;
+  /** Token budget of the page (default config.mcpMaxTranscriptTokens). */
+  maxTokens?: number;
+}
+
+export const TRANSCRIPT_TOKENS = { min: 500, max: 100_000 } as const;
+
+// ---------------------------------------------------------------------------------------------------
+// Token estimate: cheap and deliberately a little pessimistic, so a page stays under its budget.
+// ---------------------------------------------------------------------------------------------------
+
+/** Indent, six delimiters and the line break of one rendered sentence row. */
+const SENTENCE_ROW_STRUCTURE = 9;
+/** The least a row can cost (empty texts, one-digit numbers): bounds how many rows a page can hold. */
+const SENTENCE_ROW_MIN = SENTENCE_ROW_STRUCTURE + 4;
+
+/** ~4 UTF-8 bytes per token holds for English; bytes (not characters) keep CJK text from being undercounted. */
+export function estimateTextTokens(s: string): number {
+  return Math.ceil(Buffer.byteLength(s, 'utf8') / 3.6);
+}
+
+/** Tokenizers split digits in groups of up to three and the decimal point on its own. */
+function estimateNumberTokens(n: number): number {
+  const [int, frac] = String(n).split('.');
+  return Math.ceil(int.length / 3) + (frac ? 1 + Math.ceil(frac.length / 3) : 0);
+}
+
+/** One sentence row; a text that needs quoting (commas, quotes) costs its two quotes more. */
+export function estimateSentenceTokens(s: SentenceRecord): number {
+  const numbers = estimateNumberTokens(s.index) + estimateNumberTokens(s.speaker_id) + estimateNumberTokens(s.start_time) + estimateNumberTokens(s.end_time);
+  const texts = estimateTextTokens(s.speaker_name) + estimateTextTokens(s.text) + estimateTextTokens(s.raw_text) + 2;
+  return SENTENCE_ROW_STRUCTURE + numbers + texts;
+}
+
+/**
+ * Everything but the sentences, estimated on its JSON (longer than its TOON) at a denser rate than
+ * prose: ids, emails, URLs and dates cost more tokens per byte. Small, so erring high is cheap.
+ */
+function estimateEnvelopeTokens(envelope: unknown): number {
+  return Math.ceil(Buffer.byteLength(JSON.stringify(envelope), 'utf8') / 2.5) + 10;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reads inside one snapshot
+// ---------------------------------------------------------------------------------------------------
+
+type Trx = Knex.Transaction;
+
+/** One consistent point in time for everything a read returns. */
+function inSnapshot<T>(db: Knex, fn: (trx: Trx) => Promise<T>): Promise<T> {
+  return db.transaction(fn, { isolationLevel: 'repeatable read', readOnly: true });
+}
+
+async function readVisibleMeeting(trx: Trx, p: Principal, id: string): Promise<MeetingRow> {
+  const m = await trx('meetings as m').modify(visibleTo(p, 'm')).where('m.id', id).first<MeetingRow | undefined>('m.*');
+  if (!m) throw notFound('meeting', id);
+  return m;
+}
+
+async function participantsOf(trx: Trx, meetingId: string): Promise<string[]> {
+  const rows: { email: string }[] = await trx('meeting_participants').where('meeting_id', meetingId).orderBy('email').select('email');
+  return rows.map((r) => r.email);
+}
+
+/** Sentences are readable only once transcription finished, or live as a snapshot. */
+const readable = (m: MeetingRow) => m.status === 'completed' || m.status === 'live' || m.is_live;
+
+function meetingInfo(m: MeetingRow, hasSummary: boolean): MeetingInfo {
+  if (m.is_live || m.status === 'live') {
+    return {
+      summary_status: 'pending',
+      message: 'live meeting: a point-in-time snapshot of the sentences captured so far; read again for newer ones. The summary is produced when the meeting ends.',
+    };
+  }
+  switch (m.status) {
+    case 'processing':
+      return { summary_status: 'processing', message: 'the recording is still being processed; the transcript and summary become readable when processing completes.' };
+    case 'failed':
+      return { summary_status: 'failed', message: `processing failed: ${m.failure_reason ?? 'no reason was recorded'}. No transcript is available.` };
+    default:
+      return hasSummary
+        ? { summary_status: 'processed', message: 'transcript and summary are ready.' }
+        : { summary_status: 'unavailable', message: 'the transcript is ready; no summary was produced for this meeting.' };
+  }
+}
+
+interface SentenceRow {
+  idx: number;
+  speaker_name: string;
+  speaker_id: number;
+  text: string;
+  raw_text: string;
+  start_time: number;
+  end_time: number;
+}
+
+const toSentence = (r: SentenceRow): SentenceRecord => ({
+  index: r.idx,
+  speaker_name: r.speaker_name,
+  speaker_id: r.speaker_id,
+  text: r.text,
+  raw_text: r.raw_text,
+  start_time: Number(r.start_time),
+  end_time: Number(r.end_time),
+});
+
+/**
+ * Sentences from fromIndex while they fit the remaining budget. At least one sentence is returned
+ * when any remains, so paging always moves forward even past one enormous sentence.
+ */
+async function readSentencePage(trx: Trx, meetingId: string, fromIndex: number, budget: number) {
+  // No row costs less than SENTENCE_ROW_MIN, so this many rows (+1 to see what follows) always suffice.
+  const cap = Math.max(1, Math.floor(budget / SENTENCE_ROW_MIN)) + 1;
+  const rows: SentenceRow[] = await trx('sentences')
+    .where('meeting_id', meetingId)
+    .where('idx', '>=', fromIndex)
+    .orderBy('idx')
+    .limit(cap)
+    .select('idx', 'speaker_name', 'speaker_id', 'text', 'raw_text', 'start_time', 'end_time');
+  const sentences: SentenceRecord[] = [];
+  let used = 0;
+  for (const row of rows) {
+    const s = toSentence(row);
+    const cost = estimateSentenceTokens(s);
+    if (sentences.length > 0 && used + cost > budget) return { sentences, has_more: true, next_index: s.index };
+    sentences.push(s);
+    used += cost;
+  }
+  // Every fetched row fit, so they were all there are: the cap is more rows than the budget can hold.
+  return { sentences, has_more: false, next_index: null };
+}
+
+async function readSpeakerAnalytics(trx: Trx, meetingId: string): Promise<SpeakerAnalyticsRecord[]> {
+  const rows = await trx('speaker_analytics').where('meeting_id', meetingId).orderBy('speaker_id');
+  return rows.map((r) => ({
+    speaker_id: r.speaker_id,
+    name: r.name,
+    duration: Number(r.duration),
+    word_count: r.word_count,
+    longest_monologue: Number(r.longest_monologue),
+    monologues_count: r.monologues_count,
+    filler_words: r.filler_words,
+    questions: r.questions,
+    duration_pct: Number(r.duration_pct),
+    words_per_minute: Number(r.words_per_minute),
+    positive_pct: Number(r.positive_pct),
+    neutral_pct: Number(r.neutral_pct),
+    negative_pct: Number(r.negative_pct),
+  }));
+}
+
+async function readMeetingAnalytics(trx: Trx, meetingId: string): Promise<MeetingAnalyticsRecord | null> {
+  const r = await trx('meeting_analytics').where('meeting_id', meetingId).first();
+  if (!r) return null;
+  return {
+    duration_seconds: Number(r.duration_seconds),
+    silence_seconds: Number(r.silence_seconds),
+    talk_listen_ratio: r.talk_listen_ratio === null ? null : Number(r.talk_listen_ratio),
+    positive_pct: Number(r.positive_pct),
+    neutral_pct: Number(r.neutral_pct),
+    negative_pct: Number(r.negative_pct),
+  };
+}
+
+const EMPTY_NOTES: Record<Exclude<keyof SummaryFields, 'notes'>, string> = {
+  keywords: 'no keywords were extracted from this meeting',
+  action_items: 'no action items were found in this meeting',
+  overview: 'no overview was produced for this meeting',
+  short_summary: 'no short summary was produced for this meeting',
+  topics_discussed: 'no distinct topics were identified in this meeting',
+  meeting_type: 'the meeting type could not be determined',
+  outline: 'no outline was produced for this meeting',
+};
+
+const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const isEmpty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
+
+async function readSummary(trx: Trx, m: MeetingRow): Promise<SummaryFields | null> {
+  // Only a finished meeting has a summary worth reading (a stale row of a reprocessing meeting is not).
+  if (m.status !== 'completed') return null;
+  const r = await trx('summaries').where('meeting_id', m.id).first();
+  if (!r) return null;
+  const fields = {
+    keywords: asArray(r.keywords).map(String),
+    action_items: asArray(r.action_items),
+    overview: r.overview ?? '',
+    short_summary: r.short_summary ?? '',
+    topics_discussed: asArray(r.topics_discussed),
+    meeting_type: r.meeting_type ?? m.meeting_type ?? null,
+    outline: asArray(r.outline),
+  };
+  // Notes the summarizer stored win; every empty field without one gets a plain explanation.
+  const notes: Record<string, string> = {};
+  for (const [k, v] of Object.entries((r.notes ?? {}) as Record<string, unknown>)) if (typeof v === 'string') notes[k] = v;
+  for (const [k, v] of Object.entries(fields)) if (isEmpty(v) && !notes[k]) notes[k] = EMPTY_NOTES[k as keyof typeof EMPTY_NOTES];
+  return { ...fields, notes };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Validation shared with the transports (they check the same limits in their schemas)
+// ---------------------------------------------------------------------------------------------------
+
+function requireMeetingId(field: string, id: string): string {
+  const v = id.trim();
+  if (!v) throw invalid(field, 'must not be empty', `${field} must not be empty`);
+  return v;
+}
+
+function pageOptions(config: Pick<Config, 'mcpMaxTranscriptTokens'>, opts: PageOptions) {
+  const fromIndex = opts.fromIndex ?? 0;
+  if (!Number.isInteger(fromIndex) || fromIndex < 0) throw invalid('fromIndex', 'a whole number, 0 or more', `fromIndex must be a whole number, 0 or more; got ${fromIndex}`);
+  const { min, max } = TRANSCRIPT_TOKENS;
+  const maxTokens = opts.maxTokens ?? Math.min(max, Math.max(min, config.mcpMaxTranscriptTokens));
+  if (!Number.isInteger(maxTokens) || maxTokens < min || maxTokens > max) {
+    throw invalid('maxTokens', `a whole number from ${min} to ${max}`, `maxTokens must be a whole number from ${min} to ${max}; got ${maxTokens}`);
+  }
+  return { fromIndex, maxTokens };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The three reads
+// ---------------------------------------------------------------------------------------------------
+
+/** Metadata, analytics (and the summary when asked) plus the sentences that fit what the rest leaves of the budget. */
+async function readPage(trx: Trx, config: Config, p: Principal, id: string, opts: PageOptions, withSummary: boolean) {
+  const { fromIndex, maxTokens } = pageOptions(config, opts);
+  const m = await readVisibleMeeting(trx, p, id);
+  // One connection: queries in turn (pg warns about, and will refuse, overlapping ones).
+  const participants = await participantsOf(trx, m.id);
+  const summary = await readSummary(trx, m);
+  const analytics = await readSpeakerAnalytics(trx, m.id);
+  const meeting_analytics = await readMeetingAnalytics(trx, m.id);
+  const envelope = {
+    ...toMeetingRecord(config, m, participants),
+    status: m.status,
+    meeting_info: meetingInfo(m, summary !== null),
+    ...(withSummary ? { summary } : {}),
+    meeting_analytics,
+    analytics,
+  };
+  const page = readable(m)
+    ? await readSentencePage(trx, m.id, fromIndex, maxTokens - estimateEnvelopeTokens(envelope))
+    : { sentences: [], has_more: false, next_index: null };
+  return { ...envelope, ...page };
+}
+
+/**
+ * One meeting's transcript page: metadata, status, analytics and sentences from fromIndex within
+ * the token budget (has_more/next_index for the rest). No summary. Not visible → object_not_found.
+ */
+export async function getTranscript(db: Knex, config: Config, p: Principal, id: string, opts: PageOptions = {}): Promise<TranscriptPage> {
+  const meetingId = requireMeetingId('transcriptId', id);
+  return inSnapshot(db, (trx) => readPage(trx, config, p, meetingId, opts, false));
+}
+
+/** Everything about one meeting: metadata, summary, analytics and the first sentences within the budget. */
+export async function fetchMeeting(db: Knex, config: Config, p: Principal, id: string, opts: PageOptions = {}): Promise<FullMeeting> {
+  const meetingId = requireMeetingId('id', id);
+  return inSnapshot(db, async (trx) => (await readPage(trx, config, p, meetingId, opts, true)) as FullMeeting);
+}
+
+/**
+ * One meeting's summary, no transcript. When there is none (processing, failed, live, or never
+ * produced) the answer says so with summary_status and a message rather than failing.
+ */
+export async function getSummary(db: Knex, p: Principal, id: string): Promise<SummaryResult> {
+  const meetingId = requireMeetingId('transcriptId', id);
+  return inSnapshot(db, async (trx) => {
+    const m = await readVisibleMeeting(trx, p, meetingId);
+    const summary = await readSummary(trx, m);
+    const head = { id: m.id, title: m.title, dateString: new Date(m.date).toISOString() };
+    if (summary) return { ...head, summary_status: 'processed' as const, ...summary };
+    const info = meetingInfo(m, false);
+    return { ...head, summary_status: info.summary_status as Exclude<SummaryStatus, 'processed'>, message: info.message };
+  });
+}

@@ -1,0 +1,461 @@
+/**
+ * svc_get_transcripts and svc_search through the SDK's MCP client over HTTP: what matches, in what
+ * order, who sees what, every limit on both sides of its boundary, and the three formats.
+ * Each group builds its own team, so visibility isolates its meetings from the other groups'.
+ */
+import { createTestDatabase, TestDatabase } from '../../support/testDb';
+import { makeChannel, makeMeeting, makeTeam, makeUser, shareMeeting, TestUser } from '../../support/factory';
+import { McpHarness, startMcp } from '../../support/mcp';
+
+let t: TestDatabase;
+let mcp: McpHarness;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  mcp = await startMcp(t.db);
+});
+afterAll(async () => {
+  await mcp.close();
+  await t.drop();
+});
+
+const ids = (r: { data: { meetings: { id: string }[] } }) => r.data.meetings.map((m) => m.id);
+const noSentences: { speaker: string; text: string; start: number; end: number }[] = [];
+const said = (text: string) => [{ speaker: 'Ana', text, start: 0, end: 90 }];
+
+async function team(flags = ['search', 'fetch']) {
+  const tm = await makeTeam(t.db, { flags });
+  return { tm, admin: await makeUser(t.db, tm, { role: 'admin' }), user: (opts: { email?: string; name?: string } = {}) => makeUser(t.db, tm, opts) };
+}
+
+/** Both tools with the same filters: the structured call and its grammar spelling must agree. */
+async function both(key: string, args: Record<string, unknown>, query: string) {
+  const structured = await mcp.call(key, 'svc_get_transcripts', { ...args, format: 'json' });
+  const grammar = await mcp.call(key, 'svc_search', { query, format: 'json' });
+  expect(structured.isError).toBe(false);
+  expect(grammar.data).toEqual(structured.data);
+  return structured;
+}
+
+describe('keyword and scope', () => {
+  let u: TestUser;
+  let inTitle: string;
+  let inSentences: string;
+  let elsewhere: string;
+
+  beforeAll(async () => {
+    const g = await team();
+    u = g.admin;
+    inTitle = (await makeMeeting(t.db, { organizer: u, title: 'Zephyr launches', date: '2026-03-01T10:00:00Z', sentences: said('We talked about hiring.') })).id;
+    inSentences = (await makeMeeting(t.db, { organizer: u, title: 'Weekly sync', date: '2026-03-02T10:00:00Z', sentences: said('The zephyr rollout slipped a week.') })).id;
+    elsewhere = (await makeMeeting(t.db, { organizer: u, title: 'Hiring plan', date: '2026-03-03T10:00:00Z', sentences: said('Nothing about that.') })).id;
+  });
+
+  it('matches titles, sentences, or either (default), newest first', async () => {
+    expect(ids(await both(u.key, { keyword: 'zephyr', scope: 'title' }, 'keyword:zephyr scope:title'))).toEqual([inTitle]);
+    expect(ids(await both(u.key, { keyword: 'zephyr', scope: 'sentences' }, 'zephyr scope:sentences'))).toEqual([inSentences]);
+    expect(ids(await both(u.key, { keyword: 'zephyr', scope: 'all' }, 'keyword:"zephyr" scope:all'))).toEqual([inSentences, inTitle]);
+    expect(ids(await both(u.key, { keyword: 'zephyr' }, 'zephyr'))).toEqual([inSentences, inTitle]);
+  });
+
+  it('stems words, requires every word, and keeps quoted phrases in order', async () => {
+    expect(ids(await both(u.key, { keyword: 'launch' }, 'launch'))).toEqual([inTitle]);
+    expect(ids(await both(u.key, { keyword: 'zephyr rollout' }, 'zephyr rollout'))).toEqual([inSentences]);
+    expect(ids(await both(u.key, { keyword: '"zephyr rollout"' }, 'keyword:"zephyr rollout"'))).toEqual([inSentences]);
+    expect(ids(await both(u.key, { keyword: '"rollout zephyr"' }, '"rollout zephyr"'))).toEqual([]);
+    expect(ids(await both(u.key, { keyword: 'zephyr hiring', scope: 'sentences' }, 'zephyr hiring scope:sentences'))).toEqual([]);
+  });
+
+  it('lists every listed meeting without a keyword, and takes any punctuation without an error', async () => {
+    expect(ids(await both(u.key, {}, ' '))).toEqual([elsewhere, inSentences, inTitle]);
+    const odd = await mcp.call(u.key, 'svc_get_transcripts', { keyword: `zephyr's (rollout) & | ! <-> :* \\ '"` });
+    expect(odd.isError).toBe(false);
+    expect(Array.isArray(odd.data.meetings)).toBe(true);
+  });
+
+  it('refuses control characters in the keyword as invalid_arguments, never an internal error', async () => {
+    const r = await mcp.call(u.key, 'svc_get_transcripts', { keyword: 'zephyr\u0000' });
+    expect(r.data.error).toMatchObject({ code: 'invalid_arguments', field: 'keyword', rule: 'no control characters' });
+  });
+});
+
+describe('record shape and formats', () => {
+  let u: TestUser;
+  let guest: TestUser;
+  let withSummary: string;
+  let withoutSummary: string;
+
+  beforeAll(async () => {
+    const g = await team();
+    u = await g.user({ email: 'zoe@shape.example', name: 'Zoe' });
+    guest = await g.user({ email: 'abe@shape.example', name: 'Abe' });
+    withSummary = (
+      await makeMeeting(t.db, {
+        organizer: u,
+        title: 'Weekly planning',
+        date: '2026-11-02T15:00:00Z',
+        participants: [{ email: guest.email }, { email: 'Carl@Partner.example' }],
+        sentences: [{ speaker: 'Zoe', text: 'A secret sentence that must never appear in a list.', start: 0, end: 2730 }],
+        summary: { short_summary: 'Planned the week, with commas, and "quotes".' },
+      })
+    ).id;
+    withoutSummary = (await makeMeeting(t.db, { organizer: u, title: '2026', date: '2026-11-01T09:30:00Z', sentences: noSentences })).id;
+  });
+
+  it('answers flat records with a summary and no transcript content (json)', async () => {
+    const r = await mcp.call(u.key, 'svc_get_transcripts', { format: 'json' });
+    expect(r.isError).toBe(false);
+    expect(r.data).toEqual({
+      meetings: [
+        {
+          id: withSummary,
+          title: 'Weekly planning',
+          dateString: '2026-11-02T15:00:00.000Z',
+          date: Date.parse('2026-11-02T15:00:00Z'),
+          duration: 45.5,
+          organizer_email: 'zoe@shape.example',
+          participants: 'zoe@shape.example, abe@shape.example, carl@partner.example',
+          privacy: 'teammatesandparticipants',
+          is_live: false,
+          transcript_url: `${mcp.config.publicBaseUrl}/meetings/${withSummary}`,
+          summary: 'Planned the week, with commas, and "quotes".',
+        },
+        expect.objectContaining({ id: withoutSummary, title: '2026', summary: null, duration: 0 }),
+      ],
+      has_more: false,
+      next_skip: null,
+    });
+    expect(r.text).not.toMatch(/secret sentence/);
+  });
+
+  it('answers TOON by default that decodes to exactly the JSON result, for both tools', async () => {
+    for (const [tool, args] of [
+      ['svc_get_transcripts', {}],
+      ['svc_search', { query: 'limit:5' }],
+    ] as const) {
+      const json = await mcp.call(u.key, tool, { ...args, format: 'json' });
+      const toon = await mcp.call(u.key, tool, args);
+      const explicit = await mcp.call(u.key, tool, { ...args, format: 'toon' });
+      expect(toon.isError).toBe(false);
+      expect(toon.text).not.toBe(json.text);
+      expect(toon.text).toMatch(/^meetings\[2\]\{id,title,dateString,date,duration,organizer_email,participants,privacy,is_live,transcript_url,summary\}:/);
+      expect(toon.data).toEqual(json.data);
+      expect(explicit.text).toBe(toon.text);
+    }
+  });
+
+  it('answers one line per meeting in text, with how to get more', async () => {
+    const r = await mcp.call(u.key, 'svc_get_transcripts', { format: 'text', limit: 1 });
+    expect(r.isError).toBe(false);
+    expect(r.text.split('\n')).toEqual([
+      `2026-11-02 15:00 UTC · Weekly planning (45.5 min) · id ${withSummary} · organizer zoe@shape.example · ` +
+        'participants zoe@shape.example, abe@shape.example, carl@partner.example · summary: Planned the week, with commas, and "quotes".',
+      'More meetings match: call again with skip: 1.',
+    ]);
+    const s = await mcp.call(u.key, 'svc_search', { query: 'limit:1 skip:1', format: 'text' });
+    expect(s.text.split('\n')).toEqual([
+      `2026-11-01 09:30 UTC · 2026 (0 min) · id ${withoutSummary} · organizer zoe@shape.example · participants zoe@shape.example`,
+      'No more meetings match.',
+    ]);
+    expect((await mcp.call(u.key, 'svc_search', { query: 'limit:1', format: 'text' })).text).toMatch(/More meetings match: add skip:1 to the query\.$/);
+    expect((await mcp.call(u.key, 'svc_search', { query: 'nothingmatchesthis', format: 'text' })).text).toBe('No meetings match.');
+  });
+
+  it('answers errors as results in every format', async () => {
+    const json = await mcp.call(u.key, 'svc_get_transcripts', { limit: 51, format: 'json' });
+    expect(json.isError).toBe(true);
+    expect(json.data.error).toMatchObject({ code: 'invalid_arguments', field: 'limit' });
+    const text = await mcp.call(u.key, 'svc_search', { query: 'limit:51', format: 'text' });
+    expect(text.data.error).toMatchObject({ code: 'invalid_arguments', field: 'limit' });
+  });
+});
+
+describe('dates, people and mine', () => {
+  let me: TestUser;
+  let ana: TestUser;
+  let bo: TestUser;
+  const m: Record<string, string> = {};
+
+  beforeAll(async () => {
+    const g = await team();
+    me = await g.user({ email: 'me@people.example' });
+    ana = await g.user({ email: 'ana@people.example' });
+    bo = await g.user({ email: 'bo@people.example' });
+    const at = async (key: string, organizer: TestUser, date: string, participants: string[] = []) => {
+      m[key] = (await makeMeeting(t.db, { organizer, date, title: `Meeting ${key}`, participants: participants.map((email) => ({ email })) })).id;
+    };
+    await at('marchLast', ana, '2026-03-31T23:59:59.999Z');
+    await at('aprilFirst', bo, '2026-04-01T00:00:00Z', ['ext@partner.example']);
+    await at('aprilLast', me, '2026-04-30T23:59:59.999Z');
+    await at('mayFirst', ana, '2026-05-01T00:00:00Z', [me.email]);
+  });
+
+  it('includes whole UTC days at both ends of a date range', async () => {
+    expect(ids(await both(me.key, { fromDate: '2026-04-01', toDate: '2026-04-30' }, 'from:2026-04-01 to:2026-04-30'))).toEqual([m.aprilLast, m.aprilFirst]);
+    expect(ids(await both(me.key, { fromDate: '2026-04-30', toDate: '2026-04-30' }, 'from:2026-04-30 to:2026-04-30'))).toEqual([m.aprilLast]);
+    expect(ids(await both(me.key, { fromDate: '2026-05-01' }, 'from:2026-05-01'))).toEqual([m.mayFirst]);
+    expect(ids(await both(me.key, { toDate: '2026-03-31' }, 'to:2026-03-31'))).toEqual([m.marchLast]);
+  });
+
+  it('matches any of the organizers, case-insensitively', async () => {
+    expect(ids(await both(me.key, { organizers: ['ANA@people.example', bo.email] }, 'organizers:ANA@people.example,bo@people.example'))).toEqual([
+      m.mayFirst,
+      m.aprilFirst,
+      m.marchLast,
+    ]);
+    expect(ids(await both(me.key, { organizers: ['nobody@people.example'] }, 'organizers:nobody@people.example'))).toEqual([]);
+  });
+
+  it('matches any of the participants (the organizer takes part too), repeats accumulating in the grammar', async () => {
+    expect(ids(await both(me.key, { participants: ['Ext@Partner.example', me.email] }, 'participants:Ext@Partner.example participants:me@people.example'))).toEqual([
+      m.mayFirst,
+      m.aprilLast,
+      m.aprilFirst,
+    ]);
+  });
+
+  it('combines filters: all must hold', async () => {
+    expect(ids(await both(me.key, { organizers: [ana.email], fromDate: '2026-04-01' }, `organizers:${ana.email} from:2026-04-01`))).toEqual([m.mayFirst]);
+  });
+
+  it('mine: meetings the caller organized or took part in', async () => {
+    expect(ids(await both(me.key, { mine: true }, 'mine:true'))).toEqual([m.mayFirst, m.aprilLast]);
+    expect(ids(await both(me.key, { mine: false }, 'mine:false'))).toHaveLength(4);
+    expect(ids(await both(ana.key, { mine: true }, 'MINE:TRUE'))).toEqual([m.mayFirst, m.marchLast]);
+  });
+});
+
+describe('pagination', () => {
+  let u: TestUser;
+  const made: string[] = [];
+
+  beforeAll(async () => {
+    const g = await team();
+    u = g.admin;
+    // 12 meetings, two of them at the same instant (ordered by id, newest id first).
+    for (let i = 0; i < 12; i++) {
+      const date = i === 11 ? '2026-06-11T12:00:00Z' : `2026-06-${String(i + 1).padStart(2, '0')}T12:00:00Z`;
+      made.push((await makeMeeting(t.db, { organizer: u, title: `Meeting ${i}`, date, sentences: noSentences })).id);
+    }
+  });
+  const newestFirst = () => [made[11], made[10], ...made.slice(0, 10).reverse()];
+
+  it('defaults to 10 and says there is more', async () => {
+    const r = await both(u.key, {}, 'scope:all');
+    expect(r.data.meetings).toHaveLength(10);
+    expect(r.data).toMatchObject({ has_more: true, next_skip: 10 });
+    expect(ids(r)).toEqual(newestFirst().slice(0, 10));
+  });
+
+  it('pages with limit and skip until has_more is false', async () => {
+    const p1 = await both(u.key, { limit: 5 }, 'limit:5');
+    expect(p1.data).toMatchObject({ has_more: true, next_skip: 5 });
+    const p2 = await both(u.key, { limit: 5, skip: 5 }, 'limit:5 skip:5');
+    expect(p2.data).toMatchObject({ has_more: true, next_skip: 10 });
+    const p3 = await both(u.key, { limit: 5, skip: 10 }, 'skip:10 limit:5');
+    expect(p3.data).toMatchObject({ has_more: false, next_skip: null });
+    expect([...ids(p1), ...ids(p2), ...ids(p3)]).toEqual(newestFirst());
+    const exact = await both(u.key, { limit: 12 }, 'limit:12');
+    expect(exact.data).toMatchObject({ has_more: false, next_skip: null });
+    const past = await both(u.key, { skip: 12 }, 'skip:12');
+    expect(past.data).toEqual({ meetings: [], has_more: false, next_skip: null });
+  });
+
+  it('takes limit 1..50 and skip 0..100000, refusing just beyond', async () => {
+    expect((await mcp.call(u.key, 'svc_get_transcripts', { limit: 50 })).data.meetings).toHaveLength(12);
+    expect((await mcp.call(u.key, 'svc_get_transcripts', { limit: 1 })).data.meetings).toHaveLength(1);
+    expect((await mcp.call(u.key, 'svc_get_transcripts', { skip: 0 })).isError).toBe(false);
+    expect((await mcp.call(u.key, 'svc_get_transcripts', { skip: 100000 })).data.meetings).toEqual([]);
+    for (const [args, field] of [
+      [{ limit: 51 }, 'limit'],
+      [{ limit: 0 }, 'limit'],
+      [{ limit: 2.5 }, 'limit'],
+      [{ skip: -1 }, 'skip'],
+      [{ skip: 100001 }, 'skip'],
+      [{ limit: '5' }, 'limit'],
+    ] as const) {
+      const r = await mcp.call(u.key, 'svc_get_transcripts', args);
+      expect({ args, isError: r.isError, code: r.data.error?.code, field: r.data.error?.field }).toEqual({ args, isError: true, code: 'invalid_arguments', field });
+    }
+    expect((await mcp.call(u.key, 'svc_search', { query: 'limit:50' })).data.meetings).toHaveLength(12);
+    expect((await mcp.call(u.key, 'svc_search', { query: 'limit:51' })).data.error).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'limit',
+      rule: 'a whole number from 1 to 50',
+    });
+  });
+});
+
+describe('visibility', () => {
+  let admin: TestUser;
+  let owner: TestUser;
+  let member: TestUser;
+  let outsider: TestUser;
+  const m: Record<string, string> = {};
+
+  beforeAll(async () => {
+    const g = await team();
+    admin = g.admin;
+    owner = await g.user();
+    member = await g.user();
+    const lonely = await g.user();
+    const other = await team();
+    outsider = other.admin;
+    const channel = await makeChannel(t.db, g.tm.id, 'Sales', [member]);
+    let day = 1;
+    const meeting = async (key: string, spec: Partial<Parameters<typeof makeMeeting>[1]> = {}) => {
+      m[key] = (await makeMeeting(t.db, { organizer: owner, title: `Visibility ${key}`, date: `2026-07-${String(day++).padStart(2, '0')}T10:00:00Z`, ...spec })).id;
+    };
+    await meeting('ownerPrivate', { privacy: 'owner' });
+    await meeting('ownerPrivateInChannel', { privacy: 'owner', channelId: channel.id });
+    await meeting('teammates', { privacy: 'teammates' });
+    await meeting('participantsWithMember', { privacy: 'participants', participants: [{ email: member.email }] });
+    await meeting('participantsWithout', { privacy: 'participants', participants: [{ email: lonely.email }] });
+    await meeting('participantsInChannel', { privacy: 'participants', channelId: channel.id });
+    await meeting('processing', { status: 'processing' });
+    await meeting('failed', { status: 'failed' });
+    await meeting('live', { isLive: true, liveState: 'active' });
+    await meeting('otherTeam', { organizer: outsider });
+    await meeting('otherTeamShared', { organizer: outsider, privacy: 'owner' });
+    await meeting('otherTeamRevoked', { organizer: outsider });
+    await meeting('otherTeamExpired', { organizer: outsider });
+    await shareMeeting(t.db, m.otherTeamShared, member.email.toUpperCase());
+    await shareMeeting(t.db, m.otherTeamRevoked, member.email, { revoked: true });
+    await shareMeeting(t.db, m.otherTeamExpired, member.email, { expiresAt: new Date(Date.now() - 1000) });
+  });
+
+  const visible = async (u: TestUser) => new Set(ids(await both(u.key, { keyword: 'visibility', limit: 50 }, 'visibility limit:50')));
+  const named = (...keys: string[]) => new Set(keys.map((k) => m[k]));
+
+  it('a member sees teammates, participant, channel and shared meetings; never owner-private or another team\'s', async () => {
+    expect(await visible(member)).toEqual(named('teammates', 'participantsWithMember', 'participantsInChannel', 'live', 'otherTeamShared'));
+  });
+
+  it('the organizer sees their own private meetings', async () => {
+    expect(await visible(owner)).toEqual(
+      named('ownerPrivate', 'ownerPrivateInChannel', 'teammates', 'participantsWithMember', 'participantsWithout', 'participantsInChannel', 'live'),
+    );
+  });
+
+  it('an admin sees every listed meeting of the team and none of another team', async () => {
+    expect(await visible(admin)).toEqual(
+      named('ownerPrivate', 'ownerPrivateInChannel', 'teammates', 'participantsWithMember', 'participantsWithout', 'participantsInChannel', 'live'),
+    );
+  });
+
+  it('another team sees only its own meetings, shared ones included', async () => {
+    expect(await visible(outsider)).toEqual(named('otherTeam', 'otherTeamShared', 'otherTeamRevoked', 'otherTeamExpired'));
+  });
+
+  it('lists live meetings as live, never processing or failed ones', async () => {
+    const r = await mcp.call(admin.key, 'svc_get_transcripts', { keyword: 'live', scope: 'title', format: 'json' });
+    expect(r.data.meetings).toEqual([expect.objectContaining({ id: m.live, is_live: true })]);
+  });
+});
+
+describe('argument limits', () => {
+  let u: TestUser;
+
+  beforeAll(async () => {
+    u = (await team()).admin;
+  });
+
+  const refused = async (tool: string, args: Record<string, unknown>) => {
+    const r = await mcp.call(u.key, tool, args);
+    expect(r.isError).toBe(true);
+    expect(r.text).not.toMatch(/select |\bat .*\.ts:\d+/i);
+    return r.data.error as { code: string; field: string; rule: string; message: string };
+  };
+
+  it('keyword: 255 characters accepted, 256 refused, in both tools', async () => {
+    expect((await mcp.call(u.key, 'svc_get_transcripts', { keyword: 'k'.repeat(255) })).isError).toBe(false);
+    expect(await refused('svc_get_transcripts', { keyword: 'k'.repeat(256) })).toMatchObject({ code: 'invalid_arguments', field: 'keyword', rule: 'at most 255 characters' });
+    expect((await mcp.call(u.key, 'svc_search', { query: `keyword:"${'k'.repeat(255)}"` })).isError).toBe(false);
+    expect(await refused('svc_search', { query: `${'k'.repeat(200)} ${'k'.repeat(55)}` })).toMatchObject({ field: 'keyword', rule: 'at most 255 characters' });
+  });
+
+  it('emails: well-formed accepted, malformed refused naming the parameter', async () => {
+    expect((await mcp.call(u.key, 'svc_get_transcripts', { organizers: ['a@b.co'], participants: ['c@d.co'] })).isError).toBe(false);
+    expect(await refused('svc_get_transcripts', { organizers: ['a@b.co', 'not-an-email'] })).toMatchObject({ code: 'invalid_arguments', field: 'organizers.1' });
+    expect(await refused('svc_get_transcripts', { participants: ['a@b'] })).toMatchObject({ code: 'invalid_arguments', field: 'participants.0' });
+    expect(await refused('svc_get_transcripts', { participants: 'a@b.co' })).toMatchObject({ code: 'invalid_arguments', field: 'participants' });
+    expect(await refused('svc_search', { query: 'participants:a@b.co,nope' })).toMatchObject({ code: 'invalid_arguments', field: 'participants' });
+    expect(await refused('svc_search', { query: 'organizers:@b.co' })).toMatchObject({ code: 'invalid_arguments', field: 'organizers' });
+  });
+
+  it('emails: at most 50 per filter', async () => {
+    const list = (n: number) => Array.from({ length: n }, (_, i) => `p${i}@x.io`);
+    expect((await mcp.call(u.key, 'svc_get_transcripts', { participants: list(50) })).isError).toBe(false);
+    expect(await refused('svc_get_transcripts', { participants: list(51) })).toMatchObject({ field: 'participants', rule: 'at most 50 emails' });
+    expect(await refused('svc_search', { query: `organizers:${list(51).join(',')}` })).toMatchObject({ field: 'organizers', rule: 'at most 50 emails' });
+  });
+
+  it('dates: real calendar days only, from no later than to', async () => {
+    expect((await mcp.call(u.key, 'svc_get_transcripts', { fromDate: '2024-02-29', toDate: '2024-02-29' })).isError).toBe(false);
+    expect(await refused('svc_get_transcripts', { fromDate: '2026-02-30' })).toMatchObject({ field: 'fromDate', rule: 'must be a real calendar date YYYY-MM-DD' });
+    expect(await refused('svc_get_transcripts', { toDate: '2026-1-5' })).toMatchObject({ field: 'toDate', rule: 'must be an ISO date YYYY-MM-DD' });
+    expect(await refused('svc_get_transcripts', { fromDate: '2026-03-02', toDate: '2026-03-01' })).toMatchObject({ field: 'fromDate', rule: 'must not be after toDate' });
+    expect(await refused('svc_search', { query: 'from:2026-02-30' })).toMatchObject({ field: 'from', rule: 'a real calendar date written YYYY-MM-DD' });
+    expect(await refused('svc_search', { query: 'from:2026-03-02 to:2026-03-01' })).toMatchObject({ field: 'from', rule: 'must not be after to' });
+  });
+
+  it('scope, mine and unknown parameters', async () => {
+    expect(await refused('svc_get_transcripts', { scope: 'body' })).toMatchObject({ field: 'scope', rule: 'must be one of title, sentences, all' });
+    expect(await refused('svc_get_transcripts', { mine: 'yes' })).toMatchObject({ field: 'mine' });
+    expect(await refused('svc_get_transcripts', { query: 'x' })).toMatchObject({ field: 'query', rule: 'unknown parameter' });
+    expect(await refused('svc_get_transcripts', { format: 'xml' })).toMatchObject({ field: 'format' });
+  });
+
+  it('grammar errors name the token and the rule', async () => {
+    expect(await refused('svc_search', { query: 'budget foo:bar' })).toMatchObject({ code: 'invalid_arguments', field: 'foo' });
+    expect(await refused('svc_search', { query: 'keyword:"budget' })).toMatchObject({ field: 'keyword', rule: 'quotes must be closed' });
+    expect(await refused('svc_search', { query: 'scope:title scope:all' })).toMatchObject({ field: 'scope', rule: 'at most once' });
+    expect(await refused('svc_search', { query: 'mine:maybe' })).toMatchObject({ field: 'mine', rule: 'true or false' });
+    expect(await refused('svc_search', { query: 'skip:-1' })).toMatchObject({ field: 'skip' });
+  });
+
+  it('query: required, not empty, at most 4096 characters', async () => {
+    expect(await refused('svc_search', {})).toMatchObject({ code: 'args_required', field: 'query' });
+    expect(await refused('svc_search', { query: '' })).toMatchObject({ code: 'invalid_arguments', field: 'query' });
+    expect((await mcp.call(u.key, 'svc_search', { query: `x${' '.repeat(4095)}` })).isError).toBe(false);
+    expect(await refused('svc_search', { query: `x${' '.repeat(4096)}` })).toMatchObject({ field: 'query', rule: 'at most 4096 characters' });
+  });
+});
+
+describe('tool listing and the search flag', () => {
+  it('offers svc_search only to teams with the search flag; a direct call answers feature_unavailable', async () => {
+    const off = (await team([])).admin;
+    const on = (await team(['search'])).admin;
+    const offNames = (await (await mcp.client(off.key)).listTools()).tools.map((x) => x.name);
+    expect(offNames).toContain('svc_get_transcripts');
+    expect(offNames).not.toContain('svc_search');
+    const r = await mcp.call(off.key, 'svc_search', { query: 'budget' });
+    expect(r.isError).toBe(true);
+    expect(r.data.error).toMatchObject({ code: 'feature_unavailable' });
+    expect(r.data.error.message).toMatch(/svc_search/);
+    // The structured tool needs no flag.
+    expect((await mcp.call(off.key, 'svc_get_transcripts', {})).isError).toBe(false);
+
+    const tools = (await (await mcp.client(on.key)).listTools()).tools;
+    const search = tools.find((x) => x.name === 'svc_search')!;
+    const list = tools.find((x) => x.name === 'svc_get_transcripts')!;
+    expect(search.annotations).toMatchObject({ readOnlyHint: true });
+    expect(list.annotations).toMatchObject({ readOnlyHint: true });
+    expect(search.inputSchema).toMatchObject({ required: ['query'], properties: { query: { type: 'string', maxLength: 4096 }, format: { enum: ['toon', 'json', 'text'] } } });
+    expect(list.inputSchema.required ?? []).toEqual([]);
+    expect(list.inputSchema.properties).toMatchObject({
+      keyword: { type: 'string', maxLength: 255 },
+      scope: { enum: ['title', 'sentences', 'all'] },
+      fromDate: { type: 'string' },
+      toDate: { type: 'string' },
+      limit: { type: 'integer', minimum: 1, maximum: 50 },
+      skip: { type: 'integer', minimum: 0 },
+      organizers: { type: 'array', items: { type: 'string' } },
+      participants: { type: 'array', items: { type: 'string' } },
+      mine: { type: 'boolean' },
+      format: { enum: ['toon', 'json', 'text'] },
+    });
+    expect(list.description).toMatch(/svc_get_transcript\b/);
+    expect(search.description).toMatch(/organizers:email1,email2/);
+  });
+});
