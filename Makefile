@@ -15,8 +15,10 @@ help:
 
 install: node_modules/.install-stamp
 
+# `npm install` rather than `npm ci`: the lock file lists optional binaries of other platforms that
+# some registry mirrors do not carry, which `npm ci` treats as fatal. The lock file is still honoured.
 node_modules/.install-stamp: package.json package-lock.json
-	npm ci --no-audit --no-fund
+	npm install --no-audit --no-fund
 	@touch $@
 
 tools: $(TOOLS)/temporal $(TOOLS)/helm $(TOOLS)/kustomize
@@ -31,7 +33,7 @@ $(TOOLS)/kustomize:
 	@command -v kustomize >/dev/null 2>&1 && ln -sf "$$(command -v kustomize)" $@ || GOBIN=$(TOOLS) go install $(KUSTOMIZE_MODULE)
 
 dev: install
-	@npx tsx services/devstack/dev.ts
+	@exec node --require tsx/cjs services/devstack/dev.ts
 
 typecheck: install
 	npx tsc --noEmit -p tsconfig.json

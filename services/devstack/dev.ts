@@ -14,6 +14,7 @@ import { loadConfig } from '../platform/config';
 import { createDb } from '../platform/db';
 import { onShutdownSignal } from '../platform/http';
 import { createRuntime } from '../platform/runtime';
+import { installTemporalRuntime } from '../platform/temporal-runtime';
 import { seedDemo } from '../cli/commands/seed';
 import { startMcpRole } from '../mcp/main';
 import { startGraphqlRole } from '../graphql/main';
@@ -42,6 +43,18 @@ function kept(name: string, make: () => string): string {
   const v = make();
   writeFileSync(file, `${v}\n`, { mode: 0o600 });
   return v;
+}
+
+/** A dev server left running by a run that was killed holds its state file: stop it first. */
+function stopLeftover(pidFile: string): void {
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  try {
+    process.kill(pid, 'SIGKILL');
+    say(`stopped a Temporal dev server left from an earlier run (pid ${pid})`);
+  } catch {
+    /* not running */
+  }
 }
 
 async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
@@ -84,7 +97,9 @@ async function main(): Promise<void> {
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
     const binary = findTemporal() ?? buildTemporal(say);
+    stopLeftover(join(DEV, 'temporal.pid'));
     const t = await startLocalTemporal({ binary, port: await portOr(7233), dbFile: join(DEV, 'temporal.db') });
+    writeFileSync(join(DEV, 'temporal.pid'), String(t.process.pid));
     stops.push(() => t.stop());
     temporalAddress = t.address;
     say(`Temporal dev server ${temporalAddress} (state in .dev/temporal.db)`);
@@ -109,6 +124,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   };
   const config = loadConfig(env, 'worker');
+  installTemporalRuntime(config);
 
   const db = createDb({ url: config.databaseUrl, poolMax: 4 });
   await db.migrate.latest();
@@ -130,6 +146,7 @@ async function main(): Promise<void> {
     await Promise.all(roles.map((r) => r.close()));
     await rt.close();
     for (const stop of stops.reverse()) await stop();
+    say('stopped everything it started');
   });
 
   const mcpUrl = roles[0].url;

@@ -71,7 +71,9 @@ export async function startLocalTemporal(opts: {
     mkdirSync(resolve(opts.dbFile, '..'), { recursive: true });
     args.push('--db-filename', opts.dbFile);
   }
-  const child = spawn(opts.binary, args, { stdio: 'ignore', detached: false });
+  // Its own process group: Ctrl-C on `make dev` must not kill it before the worker has drained;
+  // whoever started it stops it last.
+  const child = spawn(opts.binary, args, { stdio: 'ignore', detached: true });
   const address = `127.0.0.1:${opts.port}`;
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   await Promise.race([

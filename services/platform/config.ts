@@ -57,7 +57,21 @@ export const SETTINGS = {
   WEBHOOK_TIMEOUT: { kind: 'duration', default: '15s', doc: 'Time a webhook receiver has to answer 2xx.' },
   WEBHOOK_RETRY_SCHEDULE: { kind: 'durations', default: '0s,5s,5m,30m,2h,5h,10h,10h', doc: 'Delay before each webhook attempt (comma-separated); jitter of up to 10% is added.' },
   WEBHOOK_SECRET_OVERLAP: { kind: 'duration', default: '24h', doc: 'How long a rotated-out webhook secret keeps signing alongside the new one.' },
+  TEMPORAL_METRICS_BIND_ADDRESS: { kind: 'string', default: '', doc: 'host:port where the worker exports the Temporal SDK metrics (temporal_*) for Prometheus, e.g. 0.0.0.0:9465; empty: off.' },
   LIVE_IDLE_TIMEOUT: { kind: 'duration', default: '30m', doc: 'A live meeting with no activity for this long ends by itself.' },
+  // OAuth for the MCP endpoint (docs/oauth.md). API keys keep working in every mode.
+  OAUTH_MODE: { kind: 'enum', default: 'none', values: ['none', 'external', 'builtin'], doc: 'How MCP clients sign in besides API keys: none (API keys only), external (access tokens from your identity provider at OAUTH_ISSUER), builtin (this service is the authorization server, with dynamic client registration).' },
+  OAUTH_ISSUER: { kind: 'url', doc: 'OAUTH_MODE=external: issuer URL of the identity provider, exactly as in its tokens\' iss claim. (In builtin mode the issuer is PUBLIC_BASE_URL.)' },
+  OAUTH_JWKS_URL: { kind: 'url', doc: 'OAUTH_MODE=external: URL of the issuer\'s signing keys (JWKS); empty: discovered from the issuer\'s OpenID Connect or RFC 8414 metadata.' },
+  OAUTH_AUDIENCE: { kind: 'string', default: '', doc: 'Audience (aud) an access token must name; empty: the MCP resource URL, PUBLIC_BASE_URL + /mcp. A token minted for another resource is refused.' },
+  OAUTH_USER_CLAIM: { kind: 'string', default: 'email', doc: 'Access-token claim matched (case-insensitively) to a user\'s email; a token for an email the service does not know is refused.' },
+  OAUTH_CLOCK_SKEW: { kind: 'duration', default: '60s', doc: 'Clock difference tolerated when checking access-token exp and nbf.' },
+  OAUTH_ACCESS_TOKEN_TTL: { kind: 'duration', default: '1h', doc: 'OAUTH_MODE=builtin: lifetime of an access token.' },
+  OAUTH_REFRESH_TOKEN_TTL: { kind: 'duration', default: '30d', doc: 'OAUTH_MODE=builtin: lifetime of a refresh token; every refresh rotates it and starts a new lifetime.' },
+  OAUTH_SIGNING_ALG: { kind: 'enum', default: 'ES256', values: ['ES256', 'RS256'], doc: 'OAUTH_MODE=builtin: algorithm of new token signing keys (kept in the database, encrypted with SECRETS_KEY).' },
+  OIDC_ISSUER: { kind: 'url', doc: 'OAUTH_MODE=builtin: OpenID Connect provider users sign in with (the email of its ID token names the user). Empty: users sign in by pasting one of their API keys.' },
+  OIDC_CLIENT_ID: { kind: 'string', default: '', doc: 'Client id of this service at OIDC_ISSUER; register PUBLIC_BASE_URL + /oauth/callback as its redirect URI.' },
+  OIDC_CLIENT_SECRET: { kind: 'string', default: '', secret: true, doc: 'Client secret of this service at OIDC_ISSUER (empty for a public client).' },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -90,6 +104,25 @@ export interface Config {
   llm: { url: string; apiKey: string; model: string };
   webhook: { timeoutMs: number; retryScheduleMs: number[]; secretOverlapMs: number };
   liveIdleTimeoutMs: number;
+  temporalMetricsBindAddress: string;
+  oauth: OAuthConfig;
+}
+
+export type OAuthMode = 'none' | 'external' | 'builtin';
+
+export interface OAuthConfig {
+  mode: OAuthMode;
+  /** Who signs access tokens: OAUTH_ISSUER (external) or PUBLIC_BASE_URL (builtin); undefined when mode is none. */
+  issuer?: string;
+  jwksUrl?: string;
+  audience: string;
+  userClaim: string;
+  clockSkewMs: number;
+  accessTokenTtlMs: number;
+  refreshTokenTtlMs: number;
+  signingAlg: 'ES256' | 'RS256';
+  /** Delegated sign-in of the built-in server; undefined: sign-in with an API key. */
+  oidc?: { issuer: string; clientId: string; clientSecret: string };
 }
 
 export class ConfigError extends Error {
@@ -185,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
   if (Boolean(tlsCert) !== Boolean(tlsKey)) {
     problems.push('TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH must be set together');
   }
+  const oauth = parseOAuth(v, role, Boolean(secretsKey), problems);
   if (problems.length) throw new ConfigError(problems);
 
   return {
@@ -230,5 +264,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
       secretOverlapMs: v.WEBHOOK_SECRET_OVERLAP as number,
     },
     liveIdleTimeoutMs: v.LIVE_IDLE_TIMEOUT as number,
+    temporalMetricsBindAddress: v.TEMPORAL_METRICS_BIND_ADDRESS as string,
+    oauth: oauth!,
+  };
+}
+
+/** The OAUTH_* and OIDC_* settings, checked against each other. */
+function parseOAuth(v: Parsed, role: Role, hasSecretsKey: boolean, problems: string[]): OAuthConfig | undefined {
+  const mode = v.OAUTH_MODE as OAuthMode;
+  const base = ((v.PUBLIC_BASE_URL as string | undefined) ?? '').replace(/\/+$/, '');
+  const oidcIssuer = v.OIDC_ISSUER as string | undefined;
+  const oidcClientId = v.OIDC_CLIENT_ID as string;
+  // "Given" (even if malformed, which is reported on its own) rather than "parsed".
+  const given = (name: string) => name in v;
+  if (mode === 'external' && !given('OAUTH_ISSUER')) problems.push('OAUTH_ISSUER is required with OAUTH_MODE=external: the issuer URL of your identity provider');
+  if (mode !== 'external' && given('OAUTH_ISSUER')) {
+    problems.push(`OAUTH_ISSUER applies to OAUTH_MODE=external only (OAUTH_MODE is ${mode}; the built-in server's issuer is PUBLIC_BASE_URL)`);
+  }
+  if (given('OIDC_ISSUER') && mode !== 'builtin') problems.push(`OIDC_ISSUER applies to OAUTH_MODE=builtin only (OAUTH_MODE is ${mode})`);
+  if (given('OIDC_ISSUER') && !oidcClientId) problems.push('OIDC_CLIENT_ID is required with OIDC_ISSUER');
+  if (mode === 'builtin' && role === 'mcp' && !hasSecretsKey) {
+    problems.push('SECRETS_KEY is required with OAUTH_MODE=builtin: it encrypts the token signing keys at rest');
+  }
+  if (!String(v.OAUTH_USER_CLAIM ?? '').trim()) problems.push('OAUTH_USER_CLAIM must name a token claim, like email');
+  for (const name of ['OAUTH_ACCESS_TOKEN_TTL', 'OAUTH_REFRESH_TOKEN_TTL'] as const) {
+    if (typeof v[name] === 'number' && (v[name] as number) < 1000) problems.push(`${name} must be at least 1s`);
+  }
+  if (problems.length) return undefined;
+  return {
+    mode,
+    issuer: mode === 'external' ? (v.OAUTH_ISSUER as string) : mode === 'builtin' ? base : undefined,
+    jwksUrl: (v.OAUTH_JWKS_URL as string | undefined) || undefined,
+    audience: (v.OAUTH_AUDIENCE as string) || `${base}/mcp`,
+    userClaim: (v.OAUTH_USER_CLAIM as string).trim(),
+    clockSkewMs: v.OAUTH_CLOCK_SKEW as number,
+    accessTokenTtlMs: v.OAUTH_ACCESS_TOKEN_TTL as number,
+    refreshTokenTtlMs: v.OAUTH_REFRESH_TOKEN_TTL as number,
+    signingAlg: v.OAUTH_SIGNING_ALG as 'ES256' | 'RS256',
+    oidc: oidcIssuer ? { issuer: oidcIssuer, clientId: oidcClientId, clientSecret: v.OIDC_CLIENT_SECRET as string } : undefined,
   };
 }

@@ -105,16 +105,28 @@ export async function closeServers(servers: Server[], graceMs: number): Promise<
 
 export type Closer = () => Promise<void> | void;
 
-/** Wire SIGTERM and SIGINT to one orderly shutdown; a second signal exits at once. */
-export function onShutdownSignal(shutdown: () => Promise<void>): void {
-  let stopping = false;
+/**
+ * Wire SIGTERM and SIGINT to one orderly shutdown; a second signal exits at once. While it runs, a
+ * timer keeps the event loop alive (some closes await native work that holds no handle, and Node
+ * would otherwise exit half-way), and a deadline ends a shutdown that hangs.
+ */
+export function onShutdownSignal(shutdown: () => Promise<void>, deadlineMs = 60_000): void {
+  let stoppingSince = 0;
   const handler = (signal: NodeJS.Signals) => {
-    if (stopping) {
+    if (stoppingSince) {
+      // Ctrl-C reaches every process of the group, and wrappers (npx, tsx, make) relay it again:
+      // a repeat within a moment is the same request. A later one means "stop now".
+      if (Date.now() - stoppingSince < 3000) return;
       logger.warn({ signal }, 'second signal; exiting now');
       process.exit(1);
     }
-    stopping = true;
+    stoppingSince = Date.now();
     logger.info({ signal }, 'shutting down');
+    setInterval(() => {}, 1000);
+    setTimeout(() => {
+      logger.error({ deadlineMs }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, deadlineMs);
     shutdown()
       .then(() => {
         logger.info('stopped');

@@ -110,3 +110,26 @@ export const dbPoolConnections = new client.Gauge({
   labelNames: ['state'] as const,
   registers: [registry],
 });
+
+// OAuth for the MCP endpoint (services/oauth). Label values come from fixed lists in that module.
+
+export const oauthSignIns = new client.Counter({
+  name: 'oauth_sign_ins_total',
+  help: 'Sign-ins on the built-in authorization server by outcome (ok, bad_credentials, unknown_user, provider_error).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+export const oauthTokensIssued = new client.Counter({
+  name: 'oauth_tokens_issued_total',
+  help: 'Access tokens issued by the built-in authorization server by grant type (authorization_code, refresh_token).',
+  labelNames: ['grant_type'] as const,
+  registers: [registry],
+});
+
+export const oauthRefusals = new client.Counter({
+  name: 'oauth_refusals_total',
+  help: 'OAuth requests refused, by reason: bad access tokens at /mcp and bad requests to the built-in authorization server.',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});

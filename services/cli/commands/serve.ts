@@ -2,6 +2,7 @@ import { onShutdownSignal } from '../../platform/http';
 import { logger } from '../../platform/logger';
 import { configOrExit, RunningRole } from '../../platform/role';
 import { createRuntime } from '../../platform/runtime';
+import { installTemporalRuntime } from '../../platform/temporal-runtime';
 import { UsageError } from '../args';
 import type { CommandContext } from '../context';
 
@@ -12,6 +13,7 @@ export async function serve(ctx: CommandContext, role: string | undefined): Prom
   if (!role || !(ROLES as readonly string[]).includes(role)) throw new UsageError(`serve takes one of ${ROLES.join(', ')}; got "${role ?? ''}"`);
   process.env.MI_ROLE = role;
   const config = configOrExit(role === 'all' ? 'worker' : (role as 'mcp' | 'graphql' | 'worker'));
+  if (role === 'worker' || role === 'all') installTemporalRuntime(config);
   const running: RunningRole[] = [];
   const rt = role === 'all' ? createRuntime(config) : undefined;
   // Each role's code is loaded only when it runs: an mcp pod never loads Apollo or the worker.

@@ -5,13 +5,19 @@
  */
 import type { Knex } from 'knex';
 import * as initialSchema from './20261121000000_initial_schema';
+import * as searchIndexes from './20261121000100_search_indexes';
+import * as oauth from './20261121000200_oauth';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
   down(knex: Knex): Promise<void>;
 }
 
-const MIGRATIONS: [string, Migration][] = [['20261121000000_initial_schema', initialSchema]];
+const MIGRATIONS: [string, Migration][] = [
+  ['20261121000000_initial_schema', initialSchema],
+  ['20261121000100_search_indexes', searchIndexes],
+  ['20261121000200_oauth', oauth],
+];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
   getMigrations: async () => MIGRATIONS,
