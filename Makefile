@@ -2,11 +2,17 @@
 SHELL := /bin/bash
 TOOLS := $(CURDIR)/.tools/bin
 TEMPORAL_CLI := github.com/temporalio/cli/cmd/temporal@v1.5.1
-HELM_MODULE := helm.sh/helm/v3/cmd/helm@v3.19.0
-KUSTOMIZE_MODULE := sigs.k8s.io/kustomize/kustomize/v5@v5.7.1
+HELM_VERSION := v3.22.0
+HELM_MODULE := helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+# Without these, a source-built helm calls itself "v3.22" and assumes Kubernetes 1.20.
+HELM_LDFLAGS := -s -w -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) \
+  -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=37 \
+  -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=37
+# v5.8.3 needs Go 1.27.
+KUSTOMIZE_MODULE := sigs.k8s.io/kustomize/kustomize/v5@v5.8.2
 export PATH := $(TOOLS):$(PATH)
 
-.PHONY: dev test bench install tools build typecheck clean-dev help
+.PHONY: dev test bench install tools build typecheck clean-dev help chart-test k8s-generate
 
 help:
 	@echo "make dev    run the whole service locally with a demo team (PostgreSQL + Temporal started for you)"
@@ -27,10 +33,10 @@ $(TOOLS)/temporal:
 	@command -v temporal >/dev/null 2>&1 && ln -sf "$$(command -v temporal)" $@ || GOBIN=$(TOOLS) go install $(TEMPORAL_CLI)
 
 $(TOOLS)/helm:
-	@command -v helm >/dev/null 2>&1 && ln -sf "$$(command -v helm)" $@ || GOBIN=$(TOOLS) go install $(HELM_MODULE)
+	@command -v helm >/dev/null 2>&1 && ln -sf "$$(command -v helm)" $@ || GOBIN=$(TOOLS) go install -ldflags '$(HELM_LDFLAGS)' $(HELM_MODULE)
 
 $(TOOLS)/kustomize:
-	@command -v kustomize >/dev/null 2>&1 && ln -sf "$$(command -v kustomize)" $@ || GOBIN=$(TOOLS) go install $(KUSTOMIZE_MODULE)
+	@command -v kustomize >/dev/null 2>&1 && ln -sf "$$(command -v kustomize)" $@ || GOBIN=$(TOOLS) go install -ldflags '-s -w' $(KUSTOMIZE_MODULE)
 
 dev: install
 	@exec node --require tsx/cjs services/devstack/dev.ts
@@ -47,6 +53,13 @@ test: install tools typecheck
 
 bench: install $(TOOLS)/temporal
 	@for b in test/bench/*.bench.ts; do echo "== $$b"; npx tsx $$b || exit 1; done
+
+# The chart is the source of truth: regenerate k8s/, the values schema docs and dashboards after a change.
+k8s-generate: install tools
+	npx tsx test/support/k8s/generate.ts
+
+chart-test: install tools
+	npx jest test/integration/k8s
 
 clean-dev:
 	rm -rf .dev

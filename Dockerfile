@@ -1,0 +1,67 @@
+# syntax=docker/dockerfile:1
+#
+# One image, every role: the ENTRYPOINT is the meeting-intel CLI, the arguments pick the role
+#   docker run IMAGE serve mcp        (Kubernetes: args: ["serve", "mcp"])
+#   docker run IMAGE migrate up
+# Runs as uid 10001 on a read-only root filesystem; it writes only to /tmp.
+# Pin the base image by digest in your registry mirror (node:20.20.2-bookworm-slim@sha256:...) if you
+# need bit-for-bit rebuilds; the tag below is an exact Node release.
+ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+
+# ---- build: compile TypeScript and prebuild the Temporal workflow bundle -------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+ENV CI=true
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY services ./services
+COPY workflows ./workflows
+COPY scripts ./scripts
+# dist/ holds services, workflows and migrations compiled to CommonJS; the worker loads the prebuilt
+# workflow bundle instead of running webpack at start (MI_WORKFLOW_BUNDLE below).
+RUN npm run build \
+ && npx tsx scripts/build-workflow-bundle.ts dist/workflow-bundle.js
+
+# ---- prod-deps: production node_modules only ------------------------------------------------------
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+ENV CI=true NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund \
+ && npm cache clean --force
+
+# ---- runtime ----------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+# dumb-init is PID 1: it forwards SIGTERM to node (graceful shutdown) and reaps zombies.
+# npm, npx, corepack and yarn are not needed at run time; removing them removes their CVEs.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends dumb-init ca-certificates \
+ && rm -rf /var/lib/apt/lists/* \
+ && rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack /opt/yarn-* \
+           /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg \
+ && groupadd --system --gid 10001 app \
+ && useradd --system --uid 10001 --gid 10001 --home-dir /tmp --no-create-home --shell /usr/sbin/nologin app
+
+WORKDIR /app
+ENV NODE_ENV=production \
+    HOME=/tmp \
+    TMPDIR=/tmp \
+    NODE_OPTIONS=--enable-source-maps \
+    MI_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js
+
+# Everything under /app belongs to root and is read-only for the app user.
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY bin ./bin
+# The demo seed (meeting-intel seed demo) reads these recordings' transcripts.
+COPY test/fixtures/meetings ./test/fixtures/meetings
+RUN chmod 0755 /app/bin/meeting-intel \
+ && ln -s /app/bin/meeting-intel /usr/local/bin/meeting-intel
+
+USER 10001:10001
+# mcp (MCP_PORT), graphql (GRAPHQL_PORT), worker metrics (WORKER_METRICS_PORT)
+EXPOSE 3000 4000 9464
+ENTRYPOINT ["/usr/bin/dumb-init", "--", "/app/bin/meeting-intel"]
+CMD ["serve", "all"]
