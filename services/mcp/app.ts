@@ -4,20 +4,27 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { createBaseApp, ReadinessCheck } from '../platform/http';
 import { logger } from '../platform/logger';
-import { AuthedRequest, requireAuth } from './auth';
+import { createOAuth } from '../oauth';
+import { AuthedRequest, requireAuth, requireToolScopes } from './auth';
 import { createMcpServer } from './server';
 import type { Deps } from './tool';
 
 const rpcError = (res: Response, status: number, code: number, message: string) =>
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 
-/** The mcp role's HTTP surface: POST /mcp (Streamable HTTP, stateless, JSON responses). */
+/**
+ * The mcp role's HTTP surface: POST /mcp (Streamable HTTP, stateless, JSON responses) and, when
+ * OAUTH_MODE is not none, the OAuth discovery documents (and the built-in authorization server).
+ */
 export function createMcpApp(deps: Deps, checks: ReadinessCheck[]): Express {
-  const app = createBaseApp(checks);
+  const app = createBaseApp(checks, { trustProxy: deps.config.trustProxy });
   const allowed = deps.config.mcpAllowedHosts;
   const hostCheck = allowed.includes('*') ? (_q: Request, _s: Response, n: NextFunction) => n() : hostHeaderValidation(allowed);
+  const oauth = createOAuth(deps.db, deps.config);
+  if (oauth) app.use(oauth.router);
 
-  app.post('/mcp', hostCheck, express.json({ limit: '1mb' }), requireAuth(deps), async (req: AuthedRequest, res: Response) => {
+  const auth = [requireAuth(deps, oauth?.resourceServer), requireToolScopes(oauth?.resourceServer)];
+  app.post('/mcp', hostCheck, express.json({ limit: '1mb' }), ...auth, async (req: AuthedRequest, res: Response) => {
     const server = createMcpServer(req.principal!, deps);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {

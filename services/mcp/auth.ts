@@ -2,6 +2,11 @@ import type { NextFunction, Request, Response } from 'express';
 import { authenticateApiKey } from '../core/apikeys';
 import { isServiceError } from '../core/errors';
 import type { Principal } from '../core/principal';
+import { bearerChallenge, insufficientScopeChallenge } from '../oauth/challenge';
+import { countRefusal, isOAuthError } from '../oauth/errors';
+import type { ResourceServer } from '../oauth';
+import { logger } from '../platform/logger';
+import { toolScope } from './server';
 import type { Deps } from './tool';
 
 export interface AuthedRequest extends Request {
@@ -14,22 +19,73 @@ export function bearerToken(req: Request): string | undefined {
   return m?.[1];
 }
 
+/** API keys are `mi_<prefix>_<secret>`; anything else in the Bearer header is an OAuth access token. */
+const looksLikeApiKey = (token: string) => token.startsWith('mi_');
+
+const rpcError = (res: Response, status: number, message: string, id: unknown = null) =>
+  res.status(status).json({ jsonrpc: '2.0', error: { code: -32001, message }, id });
+
 /**
- * Resolve the caller before any tool runs. A missing, unknown or revoked credential gets 401 with a
- * WWW-Authenticate challenge, as OAuth-aware MCP clients expect.
+ * Resolve the caller before any tool runs: an API key, or (when OAuth is enabled) an access token.
+ * A missing, unknown or revoked credential gets 401 with a Bearer challenge; with OAuth enabled it names
+ * the protected-resource metadata, which is how an MCP client discovers where to sign in.
  */
-export function requireAuth(deps: Deps) {
+export function requireAuth(deps: Deps, oauth?: ResourceServer) {
   return async (req: AuthedRequest, res: Response, next: NextFunction) => {
+    const token = bearerToken(req);
     try {
-      req.principal = await authenticateApiKey(deps.db, bearerToken(req));
+      req.principal = oauth && token && !looksLikeApiKey(token) ? await oauth.authenticate(token) : await authenticateApiKey(deps.db, token);
       next();
     } catch (e) {
+      const resourceMetadataUrl = oauth?.resourceMetadataUrl;
+      if (isOAuthError(e)) {
+        countRefusal(e.reason);
+        if (e.status === 503) {
+          logger.warn({ reason: e.reason }, 'access token could not be checked');
+          res.set('Retry-After', '5');
+          return void rpcError(res, 503, `Service unavailable: ${e.message}`);
+        }
+        res.set('WWW-Authenticate', bearerChallenge({ error: 'invalid_token', description: e.message, resourceMetadataUrl }));
+        return void rpcError(res, 401, `Unauthorized: ${e.message}`);
+      }
       if (!isServiceError(e) || e.code !== 'auth_failed') return next(e);
-      const error = bearerToken(req) ? 'invalid_token' : 'invalid_request';
-      res
-        .status(401)
-        .set('WWW-Authenticate', `Bearer realm="meeting-intelligence", error="${error}", error_description="${e.message}"`)
-        .json({ jsonrpc: '2.0', error: { code: -32001, message: `Unauthorized: ${e.message}` }, id: null });
+      if (oauth && !token) countRefusal('missing_token');
+      // RFC 6750 §3.1: a request without credentials gets a challenge without an error code.
+      const message = !token && oauth ? 'sign in with OAuth (see resource_metadata in the WWW-Authenticate header) or send an API key as "Authorization: Bearer <key>"' : e.message;
+      res.set('WWW-Authenticate', bearerChallenge({ error: token ? 'invalid_token' : undefined, description: token ? e.message : undefined, resourceMetadataUrl }));
+      rpcError(res, 401, `Unauthorized: ${message}`);
     }
+  };
+}
+
+/** The scopes the JSON-RPC message(s) of this request need: each tools/call needs its tool's scope. */
+function neededScopes(body: unknown): { scope: NonNullable<ReturnType<typeof toolScope>>; id: unknown }[] {
+  const messages = Array.isArray(body) ? body : [body];
+  const needed = [];
+  for (const m of messages) {
+    if (!m || typeof m !== 'object') continue;
+    const { method, params, id } = m as { method?: unknown; params?: { name?: unknown }; id?: unknown };
+    if (method !== 'tools/call' || typeof params?.name !== 'string') continue;
+    const scope = toolScope(params.name);
+    if (scope) needed.push({ scope, id: Array.isArray(body) ? null : id });
+  }
+  return needed;
+}
+
+/**
+ * A tool call whose OAuth token lacks the tool's scope is refused here, as HTTP 403 insufficient_scope
+ * naming the scope, so the client can ask the user for it (MCP step-up authorization). The call sits
+ * inside a JSON-RPC POST, so the scope is read from the body before the SDK handles it. core's
+ * requireScope stays as the second line of defence. API keys carry every scope.
+ */
+export function requireToolScopes(oauth?: ResourceServer) {
+  return (req: AuthedRequest, res: Response, next: NextFunction) => {
+    const granted = req.principal?.scopes;
+    if (!granted) return next();
+    const missing = neededScopes(req.body).find((n) => !granted.includes(n.scope));
+    if (!missing) return next();
+    countRefusal('insufficient_scope');
+    res.set('WWW-Authenticate', insufficientScopeChallenge(missing.scope, oauth?.resourceMetadataUrl));
+    rpcError(res, 403, `Forbidden: this tool needs the ${missing.scope} scope, which this sign-in did not grant; sign in again and grant it`, missing.id);
   };
 }

@@ -44,6 +44,11 @@ function compile(def: ToolDef): CompiledTool {
 
 const TOOLS = new Map<string, CompiledTool>(ALL_TOOLS.map((t) => [t.name, compile(t)]));
 
+/** The OAuth scope a tool needs, or undefined for an unknown tool (checked before the SDK sees the call). */
+export function toolScope(name: string): ToolDef['scope'] | undefined {
+  return TOOLS.get(name)?.def.scope;
+}
+
 /** Tools a caller sees: experimental ones only when the team has their flag. */
 export function toolsFor(principal: Principal): CompiledTool[] {
   return [...TOOLS.values()].filter((t) => !t.def.flag || principal.flags.includes(t.def.flag));

@@ -31,6 +31,7 @@ export const SETTINGS = {
   TEMPORAL_TLS_KEY_PATH: { kind: 'string', default: '', doc: 'Client key for Temporal mTLS (PEM file).' },
   TEMPORAL_TLS_CA_PATH: { kind: 'string', default: '', doc: 'CA bundle that signs the Temporal server certificate (PEM file).' },
   TEMPORAL_TLS_SERVER_NAME: { kind: 'string', default: '', doc: 'Server name to verify on the Temporal certificate.' },
+  TRUST_PROXY: { kind: 'string', default: 'loopback,uniquelocal', doc: 'Which proxies may set X-Forwarded-For (express "trust proxy": true, false, a hop count, or comma-separated subnets/names such as loopback,uniquelocal). Per-address limits use the address it yields.' },
   HOST: { kind: 'string', default: '0.0.0.0', doc: 'Interface the HTTP servers listen on.' },
   MCP_PORT: { kind: 'int', default: '3000', min: 0, doc: 'Port of the mcp role (POST /mcp).' },
   GRAPHQL_PORT: { kind: 'int', default: '4000', min: 0, doc: 'Port of the graphql role (POST /graphql).' },
@@ -44,7 +45,7 @@ export const SETTINGS = {
   GRAPHQL_INTROSPECTION: { kind: 'bool', default: 'false', doc: 'Allow introspection and the Apollo sandbox on /graphql.' },
   GRAPHQL_MAX_DEPTH: { kind: 'int', default: '8', min: 1, doc: 'Deepest GraphQL selection accepted.' },
   GRAPHQL_MAX_QUERY_BYTES: { kind: 'int', default: '20000', min: 100, doc: 'Largest GraphQL document accepted, in bytes.' },
-  SECRETS_KEY: { kind: 'string', requiredFor: ['graphql', 'worker'], secret: true, doc: '32-byte key (64 hex characters or base64) that encrypts webhook secrets at rest.' },
+  SECRETS_KEY: { kind: 'string', requiredFor: ['graphql', 'worker'], secret: true, doc: '32-byte key (64 hex characters or base64) that encrypts webhook secrets and OAuth signing keys at rest; required by the mcp role too when OAUTH_MODE=builtin.' },
   ALLOW_PRIVATE_NETWORK: { kind: 'bool', default: 'false', doc: 'Let media downloads and webhooks reach loopback and private addresses. Local development and tests only.' },
   MEDIA_MAX_BYTES: { kind: 'int', default: '524288000', min: 1, doc: 'Largest media file fetched for transcription, in bytes.' },
   MEDIA_FETCH_TIMEOUT: { kind: 'duration', default: '120s', doc: 'Time limit for downloading one media file.' },
@@ -87,6 +88,7 @@ export interface Config {
     tls?: { certPath: string; keyPath: string; caPath?: string; serverName?: string };
   };
   host: string;
+  trustProxy: boolean | number | string[];
   mcpPort: number;
   graphqlPort: number;
   workerMetricsPort: number;
@@ -195,6 +197,14 @@ function parseSecretsKey(raw: string, problems: string[]): Buffer | undefined {
   return key;
 }
 
+function parseTrustProxy(raw: string): boolean | number | string[] {
+  const v = raw.trim().toLowerCase();
+  if (v === 'true') return true;
+  if (v === 'false' || v === '') return false;
+  if (/^\d+$/.test(v)) return Number(v);
+  return v.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
 /** Parse the environment for one role. Throws ConfigError listing every problem at once. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'cli'): Config {
   const problems: string[] = [];
@@ -239,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
         : undefined,
     },
     host: v.HOST as string,
+    trustProxy: parseTrustProxy(v.TRUST_PROXY as string),
     mcpPort: v.MCP_PORT as number,
     graphqlPort: v.GRAPHQL_PORT as number,
     workerMetricsPort: v.WORKER_METRICS_PORT as number,

@@ -13,10 +13,11 @@ export interface ReadinessCheck {
  * An express app with what every role serves: a request id on every request and log line,
  * request metrics by route template, /healthz (alive), /readyz (dependencies reachable), /metrics.
  */
-export function createBaseApp(checks: ReadinessCheck[]): Express {
+export function createBaseApp(checks: ReadinessCheck[], opts: { trustProxy?: boolean | number | string[] } = {}): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', true);
+  // Only proxies we trust may name the client's address (X-Forwarded-For); anyone else could forge it.
+  app.set('trust proxy', opts.trustProxy ?? ['loopback', 'uniquelocal']);
   app.use(requestIdAndMetrics);
 
   app.get('/healthz', (_req, res) => {

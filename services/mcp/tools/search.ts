@@ -16,8 +16,9 @@ const RETURNS =
   'svc_get_summary (action items, topics, outline). When has_more is true, more meetings match than this page shows.';
 
 const KEYWORD_SYNTAX =
-  'Keyword text uses web-search syntax: every word must match (stemmed, so "plans" finds "planning"), "a quoted phrase" ' +
-  'matches the words in order, `or` between words matches either, -word excludes.';
+  'Keywords use web-search syntax over the title and/or what was said: every word must occur (stemmed, so "plans" finds ' +
+  '"planning"; in scope sentences anywhere in the meeting), "a quoted phrase" must occur as written within one sentence, ' +
+  '`or` between words matches either, -word excludes meetings where it occurs. Words that are only stop words (the, and) match nothing.';
 
 const isoDate = (what: string) =>
   z

@@ -1,0 +1,160 @@
+import type { Sentence } from '../types';
+import { findDuePhrase, hasDeadline, resolveDue } from './due-dates';
+import type { ActionItem } from './types';
+
+/**
+ * Action items are sentences that commit someone to do something after the meeting. Four kinds of
+ * wording count, each with the owner it implies:
+ *   - first person: "I'll…", "I will…", "I'm going to…", "let me check/send/…"   → the speaker
+ *   - the group:    "we need to…", "we should…", "let's…", "we'll…"              → the speaker who raised it
+ *   - a request:    "can you / could you / would you / please" + a task verb     → the person named, else whoever answers
+ *   - a label or a named owner: "action item for Tom: …", "Priya will…", "Sam to…" → that person
+ * A deadline ("by Friday", "before the 20th", "end of day") makes a sentence an action item on its own.
+ * Meeting mechanics ("let's get started", "I'll share my screen", "can you hear me") and interview
+ * prompts ("can you tell me about…") are left out.
+ */
+
+const FIRST_PERSON = /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i can take|i'll take|i'm on it|i'll handle)\b/;
+const FIRST_PERSON_NOT_A_TASK =
+  /\b(?:i'll|i will) (?:be honest|admit|say|tell you|bet|be quick|be brief|start with|start by|hand it|pass it|stop sharing|share my screen|show you|walk you|let you|leave it|keep it short|just say|go(?: first| next| ahead)?(?:[.!,]|$)|kick (?:it|us|things) off|give you a quick|turn it over)|\bi'm going to (?:share|show|walk|stop|hand|pass|start by|be honest)|\bi will not\b|\bi'll never\b/;
+const LET_ME = /\blet me (?:check|send|draft|write|update|ping|set up|schedule|book|sort out|dig into|look into|get back|follow up|find out|put together|create|file|open|fix|review|confirm|loop in|email|reach out|talk to|sync with|circle back)\b/;
+const GROUP = /\b(?:we need to|we have to|we must|we should|we'll need to|we will need to|we're going to need to|let's|let us|we'll|we will)\b/;
+const GROUP_NOT_A_TASK =
+  /\b(?:let's|let us) (?:see|say|be honest|start|get started|begin|kick (?:it )?off|dive in|jump in|move on|go|take a look|look at|talk about|wrap up|do a (?:quick )?round|hear|recap|pick up where|continue|skip|not|open it up|open the floor)\b|\b(?:let's|let us) (?:do|try) (?:that|it|this|both)[.!]?$|\bwe'll see\b|\bwe will see\b|\bwe'll get there\b/;
+const REQUEST = /\b(?:can you|could you|would you|will you|can we get you to|please)\b/;
+const REQUEST_TASK =
+  /\b(?:can you|could you|would you|will you|can we get you to|please)\s+(?:(?:also|maybe|just|quickly|then)\s+)*(?:send|share (?:the|your|it|that|a|those|them)(?! screen)|review|update|check|look into|follow up|schedule|set up|book|write|draft|file|create|open|fix|ping|email|prepare|test|add|put together|sign|forward|loop in|invite|confirm|own|take (?:a look|care|over|on)|handle|reach out|coordinate|make sure|find out|dig into|get (?:me|us|the|a|that|it)|circle back|document|investigate|run|ship|merge|deploy|post|order|move|reply|call|remind)\b/;
+const ACTION_LABEL = /\baction items?\b/;
+
+export interface ActionItemContext {
+  /** Full names of the people in the meeting (speakers and invitees); first names are matched too. */
+  people: string[];
+  meetingDate?: string;
+}
+
+/** First names (and full names) to the person they stand for; a first name shared by two people is dropped. */
+function nameIndex(people: string[]): Map<string, string> {
+  const index = new Map<string, string>();
+  const clashes = new Set<string>();
+  for (const full of people) {
+    const first = full.split(/\s+/)[0];
+    for (const key of new Set([full, first])) {
+      const prior = index.get(key);
+      if (prior && prior !== full) clashes.add(key);
+      else index.set(key, full);
+    }
+  }
+  for (const key of clashes) index.delete(key);
+  return index;
+}
+
+interface Owner {
+  name: string;
+  /** Named by address ("Tom, can you…") rather than as the subject of a task ("Tom will…"). */
+  addressed: boolean;
+}
+
+/**
+ * Finds the person the words name as the owner: "action item for X", "X will…", "X to…", "X, can you…",
+ * "…, X?". The patterns are built once per meeting from the people in it.
+ */
+function ownerFinder(names: Map<string, string>): (text: string) => Owner | null {
+  if (names.size === 0) return () => null;
+  const alternatives = [...names.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
+  const patterns = [
+    new RegExp(`\\b[Aa]ction [Ii]tems? (?:for|to) (${alternatives})\\b`),
+    new RegExp(`\\b(${alternatives})(?:'ll| will| is going to| to| can you| needs to| should| has to| owns| takes)\\b`),
+    new RegExp(`^(?:\\W*(?:[Aa]nd|[Ss]o|[Oo]kay|OK|[Aa]lso)\\W+)?(${alternatives}),\\s+(?:can|could|would|will|please)\\b`),
+    new RegExp(`\\b(?:[Cc]an|[Cc]ould|[Ww]ould|[Ww]ill) you\\b.*,\\s*(${alternatives})\\?*\\W*$`),
+  ];
+  const anyName = new RegExp(`\\b(?:${alternatives})\\b`);
+  return (text) => {
+    if (!anyName.test(text)) return null;
+    for (const [i, p] of patterns.entries()) {
+      const m = p.exec(text);
+      if (m) return { name: names.get(m[1]) ?? m[1], addressed: i >= 2 };
+    }
+    return null;
+  };
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Strips the spoken run-up ("So, um, okay,") so the item reads as a task. */
+function tidy(text: string): string {
+  const t = text.replace(/^(?:(?:so|okay|ok|um+|uh+|alright|all right|and|yeah|right|cool|great|also|then)\b[,.]?\s*)+/i, '');
+  return t ? t[0].toUpperCase() + t.slice(1) : text;
+}
+
+type Kind = 'first_person' | 'group' | 'request' | 'label' | 'named' | 'deadline';
+
+function kindOf(lower: string, named: boolean): Kind | undefined {
+  // "Action items." alone announces a list; it is not a task.
+  if (ACTION_LABEL.test(lower) && lower.replace(ACTION_LABEL, '').split(/\s+/).filter((w) => /\w/.test(w)).length >= 3) return 'label';
+  if (named) return 'named';
+  if ((FIRST_PERSON.test(lower) && !FIRST_PERSON_NOT_A_TASK.test(lower)) || LET_ME.test(lower)) return 'first_person';
+  if (REQUEST.test(lower) && REQUEST_TASK.test(lower)) return 'request';
+  if (GROUP.test(lower) && !GROUP_NOT_A_TASK.test(lower)) return 'group';
+  if (hasDeadline(lower)) return 'deadline';
+  return undefined;
+}
+
+/** The person who answers a request: the next speaker other than the one asking. */
+function responder(sentences: readonly Sentence[], at: number): string | null {
+  for (let j = at + 1; j < sentences.length && j <= at + 3; j++) {
+    if (sentences[j].speaker_id !== sentences[at].speaker_id) return sentences[j].speaker_name;
+  }
+  return null;
+}
+
+const ACCEPTANCE = /^(?:yes|yeah|yep|sure|ok|okay|of course|absolutely|definitely|will do|i will|i'll|i can|no problem|on it)\b/;
+const ACCEPTANCE_WINDOW = 3;
+
+export function extractActionItems(sentences: readonly Sentence[], context: ActionItemContext): ActionItem[] {
+  const ownerIn = ownerFinder(nameIndex(context.people));
+  const items: ActionItem[] = [];
+  const seen = new Set<string>();
+  // The last request or named assignment, so "Sure, I'll do it by Monday" from that person completes it
+  // rather than counting as a second task.
+  let open: { item: ActionItem; at: number } | undefined;
+  for (let i = 0; i < sentences.length; i++) {
+    const s = sentences[i];
+    const lower = s.text.toLowerCase().replace(/’/g, "'");
+    if (open && i - open.at <= ACCEPTANCE_WINDOW && s.speaker_name === open.item.assignee && ACCEPTANCE.test(lower)) {
+      const due = findDuePhrase(s.text);
+      if (due && !open.item.due) {
+        open.item.due = due;
+        open.item.due_date = resolveDue(due, context.meetingDate);
+      }
+      open = undefined;
+      continue;
+    }
+    const owner = ownerIn(s.text.replace(/’/g, "'"));
+    const named = owner && owner.name !== s.speaker_name ? owner.name : null;
+    const kind = kindOf(lower, named !== null && !owner!.addressed);
+    if (!kind) continue;
+    const text = tidy(s.text);
+    const dedupeKey = text.toLowerCase();
+    if (seen.has(dedupeKey)) continue;
+    seen.add(dedupeKey);
+
+    // A request goes to the person addressed, else whoever answers; a label or a named subject to that
+    // person; "I'll…", "we need to…" and bare deadlines to the speaker, even when they address someone.
+    const assignee =
+      kind === 'request' ? named ?? responder(sentences, i) : kind === 'label' || kind === 'named' ? named ?? s.speaker_name : s.speaker_name;
+    const due = findDuePhrase(s.text);
+    const item: ActionItem = {
+      text,
+      assignee: assignee ?? null,
+      due,
+      due_date: due ? resolveDue(due, context.meetingDate) : null,
+      speaker_name: s.speaker_name,
+      start_time: s.start_time,
+    };
+    items.push(item);
+    open = item.assignee && item.assignee !== s.speaker_name ? { item, at: i } : undefined;
+  }
+  return items;
+}
