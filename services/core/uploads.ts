@@ -12,7 +12,7 @@
  * SECRETS_KEY (AES-256-GCM) into upload_options and removed once the meeting leaves `processing`; they
  * never travel through Temporal history, logs or a plain column.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Knex } from 'knex';
 import type { Client } from '@temporalio/client';
@@ -383,8 +383,11 @@ export function openJson<T>(key: Buffer | undefined, sealed: string): T {
 // The upload itself.
 // ---------------------------------------------------------------------------------------------------
 
-/** Same request, same hash: what decides whether a reused client_reference_id is a retry. */
-function requestHash(u: NormalizedUpload): string {
+/**
+ * Same request, same hash: what decides whether a reused client_reference_id is a retry. Keyed with
+ * SECRETS_KEY, because the request includes download credentials a plain hash would let one guess at.
+ */
+function requestHash(u: NormalizedUpload, key: Buffer | undefined): string {
   const canonical = JSON.stringify([
     u.fetch,
     u.title,
@@ -396,7 +399,7 @@ function requestHash(u: NormalizedUpload): string {
     // A retry without meeting_date gets a new "now"; only an explicit date takes part.
     u.meetingDateGiven ? u.meetingDate.toISOString() : null,
   ]);
-  return createHash('sha256').update(canonical).digest('hex');
+  return createHmac('sha256', requireKey(key)).update(canonical).digest('hex');
 }
 
 const UNIQUE_VIOLATION = '23505';
@@ -455,16 +458,21 @@ async function insertMeeting(db: Knex, p: Principal, u: NormalizedUpload, config
   return id;
 }
 
+/** An upload answers at once; a Temporal that does not answer within this long is treated as down. */
+const START_DEADLINE_MS = 5_000;
+
 /** Start the run; a run that exists already (running or closed) is the run of this meeting. */
 export async function startTranscription(temporal: Client, taskQueue: string, meetingId: string): Promise<'started' | 'already_started'> {
   try {
-    await temporal.workflow.start(TRANSCRIPTION_WORKFLOW, {
-      taskQueue,
-      workflowId: transcriptionWorkflowId(meetingId),
-      args: [{ meetingId }],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      workflowIdConflictPolicy: 'FAIL',
-    });
+    await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      temporal.workflow.start(TRANSCRIPTION_WORKFLOW, {
+        taskQueue,
+        workflowId: transcriptionWorkflowId(meetingId),
+        args: [{ meetingId }],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        workflowIdConflictPolicy: 'FAIL',
+      }),
+    );
     return 'started';
   } catch (e) {
     if (e instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
@@ -501,7 +509,7 @@ function replayAnswer(m: ExistingMeeting, ref: string): UploadResult {
 export async function uploadAudio(deps: UploadDeps, p: Principal, input: UploadInput): Promise<UploadResult> {
   const u = validateUpload(p, input, deps.config);
   if (!deps.temporal) throw new ServiceError('feature_unavailable', 'uploads are not available on this server: it has no Temporal connection');
-  const hash = requestHash(u);
+  const hash = requestHash(u, deps.config.secretsKey);
   const ref = u.clientReferenceId;
 
   const existing = ref ? await findByReference(deps.db, p, ref) : undefined;

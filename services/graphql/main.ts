@@ -1,0 +1,24 @@
+import type { Server } from 'node:http';
+import { closeServers, listen, serverUrl } from '../platform/http';
+import { runRoleMain, RunningRole } from '../platform/role';
+import { createRuntime, Runtime } from '../platform/runtime';
+import type { Config } from '../platform/config';
+import { createGraphqlApp } from './app';
+
+/** The graphql role: POST /graphql plus health and metrics. Pass a shared runtime to run beside other roles. */
+export async function startGraphqlRole(config: Config, shared?: Runtime): Promise<RunningRole & { url: string; server: Server }> {
+  const rt = shared ?? createRuntime(config);
+  const { app, stop } = await createGraphqlApp({ db: rt.db, config, temporal: rt.temporal }, rt.checks);
+  const server = await listen(app, config.graphqlPort, config.host);
+  return {
+    server,
+    url: `${serverUrl(server, config.host === '0.0.0.0' ? 'localhost' : config.host)}/graphql`,
+    close: async () => {
+      await closeServers([server], config.shutdownGraceMs);
+      await stop();
+      if (!shared) await rt.close();
+    },
+  };
+}
+
+if (require.main === module) runRoleMain('graphql', (config) => startGraphqlRole(config));

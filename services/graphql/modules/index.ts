@@ -1,0 +1,15 @@
+/**
+ * GraphQL modules beyond the core schema (schema.ts): each issue's surface in a file of its own, with
+ * `extend type Query` / `extend type Mutation` SDL and thin resolvers. Add one line per module.
+ */
+import type { GraphqlContext } from '../resolvers';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Resolver = (parent: any, args: any, ctx: GraphqlContext, info: any) => unknown;
+
+export interface GraphqlModule {
+  typeDefs: string;
+  resolvers: Record<string, Record<string, Resolver | unknown>>;
+}
+
+export const MODULES: GraphqlModule[] = [];

@@ -1,0 +1,95 @@
+/**
+ * Resolvers: thin. Each calls one core function with the caller's principal; core holds every limit
+ * and permission rule. Errors naming a field are re-named as the GraphQL caller wrote them.
+ */
+import type { Knex } from 'knex';
+import type { Client } from '@temporalio/client';
+import { getUser } from '../core/people';
+import { listMeetings, MeetingFilters } from '../core/meeting-search';
+import type { Principal } from '../core/principal';
+import { getSummary, getTranscript, SummaryResult, TranscriptPage } from '../core/transcripts';
+import { uploadAudio, UploadInput } from '../core/uploads';
+import type { Config } from '../platform/config';
+import { withFieldPrefix } from './errors';
+
+export interface GraphqlDeps {
+  db: Knex;
+  config: Config;
+  temporal?: Client;
+}
+
+export interface GraphqlContext {
+  principal: Principal;
+  deps: GraphqlDeps;
+}
+
+/** GraphQL passes absent optional arguments as missing and explicit nulls as null; core wants neither. */
+function withoutNulls<T extends object>(args: T): { [K in keyof T]: Exclude<T[K], null> } {
+  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined)) as { [K in keyof T]: Exclude<T[K], null> };
+}
+
+const record = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** Summary items are JSON written by the summarizer; shape them defensively for the typed schema. */
+function summaryForGraphql(s: SummaryResult) {
+  if (s.summary_status !== 'processed') {
+    return { summary_status: s.summary_status, message: s.message, keywords: [], action_items: [], overview: null, short_summary: null, topics_discussed: [], meeting_type: null, outline: [], notes: [] };
+  }
+  return {
+    summary_status: s.summary_status,
+    message: null,
+    keywords: s.keywords,
+    action_items: s.action_items.map((a) => {
+      if (typeof a === 'string') return { text: a };
+      const r = record(a);
+      return { text: String(r.text ?? ''), assignee: str(r.assignee), due: str(r.due), due_date: str(r.due_date), speaker_name: str(r.speaker_name), start_time: num(r.start_time) };
+    }),
+    overview: s.overview,
+    short_summary: s.short_summary,
+    topics_discussed: s.topics_discussed.map((t) => (typeof t === 'string' ? t : String(record(t).title ?? record(t).name ?? JSON.stringify(t)))),
+    meeting_type: s.meeting_type,
+    outline: s.outline.map((o) => {
+      const r = record(o);
+      return { title: String(r.title ?? ''), start_time: num(r.start_time), end_time: num(r.end_time), summary: str(r.summary) };
+    }),
+    notes: Object.entries(s.notes).map(([field, message]) => ({ field, message })),
+  };
+}
+
+interface TranscriptsArgs {
+  keyword?: string | null;
+  scope?: 'title' | 'sentences' | 'all' | null;
+  fromDate?: string | null;
+  toDate?: string | null;
+  limit?: number | null;
+  skip?: number | null;
+  organizers?: string[] | null;
+  participants?: string[] | null;
+  mine?: boolean | null;
+}
+
+export const resolvers = {
+  Query: {
+    me: (_: unknown, __: unknown, ctx: GraphqlContext) => getUser(ctx.deps.db, ctx.principal),
+
+    transcript: (_: unknown, args: { id: string; fromIndex?: number | null; maxTokens?: number | null }, ctx: GraphqlContext) =>
+      getTranscript(ctx.deps.db, ctx.deps.config, ctx.principal, args.id, withoutNulls({ fromIndex: args.fromIndex, maxTokens: args.maxTokens })).catch(
+        withFieldPrefix('', { transcriptId: 'id' }),
+      ),
+
+    transcripts: (_: unknown, args: TranscriptsArgs, ctx: GraphqlContext) =>
+      listMeetings(ctx.deps.db, ctx.deps.config, ctx.principal, withoutNulls(args) as MeetingFilters),
+  },
+
+  Mutation: {
+    uploadAudio: (_: unknown, args: { input: UploadInput }, ctx: GraphqlContext) =>
+      uploadAudio(ctx.deps, ctx.principal, args.input).catch(withFieldPrefix('input')),
+  },
+
+  Transcript: {
+    // Read only when selected: a polling app asking for status does not pay for the summary.
+    summary: (parent: TranscriptPage, _: unknown, ctx: GraphqlContext) => getSummary(ctx.deps.db, ctx.principal, parent.id).then(summaryForGraphql),
+  },
+};

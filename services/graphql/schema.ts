@@ -1,0 +1,243 @@
+/**
+ * The GraphQL schema (SDL). uploadAudio follows spec §4.8 and the best-known public API of this kind
+ * (snake_case input fields); the reads return the same records, with the same field names, as the MCP
+ * tools svc_get_transcript, svc_get_summary, svc_get_transcripts and svc_get_user, because they call
+ * the same core functions.
+ */
+export const typeDefs = /* GraphQL */ `
+  type Query {
+    "The caller: the user behind the API key."
+    me: User!
+
+    """
+    One meeting's transcript (meeting id = transcript id): metadata, status, analytics and a page of
+    sentences within a token budget (has_more / next_index give the next page). While the upload is
+    processed, status is "processing" and sentences are empty; when it failed, status is "failed" and
+    meeting_info.message gives the reason. summary is read only when selected.
+    """
+    transcript(id: ID!, fromIndex: Int, maxTokens: Int): Transcript!
+
+    """
+    Meetings visible to the caller matching the filters, newest first (no transcript content).
+    limit is 1 to 50 (default 10); page with skip = next_skip while has_more is true.
+    """
+    transcripts(
+      keyword: String
+      scope: TranscriptScope
+      fromDate: String
+      toDate: String
+      limit: Int
+      skip: Int
+      organizers: [String!]
+      participants: [String!]
+      mine: Boolean
+    ): TranscriptList!
+  }
+
+  type Mutation {
+    """
+    Queue a recording (audio, video, or a WebVTT/SRT caption file) for transcription. Answers at
+    once; the meeting is processed in the background. Retrying the same request with the same
+    client_reference_id never creates a second meeting.
+    """
+    uploadAudio(input: AudioUploadInput!): AudioUploadResult!
+  }
+
+  enum TranscriptScope {
+    title
+    sentences
+    all
+  }
+
+  input AudioUploadInput {
+    "http or https address of the file (at most 2048 characters)."
+    url: String!
+    "1 to 256 characters; default: the file name in the URL path."
+    title: String
+    "https URL notified when this upload's transcript is ready (this upload only)."
+    webhook: String
+    "Your own id for this upload (1 to 128 characters), echoed in webhooks; unique per user, makes retries safe."
+    client_reference_id: String
+    "Language code of the speech, like en, de or pt-BR."
+    custom_language: String
+    "At most 100 people; each needs an email. Their display names map speakers to emails."
+    attendees: [AttendeeInput!]
+    save_video: Boolean
+    "Team admins only: lift the server's media size cap (up to 2 GiB)."
+    bypass_size_check: Boolean
+    "How to authenticate the download of url."
+    download_auth: DownloadAuthInput
+    "ISO 8601 date or date-time of the meeting; default: now."
+    meeting_date: String
+  }
+
+  input AttendeeInput {
+    displayName: String
+    email: String
+    phoneNumber: String
+  }
+
+  enum DownloadAuthType {
+    none
+    bearer_token
+    basic_auth
+  }
+
+  input DownloadAuthInput {
+    type: DownloadAuthType!
+    bearer: BearerAuthInput
+    basic: BasicAuthInput
+  }
+
+  input BearerAuthInput {
+    token: String!
+  }
+
+  input BasicAuthInput {
+    username: String!
+    password: String!
+  }
+
+  type AudioUploadResult {
+    success: Boolean!
+    title: String!
+    message: String!
+    "The meeting (= transcript) id to poll with transcript(id)."
+    meetingId: ID!
+    clientReferenceId: String
+    "processing, completed or failed."
+    status: String!
+  }
+
+  type User {
+    user_id: ID!
+    email: String!
+    name: String!
+    num_transcripts: Int!
+    recent_meeting: String
+    minutes_consumed: Float!
+    is_admin: Boolean!
+    integrations: String!
+  }
+
+  type MeetingInfo {
+    "processed, pending (live), processing, failed or unavailable."
+    summary_status: String!
+    message: String!
+  }
+
+  type Sentence {
+    index: Int!
+    speaker_name: String!
+    speaker_id: Int!
+    text: String!
+    raw_text: String!
+    start_time: Float!
+    end_time: Float!
+  }
+
+  type SpeakerAnalytics {
+    speaker_id: Int!
+    name: String!
+    duration: Float!
+    word_count: Int!
+    longest_monologue: Float!
+    monologues_count: Int!
+    filler_words: Int!
+    questions: Int!
+    duration_pct: Float!
+    words_per_minute: Float!
+    positive_pct: Float!
+    neutral_pct: Float!
+    negative_pct: Float!
+  }
+
+  type MeetingAnalytics {
+    duration_seconds: Float!
+    silence_seconds: Float!
+    talk_listen_ratio: Float
+    positive_pct: Float!
+    neutral_pct: Float!
+    negative_pct: Float!
+  }
+
+  type ActionItem {
+    text: String!
+    assignee: String
+    due: String
+    due_date: String
+    speaker_name: String
+    start_time: Float
+  }
+
+  type OutlineSection {
+    title: String!
+    start_time: Float
+    end_time: Float
+    summary: String
+  }
+
+  type SummaryNote {
+    field: String!
+    message: String!
+  }
+
+  type Summary {
+    summary_status: String!
+    "Set when there is no summary (processing, failed, live, never produced): says why."
+    message: String
+    keywords: [String!]!
+    action_items: [ActionItem!]!
+    overview: String
+    short_summary: String
+    topics_discussed: [String!]!
+    meeting_type: String
+    outline: [OutlineSection!]!
+    notes: [SummaryNote!]!
+  }
+
+  type Transcript {
+    id: ID!
+    title: String!
+    dateString: String!
+    "Milliseconds since 1970-01-01T00:00:00Z."
+    date: Float!
+    "Minutes."
+    duration: Float!
+    organizer_email: String!
+    "Comma-separated participant emails."
+    participants: String!
+    privacy: String!
+    is_live: Boolean!
+    transcript_url: String!
+    "processing, live, completed or failed."
+    status: String!
+    meeting_info: MeetingInfo!
+    meeting_analytics: MeetingAnalytics
+    analytics: [SpeakerAnalytics!]!
+    sentences: [Sentence!]!
+    has_more: Boolean!
+    next_index: Int
+    summary: Summary!
+  }
+
+  type MeetingListItem {
+    id: ID!
+    title: String!
+    dateString: String!
+    date: Float!
+    duration: Float!
+    organizer_email: String!
+    participants: String!
+    privacy: String!
+    is_live: Boolean!
+    transcript_url: String!
+    summary: String
+  }
+
+  type TranscriptList {
+    meetings: [MeetingListItem!]!
+    has_more: Boolean!
+    next_skip: Int
+  }
+`;

@@ -1,0 +1,71 @@
+import type { Server } from 'node:http';
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import { closeServers, createBaseApp, listen, serverUrl } from '../platform/http';
+import { logger } from '../platform/logger';
+import { runRoleMain, RunningRole } from '../platform/role';
+import { createRuntime, Runtime } from '../platform/runtime';
+import type { Config } from '../platform/config';
+import { installTemporalRuntime } from '../platform/temporal-runtime';
+import { DEFAULT_STAGE_ROOT, sweepStages } from '../../workflows/activities/stage';
+import { connectWorker, createWorker } from './worker';
+
+/**
+ * The worker role: a Temporal worker on TEMPORAL_TASK_QUEUE, plus /healthz, /readyz and /metrics on
+ * WORKER_METRICS_PORT. Shutdown: the worker stops polling and lets in-flight activities finish (up to
+ * SHUTDOWN_GRACE_MS), then the HTTP server and the pools close.
+ */
+export async function startWorkerRole(config: Config, shared?: Runtime): Promise<RunningRole & { url: string; server: Server; worker: Worker }> {
+  const rt = shared ?? createRuntime(config);
+  let connection: NativeConnection | undefined;
+  let worker: Worker;
+  try {
+    connection = await connectWorker(config);
+    worker = await createWorker({ db: rt.db, config, connection }, { taskQueue: config.temporal.taskQueue });
+  } catch (e) {
+    // Nothing may stay open behind a role that did not start.
+    await connection?.close();
+    if (!shared) await rt.close();
+    throw e;
+  }
+  void sweepStages(DEFAULT_STAGE_ROOT).then((n) => n && logger.info({ removed: n }, 'removed stale pipeline stages'));
+
+  let stopping = false;
+  const running = worker.run().catch((e) => {
+    logger.fatal({ err: e }, 'temporal worker stopped unexpectedly');
+    // A pod whose worker died must restart rather than report healthy while doing nothing.
+    if (!stopping) process.exit(1);
+  });
+
+  const app = createBaseApp([
+    ...rt.checks,
+    {
+      name: 'worker',
+      check: async () => {
+        const state = worker.getState();
+        if (state !== 'RUNNING') throw new Error(`worker is ${state}`);
+      },
+    },
+  ]);
+  const server = await listen(app, config.workerMetricsPort, config.host);
+  return {
+    server,
+    worker,
+    url: `${serverUrl(server, config.host === '0.0.0.0' ? 'localhost' : config.host)}/metrics`,
+    close: async () => {
+      stopping = true;
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await closeServers([server], config.shutdownGraceMs);
+      await connection!.close();
+      if (!shared) await rt.close();
+    },
+  };
+}
+
+if (require.main === module) {
+  runRoleMain('worker', (config) => {
+    // Before any worker exists: our shutdown owns the signals, not the SDK's runtime.
+    installTemporalRuntime(config);
+    return startWorkerRole(config);
+  });
+}

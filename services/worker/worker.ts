@@ -1,0 +1,69 @@
+/**
+ * The Temporal worker: every workflow of workflows/ and the activities bound to the database and
+ * config, on one task queue. Workflow code is bundled from source at start, or loaded from a prebuilt
+ * bundle when MI_WORKFLOW_BUNDLE names one (the container image ships it, so pods start fast and never
+ * run the bundler in production).
+ */
+import { existsSync } from 'node:fs';
+import { bundleWorkflowCode, NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
+import type { Knex } from 'knex';
+import type { Config } from '../platform/config';
+import { temporalConnectionOptions } from '../platform/temporal';
+import { createActivities } from '../../workflows/activities';
+
+export interface WorkerDeps {
+  db: Knex;
+  config: Config;
+  connection: NativeConnection;
+}
+
+export interface CreateWorkerOptions {
+  taskQueue: string;
+  /** A bundle to reuse (tests start several workers; bundling once saves seconds). */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Stage directory of the activities (default: the OS temp directory). */
+  stageRoot?: string;
+  /** Anything else of Temporal's WorkerOptions (tests shorten the sticky queue timeout). */
+  tuning?: Partial<Pick<WorkerOptions, 'stickyQueueScheduleToStartTimeout' | 'maxConcurrentActivityTaskExecutions' | 'maxCachedWorkflows' | 'shutdownGraceTime' | 'identity'>>;
+}
+
+/** Where the workflow source lives: workflows/index.ts from source, workflows/index.js in the build. */
+export const WORKFLOWS_PATH = require.resolve('../../workflows');
+
+/** The worker's own (native) connection, with the same address and TLS as the API pods' client. */
+export function connectWorker(config: Config): Promise<NativeConnection> {
+  const { address, tls } = temporalConnectionOptions(config);
+  return NativeConnection.connect({ address, tls });
+}
+
+function bundleOption(opts: CreateWorkerOptions, env: NodeJS.ProcessEnv): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+  if (opts.workflowBundle) return { workflowBundle: opts.workflowBundle };
+  const prebuilt = env.MI_WORKFLOW_BUNDLE;
+  if (prebuilt) {
+    if (!existsSync(prebuilt)) throw new Error(`MI_WORKFLOW_BUNDLE points at ${prebuilt}, which does not exist`);
+    return { workflowBundle: { codePath: prebuilt } };
+  }
+  return { workflowsPath: WORKFLOWS_PATH };
+}
+
+/** Bundle the workflow code once (for tests and for building the image's bundle). */
+export async function bundleWorkflows(): Promise<{ code: string }> {
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+  return { code };
+}
+
+const noop = () => {};
+const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop } as never;
+
+export async function createWorker(deps: WorkerDeps, opts: CreateWorkerOptions, env: NodeJS.ProcessEnv = process.env): Promise<Worker> {
+  return Worker.create({
+    connection: deps.connection,
+    namespace: deps.config.temporal.namespace,
+    taskQueue: opts.taskQueue,
+    ...bundleOption(opts, env),
+    activities: createActivities({ db: deps.db, config: deps.config, stageRoot: opts.stageRoot }),
+    // In-flight activities get this long to finish on SIGTERM; the rest fail over to another worker.
+    shutdownGraceTime: deps.config.shutdownGraceMs,
+    ...opts.tuning,
+  });
+}

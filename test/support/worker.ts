@@ -1,0 +1,84 @@
+/**
+ * A Temporal worker in the test process, on a task queue of the test file's own, running the real
+ * workflows and activities against the test database. The workflow bundle is built once per test file
+ * and shared by every worker the file starts (a restart test starts two).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { Client, WorkflowFailedError } from '@temporalio/client';
+import type { Knex } from 'knex';
+import type { Config } from '../../services/platform/config';
+import { bundleWorkflows, connectWorker, createWorker } from '../../services/worker/worker';
+import { testConfig } from './config';
+
+// The SDK logs every retried activity at WARN; tests assert outcomes, so only errors are shown.
+try {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+} catch {
+  // Already installed in this test file's process.
+}
+
+let bundle: Promise<{ code: string }> | undefined;
+/** The workflow bundle of this test file (built on first use). */
+export const sharedBundle = () => (bundle ??= bundleWorkflows());
+
+export interface TestWorker {
+  worker: Worker;
+  config: Config;
+  taskQueue: string;
+  stageRoot: string;
+  /** Resolves when the worker has stopped. */
+  running: Promise<void>;
+  /** Graceful stop: stop polling, cancel in-flight activities after the grace time, wait. */
+  stop(): Promise<void>;
+}
+
+export async function startTestWorker(
+  db: Knex,
+  opts: { taskQueue: string; env?: Record<string, string>; stageRoot?: string; graceMs?: number },
+): Promise<TestWorker> {
+  const config = testConfig({ TEMPORAL_TASK_QUEUE: opts.taskQueue, ...opts.env }, 'worker');
+  const connection: NativeConnection = await connectWorker(config);
+  const stageRoot = opts.stageRoot ?? mkdtempSync(join(tmpdir(), 'mi-stage-'));
+  const worker = await createWorker(
+    { db, config, connection },
+    {
+      taskQueue: opts.taskQueue,
+      workflowBundle: await sharedBundle(),
+      stageRoot,
+      // A stopped worker's sticky queue hands its workflows back to the normal queue quickly.
+      tuning: { stickyQueueScheduleToStartTimeout: '1s', shutdownGraceTime: opts.graceMs ?? 200 },
+    },
+  );
+  const running = worker.run().finally(() => connection.close());
+  let stopped: Promise<void> | undefined;
+  return {
+    worker,
+    config,
+    taskQueue: opts.taskQueue,
+    stageRoot,
+    running,
+    stop: () =>
+      (stopped ??= (async () => {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running;
+        if (!opts.stageRoot) rmSync(stageRoot, { recursive: true, force: true });
+      })()),
+  };
+}
+
+export type RunOutcome = { status: 'completed'; result: any } | { status: 'failed'; message: string };
+
+/** Wait for a meeting's transcription run to close, and say how it ended. */
+export async function waitForRun(client: Client, meetingId: string, timeoutMs = 45_000): Promise<RunOutcome> {
+  const handle = client.workflow.getHandle(`transcription-${meetingId}`);
+  const timer = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`run of ${meetingId} did not close within ${timeoutMs} ms`)), timeoutMs).unref());
+  try {
+    return { status: 'completed', result: await Promise.race([handle.result(), timer]) };
+  } catch (e) {
+    if (e instanceof WorkflowFailedError) return { status: 'failed', message: (e.cause as Error | undefined)?.message ?? e.message };
+    throw e;
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * summarize: keywords, action items, overview, topics, meeting type and outline. The built-in
+ * extractive summarizer by default; the OpenAI-compatible chat model at LLM_URL when set. A chat model
+ * that keeps failing (or answers unusably) does not fail the meeting: the last attempt, or a failure
+ * that retrying cannot fix, falls back to the extractive summary with notes.llm saying why.
+ */
+import { loadIngestMeeting } from '../../services/core/ingest';
+import { isRetryable } from '../../services/net/errors';
+import { createSummarizer, summarize, type SummarizeOptions, type Summary } from '../../services/intelligence/summarize';
+import type { Sentence } from '../../services/intelligence/types';
+import { ActivityDeps, attempt, runStep, stageOf } from './context';
+import { sentencesFor } from './transcribe';
+import type { StepInput, SummarizeResult } from './types';
+
+/** Attempts that may still fail on a chat-model error before the extractive fallback is used. */
+const LLM_ATTEMPTS = 3;
+
+interface StagedSummary {
+  digest: string;
+  summary: Summary;
+}
+
+export async function computeSummary(deps: ActivityDeps, meetingId: string, sentences: Sentence[], tryNumber = attempt()): Promise<Summary> {
+  const meeting = await loadIngestMeeting(deps.db, meetingId);
+  const options: SummarizeOptions = meeting
+    ? {
+        title: meeting.title,
+        meetingDate: new Date(meeting.date).toISOString(),
+        participants: (meeting.upload_options.attendees ?? []).map((a) => ({ name: a.displayName ?? a.email, email: a.email })),
+      }
+    : {};
+  const summarizer = createSummarizer(deps.config, { fallback: tryNumber >= LLM_ATTEMPTS ? 'extractive' : 'throw' });
+  try {
+    return await summarizer.summarize(sentences, options);
+  } catch (e) {
+    if (isRetryable(e)) throw e; // Temporal tries again; the last attempt falls back
+    const fallback = summarize(sentences, options);
+    fallback.notes.llm = `${(e as Error).message}; this is the built-in extractive summary instead`;
+    return fallback;
+  }
+}
+
+/** The summary of these very sentences: staged when its digest matches, else computed now. */
+export async function summaryFor(deps: ActivityDeps, input: StepInput, sentences: { digest: string; sentences: Sentence[] }): Promise<Summary> {
+  const stage = stageOf(deps, input.meetingId);
+  const staged = await stage.readJson<StagedSummary>('summary');
+  if (staged?.digest === sentences.digest) return staged.summary;
+  const summary = await computeSummary(deps, input.meetingId, sentences.sentences);
+  await stage.writeJson('summary', { digest: sentences.digest, summary } satisfies StagedSummary);
+  return summary;
+}
+
+export function summarizeActivity(deps: ActivityDeps) {
+  return (input: StepInput): Promise<SummarizeResult> =>
+    runStep('summarize', async () => {
+      const sentences = await sentencesFor(deps, input.meetingId, input.media);
+      const summary = await summaryFor(deps, input, sentences);
+      return { digest: sentences.digest, source: summary.source, meetingType: summary.meeting_type, actionItems: summary.action_items.length };
+    });
+}

@@ -1,0 +1,90 @@
+/**
+ * transcribe: media → sentences with speakers and timestamps. Caption files (WebVTT, SRT) are imported
+ * with their own speakers; audio and video go to the OpenAI-compatible speech-to-text server at ASR_URL
+ * (without it, audio fails with a message saying to set ASR_URL). Sentences are staged; the workflow
+ * only gets their count and digest.
+ */
+import { chargeMinutes, loadIngestMeeting } from '../../services/core/ingest';
+import { createOpenAiCompatibleAsr, selectAsr } from '../../services/intelligence/asr';
+import type { MediaInput, Sentence } from '../../services/intelligence/types';
+import { ActivityDeps, activitySignal, badInput, runStep, stageOf } from './context';
+import { mediaFor } from './media';
+import { sha256 } from './stage';
+import type { MediaRef, MeetingRef, TranscriptRef } from './types';
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+/** fetch with the activity's cancellation: a worker shutting down aborts the call to the ASR server. */
+function cancellableFetch(signal: AbortSignal | undefined): typeof fetch {
+  if (!signal) return fetch;
+  return (input, init) => fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+}
+
+/** ISO 639-1 for the ASR server: "pt-BR" → "pt". */
+const asrLanguage = (custom: string | null) => custom?.split('-')[0] || undefined;
+
+export async function recognise(deps: ActivityDeps, media: MediaInput, language: string | null): Promise<Sentence[]> {
+  const asr = selectAsr(media.contentType, deps.config);
+  const engine =
+    asr.name === 'openai-compatible'
+      ? createOpenAiCompatibleAsr({ ...deps.config.asr, language: asrLanguage(language), fetchImpl: cancellableFetch(activitySignal()) })
+      : asr;
+  const sentences = await engine.transcribe(media);
+  if (sentences.length === 0) {
+    throw badInput(
+      asr.name === 'captions'
+        ? 'file: the caption file has no cues with text; nothing to transcribe'
+        : 'url: no speech was recognised in the recording; nothing to transcribe',
+    );
+  }
+  return sentences;
+}
+
+export const digestOf = (sentences: Sentence[]) => sha256(JSON.stringify(sentences)).slice(0, 32);
+
+export function describe(sentences: Sentence[], media: MediaRef): TranscriptRef {
+  const lastEnd = sentences.reduce((m, s) => Math.max(m, s.end_time), 0);
+  return {
+    digest: digestOf(sentences),
+    sentences: sentences.length,
+    speakers: new Set(sentences.map((s) => s.speaker_id)).size,
+    durationSeconds: round3(Math.max(media.durationSeconds ?? 0, lastEnd)),
+  };
+}
+
+interface StagedSentences {
+  digest: string;
+  sentences: Sentence[];
+}
+
+/** Transcribe the meeting's media and stage the sentences. */
+export async function deriveSentences(deps: ActivityDeps, meetingId: string, media: MediaRef): Promise<StagedSentences> {
+  const meeting = await loadIngestMeeting(deps.db, meetingId);
+  const input = await mediaFor(deps, meetingId, media);
+  const sentences = await recognise(deps, input, meeting?.custom_language ?? null);
+  const staged = { digest: digestOf(sentences), sentences };
+  await stageOf(deps, meetingId).writeJson('sentences', staged);
+  return staged;
+}
+
+/**
+ * The sentences of this run: the staged ones, or (on a worker that lacks them) transcribed again.
+ * Analytics and summary are tied to the digest of the sentences they came from, so a re-derived
+ * transcript never meets analytics of another.
+ */
+export async function sentencesFor(deps: ActivityDeps, meetingId: string, media: MediaRef): Promise<StagedSentences> {
+  const staged = await stageOf(deps, meetingId).readJson<StagedSentences>('sentences');
+  return staged ?? deriveSentences(deps, meetingId, media);
+}
+
+export function transcribeActivity(deps: ActivityDeps) {
+  return (input: MeetingRef & { media: MediaRef }): Promise<TranscriptRef> =>
+    runStep('transcribe', async () => {
+      // A retried attempt reuses sentences an earlier attempt staged (speech recognition is costly).
+      const { sentences } = await sentencesFor(deps, input.meetingId, input.media);
+      const ref = describe(sentences, input.media);
+      // Caption files and audio without a duration in their metadata are charged here, once.
+      await chargeMinutes(deps.db, input.meetingId, ref.durationSeconds);
+      return ref;
+    });
+}

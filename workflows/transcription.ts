@@ -1,0 +1,102 @@
+/**
+ * TranscriptionWorkflow (DESIGN flow 2): fetchMedia → transcribe → analyze ‖ summarize → persist →
+ * post-processing children. Started by uploadAudio with workflow id `transcription-<meetingId>`.
+ *
+ * Deterministic: it only orders activities (imported as types) and reacts to their outcome. Bad input
+ * (a refused address, a 404, a file over the cap, an unsupported type, malformed captions, no ASR
+ * configured for audio) fails its activity at once; anything else is retried by the activity's policy.
+ * Whatever ends the run early, the meeting is marked `failed` with a reason a person can read, and no
+ * partial transcript is ever visible (persist writes it all in one transaction, or nothing).
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  log,
+  proxyActivities,
+  startChild,
+} from '@temporalio/workflow';
+import type { TranscriptionActivities } from './activities/types';
+import { postProcessingChildren } from './post-processing';
+
+export interface TranscriptionInput {
+  meetingId: string;
+}
+
+export interface TranscriptionResult {
+  meetingId: string;
+  status: 'completed';
+  sentences: number;
+  speakers: number;
+  participants: number;
+  summarySource: 'extractive' | 'llm';
+  /** Workflow ids of the post-processing children started (abandoned to run on their own). */
+  children: string[];
+}
+
+const NON_RETRYABLE = ['BadInput', 'MeetingGone', 'NonRetryableNetError'];
+
+/** Downloads are bounded by MEDIA_FETCH_TIMEOUT inside the activity; this only catches a lost worker. */
+const { fetchMedia } = proxyActivities<Pick<TranscriptionActivities, 'fetchMedia'>>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+/** Speech recognition of a long recording on a CPU takes a while; it heartbeats while it waits. */
+const { transcribe } = proxyActivities<Pick<TranscriptionActivities, 'transcribe'>>({
+  startToCloseTimeout: '3 hours',
+  heartbeatTimeout: '2 minutes',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+/** Pure computation (and the chat model when LLM_URL is set). */
+const { analyze, summarize } = proxyActivities<Pick<TranscriptionActivities, 'analyze' | 'summarize'>>({
+  startToCloseTimeout: '20 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+/** One database transaction; retried generously because a database blip must not lose a transcript. */
+const { persist, markFailed } = proxyActivities<Pick<TranscriptionActivities, 'persist' | 'markFailed'>>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+/** The sentence a person reads in failure_reason: the activity's own message, never a stack. */
+export function failureReason(e: unknown): string {
+  let err = e as Error | undefined;
+  // ActivityFailure wraps the activity's ApplicationFailure; its message is the one meant for people.
+  while (err instanceof ActivityFailure && err.cause) err = err.cause as Error;
+  const message = err?.message?.trim();
+  return message || 'transcription failed for an unknown reason';
+}
+
+export async function TranscriptionWorkflow(input: TranscriptionInput): Promise<TranscriptionResult> {
+  const { meetingId } = input;
+  let outcome: Omit<TranscriptionResult, 'children'>;
+  try {
+    const media = await fetchMedia({ meetingId });
+    const transcript = await transcribe({ meetingId, media });
+    const step = { meetingId, media, transcript };
+    const [, summary] = await Promise.all([analyze(step), summarize(step)]);
+    const persisted = await persist(step);
+    outcome = { meetingId, status: 'completed', ...persisted, summarySource: summary.source };
+  } catch (e) {
+    const reason = isCancellation(e) ? 'processing was cancelled by an operator' : failureReason(e);
+    log.warn('transcription failed', { meetingId, reason });
+    // Marking must happen even when the run itself is being cancelled.
+    await CancellationScope.nonCancellable(() => markFailed({ meetingId, reason }));
+    if (isCancellation(e)) throw e;
+    throw ApplicationFailure.nonRetryable(reason, 'TranscriptionFailed');
+  }
+
+  const children: string[] = [];
+  for (const child of postProcessingChildren({ meetingId })) {
+    await startChild(child.workflowType, { workflowId: child.workflowId, args: child.args, parentClosePolicy: 'ABANDON' });
+    children.push(child.workflowId);
+  }
+  return { ...outcome, children };
+}
