@@ -24,6 +24,14 @@ export interface MeetingRow {
   client_reference_id: string | null;
 }
 
+/** The columns of a MeetingRow, for selects: `m.*` would also drag in the search vectors. */
+export const MEETING_ROW_COLUMNS = [
+  'id', 'team_id', 'organizer_id', 'organizer_email', 'title', 'date', 'duration_seconds', 'privacy', 'channel_id',
+  'status', 'failure_reason', 'is_live', 'live_state', 'meeting_link', 'meeting_type', 'client_reference_id',
+] as const satisfies readonly (keyof MeetingRow)[];
+
+export const meetingColumns = (alias: string) => MEETING_ROW_COLUMNS.map((c) => `${alias}.${c}`);
+
 export interface MeetingRecord {
   id: string;
   title: string;

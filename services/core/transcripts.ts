@@ -11,7 +11,7 @@ import type { Config } from '../platform/config';
 import { visibleTo } from './access';
 import { invalid, notFound } from './errors';
 import type { Principal } from './principal';
-import { MeetingRecord, MeetingRow, toMeetingRecord } from './records';
+import { MeetingRecord, MeetingRow, toMeetingRecord, meetingColumns } from './records';
 
 // ---------------------------------------------------------------------------------------------------
 // Shapes
@@ -148,7 +148,7 @@ function inSnapshot<T>(db: Knex, fn: (trx: Trx) => Promise<T>): Promise<T> {
 }
 
 async function readVisibleMeeting(trx: Trx, p: Principal, id: string): Promise<MeetingRow> {
-  const m = await trx('meetings as m').modify(visibleTo(p, 'm')).where('m.id', id).first<MeetingRow | undefined>('m.*');
+  const m = await trx('meetings as m').modify(visibleTo(p, 'm')).where('m.id', id).first<MeetingRow | undefined>(meetingColumns('m'));
   if (!m) throw notFound('meeting', id);
   return m;
 }

@@ -4,6 +4,7 @@
  * are built once per process.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { CallToolRequestSchema, ErrorCode as RpcError, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { requireFlag, requireScope } from '../core/access';
@@ -100,8 +101,15 @@ export async function callTool(name: string, args: unknown, principal: Principal
   }
 }
 
+/** One validator for the process: the SDK would build a new Ajv instance for every per-request Server. */
+const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
+
 export function createMcpServer(principal: Principal, deps: Deps): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: SHARED_VALIDATOR,
+  });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(principal).map((t) => t.listing) }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(req.params.name, req.params.arguments, principal, deps));
   return server;

@@ -7,6 +7,8 @@ import type { Knex } from 'knex';
 import * as initialSchema from './20261121000000_initial_schema';
 import * as searchIndexes from './20261121000100_search_indexes';
 import * as oauth from './20261121000200_oauth';
+import * as rulesDryRun from './20261121000500_rules_dry_run';
+import * as webhookLedger from './20261122000500_webhook_ledger';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -17,6 +19,8 @@ const MIGRATIONS: [string, Migration][] = [
   ['20261121000000_initial_schema', initialSchema],
   ['20261121000100_search_indexes', searchIndexes],
   ['20261121000200_oauth', oauth],
+  ['20261121000500_rules_dry_run', rulesDryRun],
+  ['20261122000500_webhook_ledger', webhookLedger],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

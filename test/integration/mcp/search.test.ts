@@ -3,9 +3,11 @@
  * order, who sees what, every limit on both sides of its boundary, and the three formats.
  * Each group builds its own team, so visibility isolates its meetings from the other groups'.
  */
+import fc from 'fast-check';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { makeChannel, makeMeeting, makeTeam, makeUser, shareMeeting, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
+import { parseTsquery, serialize } from '../../../services/search/tsquery';
 
 let t: TestDatabase;
 let mcp: McpHarness;
@@ -76,6 +78,89 @@ describe('keyword and scope', () => {
   it('refuses control characters in the keyword as invalid_arguments, never an internal error', async () => {
     const r = await mcp.call(u.key, 'svc_get_transcripts', { keyword: 'zephyr\u0000' });
     expect(r.data.error).toMatchObject({ code: 'invalid_arguments', field: 'keyword', rule: 'no control characters' });
+  });
+});
+
+describe('what was said: the meeting is the document', () => {
+  const lines = (...texts: string[]) => texts.map((text, i) => ({ speaker: 'Ana', text, start: i * 10, end: i * 10 + 9 }));
+  let u: TestUser;
+  let a: string;
+  let b: string;
+  let c: string;
+
+  beforeAll(async () => {
+    u = (await team()).admin;
+    a = (await makeMeeting(t.db, { organizer: u, title: 'Doc one', date: '2026-08-01T10:00:00Z', sentences: lines('The zephyr rollout slipped.', 'Hiring is on hold.') })).id;
+    b = (await makeMeeting(t.db, { organizer: u, title: 'Doc two', date: '2026-08-02T10:00:00Z', sentences: lines('Zephyr hiring plans.') })).id;
+    c = (await makeMeeting(t.db, { organizer: u, title: 'Doc three', date: '2026-08-03T10:00:00Z', sentences: lines('Nothing here.') })).id;
+  });
+  // Bare words of the grammar pass into the keyword as written, web-search syntax included.
+  const said = async (keyword: string) => ids(await both(u.key, { keyword, scope: 'sentences' }, `${keyword} scope:sentences`));
+
+  it('finds every word anywhere in the meeting, a phrase only within one sentence', async () => {
+    expect(await said('zephyr hiring')).toEqual([b, a]);
+    expect(await said('"zephyr rollout"')).toEqual([a]);
+    expect(await said('"rollout slipped" hiring')).toEqual([a]);
+    expect(await said('"slipped hiring"')).toEqual([]);
+  });
+
+  it('excludes meetings where a -word or -"phrase" was said, and takes or', async () => {
+    expect(await said('zephyr -hiring')).toEqual([]);
+    expect(await said('zephyr -rollout')).toEqual([b]);
+    expect(await said('-zephyr')).toEqual([c]);
+    expect(await said('-"zephyr hiring"')).toEqual([c, a]);
+    expect(await said('rollout or nothing')).toEqual([c, a]);
+    expect(await said('"zephyr rollout" or nothing')).toEqual([c, a]);
+  });
+
+  it('matches nothing for a keyword of stop words only', async () => {
+    expect(await said('the and of')).toEqual([]);
+    expect(ids(await both(u.key, { keyword: 'the' }, 'the'))).toEqual([]);
+  });
+
+  it('follows sentences as they are added, changed and deleted', async () => {
+    const words = async (id: string) => (await t.db('meetings').where({ id }).first('transcript_tsv'))?.transcript_tsv as string | null | undefined;
+    await t.db('sentences').insert({ meeting_id: c, idx: 1, speaker_name: 'Ana', speaker_id: 0, text: 'Zephyr after all.', raw_text: 'Zephyr after all.', start_time: 20, end_time: 25 });
+    expect(await said('zephyr')).toEqual([c, b, a]);
+    await t.db('sentences').where({ meeting_id: c, idx: 1 }).update({ text: 'Quantum after all.' });
+    expect(await said('quantum')).toEqual([c]);
+    expect(await said('zephyr')).toEqual([b, a]);
+    await t.db('sentences').where({ meeting_id: c, idx: 1 }).del();
+    expect(await said('quantum')).toEqual([]);
+    expect(await words(c)).toBe("'noth'");
+    // Deleting a meeting cascades through its sentences without a hitch.
+    const gone = (await makeMeeting(t.db, { organizer: u, title: 'Doc gone', sentences: lines('Zephyr once.') })).id;
+    expect(await words(gone)).toBe("'zephyr'");
+    await t.db('meetings').where({ id: gone }).del();
+    expect(await words(gone)).toBeUndefined();
+  });
+
+  it('reads a meeting sentence by sentence when its lexemes were past the size limit', async () => {
+    await t.db('meetings').where({ id: a }).update({ transcript_tsv: null });
+    // Sentence by sentence: the words of a query must then share a sentence.
+    expect(await said('zephyr')).toEqual([b, a]);
+    expect(await said('"zephyr rollout"')).toEqual([a]);
+    expect(await said('zephyr hiring')).toEqual([b]);
+    // An append keeps it unsummarised (the earlier lexemes are unknown); a rebuild lifts that.
+    await t.db('sentences').insert({ meeting_id: a, idx: 5, speaker_name: 'Ana', speaker_id: 0, text: 'Later words.', raw_text: 'Later words.', start_time: 50, end_time: 55 });
+    expect((await t.db('meetings').where({ id: a }).first('transcript_tsv')).transcript_tsv).toBeNull();
+    await t.db('sentences').where({ meeting_id: a, idx: 5 }).del();
+    expect(await said('zephyr hiring')).toEqual([b, a]);
+  });
+
+  it('reads back every tsquery PostgreSQL makes of a keyword as the same query', async () => {
+    const word = fc.constantFrom('budget', 'the', 'pricing', 'page', "don't", 'e-mail', 'c:\\temp', 'x\'y', 'or', 'and', '-', '"', 'a<->b', 'k8s', '!', '(', ')', '&', '|', '42');
+    const keyword = fc.array(fc.tuple(fc.constantFrom('', '-', '"', '-"'), word, fc.constantFrom('', '"', ' or')), { maxLength: 6 }).map((parts) => parts.map((p) => p.join('')).join(' '));
+    await fc.assert(
+      fc.asyncProperty(keyword, async (k) => {
+        const q = (await t.db.raw("select websearch_to_tsquery('english', ?)::text as q", [k])).rows[0].q as string;
+        const tree = parseTsquery(q);
+        if (tree === null) return expect(q).toBe('');
+        const back = (await t.db.raw('select ?::tsquery::text as q', [serialize(tree)])).rows[0].q;
+        expect(back).toBe(q);
+      }),
+      { numRuns: 150 },
+    );
   });
 });
 

@@ -1,0 +1,698 @@
+/**
+ * MCP benchmark: seeds PostgreSQL with N meetings × M sentences, serves the mcp role in this process
+ * on a real port, and drives POST /mcp with concurrent JSON-RPC tools/call requests from a child
+ * process. Beside the figures it measures, in the same run, the same SQL through pg alone (the
+ * database's share) and a bare MCP SDK server answering a no-op tool (the protocol's own cost).
+ *
+ *   npx tsx test/bench/mcp.bench.ts                          # 10,000 meetings × 200 sentences
+ *   npx tsx test/bench/mcp.bench.ts --meetings 1000 --sentences 50 --seconds 5
+ *
+ * See test/bench/README.md for every option and how to read the output.
+ */
+import { spawn } from 'node:child_process';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import express from 'express';
+import knexFactory, { Knex } from 'knex';
+import { Pool } from 'pg';
+import { ulid } from 'ulid';
+import { decode } from '@toon-format/toon';
+import { encode as tokens } from 'gpt-tokenizer';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createApiKey, authenticateApiKey } from '../../services/core/apikeys';
+import { startLocalPostgres } from '../../services/devstack/postgres';
+import { freePort } from '../../services/devstack/ports';
+import { createMcpApp } from '../../services/mcp/app';
+import { loadConfig } from '../../services/platform/config';
+import { createDb, migrateLatest } from '../../services/platform/db';
+import { closeServers, listen, serverUrl } from '../../services/platform/http';
+import { resolveFilters } from '../../services/search/filters';
+import { keywordQuery, listQuery } from '../../services/search/query';
+
+// ---- options ------------------------------------------------------------------------------------
+
+interface Options {
+  meetings: number;
+  sentences: number;
+  users: number;
+  concurrency: number;
+  seconds: number;
+  serialSeconds: number;
+  databaseUrl?: string;
+  reseed: boolean;
+  seedOnly: boolean;
+  /** Internal: run as the load driver of one phase (spec on stdin, stats on stdout). */
+  driver: boolean;
+  keepPostgres: boolean;
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = {
+    meetings: 10_000,
+    sentences: 200,
+    users: 50,
+    concurrency: 16,
+    seconds: 10,
+    serialSeconds: 4,
+    databaseUrl: process.env.DATABASE_URL,
+    reseed: false,
+    seedOnly: false,
+    driver: false,
+    keepPostgres: false,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const num = () => {
+      const v = Number(argv[++i]);
+      if (!Number.isFinite(v) || v <= 0) throw new Error(`${a} needs a positive number`);
+      return v;
+    };
+    switch (a) {
+      case '--meetings': o.meetings = Math.floor(num()); break;
+      case '--sentences': o.sentences = Math.floor(num()); break;
+      case '--users': o.users = Math.max(2, Math.floor(num())); break;
+      case '--concurrency': o.concurrency = Math.floor(num()); break;
+      case '--seconds': o.seconds = num(); break;
+      case '--serial-seconds': o.serialSeconds = num(); break;
+      case '--database-url': o.databaseUrl = argv[++i]; break;
+      case '--reseed': o.reseed = true; break;
+      case '--seed-only': o.seedOnly = true; break;
+      case '--driver': o.driver = true; break;
+      case '--keep-postgres': o.keepPostgres = true; break;
+      case '--help':
+      case '-h':
+        console.log('options: --meetings N --sentences M --users U --concurrency C --seconds S --serial-seconds S --database-url URL --reseed --keep-postgres');
+        return process.exit(0);
+      default:
+        throw new Error(`unknown option ${a} (try --help)`);
+    }
+  }
+  return o;
+}
+
+// ---- deterministic data -----------------------------------------------------------------------
+
+/** mulberry32: small, fast, and the same rows on every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Everyday speech, most frequent first (Zipf-distributed draws make the head common and the tail rare).
+const GENERAL = (
+  'the to and a of i we that is it you in this so for on be have just think can do yeah what with but are not if ' +
+  'was like know about they at our there one get all okay right going would will need also maybe then out from when ' +
+  'how more some time make sure next week go see because good which really them other by thing team work let into ' +
+  'any now well first should could those still want people back much last sounds great question look actually day ' +
+  'things point take update plan call meeting said kind here lot probably already start working today done mean ' +
+  'follow quick change part new idea side number again issue open try thanks yes everyone sort month morning ' +
+  'together early share later happen understand wait little long end case keep small agree each fine between far ' +
+  'anything nothing different before after enough important problem easy hard bring list real sense around best'
+).split(' ');
+
+// What meetings are about; each meeting draws a few, which then recur through its sentences.
+const TOPICS = (
+  'budget roadmap customer pricing release hiring onboarding migration database security launch marketing sales ' +
+  'forecast revenue quarter contract invoice vendor partner design prototype feedback research analytics dashboard ' +
+  'kubernetes deployment incident outage latency performance testing integration api mobile website checkout ' +
+  'subscription churn retention support ticket escalation compliance audit privacy legal procurement training ' +
+  'recruiting interview offer promotion retrospective sprint backlog estimate milestone deadline dependency risk ' +
+  'warehouse shipping logistics inventory supplier factory quality certification renewal expansion board investor ' +
+  'fundraising valuation acquisition merger benchmark competitor positioning messaging campaign webinar conference ' +
+  'newsletter podcast translation localization accessibility gdpr soc2 encryption backup failover observability ' +
+  'telemetry grafana prometheus terraform helm postgres temporal webhook transcript summary soundbite'
+).split(' ');
+
+// The long tail: names, products and jargon a team uses now and then (pseudo-words, deterministic).
+const TAIL = (() => {
+  const rand = prng(42);
+  const syllables = ['ka', 'lo', 'mi', 'ren', 'tor', 'vak', 'sel', 'dun', 'pra', 'zi', 'mor', 'bex', 'qua', 'lin', 'fen', 'gar', 'hol', 'jut', 'nix', 'ost'];
+  const words = new Set<string>();
+  while (words.size < 4000) {
+    const n = 2 + Math.floor(rand() * 2);
+    words.add(Array.from({ length: n }, () => syllables[Math.floor(rand() * syllables.length)]).join(''));
+  }
+  return [...words];
+})();
+
+const TITLES = ['Weekly planning', 'Standup', '1:1', 'Customer call', 'Review', 'Sync', 'Kickoff', 'Retro', 'Workshop', 'Interview', 'All hands', 'Deep dive'];
+
+/** Draws index k of n with probability ∝ 1/(k+1) (Zipf, s = 1). */
+function zipf(n: number, rand: () => number): () => number {
+  const cdf: number[] = [];
+  let sum = 0;
+  for (let k = 0; k < n; k++) cdf.push((sum += 1 / (k + 1)));
+  return () => {
+    const x = rand() * sum;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cdf[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+interface SeedUser {
+  id: string;
+  email: string;
+  name: string;
+}
+
+const PRIVACIES: [string, number][] = [
+  ['teammatesandparticipants', 0.7],
+  ['owner', 0.1],
+  ['participants', 0.1],
+  ['teammates', 0.05],
+  ['link', 0.05],
+];
+
+function pick<T>(items: [T, number][], rand: () => number): T {
+  let x = rand();
+  for (const [v, w] of items) if ((x -= w) < 0) return v;
+  return items[items.length - 1][0];
+}
+
+const BENCH_END = Date.parse('2026-11-20T18:00:00Z');
+const BENCH_SPAN_MS = 2 * 365 * 24 * 3600 * 1000;
+
+// ---- database ---------------------------------------------------------------------------------
+
+async function provisionDatabase(o: Options): Promise<{ adminUrl: string; stop(): void }> {
+  if (o.databaseUrl) return { adminUrl: o.databaseUrl, stop: () => {} };
+  // A cluster of our own in a fixed folder, so a seeded database survives between runs.
+  const pg = startLocalPostgres({ dataDir: join(tmpdir(), 'mi-bench-pg'), port: await freePort(), durable: false });
+  return { adminUrl: pg.url, stop: () => (o.keepPostgres ? undefined : pg.stop()) };
+}
+
+const dbName = (o: Options) => `mi_bench_${o.meetings}x${o.sentences}x${o.users}`;
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function isSeeded(adminUrl: string, url: string, name: string): Promise<boolean> {
+  const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+  const exists = (await admin.raw('select 1 from pg_database where datname = ?', [name])).rows.length > 0;
+  await admin.destroy();
+  if (!exists) return false;
+  const db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
+  try {
+    const r = await db.raw("select to_regclass('bench_info') is not null as ok");
+    if (!r.rows[0].ok) return false;
+    const info = await db('bench_info').first();
+    return Boolean(info?.done);
+  } catch {
+    return false;
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function createDatabase(adminUrl: string, name: string, drop: boolean): Promise<void> {
+  const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+  try {
+    if (drop) await admin.raw(`drop database if exists ${name} with (force)`);
+    const exists = await admin.raw('select 1 from pg_database where datname = ?', [name]);
+    if (!exists.rows.length) await admin.raw(`create database ${name}`);
+  } finally {
+    await admin.destroy();
+  }
+}
+
+/** Load the data set. Runs in a child process (--seed-only) so its memory never counts in the server's RSS. */
+async function seed(url: string, o: Options): Promise<void> {
+  const started = Date.now();
+  const db = createDb({ url, poolMax: 4 });
+  await migrateLatest(db);
+  await db.raw('create table if not exists bench_info (meetings int, sentences int, users int, done boolean, seeded_at timestamptz default now())');
+  await db('bench_info').del();
+
+  const rand = prng(20261121);
+  const idRand = prng(7);
+  const general = zipf(GENERAL.length, rand);
+  const topic = zipf(TOPICS.length, rand);
+  const tail = zipf(TAIL.length, rand);
+
+  const teamId = ulid(BENCH_END - BENCH_SPAN_MS - 1000, idRand);
+  await db('teams').insert({ id: teamId, name: 'Acme', tier: 'enterprise', feature_flags: ['search', 'fetch'] });
+  const users: SeedUser[] = [];
+  for (let i = 0; i < o.users; i++) {
+    const n = String(i + 1).padStart(2, '0');
+    users.push({ id: ulid(BENCH_END - BENCH_SPAN_MS - 900 + i, idRand), email: `user${n}@acme.example`, name: `User ${n}` });
+  }
+  await db('users').insert(users.map((u, i) => ({ ...u, team_id: teamId, role: i === 0 ? 'admin' : 'member' })));
+  const channels = Array.from({ length: 5 }, (_, i) => ({ id: ulid(BENCH_END - BENCH_SPAN_MS - 500 + i, idRand), team_id: teamId, title: `Channel ${i + 1}` }));
+  await db('channels').insert(channels);
+  await db('channel_members').insert(
+    channels.flatMap((c, ci) => users.filter((_, ui) => (ui + ci) % 5 === 0).map((u) => ({ channel_id: c.id, user_id: u.id }))),
+  );
+
+  // The GIN index is built once after the load: far faster than maintaining it row by row.
+  const ginDef = (await db.raw("select indexdef from pg_indexes where indexname = 'sentences_tsv_idx'")).rows[0]?.indexdef as string | undefined;
+  await db.raw('drop index if exists sentences_tsv_idx');
+
+  const BATCH = Math.max(1, Math.floor(20_000 / o.sentences));
+  const inflight = new Set<Promise<void>>();
+  let sentencesLoaded = 0;
+  for (let first = 0; first < o.meetings; first += BATCH) {
+    const meetings: Record<string, unknown>[] = [];
+    const participants: Record<string, unknown>[] = [];
+    const summaries: Record<string, unknown>[] = [];
+    const analytics: Record<string, unknown>[] = [];
+    const speakerRows: Record<string, unknown>[] = [];
+    const s = { meeting_id: [] as string[], idx: [] as number[], speaker_name: [] as string[], speaker_id: [] as number[], text: [] as string[], start: [] as number[], end: [] as number[] };
+
+    for (let i = first; i < Math.min(first + BATCH, o.meetings); i++) {
+      const date = BENCH_END - BENCH_SPAN_MS + Math.floor(((i + rand()) / o.meetings) * BENCH_SPAN_MS);
+      const id = ulid(date, idRand);
+      const organizer = users[Math.floor(rand() * users.length)];
+      const attendees = new Map<string, SeedUser>([[organizer.email, organizer]]);
+      const size = 1 + Math.floor(rand() * 5);
+      while (attendees.size < Math.min(size + 1, users.length)) {
+        const u = users[Math.floor(rand() * users.length)];
+        attendees.set(u.email, u);
+      }
+      if (rand() < 0.3) {
+        const guest = `guest${Math.floor(rand() * 500)}@partner.example`;
+        attendees.set(guest, { id: '', email: guest, name: 'Guest' });
+      }
+      const speakers = [...attendees.values()];
+      const topics = [TOPICS[topic()], TOPICS[topic()], TOPICS[topic()]];
+      let t = 0;
+      for (let k = 0; k < o.sentences; k++) {
+        const words: string[] = [];
+        const len = 6 + Math.floor(rand() * 15);
+        for (let w = 0; w < len; w++) {
+          const r = rand();
+          words.push(r < 0.1 ? topics[Math.floor(rand() * 3)] : r < 0.2 ? TAIL[tail()] : GENERAL[general()]);
+        }
+        const sp = Math.floor(rand() * speakers.length);
+        const dur = len * 0.4 + rand() * 2;
+        s.meeting_id.push(id);
+        s.idx.push(k);
+        s.speaker_name.push(speakers[sp].name);
+        s.speaker_id.push(sp);
+        s.text.push(`${words[0][0].toUpperCase()}${words[0].slice(1)} ${words.slice(1).join(' ')}${rand() < 0.2 ? '?' : '.'}`);
+        s.start.push(Math.round(t * 100) / 100);
+        s.end.push(Math.round((t + dur) * 100) / 100);
+        t += dur + rand();
+      }
+      const duration = Math.round(t * 100) / 100;
+      meetings.push({
+        id,
+        team_id: teamId,
+        organizer_id: organizer.id,
+        organizer_email: organizer.email,
+        uploader_id: organizer.id,
+        title: `${TITLES[Math.floor(rand() * TITLES.length)]}: ${topics[0]} and ${topics[1]}`,
+        date: new Date(date),
+        duration_seconds: duration,
+        privacy: pick(PRIVACIES, rand),
+        channel_id: rand() < 0.3 ? channels[Math.floor(rand() * channels.length)].id : null,
+        status: 'completed',
+      });
+      for (const a of speakers) participants.push({ meeting_id: id, email: a.email, name: a.name, user_id: a.id || null });
+      summaries.push({
+        meeting_id: id,
+        keywords: JSON.stringify(topics),
+        action_items: JSON.stringify([`${organizer.name} to follow up on ${topics[0]}`, `Share the ${topics[1]} plan`]),
+        overview: `The team discussed ${topics.join(', ')} and agreed on next steps.`,
+        short_summary: `Discussion of ${topics[0]}, ${topics[1]} and ${topics[2]}.`,
+        topics_discussed: JSON.stringify(topics),
+        meeting_type: 'planning',
+        outline: JSON.stringify(topics.map((x, n) => ({ title: x, start_time: n * 60 }))),
+      });
+      analytics.push({ meeting_id: id, duration_seconds: duration, silence_seconds: 0, talk_listen_ratio: 1, positive_pct: 20, neutral_pct: 70, negative_pct: 10 });
+      speakers.forEach((a, n) =>
+        speakerRows.push({ meeting_id: id, speaker_id: n, name: a.name, email: a.email, duration: duration / speakers.length, word_count: 100, words_per_minute: 140, duration_pct: 100 / speakers.length }),
+      );
+    }
+
+    const load = async () => {
+      await db.transaction(async (tx) => {
+        await tx('meetings').insert(meetings);
+        await tx('meeting_participants').insert(participants);
+        await tx('summaries').insert(summaries);
+        await tx('meeting_analytics').insert(analytics);
+        await tx('speaker_analytics').insert(speakerRows);
+        await tx.raw(
+          `insert into sentences (meeting_id, idx, speaker_name, speaker_id, text, raw_text, start_time, end_time)
+           select m, i, sn, si, t, t, st, en from unnest(?::text[], ?::int[], ?::text[], ?::int[], ?::text[], ?::float8[], ?::float8[]) as u(m, i, sn, si, t, st, en)`,
+          [s.meeting_id, s.idx, s.speaker_name, s.speaker_id, s.text, s.start, s.end],
+        );
+      });
+      sentencesLoaded += s.text.length;
+    };
+    // Two loads in flight: PostgreSQL computes the tsvectors on both cores while the next batch is generated.
+    const p = load().finally(() => inflight.delete(p));
+    inflight.add(p);
+    if (inflight.size >= 2) await Promise.race(inflight);
+    if ((first / BATCH) % 50 === 0) process.stdout.write(`\r  seeding: ${first} / ${o.meetings} meetings, ${sentencesLoaded} sentences, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  }
+  await Promise.all(inflight);
+  process.stdout.write(`\r  seeding: ${o.meetings} meetings, ${sentencesLoaded} sentences loaded in ${((Date.now() - started) / 1000).toFixed(0)} s; indexing…\n`);
+  await db.raw("set maintenance_work_mem = '512MB'");
+  await db.raw(ginDef ?? 'create index sentences_tsv_idx on sentences using gin (tsv)');
+  await db.raw('vacuum analyze');
+  await db('bench_info').insert({ meetings: o.meetings, sentences: o.sentences, users: o.users, done: true });
+  await db.destroy();
+  console.log(`  seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+function seedInChild(url: string, o: Options): Promise<void> {
+  const args = [...process.execArgv, __filename, '--seed-only', '--database-url', url, '--meetings', String(o.meetings), '--sentences', String(o.sentences), '--users', String(o.users)];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: 'inherit' });
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seeding failed with exit code ${code}`))));
+  });
+}
+
+// ---- load driver --------------------------------------------------------------------------------
+
+interface Stats {
+  /** Highest RSS of this process while the phase ran. */
+  rssMb: number;
+  calls: number;
+  errors: number;
+  perSecond: number;
+  mean: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  firstError?: string;
+}
+
+const percentile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : NaN);
+
+/** Run `call` from `concurrency` loops for `seconds` (after a short warm-up) and time each call. */
+async function drive(concurrency: number, seconds: number, call: (i: number) => Promise<string | null>): Promise<Stats> {
+  // Warm caches (the first reads after seeding come from disk) and the JIT before timing.
+  const warmUntil = Date.now() + Math.min(2000, seconds * 200);
+  let i = 0;
+  while (Date.now() < warmUntil) await Promise.all(Array.from({ length: concurrency }, () => call(i++)));
+  const latencies: number[] = [];
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 25);
+  let errors = 0;
+  let firstError: string | undefined;
+  const started = process.hrtime.bigint();
+  const deadline = Date.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < deadline) {
+        const t0 = process.hrtime.bigint();
+        let err: string | null;
+        try {
+          err = await call(i++);
+        } catch (e) {
+          err = String(e);
+        }
+        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        if (err) {
+          errors++;
+          firstError ??= err;
+        }
+      }
+    }),
+  );
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+  clearInterval(sampler);
+  latencies.sort((a, b) => a - b);
+  return {
+    rssMb: peakRss / 1024 / 1024,
+    calls: latencies.length,
+    errors,
+    perSecond: latencies.length / elapsed,
+    mean: latencies.reduce((a, b) => a + b, 0) / Math.max(1, latencies.length),
+    p50: percentile(latencies, 0.5),
+    p95: percentile(latencies, 0.95),
+    p99: percentile(latencies, 0.99),
+    firstError,
+  };
+}
+
+let rpcId = 0;
+
+/** One tools/call over plain HTTP; resolves to the result text, or throws with the error. */
+async function toolsCall(url: string, key: string, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  const body = (await res.json()) as { result?: { isError?: boolean; content: { text: string }[] }; error?: { message: string } };
+  if (!body.result) throw new Error(`HTTP ${res.status}: ${body.error?.message ?? 'no result'}`);
+  return { isError: Boolean(body.result.isError), text: body.result.content.map((c) => c.text).join('\n') };
+}
+
+/** The bare SDK baseline: McpServer + stateless transport per request, one no-op tool. */
+async function startBareSdk(): Promise<{ url: string; server: Server }> {
+  const app = express();
+  app.post('/mcp', express.json(), async (req, res) => {
+    const mcp = new McpServer({ name: 'bare', version: '1.0.0' });
+    mcp.registerTool('noop', { description: 'does nothing', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'ok' }] }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void mcp.close();
+    });
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+  const server = await listen(app, 0, '127.0.0.1');
+  return { url: `${serverUrl(server)}/mcp`, server };
+}
+
+/** One phase for a driver process: the calls to rotate through, how many at once, for how long. */
+interface DriverSpec {
+  url: string;
+  calls: { key: string; name: string; args: Record<string, unknown> }[];
+  concurrency: number;
+  seconds: number;
+}
+
+/** --driver: run one phase of MCP calls and print its stats as JSON. */
+async function driverMain(): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  const spec = JSON.parse(Buffer.concat(chunks).toString('utf8')) as DriverSpec;
+  const stats = await drive(spec.concurrency, spec.seconds, async (i) => {
+    const c = spec.calls[i % spec.calls.length];
+    const r = await toolsCall(spec.url, c.key, c.name, c.args);
+    return r.isError ? r.text.slice(0, 300) : null;
+  });
+  process.stdout.write(`\n${JSON.stringify(stats)}\n`);
+}
+
+/**
+ * Drive a phase from a child process, so the client's CPU and memory stay out of the server's
+ * process: the RSS reported is the server's own, sampled here while the child runs.
+ */
+function driveRemote(spec: DriverSpec): Promise<Stats> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, __filename, '--driver'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    let peakRss = process.memoryUsage().rss;
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 25);
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => {
+      clearInterval(sampler);
+      const last = out.trim().split('\n').pop() ?? '';
+      if (code !== 0 || !last.startsWith('{')) return reject(new Error(`driver failed (exit ${code}): ${out.slice(-500)}`));
+      resolve({ ...(JSON.parse(last) as Stats), rssMb: peakRss / 1024 / 1024 });
+    });
+    child.stdin.end(JSON.stringify(spec));
+  });
+}
+
+// ---- report -------------------------------------------------------------------------------------
+
+const ms = (v: number) => (Number.isFinite(v) ? `${v.toFixed(1)} ms` : '-');
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+
+function row(name: string, s: Stats, target = ''): string {
+  return [
+    name.padEnd(44),
+    `${s.perSecond.toFixed(0).padStart(6)}/s`,
+    ms(s.p50).padStart(10),
+    ms(s.p95).padStart(10),
+    ms(s.p99).padStart(10),
+    `${String(s.errors).padStart(5)} err`,
+    `${s.rssMb.toFixed(0).padStart(5)} MB`,
+    target,
+  ].join('  ');
+}
+
+// ---- main ---------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  if (o.driver) {
+    await driverMain();
+    return;
+  }
+  if (o.seedOnly) {
+    await seed(o.databaseUrl!, o);
+    return;
+  }
+  console.log(`MCP benchmark: ${o.meetings} meetings × ${o.sentences} sentences, ${o.users} users, ${o.concurrency} concurrent calls, ${o.seconds} s per tool`);
+  const pg = await provisionDatabase(o);
+  const name = dbName(o);
+  const url = withDatabase(pg.adminUrl, name);
+  try {
+    if (o.reseed || !(await isSeeded(pg.adminUrl, url, name))) {
+      await createDatabase(pg.adminUrl, name, true);
+      await seedInChild(url, o);
+    } else {
+      console.log(`  reusing seeded database ${name} (--reseed to rebuild)`);
+    }
+    await run(url, o);
+  } finally {
+    pg.stop();
+  }
+}
+
+async function run(url: string, o: Options): Promise<void> {
+  const config = loadConfig(
+    { DATABASE_URL: url, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '1000000000', SECRETS_KEY: '0'.repeat(64), MCP_ALLOWED_HOSTS: '*' },
+    'mcp',
+  );
+  const db = createDb({ url, poolMax: config.databasePoolMax });
+  const team = await db('teams').first();
+  await db('api_keys').del(); // keys of earlier runs
+  const members = await db('users').where({ team_id: team.id, role: 'member' }).orderBy('email').limit(Math.max(1, o.concurrency));
+  const keys = await Promise.all(members.map(async (u) => (await createApiKey(db, { email: u.email })).key));
+  const principal = await authenticateApiKey(db, keys[0]);
+  const openIds: string[] = (
+    await db('meetings').whereIn('privacy', ['teammatesandparticipants', 'teammates', 'link']).orderByRaw('md5(id)').limit(500).select('id')
+  ).map((r) => r.id);
+
+  // Keywords from the head, middle and tail of the vocabulary, and a phrase: real searches vary.
+  const keywords = [TOPICS[0], TOPICS[8], TOPICS[40], TOPICS[TOPICS.length - 3], GENERAL[60], TAIL[2000], `${TOPICS[0]} ${TOPICS[8]}`, `"${GENERAL[30]} ${GENERAL[31]}"`];
+  console.log('\nKeyword selectivity (matching sentences / meetings):');
+  for (const k of keywords) {
+    const r = await db.raw(
+      "select count(*)::int as n, count(distinct meeting_id)::int as m from sentences where tsv @@ websearch_to_tsquery('english', ?)",
+      [k],
+    );
+    console.log(`  ${k.padEnd(24)} ${String(r.rows[0].n).padStart(9)} sentences in ${String(r.rows[0].m).padStart(6)} meetings`);
+  }
+
+  const app = createMcpApp({ db, config }, []);
+  const server = await listen(app, 0, '127.0.0.1');
+  const mcpUrl = `${serverUrl(server)}/mcp`;
+  const bare = await startBareSdk();
+  const pool = new Pool({ connectionString: url, max: config.databasePoolMax });
+
+  // A phase's calls, rotating through the callers' keys and the given arguments.
+  const ROTATION = 512;
+  const phase = (name: string, args: (i: number) => Record<string, unknown>, concurrency = o.concurrency, seconds = o.seconds, url = mcpUrl): DriverSpec => ({
+    url,
+    concurrency,
+    seconds,
+    calls: Array.from({ length: ROTATION }, (_, i) => ({ key: keys[i % keys.length], name, args: args(i) })),
+  });
+  const kw = (i: number) => keywords[i % keywords.length];
+  const listSql = await Promise.all(
+    keywords.map(async (k) => listQuery(db, principal, resolveFilters({ keyword: k }), await keywordQuery(db, k)).toSQL().toNative()),
+  );
+  // The database's whole share of a keyword call: the API-key lookup every call makes, then the list.
+  const authSql =
+    'select k.id, k.hash, k.revoked_at, k.last_used_at, u.id as user_id, u.email, u.name, u.role, t.id as team_id, t.tier, t.feature_flags ' +
+    'from api_keys k join users u on u.id = k.user_id join teams t on t.id = u.team_id where k.prefix = $1 limit 1';
+  const prefixes = keys.map((k) => k.split('_')[1]);
+  const pgList = async (i: number) => {
+    await pool.query(authSql, [prefixes[i % prefixes.length]]);
+    const q = listSql[i % listSql.length];
+    await pool.query(q.sql, q.bindings as unknown[]);
+    return null;
+  };
+
+  const results: [string, Stats, string][] = [];
+  const measure = async (label: string, run: () => Promise<Stats>) => {
+    process.stdout.write(`  running ${label}…\r`);
+    const s = await run();
+    results.push([label, s, '']);
+    return s;
+  };
+  const remote = (spec: DriverSpec) => () => driveRemote(spec);
+  const local = (concurrency: number, seconds: number, call: (i: number) => Promise<string | null>) => () => drive(concurrency, seconds, call);
+
+  const idleRss = process.memoryUsage().rss / 1024 / 1024;
+  console.log(`\nMeasuring (${o.concurrency} concurrent, ${o.seconds} s each; server RSS before load ${idleRss.toFixed(0)} MB)…`);
+  const getTranscripts = await measure('svc_get_transcripts keyword', remote(phase('svc_get_transcripts', (i) => ({ keyword: kw(i) }))));
+  const search = await measure('svc_search keyword', remote(phase('svc_search', (i) => ({ query: `keyword:${kw(i)} limit:10` }))));
+  const transcript = await measure('svc_get_transcript', remote(phase('svc_get_transcript', (i) => ({ transcriptId: openIds[i % openIds.length] }))));
+  await measure('svc_get_summary', remote(phase('svc_get_summary', (i) => ({ transcriptId: openIds[i % openIds.length] }))));
+  await measure('svc_get_transcripts (no filter)', remote(phase('svc_get_transcripts', () => ({}))));
+  const mcpRss = Math.max(...results.map(([, r]) => r.rssMb));
+  const pgOnly = await measure('baseline: its SQL through pg alone', local(o.concurrency, o.seconds, pgList));
+  const bareSdk = await measure('baseline: bare SDK no-op tool', remote(phase('noop', () => ({}), o.concurrency, o.seconds, bare.url)));
+
+  // One call at a time: latency without queueing, for the per-call overhead ratio.
+  const serialOurs = await measure('serial: svc_get_transcripts keyword', remote(phase('svc_get_transcripts', (i) => ({ keyword: kw(i) }), 1, o.serialSeconds)));
+  const serialPg = await measure('serial: its SQL through pg alone', local(1, o.serialSeconds, pgList));
+  const serialBare = await measure('serial: bare SDK no-op tool', remote(phase('noop', () => ({}), 1, o.serialSeconds, bare.url)));
+
+  // Per keyword, so a slow term is not hidden in the mix.
+  const perKeyword: [string, Stats][] = [];
+  for (const k of keywords) {
+    process.stdout.write(`  running keyword ${k}…\r`);
+    perKeyword.push([k, await driveRemote(phase('svc_get_transcripts', () => ({ keyword: k }), o.concurrency, Math.max(1, o.seconds / 4)))]);
+  }
+
+  // Tokens per result, TOON against JSON.
+  const listToon = await toolsCall(mcpUrl, keys[0], 'svc_get_transcripts', { keyword: keywords[0], limit: 10 });
+  const listJson = await toolsCall(mcpUrl, keys[0], 'svc_get_transcripts', { keyword: keywords[0], limit: 10, format: 'json' });
+  const trToon = await toolsCall(mcpUrl, keys[0], 'svc_get_transcript', { transcriptId: openIds[0] });
+  const trJson = trToon.isError ? '' : JSON.stringify(decode(trToon.text));
+
+  console.log('\nResults'.padEnd(46) + '   calls/s         p50         p95         p99   errors  peak RSS');
+  for (const [label, s, target] of results) console.log(row(label, s, target));
+  for (const [, s] of results.filter(([, s]) => s.firstError)) console.log(`  first error: ${s.firstError}`);
+  console.log('\nsvc_get_transcripts by keyword:');
+  for (const [k, s] of perKeyword) console.log(row(`  ${k}`, s));
+
+  // Medians: robust to the stray slow call of a shared machine.
+  const overhead = serialOurs.p50 - serialPg.p50;
+  const ratio = overhead / serialBare.p50;
+  const tok = (s: string) => tokens(s).length;
+  const listRatio = tok(listToon.text) / tok(listJson.text);
+  const trRatio = trJson ? tok(trToon.text) / tok(trJson) : NaN;
+  const rssMb = mcpRss;
+
+  console.log('\nTargets');
+  const keywordP95 = Math.max(getTranscripts.p95, search.p95);
+  console.log(`  keyword search p95 ≤ 50 ms                 ${ms(getTranscripts.p95)} (svc_get_transcripts), ${ms(search.p95)} (svc_search)   ${verdict(keywordP95 <= 50)}`);
+  console.log(`  svc_get_transcript ≥ 500 calls/s           ${transcript.perSecond.toFixed(0)}/s${transcript.errors ? ` (${transcript.errors} errors)` : ''}   ${verdict(transcript.perSecond >= 500 && transcript.errors === 0)}`);
+  console.log(
+    `  per-call overhead within 2× bare SDK      ours ${ms(overhead)} (p50 ${ms(serialOurs.p50)} call − ${ms(serialPg.p50)} SQL) vs bare ${ms(serialBare.p50)}: ${ratio.toFixed(2)}×   ${verdict(ratio <= 2)}`,
+  );
+  console.log(`  peak RSS ≤ 250 MB                          ${rssMb.toFixed(0)} MB while serving   ${verdict(rssMb <= 250)}`);
+  console.log(
+    `  TOON ≤ 0.6 × JSON tokens                   list ${tok(listToon.text)} vs ${tok(listJson.text)} (${listRatio.toFixed(2)}), transcript ${trJson ? `${tok(trToon.text)} vs ${tok(trJson)} (${trRatio.toFixed(2)})` : 'n/a (svc_get_transcript failed)'}   ${verdict(listRatio <= 0.6 && trRatio <= 0.6)}`,
+  );
+  console.log(`  (database share at ${o.concurrency} concurrent: pg alone ${pgOnly.perSecond.toFixed(0)}/s, p95 ${ms(pgOnly.p95)}; bare SDK ${bareSdk.perSecond.toFixed(0)}/s)`);
+
+  await closeServers([server, bare.server], 1000);
+  await pool.end();
+  await db.destroy();
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
