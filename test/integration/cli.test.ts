@@ -90,6 +90,34 @@ describe('meeting-intel CLI', () => {
     expect(r.json.error.message).toMatch(message);
   });
 
+  it('seed demo imports the fixtures through the pipeline once, and a second run changes nothing', async () => {
+    const seedEnv = { ...env, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS, SECRETS_KEY: 'ab'.repeat(32) };
+    const first = await runCli(['seed', 'demo', '--json'], seedEnv);
+    expect(first.code).toBe(0);
+    expect(first.json).toMatchObject({ admin_email: 'ada@demo.example', users: 8, meetings: { imported: 24, total: 24 } });
+    expect(first.json.api_key).toMatch(/^mi_/);
+    const principal = await authenticateApiKey(t.db, first.json.api_key);
+    expect(principal).toMatchObject({ role: 'super_admin', tier: 'enterprise', flags: ['fetch', 'search'] });
+
+    const counts = async () => ({
+      meetings: Number((await t.db('meetings').where({ team_id: first.json.team_id, status: 'completed' }).count({ n: '*' }))[0].n),
+      sentences: Number((await t.db('sentences').count({ n: '*' }))[0].n),
+      shares: Number((await t.db('meeting_shares').count({ n: '*' }))[0].n),
+      groups: Number((await t.db('user_groups').where({ team_id: first.json.team_id }).count({ n: '*' }))[0].n),
+      channels: Number((await t.db('channels').where({ team_id: first.json.team_id }).count({ n: '*' }))[0].n),
+    });
+    const before = await counts();
+    expect(before.meetings).toBe(24);
+    expect(before.sentences).toBeGreaterThan(24 * 20);
+    expect(before.shares).toBeGreaterThan(0);
+    expect(before).toMatchObject({ groups: 3, channels: 3 });
+
+    const second = await runCli(['seed', 'demo', '--json'], seedEnv);
+    expect(second.code).toBe(0);
+    expect(second.json).toMatchObject({ meetings: { imported: 0, total: 24 }, api_key: null });
+    expect(await counts()).toEqual(before);
+  }, 180_000);
+
   it('serve mcp runs the role until SIGTERM', async () => {
     const port = await freePort();
     const child = spawn(BIN, ['serve', 'mcp'], {
