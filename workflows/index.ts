@@ -1,3 +1,9 @@
 /** Every workflow the worker registers (the worker bundles this file). */
 export { TranscriptionWorkflow } from './transcription';
 export type { TranscriptionInput, TranscriptionResult } from './transcription';
+export { RuleExecutionWorkflow } from './rule-execution';
+export type { RuleExecutionInput, RuleExecutionResult } from './rule-execution';
+export { LiveMeetingWorkflow } from './live-meeting';
+export type { LiveMeetingWorkflowInput, LiveMeetingResult } from './live-meeting';
+export { WebhookDeliveryWorkflow } from './webhook-delivery';
+export type { WebhookDeliveryInput, WebhookDeliveryResult } from './webhook-delivery';

@@ -3,16 +3,29 @@
  * started with parent-close policy ABANDON, so a slow webhook consumer never holds the transcription
  * run open and the children outlive it.
  *
- * >>> HOOK FOR THE NEXT ISSUES <<<
- * Empty for now. The automation issue adds RuleExecutionWorkflow (one per meeting); the webhook issue
- * adds one WebhookDeliveryWorkflow per target (the upload's own webhook, the owner's saved webhook,
- * the team-wide webhook). Add an entry per child below; keep workflow ids derived from the meeting id
- * so a replayed or retried run never starts a child twice.
+ * From a workflow, call `startPostProcessing(meetingId)` (TranscriptionWorkflow and LiveMeetingWorkflow
+ * both do): it first runs the `prepareWebhookDeliveries` activity, because webhook targets come
+ * from the database (the upload's own webhook, the owner's saved webhook, the team-wide webhook: each
+ * recorded once in the ledger), then starts every child of the list below, in order. Children are
+ * started with WorkflowIdReusePolicy REJECT_DUPLICATE and ids derived from the meeting (and target), so
+ * a replayed or retried run never starts a child twice; one that exists already is skipped.
+ *
+ * THE LIST: add one step per kind of child to POST_PROCESSING (a pure function of the input).
+ *   - automation rules: RuleExecutionWorkflow, `rules-<meetingId>` (workflows/rule-execution.ts);
+ *   - webhooks: WebhookDeliveryWorkflow per prepared target, `webhook-<meetingId>-<target>`
+ *     (workflows/webhook-delivery.ts), after the rules.
  *
  * Deterministic code only (this file runs inside the workflow sandbox).
  */
+import { log, proxyActivities, startChild } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { PreparedDelivery, WebhookActivities } from './activities/webhooks';
+import { ruleExecutionChild } from './rule-execution';
+
 export interface PostProcessingInput {
   meetingId: string;
+  /** The meeting's webhook deliveries, prepared from the database by startPostProcessing (none when absent). */
+  webhooks?: PreparedDelivery[];
 }
 
 export interface PostProcessingChild {
@@ -28,9 +41,47 @@ export type PostProcessingStep = (input: PostProcessingInput) => PostProcessingC
 /** The post-processing steps, in start order. */
 export const POST_PROCESSING: PostProcessingStep[] = [
   // (input) => [{ workflowType: 'RuleExecutionWorkflow', workflowId: `rules-${input.meetingId}`, args: [input] }],
-  // (input) => webhookTargets(input).map(...)  -- WebhookDeliveryWorkflow per target
+  // Automation rules: RuleExecutionWorkflow, workflow id rules-<meetingId> (workflows/rule-execution.ts).
+  (input) => [ruleExecutionChild(input)],
+  // Webhooks: one WebhookDeliveryWorkflow per prepared target (workflows/webhook-delivery.ts).
+  (input) => webhookDeliveryChildren(input),
 ];
 
 export function postProcessingChildren(input: PostProcessingInput, steps: PostProcessingStep[] = POST_PROCESSING): PostProcessingChild[] {
   return steps.flatMap((step) => step(input));
+}
+
+/** One WebhookDeliveryWorkflow per prepared delivery, in target order (upload, owner, team). */
+export function webhookDeliveryChildren(input: PostProcessingInput): PostProcessingChild[] {
+  return (input.webhooks ?? []).map((d) => ({ workflowType: 'WebhookDeliveryWorkflow', workflowId: d.workflowId, args: [d.input] }));
+}
+
+/** The webhook targets come from the database; retried generously (a database blip must not lose them). */
+const { prepareWebhookDeliveries } = proxyActivities<Pick<WebhookActivities, 'prepareWebhookDeliveries'>>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30, nonRetryableErrorTypes: ['BadInput', 'MeetingGone'] },
+});
+
+/**
+ * Prepare the meeting's webhook deliveries and start every post-processing child (ABANDON). Returns
+ * the workflow ids of the children, including any that a previous run had already started.
+ */
+export async function startPostProcessing(meetingId: string, steps: PostProcessingStep[] = POST_PROCESSING): Promise<string[]> {
+  const webhooks = await prepareWebhookDeliveries({ meetingId });
+  const ids: string[] = [];
+  for (const child of postProcessingChildren({ meetingId, webhooks }, steps)) {
+    try {
+      await startChild(child.workflowType, {
+        workflowId: child.workflowId,
+        args: child.args,
+        parentClosePolicy: 'ABANDON',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    } catch (e) {
+      if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+      log.info('post-processing child exists already', { meetingId, workflowId: child.workflowId });
+    }
+    ids.push(child.workflowId);
+  }
+  return ids;
 }

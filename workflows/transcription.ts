@@ -15,10 +15,9 @@ import {
   isCancellation,
   log,
   proxyActivities,
-  startChild,
 } from '@temporalio/workflow';
 import type { TranscriptionActivities } from './activities/types';
-import { postProcessingChildren } from './post-processing';
+import { startPostProcessing } from './post-processing';
 
 export interface TranscriptionInput {
   meetingId: string;
@@ -93,10 +92,7 @@ export async function TranscriptionWorkflow(input: TranscriptionInput): Promise<
     throw ApplicationFailure.nonRetryable(reason, 'TranscriptionFailed');
   }
 
-  const children: string[] = [];
-  for (const child of postProcessingChildren({ meetingId })) {
-    await startChild(child.workflowType, { workflowId: child.workflowId, args: child.args, parentClosePolicy: 'ABANDON' });
-    children.push(child.workflowId);
-  }
+  // Automation rules and one webhook delivery per target (post-processing.ts), abandoned to run on their own.
+  const children = await startPostProcessing(meetingId);
   return { ...outcome, children };
 }

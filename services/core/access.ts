@@ -167,3 +167,79 @@ export function soundbiteVisibleTo(p: Principal, sb = 'soundbites', m = 'meeting
         .orWhere((pub) => pub.where(`${sb}.team_id`, p.teamId).whereRaw(`'public' = any(${sb}.privacies)`));
     });
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Automation rules (added for the rules issue). Rules belong to a team. Managing them (list, read,
+// create, update, enable/disable, delete, test) needs the Enterprise tier (else paid_required) and a
+// team admin (else require_elevated_privilege); the tier is checked first. Never across teams.
+// A rule acts as its author: the admin who last saved it (created_by). When the rule runs, its author
+// must still exist, be an admin of the rule's team, and the team must still be on Enterprise;
+// otherwise the rule is not run and its execution is recorded `failed` with the reason.
+// ---------------------------------------------------------------------------------------------------
+
+export function requireRuleManager(p: Principal, what = 'Managing automation rules'): void {
+  requireTier(p, 'enterprise', what);
+  requireAdmin(p, what);
+}
+
+/** Rows of `rules as <alias>` the caller may manage (after requireRuleManager): their team's. */
+export function rulesManagedBy(p: Principal, alias = 'rules'): Where {
+  return (qb) => {
+    qb.where(`${alias}.team_id`, p.teamId);
+  };
+}
+
+/** Why a rule's author may not act for it now, as a sentence for the execution log; null when they may. */
+export function ruleAuthorRefusal(author: Principal | undefined, ruleTeamId: string): string | null {
+  const fix = 'an admin of the team can save the rule again (updateRule) to become its author';
+  if (!author) return `the rule's author no longer exists; ${fix}`;
+  if (author.teamId !== ruleTeamId) return `the rule's author ${author.email} is no longer a member of the team; ${fix}`;
+  if (!isAdmin(author)) return `the rule's author ${author.email} is no longer a team admin; ${fix}`;
+  if (author.tier !== 'enterprise') return `automation rules require the Enterprise tier; the team is on ${author.tier}`;
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Webhooks (added for the webhook issue, spec §5.2 and §6.2). A user's developer settings (saved
+// webhook URL and secret) are their own and anyone signed in may set them; their saved webhook fires
+// only for meetings they organize (services/core/webhooks.ts). The team-wide webhook, and its
+// deliveries, belong to the super admins of an Enterprise-tier team: the tier is checked first
+// (paid_required), then the role (require_elevated_privilege). Deliveries of per-upload and saved
+// webhooks are visible to the user they were made for (the uploader, the organizer) and nobody else.
+// ---------------------------------------------------------------------------------------------------
+
+/** Setting, reading or clearing the team-wide webhook, and reading or redelivering its deliveries. */
+export function requireTeamWebhookManager(p: Principal): void {
+  requireTier(p, 'enterprise', 'A team-wide webhook');
+  requireSuperAdmin(p, 'A team-wide webhook');
+}
+
+export const canManageTeamWebhook = (p: Principal) => p.tier === 'enterprise' && p.role === 'super_admin';
+
+/** Rows of `webhook_deliveries as <alias>` the caller may read and redeliver. */
+export function webhookDeliveryVisibleTo(p: Principal, alias = 'webhook_deliveries'): Where {
+  return (qb) =>
+    qb.where((w) => {
+      w.where((own) => own.where(`${alias}.user_id`, p.userId).whereNot(`${alias}.target`, 'team'));
+      if (canManageTeamWebhook(p)) w.orWhere((team) => team.where(`${alias}.team_id`, p.teamId).where(`${alias}.target`, 'team'));
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Live meetings (added for the live-meetings issue, spec §2 active meeting, §3). A live meeting is
+// started for an organizer who is a user of the caller's team: by that organizer, or by a team admin
+// for anyone of the team. Driving it (append sentences, pause, resume, end) is for its organizer or
+// an admin of its team; another team's meeting is never found. Reading it follows visibleTo.
+// ---------------------------------------------------------------------------------------------------
+
+export function requireMayStartLiveMeetingFor(p: Principal, organizerUserId: string): void {
+  if (organizerUserId !== p.userId) requireAdmin(p, 'Starting a live meeting for another organizer');
+}
+
+/** Rows of `meetings as <alias>` the caller may drive as a live meeting. */
+export function liveMeetingDrivenBy(p: Principal, alias = 'meetings'): Where {
+  return (qb) => {
+    qb.where(`${alias}.team_id`, p.teamId);
+    if (!isAdmin(p)) qb.where(`${alias}.organizer_id`, p.userId);
+  };
+}

@@ -1,11 +1,12 @@
 /**
  * Reading one meeting: its transcript (paged by a token budget), its summary, or both at once.
  *
- * Every read happens in one REPEATABLE READ, read-only transaction, so a live meeting whose sentences
+ * Every read is ONE SQL statement, and a statement sees one snapshot, so a live meeting whose sentences
  * keep arriving is answered as one consistent point-in-time snapshot (metadata, sentences and
- * analytics all from the same instant). A meeting that is still processing has no readable transcript:
- * no half-written transcript is ever shown.
+ * analytics all from the same instant) in a single round-trip. A meeting that is still processing has
+ * no readable transcript: no half-written transcript is ever shown.
  */
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../platform/config';
 import { visibleTo } from './access';
@@ -117,8 +118,12 @@ export function estimateTextTokens(s: string): number {
 
 /** Tokenizers split digits in groups of up to three and the decimal point on its own. */
 function estimateNumberTokens(n: number): number {
-  const [int, frac] = String(n).split('.');
-  return Math.ceil(int.length / 3) + (frac ? 1 + Math.ceil(frac.length / 3) : 0);
+  // Four numbers per sentence row: measured on the string without splitting it (no garbage per row).
+  const s = String(n);
+  const dot = s.indexOf('.');
+  if (dot < 0) return Math.ceil(s.length / 3);
+  const frac = s.length - dot - 1;
+  return Math.ceil(dot / 3) + (frac > 0 ? 1 + Math.ceil(frac / 3) : 0);
 }
 
 /** One sentence row; a text that needs quoting (commas, quotes) costs its two quotes more. */
@@ -137,25 +142,122 @@ function estimateEnvelopeTokens(envelope: unknown): number {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Reads inside one snapshot
+// One statement per read
 // ---------------------------------------------------------------------------------------------------
 
-type Trx = Knex.Transaction;
-
-/** One consistent point in time for everything a read returns. */
-function inSnapshot<T>(db: Knex, fn: (trx: Trx) => Promise<T>): Promise<T> {
-  return db.transaction(fn, { isolationLevel: 'repeatable read', readOnly: true });
+/**
+ * Everything a read returns comes from ONE SQL statement: the visible meeting row (through visibleTo)
+ * with its participants, summary, analytics and first sentences as correlated subqueries. A single
+ * statement runs on one snapshot, so the answer is a consistent point in time (a live meeting's
+ * sentences, its metadata and analytics all from the same instant) without an explicit transaction,
+ * and a call costs one round-trip instead of eight.
+ */
+interface ReadWants {
+  /** 'full': the summary fields · 'exists': only whether a summary exists (for meeting_info). */
+  summary: 'full' | 'exists';
+  /** Analytics, participants and a sentence page (from, at most `cap` rows); absent for the summary read. */
+  page?: { fromIndex: number; cap: number };
 }
 
-async function readVisibleMeeting(trx: Trx, p: Principal, id: string): Promise<MeetingRow> {
-  const m = await trx('meetings as m').modify(visibleTo(p, 'm')).where('m.id', id).first<MeetingRow | undefined>(meetingColumns('m'));
+interface SummaryRow {
+  keywords: unknown;
+  action_items: unknown;
+  overview: string | null;
+  short_summary: string | null;
+  topics_discussed: unknown;
+  meeting_type: string | null;
+  outline: unknown;
+  notes: Record<string, unknown> | null;
+}
+
+interface SpeakerAnalyticsRow {
+  speaker_id: number;
+  name: string;
+  duration: number;
+  word_count: number;
+  longest_monologue: number;
+  monologues_count: number;
+  filler_words: number;
+  questions: number;
+  duration_pct: number;
+  words_per_minute: number;
+  positive_pct: number;
+  neutral_pct: number;
+  negative_pct: number;
+}
+
+interface MeetingAnalyticsRow {
+  duration_seconds: number;
+  silence_seconds: number;
+  talk_listen_ratio: number | null;
+  positive_pct: number;
+  neutral_pct: number;
+  negative_pct: number;
+}
+
+interface SentenceRow {
+  idx: number;
+  speaker_name: string;
+  speaker_id: number;
+  text: string;
+  raw_text: string;
+  start_time: number;
+  end_time: number;
+}
+
+/** The meeting row plus what `ReadWants` asked for; summary and has_summary are null/false unless status is completed. */
+interface ReadRow extends MeetingRow {
+  summary?: SummaryRow | null;
+  has_summary?: boolean;
+  participants?: string[];
+  analytics?: SpeakerAnalyticsRow[] | null;
+  meeting_analytics?: MeetingAnalyticsRow | null;
+  /** null when the meeting is not readable yet (see `readable`) or no sentence is at or past fromIndex. */
+  sentences?: SentenceRow[] | null;
+}
+
+const SUMMARY_SQL = `(select json_build_object('keywords', s.keywords, 'action_items', s.action_items, 'overview', s.overview,
+    'short_summary', s.short_summary, 'topics_discussed', s.topics_discussed, 'meeting_type', s.meeting_type, 'outline', s.outline, 'notes', s.notes)
+  from summaries s where s.meeting_id = m.id and m.status = 'completed') as summary`;
+const HAS_SUMMARY_SQL = `(m.status = 'completed' and exists (select 1 from summaries s where s.meeting_id = m.id)) as has_summary`;
+const PARTICIPANTS_SQL = `coalesce((select array_agg(mp.email order by mp.email) from meeting_participants mp where mp.meeting_id = m.id), '{}') as participants`;
+const ANALYTICS_SQL = `(select json_agg(json_build_object('speaker_id', sa.speaker_id, 'name', sa.name, 'duration', sa.duration,
+    'word_count', sa.word_count, 'longest_monologue', sa.longest_monologue, 'monologues_count', sa.monologues_count,
+    'filler_words', sa.filler_words, 'questions', sa.questions, 'duration_pct', sa.duration_pct, 'words_per_minute', sa.words_per_minute,
+    'positive_pct', sa.positive_pct, 'neutral_pct', sa.neutral_pct, 'negative_pct', sa.negative_pct) order by sa.speaker_id)
+  from speaker_analytics sa where sa.meeting_id = m.id) as analytics`;
+const MEETING_ANALYTICS_SQL = `(select json_build_object('duration_seconds', ma.duration_seconds, 'silence_seconds', ma.silence_seconds,
+    'talk_listen_ratio', ma.talk_listen_ratio, 'positive_pct', ma.positive_pct, 'neutral_pct', ma.neutral_pct, 'negative_pct', ma.negative_pct)
+  from meeting_analytics ma where ma.meeting_id = m.id) as meeting_analytics`;
+// Sentences are readable only once transcription finished, or live as a snapshot (same rule as `readable`).
+const SENTENCES_SQL = `case when m.status in ('completed', 'live') or m.is_live then
+  (select json_agg(se order by se.idx) from (
+    select st.idx, st.speaker_name, st.speaker_id, st.text, st.raw_text, st.start_time, st.end_time
+    from sentences st where st.meeting_id = m.id and st.idx >= ? order by st.idx limit ?) se)
+  end as sentences`;
+
+async function readMeeting(db: Knex, p: Principal, id: string, wants: ReadWants): Promise<ReadRow> {
+  const columns: (string | Knex.Raw)[] = [...meetingColumns('m'), db.raw(wants.summary === 'full' ? SUMMARY_SQL : HAS_SUMMARY_SQL)];
+  if (wants.page) {
+    columns.push(db.raw(PARTICIPANTS_SQL), db.raw(ANALYTICS_SQL), db.raw(MEETING_ANALYTICS_SQL));
+    columns.push(db.raw(SENTENCES_SQL, [wants.page.fromIndex, wants.page.cap]));
+  }
+  const q = db('meetings as m').select(columns).modify(visibleTo(p, 'm')).where('m.id', id).first();
+  const m = (await asPreparedStatement(q)) as ReadRow | undefined;
   if (!m) throw notFound('meeting', id);
   return m;
 }
 
-async function participantsOf(trx: Trx, meetingId: string): Promise<string[]> {
-  const rows: { email: string }[] = await trx('meeting_participants').where('meeting_id', meetingId).orderBy('email').select('email');
-  return rows.map((r) => r.email);
+/**
+ * Run `q` as a named statement, which PostgreSQL parses and plans once per connection rather than on
+ * every call: planning this statement costs about as much server CPU as running it. The name is a
+ * digest of the SQL text, so every distinct shape (admin or not, summary or page) is a statement of
+ * its own, and pg refuses to reuse a name for different text. (A transaction-mode pooler in front of
+ * PostgreSQL would need protocol-level prepared statements, e.g. PgBouncer 1.21+ max_prepared_statements.)
+ */
+function asPreparedStatement(q: Knex.QueryBuilder): Knex.QueryBuilder {
+  const digest = createHash('sha1').update(q.toSQL().sql).digest('hex').slice(0, 24);
+  return q.options({ name: `mi_read_meeting_${digest}` });
 }
 
 /** Sentences are readable only once transcription finished, or live as a snapshot. */
@@ -180,16 +282,6 @@ function meetingInfo(m: MeetingRow, hasSummary: boolean): MeetingInfo {
   }
 }
 
-interface SentenceRow {
-  idx: number;
-  speaker_name: string;
-  speaker_id: number;
-  text: string;
-  raw_text: string;
-  start_time: number;
-  end_time: number;
-}
-
 const toSentence = (r: SentenceRow): SentenceRecord => ({
   index: r.idx,
   speaker_name: r.speaker_name,
@@ -201,18 +293,17 @@ const toSentence = (r: SentenceRow): SentenceRecord => ({
 });
 
 /**
+ * Rows a page may need: no row costs less than SENTENCE_ROW_MIN, so this many (+1 to see what
+ * follows) always suffice for `budget`. Fetched with the whole maxTokens as budget (the envelope is not
+ * known before the one statement runs), which is never fewer than the remaining budget needs.
+ */
+const sentenceCap = (budget: number) => Math.max(1, Math.floor(budget / SENTENCE_ROW_MIN)) + 1;
+
+/**
  * Sentences from fromIndex while they fit the remaining budget. At least one sentence is returned
  * when any remains, so paging always moves forward even past one enormous sentence.
  */
-async function readSentencePage(trx: Trx, meetingId: string, fromIndex: number, budget: number) {
-  // No row costs less than SENTENCE_ROW_MIN, so this many rows (+1 to see what follows) always suffice.
-  const cap = Math.max(1, Math.floor(budget / SENTENCE_ROW_MIN)) + 1;
-  const rows: SentenceRow[] = await trx('sentences')
-    .where('meeting_id', meetingId)
-    .where('idx', '>=', fromIndex)
-    .orderBy('idx')
-    .limit(cap)
-    .select('idx', 'speaker_name', 'speaker_id', 'text', 'raw_text', 'start_time', 'end_time');
+function sentencePage(rows: SentenceRow[], budget: number) {
   const sentences: SentenceRecord[] = [];
   let used = 0;
   for (const row of rows) {
@@ -226,9 +317,8 @@ async function readSentencePage(trx: Trx, meetingId: string, fromIndex: number, 
   return { sentences, has_more: false, next_index: null };
 }
 
-async function readSpeakerAnalytics(trx: Trx, meetingId: string): Promise<SpeakerAnalyticsRecord[]> {
-  const rows = await trx('speaker_analytics').where('meeting_id', meetingId).orderBy('speaker_id');
-  return rows.map((r) => ({
+function toSpeakerAnalytics(rows: SpeakerAnalyticsRow[] | null | undefined): SpeakerAnalyticsRecord[] {
+  return (rows ?? []).map((r) => ({
     speaker_id: r.speaker_id,
     name: r.name,
     duration: Number(r.duration),
@@ -245,8 +335,7 @@ async function readSpeakerAnalytics(trx: Trx, meetingId: string): Promise<Speake
   }));
 }
 
-async function readMeetingAnalytics(trx: Trx, meetingId: string): Promise<MeetingAnalyticsRecord | null> {
-  const r = await trx('meeting_analytics').where('meeting_id', meetingId).first();
+function toMeetingAnalytics(r: MeetingAnalyticsRow | null | undefined): MeetingAnalyticsRecord | null {
   if (!r) return null;
   return {
     duration_seconds: Number(r.duration_seconds),
@@ -271,11 +360,10 @@ const EMPTY_NOTES: Record<Exclude<keyof SummaryFields, 'notes'>, string> = {
 const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const isEmpty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
 
-async function readSummary(trx: Trx, m: MeetingRow): Promise<SummaryFields | null> {
+function toSummary(m: ReadRow): SummaryFields | null {
   // Only a finished meeting has a summary worth reading (a stale row of a reprocessing meeting is not).
-  if (m.status !== 'completed') return null;
-  const r = await trx('summaries').where('meeting_id', m.id).first();
-  if (!r) return null;
+  const r = m.summary;
+  if (m.status !== 'completed' || !r) return null;
   const fields = {
     keywords: asArray(r.keywords).map(String),
     action_items: asArray(r.action_items),
@@ -318,24 +406,21 @@ function pageOptions(config: Pick<Config, 'mcpMaxTranscriptTokens'>, opts: PageO
 // ---------------------------------------------------------------------------------------------------
 
 /** Metadata, analytics (and the summary when asked) plus the sentences that fit what the rest leaves of the budget. */
-async function readPage(trx: Trx, config: Config, p: Principal, id: string, opts: PageOptions, withSummary: boolean) {
+async function readPage(db: Knex, config: Config, p: Principal, id: string, opts: PageOptions, withSummary: boolean) {
   const { fromIndex, maxTokens } = pageOptions(config, opts);
-  const m = await readVisibleMeeting(trx, p, id);
-  // One connection: queries in turn (pg warns about, and will refuse, overlapping ones).
-  const participants = await participantsOf(trx, m.id);
-  const summary = await readSummary(trx, m);
-  const analytics = await readSpeakerAnalytics(trx, m.id);
-  const meeting_analytics = await readMeetingAnalytics(trx, m.id);
+  const m = await readMeeting(db, p, id, { summary: withSummary ? 'full' : 'exists', page: { fromIndex, cap: sentenceCap(maxTokens) } });
+  const summary = withSummary ? toSummary(m) : null;
+  const hasSummary = withSummary ? summary !== null : m.status === 'completed' && m.has_summary === true;
   const envelope = {
-    ...toMeetingRecord(config, m, participants),
+    ...toMeetingRecord(config, m, m.participants ?? []),
     status: m.status,
-    meeting_info: meetingInfo(m, summary !== null),
+    meeting_info: meetingInfo(m, hasSummary),
     ...(withSummary ? { summary } : {}),
-    meeting_analytics,
-    analytics,
+    meeting_analytics: toMeetingAnalytics(m.meeting_analytics),
+    analytics: toSpeakerAnalytics(m.analytics),
   };
   const page = readable(m)
-    ? await readSentencePage(trx, m.id, fromIndex, maxTokens - estimateEnvelopeTokens(envelope))
+    ? sentencePage(m.sentences ?? [], maxTokens - estimateEnvelopeTokens(envelope))
     : { sentences: [], has_more: false, next_index: null };
   return { ...envelope, ...page };
 }
@@ -346,13 +431,13 @@ async function readPage(trx: Trx, config: Config, p: Principal, id: string, opts
  */
 export async function getTranscript(db: Knex, config: Config, p: Principal, id: string, opts: PageOptions = {}): Promise<TranscriptPage> {
   const meetingId = requireMeetingId('transcriptId', id);
-  return inSnapshot(db, (trx) => readPage(trx, config, p, meetingId, opts, false));
+  return readPage(db, config, p, meetingId, opts, false);
 }
 
 /** Everything about one meeting: metadata, summary, analytics and the first sentences within the budget. */
 export async function fetchMeeting(db: Knex, config: Config, p: Principal, id: string, opts: PageOptions = {}): Promise<FullMeeting> {
   const meetingId = requireMeetingId('id', id);
-  return inSnapshot(db, async (trx) => (await readPage(trx, config, p, meetingId, opts, true)) as FullMeeting);
+  return (await readPage(db, config, p, meetingId, opts, true)) as FullMeeting;
 }
 
 /**
@@ -361,12 +446,10 @@ export async function fetchMeeting(db: Knex, config: Config, p: Principal, id: s
  */
 export async function getSummary(db: Knex, p: Principal, id: string): Promise<SummaryResult> {
   const meetingId = requireMeetingId('transcriptId', id);
-  return inSnapshot(db, async (trx) => {
-    const m = await readVisibleMeeting(trx, p, meetingId);
-    const summary = await readSummary(trx, m);
-    const head = { id: m.id, title: m.title, dateString: new Date(m.date).toISOString() };
-    if (summary) return { ...head, summary_status: 'processed' as const, ...summary };
-    const info = meetingInfo(m, false);
-    return { ...head, summary_status: info.summary_status as Exclude<SummaryStatus, 'processed'>, message: info.message };
-  });
+  const m = await readMeeting(db, p, meetingId, { summary: 'full' });
+  const summary = toSummary(m);
+  const head = { id: m.id, title: m.title, dateString: new Date(m.date).toISOString() };
+  if (summary) return { ...head, summary_status: 'processed' as const, ...summary };
+  const info = meetingInfo(m, false);
+  return { ...head, summary_status: info.summary_status as Exclude<SummaryStatus, 'processed'>, message: info.message };
 }

@@ -36,6 +36,8 @@ export const SETTINGS = {
   MCP_PORT: { kind: 'int', default: '3000', min: 0, doc: 'Port of the mcp role (POST /mcp).' },
   GRAPHQL_PORT: { kind: 'int', default: '4000', min: 0, doc: 'Port of the graphql role (POST /graphql).' },
   WORKER_METRICS_PORT: { kind: 'int', default: '9464', min: 0, doc: 'Port of the worker role for /metrics, /healthz and /readyz.' },
+  WORKER_MAX_CONCURRENT_ACTIVITIES: { kind: 'int', default: '16', min: 1, doc: 'Most activities (downloads, transcriptions, summaries, webhook attempts) one worker process runs at once; the rest wait in the Temporal task queue. Bounds the worker\'s memory.' },
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: { kind: 'int', default: '40', min: 2, doc: 'Most workflow tasks one worker process runs at once (at least 2).' },
   PUBLIC_BASE_URL: { kind: 'url', default: 'http://localhost:3000', doc: 'External base URL, used in transcript_url and share_url links.' },
   MCP_ALLOWED_HOSTS: { kind: 'list', default: 'localhost,127.0.0.1,[::1]', doc: 'Host header values accepted by /mcp (DNS-rebinding protection); `*` accepts any.' },
   MCP_MAX_TRANSCRIPT_TOKENS: { kind: 'int', default: '20000', min: 100, doc: 'Default token budget of one svc_get_transcript page.' },
@@ -92,6 +94,8 @@ export interface Config {
   mcpPort: number;
   graphqlPort: number;
   workerMetricsPort: number;
+  /** Temporal worker slots: WORKER_MAX_CONCURRENT_ACTIVITIES, WORKER_MAX_CONCURRENT_WORKFLOW_TASKS. */
+  workerConcurrency: { maxActivities: number; maxWorkflowTasks: number };
   publicBaseUrl: string;
   mcpAllowedHosts: string[];
   mcpMaxTranscriptTokens: number;
@@ -253,6 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
     mcpPort: v.MCP_PORT as number,
     graphqlPort: v.GRAPHQL_PORT as number,
     workerMetricsPort: v.WORKER_METRICS_PORT as number,
+    workerConcurrency: { maxActivities: v.WORKER_MAX_CONCURRENT_ACTIVITIES as number, maxWorkflowTasks: v.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS as number },
     publicBaseUrl: (v.PUBLIC_BASE_URL as string).replace(/\/+$/, ''),
     mcpAllowedHosts: v.MCP_ALLOWED_HOSTS as string[],
     mcpMaxTranscriptTokens: v.MCP_MAX_TRANSCRIPT_TOKENS as number,

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { bundleWorkflowCode, NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import type { Config } from '../platform/config';
+import { logger } from '../platform/logger';
 import { temporalConnectionOptions } from '../platform/temporal';
 import { createActivities } from '../../workflows/activities';
 
@@ -24,7 +25,7 @@ export interface CreateWorkerOptions {
   /** Stage directory of the activities (default: the OS temp directory). */
   stageRoot?: string;
   /** Anything else of Temporal's WorkerOptions (tests shorten the sticky queue timeout). */
-  tuning?: Partial<Pick<WorkerOptions, 'stickyQueueScheduleToStartTimeout' | 'maxConcurrentActivityTaskExecutions' | 'maxCachedWorkflows' | 'shutdownGraceTime' | 'identity'>>;
+  tuning?: Partial<Pick<WorkerOptions, 'stickyQueueScheduleToStartTimeout' | 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'maxCachedWorkflows' | 'shutdownGraceTime' | 'identity'>>;
 }
 
 /** Where the workflow source lives: workflows/index.ts from source, workflows/index.js in the build. */
@@ -41,8 +42,10 @@ function bundleOption(opts: CreateWorkerOptions, env: NodeJS.ProcessEnv): Pick<W
   const prebuilt = env.MI_WORKFLOW_BUNDLE;
   if (prebuilt) {
     if (!existsSync(prebuilt)) throw new Error(`MI_WORKFLOW_BUNDLE points at ${prebuilt}, which does not exist`);
+    logger.info({ workflowBundle: prebuilt }, 'loading the prebuilt workflow bundle');
     return { workflowBundle: { codePath: prebuilt } };
   }
+  logger.info({ workflowsPath: WORKFLOWS_PATH }, 'bundling workflow code at start (set MI_WORKFLOW_BUNDLE to a prebuilt bundle to skip this)');
   return { workflowsPath: WORKFLOWS_PATH };
 }
 
@@ -64,6 +67,10 @@ export async function createWorker(deps: WorkerDeps, opts: CreateWorkerOptions, 
     activities: createActivities({ db: deps.db, config: deps.config, stageRoot: opts.stageRoot }),
     // In-flight activities get this long to finish on SIGTERM; the rest fail over to another worker.
     shutdownGraceTime: deps.config.shutdownGraceMs,
+    // Temporal's defaults (100 activities) let one pod take more work than its memory holds; the rest
+    // of the queue waits for this pod's free slots or another pod.
+    maxConcurrentActivityTaskExecutions: deps.config.workerConcurrency.maxActivities,
+    maxConcurrentWorkflowTaskExecutions: deps.config.workerConcurrency.maxWorkflowTasks,
     ...opts.tuning,
   });
 }

@@ -9,11 +9,17 @@ import { markFailedActivity, persistActivity } from './persist';
 import { summarizeActivity } from './summarize';
 import { transcribeActivity } from './transcribe';
 import type { TranscriptionActivities } from './types';
+import { createRuleActivities, type RuleActivities } from './rules';
+import { createWebhookActivities, type WebhookActivities } from './webhooks';
+import { createLiveActivities, type LiveActivities } from './live';
 
 export type { ActivityDeps } from './context';
 export type { TranscriptionActivities } from './types';
+export type { RuleActivities } from './rules';
+export type { WebhookActivities } from './webhooks';
+export type { LiveActivities } from './live';
 
-export function createActivities(deps: ActivityDeps): TranscriptionActivities {
+export function createActivities(deps: ActivityDeps): TranscriptionActivities & RuleActivities & LiveActivities & WebhookActivities {
   return {
     fetchMedia: fetchMediaActivity(deps),
     transcribe: transcribeActivity(deps),
@@ -21,5 +27,8 @@ export function createActivities(deps: ActivityDeps): TranscriptionActivities {
     summarize: summarizeActivity(deps),
     persist: persistActivity(deps),
     markFailed: markFailedActivity(deps),
+    ...createRuleActivities(deps),
+    ...createWebhookActivities(deps),
+    ...createLiveActivities(deps),
   };
 }

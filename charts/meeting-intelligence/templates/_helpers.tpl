@@ -164,9 +164,12 @@ TEMPORAL_TLS_KEY_PATH: {{ ternary (printf "%s/%s" $tlsDir $t.tls.keyKey) "" $t.t
 TEMPORAL_TLS_CA_PATH: {{ ternary (printf "%s/%s" $tlsDir $t.tls.caKey) "" (and $t.tls.enabled (ne $t.tls.caKey "")) | quote }}
 TEMPORAL_TLS_SERVER_NAME: {{ $t.tls.serverName | quote }}
 HOST: {{ .Values.config.host | quote }}
+TRUST_PROXY: {{ $c.trustProxy | toString | quote }}
 MCP_PORT: {{ .Values.mcp.containerPort | int64 | toString | quote }}
 GRAPHQL_PORT: {{ .Values.graphql.containerPort | int64 | toString | quote }}
 WORKER_METRICS_PORT: {{ .Values.worker.containerPort | int64 | toString | quote }}
+WORKER_MAX_CONCURRENT_ACTIVITIES: {{ .Values.worker.concurrency.maxActivities | int64 | toString | quote }}
+WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: {{ .Values.worker.concurrency.maxWorkflowTasks | int64 | toString | quote }}
 {{- /* Where the worker's Temporal SDK Prometheus exporter listens (empty: not started); worker.temporalMetrics. */}}
 TEMPORAL_METRICS_BIND_ADDRESS: {{ ternary (printf "0.0.0.0:%d" (int .Values.worker.temporalMetrics.port)) "" .Values.worker.temporalMetrics.enabled | quote }}
 PUBLIC_BASE_URL: {{ include "mi.publicBaseUrl" . | quote }}

@@ -13,3 +13,15 @@ export interface GraphqlModule {
 }
 
 export const MODULES: GraphqlModule[] = [];
+
+// Automation rules (createRule, updateRule, setRuleEnabled, deleteRule, testRule, rules, rule).
+import { rulesModule } from './rules';
+MODULES.push(rulesModule);
+
+// Live meetings (startLiveMeeting, appendLiveSentences, pauseLiveMeeting, resumeLiveMeeting, endLiveMeeting).
+import { liveModule } from './live';
+MODULES.push(liveModule);
+
+// Webhooks (developerSettings, saveWebhookUrl, clearWebhookUrl, setWebhookSecret, teamWebhook, setTeamWebhook, setTeamWebhookSecret, clearTeamWebhook, webhookDeliveries, webhookDelivery, redeliverWebhook).
+import { webhooksModule } from './webhooks';
+MODULES.push(webhooksModule);

@@ -9,6 +9,7 @@ import * as searchIndexes from './20261121000100_search_indexes';
 import * as oauth from './20261121000200_oauth';
 import * as rulesDryRun from './20261121000500_rules_dry_run';
 import * as webhookLedger from './20261122000500_webhook_ledger';
+import * as liveSentenceChunks from './20261122001000_live_sentence_chunks';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -21,6 +22,7 @@ const MIGRATIONS: [string, Migration][] = [
   ['20261121000200_oauth', oauth],
   ['20261121000500_rules_dry_run', rulesDryRun],
   ['20261122000500_webhook_ledger', webhookLedger],
+  ['20261122001000_live_sentence_chunks', liveSentenceChunks],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

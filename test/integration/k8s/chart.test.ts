@@ -177,11 +177,22 @@ describe.each([
         }
       }
     }
-    // Nothing in the ConfigMap the service does not read (a typo would be silently ignored), except the
-    // Temporal SDK exporter address of worker.temporalMetrics and, in values-all, config.extra.
-    const extra = ['TEMPORAL_METRICS_BIND_ADDRESS', ...(objects() === all ? ['NODE_OPTIONS'] : [])];
+    // Nothing in the ConfigMap the service does not read (a typo would be silently ignored), except,
+    // in values-all, config.extra.
+    const extra = objects() === all ? ['NODE_OPTIONS'] : [];
     expect(Object.keys(cm.data).filter((k) => !(k in SETTINGS) && !extra.includes(k))).toEqual([]);
-    expect(cm.data.TEMPORAL_METRICS_BIND_ADDRESS).toBe(objects() === all ? '0.0.0.0:9465' : '');
+    // The Temporal dashboard and alerts read the SDK's own metrics: exported by default.
+    expect(cm.data.TEMPORAL_METRICS_BIND_ADDRESS).toBe(objects() === all ? '0.0.0.0:9470' : '0.0.0.0:9465');
+    const worker = deployment(objects(), 'worker').spec.template.spec.containers[0];
+    expect(worker.ports?.find((p) => p.name === 'temporal-metrics')?.containerPort).toBe(objects() === all ? 9470 : 9465);
+  });
+
+  it('bounds the worker\'s Temporal task slots (WORKER_MAX_CONCURRENT_*), not Temporal\'s 100 activities', () => {
+    const cm = find(objects(), 'ConfigMap', RELEASE) as K8sObject & { data: Record<string, string> };
+    expect([cm.data.WORKER_MAX_CONCURRENT_ACTIVITIES, cm.data.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS]).toEqual(objects() === all ? ['8', '20'] : ['16', '40']);
+    expect(SETTINGS.WORKER_MAX_CONCURRENT_ACTIVITIES.default).toBe('16');
+    expect(SETTINGS.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS.default).toBe('40');
+    expect(cm.data.TRUST_PROXY).toBe(objects() === all ? '10.0.0.0/8' : SETTINGS.TRUST_PROXY.default);
   });
 
   it('writes numbers into the ConfigMap as plain integers (not 5.24288e+08)', () => {
@@ -287,6 +298,7 @@ describe('values.schema.json', () => {
     ['a malformed duration', { config: { webhook: { timeout: '15 seconds' } } }, /timeout/],
     ['a SECRETS_KEY that is not 32 bytes', { secrets: { secretsKey: 'abc' } }, /secretsKey/],
     ['a port out of range', { graphql: { containerPort: 70000 } }, /containerPort/],
+    ['fewer than 2 workflow task slots (Temporal needs 2 with a workflow cache)', { worker: { concurrency: { maxWorkflowTasks: 1 } } }, /maxWorkflowTasks/],
   ])('refuses %s', async (_label, values, message) => {
     expect(await renderFails(values)).toMatch(message);
   });
@@ -403,6 +415,8 @@ describe('every option on', () => {
     const rule = find(all, 'PrometheusRule', RELEASE) as K8sObject & { spec: { groups: { rules: { alert: string; expr: string }[] }[] } };
     const alerts = Object.fromEntries(rule.spec.groups[0].rules.map((r) => [r.alert, r.expr]));
     expect(alerts.MeetingIntelWebhookDeliveriesFailing).toContain('webhook_deliveries_total');
+    expect(alerts.MeetingIntelRuleExecutionsFailing).toContain('rule_executions_total{');
+    expect(alerts.MeetingIntelRuleExecutionsFailing).toContain('status="failed"');
     expect(alerts.MeetingIntelWorkflowsFailing).toContain('temporal_workflow_failed');
     expect(alerts.MeetingIntelWorkflowTasksFailing).toContain('temporal_workflow_task_execution_failed');
     expect(alerts.MeetingIntelMcpErrorRatioHigh).toContain('mcp_tool_calls_total');

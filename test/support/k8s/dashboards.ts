@@ -204,9 +204,31 @@ export const DASHBOARDS: DashboardSpec[] = [
       {
         row: 'Rules and live meetings',
         panels: [
+          {
+            title: 'Live meetings now',
+            description: 'Active and paused live meetings, as last counted from the database (every pod counts the same rows, hence max).',
+            type: 'stat',
+            unit: 'short',
+            width: 8,
+            targets: [{ expr: `sum(max by (state) (live_meetings{${NS}}))` }],
+          },
+          {
+            title: 'Rule executions failed (1h)',
+            type: 'stat',
+            unit: 'short',
+            width: 8,
+            targets: [{ expr: `sum(increase(rule_executions_total{${NS},status="failed"}[1h]))` }],
+          },
+          { title: 'Live sentences ingested (1h)', type: 'stat', unit: 'short', width: 8, targets: [{ expr: `sum(increase(live_sentences_ingested_total{${NS}}[1h]))` }] },
           { title: 'Rule executions by status', unit: 'ops', stack: true, targets: [{ expr: `sum by (status) (rate(rule_executions_total{${NS}}[${RI}]))`, legend: '{{status}}' }] },
+          {
+            title: 'Rule execution failure ratio',
+            description: 'Executions that ended failed among all (success, partial, failed, skipped).',
+            unit: 'percentunit',
+            targets: [{ expr: `sum(rate(rule_executions_total{${NS},status="failed"}[${RI}])) / sum(rate(rule_executions_total{${NS}}[${RI}]))`, legend: 'failed' }],
+          },
           { title: 'Live meetings by state', unit: 'short', targets: [{ expr: `max by (state) (live_meetings{${NS}})`, legend: '{{state}}' }] },
-          { title: 'Live sentences ingested per second', unit: 'ops', width: 24, targets: [{ expr: `sum(rate(live_sentences_ingested_total{${NS}}[${RI}]))`, legend: 'sentences' }] },
+          { title: 'Live sentences ingested per second', unit: 'ops', targets: [{ expr: `sum(rate(live_sentences_ingested_total{${NS}}[${RI}]))`, legend: 'sentences' }] },
         ],
       },
     ],
@@ -273,8 +295,9 @@ export const DASHBOARDS: DashboardSpec[] = [
           },
           {
             title: 'Activity schedule-to-start p95 (ms)',
+            description: 'Time an activity task waits for a free worker slot (WORKER_MAX_CONCURRENT_ACTIVITIES per pod): grows when workers are too few. The SDK records it per task queue, not per activity type.',
             unit: 'ms',
-            targets: [{ expr: `histogram_quantile(0.95, sum by (activity_type, le) (rate(temporal_activity_schedule_to_start_latency_bucket{${NS}}[${RI}])))`, legend: '{{activity_type}}' }],
+            targets: [{ expr: `histogram_quantile(0.95, sum by (task_queue, le) (rate(temporal_activity_schedule_to_start_latency_bucket{${NS}}[${RI}])))`, legend: '{{task_queue}}' }],
           },
           {
             title: 'Activity succeeded end-to-end p95 (ms)',

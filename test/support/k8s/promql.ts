@@ -1,8 +1,8 @@
 /**
  * Which metric names a PromQL expression uses, and which names exist: the service's registry
  * (services/platform/metrics.ts, with prom-client's default process/nodejs metrics), the Temporal SDK's
- * temporal_* metrics, kube-state-metrics / cAdvisor / Prometheus' own `up`, and, when given, whatever
- * running roles expose on /metrics (scrapeMetricNames).
+ * temporal_* metrics, kube-state-metrics / cAdvisor / Prometheus' own `up`, and what running roles
+ * expose on /metrics (parseExposition; test/integration/k8s/image-roles.test.ts starts and scrapes them).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -77,10 +77,12 @@ export const CLUSTER_METRICS = [
   'container_memory_working_set_bytes',
 ];
 
-/** The base names of the Temporal allowlist that sdk-core's sources (shipped in node_modules) declare. */
-export function temporalNamesInSdkSources(): { sourcesFound: boolean; missing: string[] } {
-  const root = path.join(REPO_ROOT, 'node_modules', '@temporalio', 'core-bridge', 'sdk-core', 'crates');
-  if (!existsSync(root)) return { sourcesFound: false, missing: [] };
+const SDK_CORE_CRATES = path.join(REPO_ROOT, 'node_modules', '@temporalio', 'core-bridge', 'sdk-core', 'crates');
+let sdkCoreText: string | undefined;
+
+/** sdk-core's Rust sources as shipped in node_modules/@temporalio/core-bridge (undefined if not shipped). */
+function sdkCoreSources(): string | undefined {
+  if (sdkCoreText !== undefined || !existsSync(SDK_CORE_CRATES)) return sdkCoreText;
   let text = '';
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir)) {
@@ -90,9 +92,26 @@ export function temporalNamesInSdkSources(): { sourcesFound: boolean; missing: s
       } else if (entry.endsWith('.rs')) text += readFileSync(p, 'utf8');
     }
   };
-  walk(root);
+  walk(SDK_CORE_CRATES);
+  return (sdkCoreText = text);
+}
+
+/** The base names of the Temporal allowlist that sdk-core's sources (shipped in node_modules) declare. */
+export function temporalNamesInSdkSources(): { sourcesFound: boolean; missing: string[] } {
+  const text = sdkCoreSources();
+  if (text === undefined) return { sourcesFound: false, missing: [] };
   const missing = [...TEMPORAL_COUNTERS, ...TEMPORAL_GAUGES, ...TEMPORAL_HISTOGRAMS].filter((n) => !text.includes(`"${n}"`));
   return { sourcesFound: true, missing };
+}
+
+/**
+ * Exported Temporal names (temporal_x, temporal_x_bucket, ...) whose metric sdk-core's sources do not
+ * declare. Throws when the sources are not shipped: the caller relies on them.
+ */
+export function sdkCoreMissing(exported: string[]): string[] {
+  const text = sdkCoreSources();
+  if (text === undefined) throw new Error(`sdk-core's sources are not in ${SDK_CORE_CRATES}`);
+  return exported.filter((n) => !text.includes(`"${n.replace(/^temporal_/, '').replace(/_(bucket|sum|count)$/, '')}"`));
 }
 
 interface MetricJson {
@@ -130,13 +149,44 @@ export function namesFromExposition(text: string): Set<string> {
   return names;
 }
 
-/** Scrape running roles' /metrics (e.g. MI_K8S_METRICS_URLS=http://127.0.0.1:3000/metrics,...). */
-export async function scrapeMetricNames(urls: string[]): Promise<Set<string>> {
-  const names = new Set<string>();
-  for (const url of urls) {
-    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
-    if (!res.ok) throw new Error(`${url} answered ${res.status}`);
-    for (const n of namesFromExposition(await res.text())) names.add(n);
+/** What a text exposition holds: names with at least one sample, names only declared, and labels seen. */
+export interface Exposition {
+  /** Names with at least one sample line (a series exists). */
+  sampled: Set<string>;
+  /** Names of every `# TYPE` line (histograms expanded), with or without samples. */
+  declared: Set<string>;
+  /** Label names seen on each sampled name's series. */
+  labels: Map<string, Set<string>>;
+}
+
+export function emptyExposition(): Exposition {
+  return { sampled: new Set(), declared: new Set(), labels: new Map() };
+}
+
+export function parseExposition(text: string, into: Exposition = emptyExposition()): Exposition {
+  for (const line of text.split('\n')) {
+    const type = /^# TYPE ([A-Za-z_:][\w:]*) (\w+)/.exec(line);
+    if (type) {
+      addName(into.declared, type[1], type[2]);
+      continue;
+    }
+    const sample = /^([A-Za-z_:][\w:]*)(\{(.*)\})?\s/.exec(line);
+    if (!sample) continue;
+    into.sampled.add(sample[1]);
+    const labels = into.labels.get(sample[1]) ?? new Set<string>();
+    for (const m of (sample[3] ?? '').matchAll(/([A-Za-z_]\w*)="(?:[^"\\]|\\.)*"/g)) labels.add(m[1]);
+    into.labels.set(sample[1], labels);
   }
-  return names;
+  return into;
+}
+
+/** Label names a PromQL expression matches on or groups by (label_values' label included). */
+export function labelNamesIn(expr: string): string[] {
+  const labels = new Set<string>();
+  const s = expr.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, '""');
+  for (const m of s.matchAll(/\{([^}]*)\}/g)) for (const l of m[1].matchAll(/([A-Za-z_]\w*)\s*(?:=~|!~|!=|=)/g)) labels.add(l[1]);
+  for (const m of s.matchAll(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)/g))
+    for (const l of m[1].split(',').map((x) => x.trim()).filter(Boolean)) labels.add(l);
+  for (const m of s.matchAll(/label_values\([^,()]*(?:\{[^}]*\})?\s*,\s*([A-Za-z_]\w*)\s*\)/g)) labels.add(m[1]);
+  return [...labels];
 }

@@ -1,0 +1,193 @@
+/**
+ * The activities of LiveMeetingWorkflow: the I/O of a live meeting. Each is idempotent (see
+ * services/core/live-store.ts), so Temporal may retry any of them, on any worker, at any time.
+ *
+ * - openLiveMeeting: at the first run, whether the meeting row is there (it is gone when the API pod
+ *   removed it after a failed start);
+ * - storeLiveSentences: one or more appends, in order, in one transaction;
+ * - setLiveState / closeLiveMeeting: active ⇄ paused, and the end (is_live false, status processing);
+ * - completeLiveMeeting: the same post-processing an upload gets once its sentences exist (analytics,
+ *   summary, persisted in one transaction that marks the meeting completed; minutes charged once);
+ * - failLiveMeeting: the end of a run whose post-processing could not finish.
+ *
+ * The live_meetings gauge is recounted from the database after every state change (and at most once a
+ * second while sentences arrive), so each worker exports the service-wide figure it last saw.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import { chargeMinutes, loadIngestMeeting, persistTranscript } from '../../services/core/ingest';
+import { isServiceError } from '../../services/core/errors';
+import { LIVE_FAILURE, type EndReason, type LiveSentenceInput, type LiveState } from '../../services/core/live-protocol';
+import {
+  closeLiveMeeting,
+  countLiveMeetings,
+  failLiveMeeting,
+  MeetingNotLiveError,
+  openLiveMeeting,
+  readLiveSentences,
+  setLiveState,
+  storeLiveSentences,
+  type StoreResult,
+} from '../../services/core/live-store';
+import { logger } from '../../services/platform/logger';
+import { liveMeetings, liveSentencesIngested, pipelineStage } from '../../services/platform/metrics';
+import { computeAnalytics } from './analyze';
+import { ActivityDeps, runStep, toFailure } from './context';
+import { computeSummary } from './summarize';
+
+export interface LiveMeetingRef {
+  meetingId: string;
+}
+
+export interface StoreLiveInput extends LiveMeetingRef {
+  batches: LiveSentenceInput[][];
+}
+
+export interface SetLiveStateInput extends LiveMeetingRef {
+  state: LiveState;
+  actorUserId: string | null;
+}
+
+export interface CloseLiveInput extends LiveMeetingRef {
+  reason: EndReason;
+  actorUserId: string | null;
+}
+
+export interface LiveOpened {
+  exists: boolean;
+  is_live: boolean;
+  sentence_count: number;
+}
+
+export interface LiveCompleted {
+  sentences: number;
+  speakers: number;
+  participants: number;
+  summarySource: 'extractive' | 'llm' | 'none';
+  durationSeconds: number;
+}
+
+/** The activity interface LiveMeetingWorkflow proxies (implemented by createLiveActivities). */
+export interface LiveActivities {
+  openLiveMeeting(input: LiveMeetingRef): Promise<LiveOpened>;
+  storeLiveSentences(input: StoreLiveInput): Promise<StoreResult>;
+  setLiveState(input: SetLiveStateInput): Promise<{ sentence_count: number }>;
+  closeLiveMeeting(input: CloseLiveInput): Promise<{ sentence_count: number }>;
+  completeLiveMeeting(input: LiveMeetingRef): Promise<LiveCompleted>;
+  failLiveMeeting(input: LiveMeetingRef & { reason: string }): Promise<boolean>;
+}
+
+const GAUGE_MIN_INTERVAL_MS = 1_000;
+
+/**
+ * Recount live meetings by state into the gauge. `force` (after a state change) always counts, after
+ * any count in flight, so the gauge ends on a figure read after the change; otherwise at most once a
+ * second and never two at a time.
+ */
+function gaugeRefresher(deps: ActivityDeps) {
+  let last = 0;
+  let pending = 0;
+  let chain: Promise<void> = Promise.resolve();
+  return (force: boolean): Promise<void> => {
+    if (!force && (pending > 0 || Date.now() - last < GAUGE_MIN_INTERVAL_MS)) return Promise.resolve();
+    pending++;
+    chain = chain
+      .then(async () => {
+        last = Date.now();
+        const counts = await countLiveMeetings(deps.db);
+        for (const [state, n] of Object.entries(counts)) liveMeetings.set({ state }, n);
+      })
+      .catch((err) => logger.warn({ err }, 'could not count live meetings for the live_meetings gauge'))
+      .finally(() => {
+        pending--;
+      });
+    return chain;
+  };
+}
+
+/**
+ * One short write (seconds at most: no heartbeat), timed into pipeline_stage_duration_seconds. A meeting that is gone or no longer live can never be written to,
+ * and bad input never becomes good: neither is retried.
+ */
+async function liveStep<T>(stage: string, work: () => Promise<T>): Promise<T> {
+  const started = process.hrtime.bigint();
+  let outcome = 'ok';
+  try {
+    return await work();
+  } catch (e) {
+    const failure =
+      e instanceof MeetingNotLiveError
+        ? ApplicationFailure.nonRetryable(e.message, LIVE_FAILURE.notLive)
+        : isServiceError(e) && e.code === 'invalid_arguments'
+          ? ApplicationFailure.nonRetryable(e.message, LIVE_FAILURE.badInput)
+          : toFailure(stage, e);
+    outcome = failure.nonRetryable ? 'failed' : 'retry';
+    throw failure;
+  } finally {
+    pipelineStage.observe({ stage, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+  }
+}
+
+export function createLiveActivities(deps: ActivityDeps): LiveActivities {
+  const refreshGauge = gaugeRefresher(deps);
+  return {
+    openLiveMeeting: (input) =>
+      liveStep('live_open', async () => {
+        const m = await openLiveMeeting(deps.db, input.meetingId);
+        await refreshGauge(true);
+        return m ? { exists: true, is_live: m.is_live, sentence_count: m.sentence_count } : { exists: false, is_live: false, sentence_count: 0 };
+      }),
+
+    storeLiveSentences: (input) =>
+      liveStep('live_store', async () => {
+        const r = await storeLiveSentences(deps.db, input.meetingId, input.batches);
+        liveSentencesIngested.inc(r.inserted);
+        void refreshGauge(false);
+        return r;
+      }),
+
+    setLiveState: (input) =>
+      liveStep('live_state', async () => {
+        const r = await setLiveState(deps.db, input.meetingId, input.state, input.actorUserId);
+        await refreshGauge(true);
+        return r;
+      }),
+
+    closeLiveMeeting: (input) =>
+      liveStep('live_end', async () => {
+        const r = await closeLiveMeeting(deps.db, input.meetingId, input.reason, input.actorUserId);
+        await refreshGauge(true);
+        return r;
+      }),
+
+    completeLiveMeeting: (input) =>
+      runStep('live_complete', async () => {
+        const { meetingId } = input;
+        const meeting = await loadIngestMeeting(deps.db, meetingId);
+        if (!meeting) throw ApplicationFailure.nonRetryable(`meeting ${meetingId} no longer exists`, LIVE_FAILURE.meetingGone);
+        const sentences = await readLiveSentences(deps.db, meetingId);
+        const durationSeconds = sentences.reduce((m, s) => Math.max(m, s.end_time), 0);
+        if (meeting.status === 'completed') {
+          // A retry after the transaction committed: nothing left to do.
+          const speakers = new Set(sentences.map((s) => s.speaker_name)).size;
+          const [{ n }] = await deps.db('meeting_participants').where({ meeting_id: meetingId }).count({ n: '*' });
+          return { sentences: sentences.length, speakers, participants: Number(n), summarySource: 'none', durationSeconds };
+        }
+        if (meeting.status !== 'processing') {
+          throw ApplicationFailure.nonRetryable(`meeting ${meetingId} is ${meeting.status}, not an ended live meeting`, LIVE_FAILURE.notLive);
+        }
+        const analytics = await computeAnalytics(deps, meetingId, sentences, durationSeconds);
+        const summary = await computeSummary(deps, meetingId, sentences);
+        // The same one-transaction persist as an upload: analytics, summary, participants, `completed`.
+        const persisted = await persistTranscript(deps.db, { meetingId, sentences, durationSeconds, analytics, summary });
+        await chargeMinutes(deps.db, meetingId, durationSeconds);
+        return { ...persisted, summarySource: summary.source, durationSeconds };
+      }),
+
+    failLiveMeeting: (input) =>
+      liveStep('live_fail', async () => {
+        const changed = await failLiveMeeting(deps.db, input.meetingId, input.reason);
+        await refreshGauge(true);
+        return changed;
+      }),
+  };
+}

@@ -1,0 +1,376 @@
+/**
+ * LiveMeetingWorkflow (DESIGN flow 4): one per live meeting, workflow id `live-<meetingId>`, started by
+ * startLiveMeeting. It owns the meeting's state machine (services/core/live-protocol.ts):
+ *
+ *     active ⇄ paused → ended        (end: asked for, or LIVE_IDLE_TIMEOUT without any request)
+ *
+ * Requests arrive as Workflow Updates, so a caller learns synchronously whether they were taken:
+ * a validator refuses an invalid transition before anything is recorded (append or pause after the
+ * end, resume while active, pause while paused), and an accepted update answers once its write is in
+ * the database. Writes go through ONE queue drained by the main loop, in arrival order: consecutive
+ * appends are stored by a single activity call (a batch), state changes in between keep their place,
+ * so indices are contiguous and the database never sees a resume before the pause it follows.
+ *
+ * Idle timeout: a durable timer, reset by every accepted update. History stays bounded: after
+ * maxUpdatesPerRun updates (or when Temporal suggests it) the run waits for its handlers and continues
+ * as new, carrying state, idle clock and counters.
+ *
+ * At the end: the meeting leaves the active meetings (closeLiveMeeting), then gets the same
+ * post-processing as an upload: analytics and summary persisted with the transcript (completed), then
+ * the post-processing children (automation rules, webhooks; workflows/post-processing.ts), abandoned
+ * to run on their own.
+ *
+ * Deterministic: it only orders activities (imported as types) and reacts to updates.
+ */
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineUpdate,
+  isCancellation,
+  log,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { LiveActivities, LiveCompleted } from './activities/live';
+import {
+  LIVE_FAILURE,
+  LIVE_LIMITS,
+  LIVE_STATUS_QUERY,
+  LIVE_UPDATES,
+  LIVE_UPDATES_PER_RUN,
+  refusal,
+  type EndReason,
+  type LiveAction,
+  type LiveAppendResult,
+  type LiveMeetingWorkflowInput,
+  type LiveSentenceInput,
+  type LiveState,
+  type LiveStateResult,
+  type LiveStatus,
+  type LiveWorkflowState,
+} from '../services/core/live-protocol';
+import { startPostProcessing } from './post-processing';
+
+export type { LiveMeetingWorkflowInput } from '../services/core/live-protocol';
+
+export interface LiveAppendArgs {
+  sentences: LiveSentenceInput[];
+}
+
+export interface LiveActorArgs {
+  actorUserId: string;
+}
+
+export const appendLiveSentencesUpdate = defineUpdate<LiveAppendResult, [LiveAppendArgs]>(LIVE_UPDATES.append);
+export const pauseLiveMeetingUpdate = defineUpdate<LiveStateResult, [LiveActorArgs]>(LIVE_UPDATES.pause);
+export const resumeLiveMeetingUpdate = defineUpdate<LiveStateResult, [LiveActorArgs]>(LIVE_UPDATES.resume);
+export const endLiveMeetingUpdate = defineUpdate<LiveStateResult, [LiveActorArgs]>(LIVE_UPDATES.end);
+export const liveStatusQuery = defineQuery<LiveStatus>(LIVE_STATUS_QUERY);
+
+export interface LiveMeetingResult {
+  meetingId: string;
+  /** completed: post-processed; gone: the meeting row disappeared, nothing to finish. */
+  status: 'completed' | 'gone';
+  endReason: EndReason | null;
+  sentences: number;
+  speakers: number;
+  participants: number;
+  summarySource: LiveCompleted['summarySource'] | null;
+  /** Runs of this workflow id, counting this one (continueAsNew makes more). */
+  runs: number;
+  updates: number;
+  /** Workflow ids of the post-processing children started (abandoned to run on their own). */
+  children: string[];
+}
+
+const NON_RETRYABLE = [LIVE_FAILURE.badInput, LIVE_FAILURE.meetingGone, LIVE_FAILURE.notLive];
+
+/**
+ * Short writes under a row lock. A caller waits on them, so retries start fast; a database that stays
+ * away for minutes fails the request (the caller sends it again) rather than hanging it forever.
+ * (Regular activities, not local ones: with local activities the workflow task stays open during the
+ * write, and under load the update's workflow task completions were refused and the writes re-run.)
+ */
+const { openLiveMeeting, storeLiveSentences, setLiveState, closeLiveMeeting } = proxyActivities<
+  Pick<LiveActivities, 'openLiveMeeting' | 'storeLiveSentences' | 'setLiveState' | 'closeLiveMeeting'>
+>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+/** Marking a meeting whose post-processing failed (nobody waits on it). */
+const { failLiveMeeting } = proxyActivities<Pick<LiveActivities, 'failLiveMeeting'>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+/** Analytics and summary (a chat model when LLM_URL is set) and the one-transaction persist. */
+const { completeLiveMeeting } = proxyActivities<Pick<LiveActivities, 'completeLiveMeeting'>>({
+  startToCloseTimeout: '20 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+type Write =
+  | { kind: 'append'; sentences: LiveSentenceInput[]; done: Deferred<{ appended: number; replaced: number }> }
+  | { kind: 'state'; state: LiveState; previous: LiveWorkflowState; actorUserId: string; done: Deferred<void> }
+  | { kind: 'end'; reason: EndReason; previous: LiveWorkflowState; actorUserId: string | null; done: Deferred<void> };
+
+/** The activity's own failure (ActivityFailure wraps it), whose type says what happened. */
+function causeOf(e: unknown): ApplicationFailure | undefined {
+  let err = e as Error | undefined;
+  while (err instanceof ActivityFailure && err.cause) err = err.cause as Error;
+  return err instanceof ApplicationFailure ? err : undefined;
+}
+
+function messageOf(e: unknown): string {
+  return causeOf(e)?.message?.trim() || (e as Error | undefined)?.message || 'unknown error';
+}
+
+const refuse = (message: string) => ApplicationFailure.nonRetryable(message, LIVE_FAILURE.invalidTransition);
+
+const textSize = (sentences: LiveSentenceInput[]) => sentences.reduce((n, s) => n + s.text.length, 0);
+
+export async function LiveMeetingWorkflow(input: LiveMeetingWorkflowInput): Promise<LiveMeetingResult> {
+  const { meetingId } = input;
+  const carried = input.carried;
+  const maxUpdatesPerRun = input.maxUpdatesPerRun ?? LIVE_UPDATES_PER_RUN;
+
+  let state: LiveWorkflowState = carried?.state ?? 'active';
+  let lastActivityAt = carried?.lastActivityAt ?? Date.now();
+  let sentenceCount = carried?.sentenceCount ?? 0;
+  let updatesThisRun = 0;
+  let updatesTotal = carried?.updatesTotal ?? 0;
+  const runs = (carried?.runs ?? 0) + 1;
+  let endReason: EndReason | null = null;
+  let gone = false;
+  const queue: Write[] = [];
+
+  /** Every accepted update counts as activity: it resets the idle timer. */
+  const touch = () => {
+    lastActivityAt = Date.now();
+    updatesThisRun++;
+    updatesTotal++;
+  };
+  const check = (action: LiveAction) => {
+    const why = gone ? 'the live meeting no longer exists' : refusal(state, action);
+    if (why) throw refuse(why);
+  };
+  const stateResult = (): LiveStateResult => ({ meetingId, state, is_live: state !== 'ended', sentence_count: sentenceCount });
+
+  setHandler(
+    appendLiveSentencesUpdate,
+    async ({ sentences }) => {
+      touch();
+      const done = deferred<{ appended: number; replaced: number }>();
+      queue.push({ kind: 'append', sentences, done });
+      const r = await done.promise;
+      return { meetingId, state, appended: r.appended, replaced: r.replaced, sentence_count: sentenceCount };
+    },
+    {
+      validator: (args) => {
+        check('append');
+        const n = Array.isArray(args?.sentences) ? args.sentences.length : 0;
+        if (n < LIVE_LIMITS.sentencesMin || n > LIVE_LIMITS.sentencesMax) {
+          throw ApplicationFailure.nonRetryable(`sentences must hold ${LIVE_LIMITS.sentencesMin} to ${LIVE_LIMITS.sentencesMax} sentences per call`, LIVE_FAILURE.badInput);
+        }
+      },
+    },
+  );
+
+  const stateHandler = (action: 'pause' | 'resume', next: LiveState) => async ({ actorUserId }: LiveActorArgs) => {
+    touch();
+    const done = deferred<void>();
+    queue.push({ kind: 'state', state: next, previous: state, actorUserId, done });
+    state = next;
+    await done.promise;
+    return stateResult();
+  };
+  setHandler(pauseLiveMeetingUpdate, stateHandler('pause', 'paused'), { validator: (_: LiveActorArgs) => check('pause') });
+  setHandler(resumeLiveMeetingUpdate, stateHandler('resume', 'active'), { validator: (_: LiveActorArgs) => check('resume') });
+
+  setHandler(
+    endLiveMeetingUpdate,
+    async ({ actorUserId }) => {
+      touch();
+      const done = deferred<void>();
+      queue.push({ kind: 'end', reason: 'requested', previous: state, actorUserId, done });
+      state = 'ended';
+      endReason = 'requested';
+      await done.promise;
+      return stateResult();
+    },
+    { validator: (_: LiveActorArgs) => check('end') },
+  );
+
+  setHandler(liveStatusQuery, () => ({
+    meetingId,
+    state,
+    sentenceCount,
+    pendingWrites: queue.length,
+    updatesThisRun,
+    updatesTotal,
+    runs,
+    endReason,
+  }));
+
+  /** A write failed for good: the meeting is gone, or the request is refused and its state undone. */
+  const failed = (w: Write, e: unknown) => {
+    const cause = causeOf(e);
+    if (cause?.type === LIVE_FAILURE.notLive || cause?.type === LIVE_FAILURE.meetingGone) {
+      gone = true;
+      state = 'ended';
+      w.done.reject(ApplicationFailure.nonRetryable(cause.message, cause.type));
+      return;
+    }
+    // Undo the state change, unless a later request has changed the state since.
+    if (w.kind === 'state' && state === w.state) state = w.previous;
+    if (w.kind === 'end' && state === 'ended') {
+      state = w.previous;
+      endReason = null;
+    }
+    log.warn('live meeting write failed', { meetingId, kind: w.kind, reason: messageOf(e) });
+    w.done.reject(
+      ApplicationFailure.nonRetryable(
+        w.kind === 'append' ? `the sentences could not be stored (${messageOf(e)}).` : `the meeting could not be ${w.kind === 'end' ? 'ended' : w.state} (${messageOf(e)}); try again.`,
+        LIVE_FAILURE.storeFailed,
+      ),
+    );
+  };
+
+  /** Drain the queue in order; consecutive appends go to the database as one batch. */
+  const flush = async () => {
+    while (queue.length) {
+      const first = queue[0];
+      if (first.kind === 'append') {
+        const group: Extract<Write, { kind: 'append' }>[] = [];
+        let size = 0;
+        while (queue.length && queue[0].kind === 'append') {
+          const next = queue[0] as Extract<Write, { kind: 'append' }>;
+          const s = textSize(next.sentences);
+          // One activity call stays within what a single append may carry, twice over.
+          if (group.length && size + s > 2 * LIVE_LIMITS.textTotalMax) break;
+          group.push(next);
+          size += s;
+          queue.shift();
+        }
+        try {
+          const r = await storeLiveSentences({ meetingId, batches: group.map((g) => g.sentences) });
+          sentenceCount = r.sentence_count;
+          group.forEach((g, i) => g.done.resolve(r.results[i]));
+        } catch (e) {
+          group.forEach((g) => failed(g, e));
+        }
+        continue;
+      }
+      queue.shift();
+      try {
+        const r =
+          first.kind === 'state'
+            ? await setLiveState({ meetingId, state: first.state, actorUserId: first.actorUserId })
+            : await closeLiveMeeting({ meetingId, reason: first.reason, actorUserId: first.actorUserId });
+        sentenceCount = r.sentence_count;
+        first.done.resolve();
+      } catch (e) {
+        failed(first, e);
+      }
+    }
+  };
+
+  if (!carried) {
+    // The API pod stores the meeting before starting this run and removes it if the start fails.
+    const opened = await openLiveMeeting({ meetingId });
+    if (!opened.exists || !opened.is_live) {
+      gone = true;
+      state = 'ended';
+    } else sentenceCount = opened.sentence_count;
+  }
+
+  for (;;) {
+    if (gone) {
+      for (const w of queue.splice(0)) w.done.reject(ApplicationFailure.nonRetryable('the live meeting no longer exists', LIVE_FAILURE.notLive));
+      break;
+    }
+    if (queue.length) {
+      await flush();
+      continue;
+    }
+    if (state === 'ended') break;
+
+    if (updatesThisRun >= maxUpdatesPerRun || workflowInfo().continueAsNewSuggested) {
+      // Every accepted update must have answered before this run closes.
+      await condition(() => queue.length > 0 || allHandlersFinished());
+      if (queue.length) continue;
+      await continueAsNew<typeof LiveMeetingWorkflow>({
+        ...input,
+        carried: { state, lastActivityAt, sentenceCount, runs, updatesTotal },
+      });
+    }
+
+    const remaining = lastActivityAt + input.idleTimeoutMs - Date.now();
+    if (remaining <= 0) {
+      log.info('live meeting idle; ending it', { meetingId, idleTimeoutMs: input.idleTimeoutMs });
+      const done = deferred<void>();
+      // Nobody awaits an idle end; a failure is logged by `failed` and the next pass tries again.
+      done.promise.catch(() => undefined);
+      queue.push({ kind: 'end', reason: 'idle', previous: state, actorUserId: null, done });
+      state = 'ended';
+      endReason = 'idle';
+      continue;
+    }
+    const seen = updatesTotal;
+    await condition(() => queue.length > 0 || updatesTotal !== seen, Math.ceil(remaining));
+  }
+
+  const base = { meetingId, endReason, runs, updates: updatesTotal };
+  if (gone) {
+    await condition(allHandlersFinished);
+    return { ...base, status: 'gone', sentences: sentenceCount, speakers: 0, participants: 0, summarySource: null, children: [] };
+  }
+
+  let completed: LiveCompleted;
+  try {
+    completed = await completeLiveMeeting({ meetingId });
+  } catch (e) {
+    const reason = isCancellation(e) ? 'processing was cancelled by an operator' : `post-processing failed: ${messageOf(e)}`;
+    log.warn('live meeting post-processing failed', { meetingId, reason });
+    await CancellationScope.nonCancellable(() => failLiveMeeting({ meetingId, reason }));
+    if (isCancellation(e)) throw e;
+    throw ApplicationFailure.nonRetryable(reason, 'LiveMeetingFailed');
+  }
+
+  // Automation rules and one webhook delivery per target, as after an upload (post-processing.ts).
+  const children = await startPostProcessing(meetingId);
+  await condition(allHandlersFinished);
+  return {
+    ...base,
+    status: 'completed',
+    sentences: completed.sentences,
+    speakers: completed.speakers,
+    participants: completed.participants,
+    summarySource: completed.summarySource,
+    children,
+  };
+}
