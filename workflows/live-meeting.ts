@@ -2,18 +2,21 @@
  * LiveMeetingWorkflow (DESIGN flow 4): one per live meeting, workflow id `live-<meetingId>`, started by
  * startLiveMeeting. It owns the meeting's state machine (services/core/live-protocol.ts):
  *
- *     active ⇄ paused → ended        (end: asked for, or LIVE_IDLE_TIMEOUT without any request)
+ *     active ⇄ paused → ended        (end: asked for, or LIVE_IDLE_TIMEOUT without any activity)
  *
- * Requests arrive as Workflow Updates, so a caller learns synchronously whether they were taken:
- * a validator refuses an invalid transition before anything is recorded (append or pause after the
- * end, resume while active, pause while paused), and an accepted update answers once its write is in
- * the database. Writes go through ONE queue drained by the main loop, in arrival order: consecutive
- * appends are stored by a single activity call (a batch), state changes in between keep their place,
- * so indices are contiguous and the database never sees a resume before the pause it follows.
+ * Pause, resume and end arrive as Workflow Updates, so a caller learns synchronously whether they were
+ * taken: a validator refuses an invalid transition before anything is recorded (pause after the end,
+ * resume while active, pause while paused), and an accepted update answers once its write is in the
+ * database. Writes go through ONE queue drained by the main loop, in arrival order, so the database
+ * never sees a resume before the pause it follows.
  *
- * Idle timeout: a durable timer, reset by every accepted update. History stays bounded: after
- * maxUpdatesPerRun updates (or when Temporal suggests it) the run waits for its handlers and continues
- * as new, carrying state, idle clock and counters.
+ * Sentences do not pass through here: the API pods store them directly (services/core/live.ts), under
+ * the meeting's row lock, which orders them against the end this workflow writes. So the idle timer
+ * cannot see appends: when it runs out, an activity asks the database how long the meeting has really
+ * been idle and ends it only if that is the whole timeout (else the timer is set for the rest).
+ *
+ * History stays bounded: after maxUpdatesPerRun updates (or when Temporal suggests it) the run waits
+ * for its handlers and continues as new, carrying state, idle clock and counters.
  *
  * At the end: the meeting leaves the active meetings (closeLiveMeeting), then gets the same
  * post-processing as an upload: analytics and summary persisted with the transcript (completed), then
@@ -40,16 +43,13 @@ import {
 import type { LiveActivities, LiveCompleted } from './activities/live';
 import {
   LIVE_FAILURE,
-  LIVE_LIMITS,
   LIVE_STATUS_QUERY,
   LIVE_UPDATES,
   LIVE_UPDATES_PER_RUN,
   refusal,
   type EndReason,
   type LiveAction,
-  type LiveAppendResult,
   type LiveMeetingWorkflowInput,
-  type LiveSentenceInput,
   type LiveState,
   type LiveStateResult,
   type LiveStatus,
@@ -59,15 +59,10 @@ import { startPostProcessing } from './post-processing';
 
 export type { LiveMeetingWorkflowInput } from '../services/core/live-protocol';
 
-export interface LiveAppendArgs {
-  sentences: LiveSentenceInput[];
-}
-
 export interface LiveActorArgs {
   actorUserId: string;
 }
 
-export const appendLiveSentencesUpdate = defineUpdate<LiveAppendResult, [LiveAppendArgs]>(LIVE_UPDATES.append);
 export const pauseLiveMeetingUpdate = defineUpdate<LiveStateResult, [LiveActorArgs]>(LIVE_UPDATES.pause);
 export const resumeLiveMeetingUpdate = defineUpdate<LiveStateResult, [LiveActorArgs]>(LIVE_UPDATES.resume);
 export const endLiveMeetingUpdate = defineUpdate<LiveStateResult, [LiveActorArgs]>(LIVE_UPDATES.end);
@@ -97,8 +92,8 @@ const NON_RETRYABLE = [LIVE_FAILURE.badInput, LIVE_FAILURE.meetingGone, LIVE_FAI
  * (Regular activities, not local ones: with local activities the workflow task stays open during the
  * write, and under load the update's workflow task completions were refused and the writes re-run.)
  */
-const { openLiveMeeting, storeLiveSentences, setLiveState, closeLiveMeeting } = proxyActivities<
-  Pick<LiveActivities, 'openLiveMeeting' | 'storeLiveSentences' | 'setLiveState' | 'closeLiveMeeting'>
+const { openLiveMeeting, setLiveState, closeLiveMeeting, closeLiveMeetingIfIdle } = proxyActivities<
+  Pick<LiveActivities, 'openLiveMeeting' | 'setLiveState' | 'closeLiveMeeting' | 'closeLiveMeetingIfIdle'>
 >({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE },
@@ -134,9 +129,9 @@ function deferred<T>(): Deferred<T> {
 }
 
 type Write =
-  | { kind: 'append'; sentences: LiveSentenceInput[]; done: Deferred<{ appended: number; replaced: number }> }
   | { kind: 'state'; state: LiveState; previous: LiveWorkflowState; actorUserId: string; done: Deferred<void> }
-  | { kind: 'end'; reason: EndReason; previous: LiveWorkflowState; actorUserId: string | null; done: Deferred<void> };
+  | { kind: 'end'; reason: EndReason; previous: LiveWorkflowState; actorUserId: string | null; done: Deferred<void> }
+  | { kind: 'idle' };
 
 /** The activity's own failure (ActivityFailure wraps it), whose type says what happened. */
 function causeOf(e: unknown): ApplicationFailure | undefined {
@@ -150,8 +145,6 @@ function messageOf(e: unknown): string {
 }
 
 const refuse = (message: string) => ApplicationFailure.nonRetryable(message, LIVE_FAILURE.invalidTransition);
-
-const textSize = (sentences: LiveSentenceInput[]) => sentences.reduce((n, s) => n + s.text.length, 0);
 
 export async function LiveMeetingWorkflow(input: LiveMeetingWorkflowInput): Promise<LiveMeetingResult> {
   const { meetingId } = input;
@@ -179,26 +172,6 @@ export async function LiveMeetingWorkflow(input: LiveMeetingWorkflowInput): Prom
     if (why) throw refuse(why);
   };
   const stateResult = (): LiveStateResult => ({ meetingId, state, is_live: state !== 'ended', sentence_count: sentenceCount });
-
-  setHandler(
-    appendLiveSentencesUpdate,
-    async ({ sentences }) => {
-      touch();
-      const done = deferred<{ appended: number; replaced: number }>();
-      queue.push({ kind: 'append', sentences, done });
-      const r = await done.promise;
-      return { meetingId, state, appended: r.appended, replaced: r.replaced, sentence_count: sentenceCount };
-    },
-    {
-      validator: (args) => {
-        check('append');
-        const n = Array.isArray(args?.sentences) ? args.sentences.length : 0;
-        if (n < LIVE_LIMITS.sentencesMin || n > LIVE_LIMITS.sentencesMax) {
-          throw ApplicationFailure.nonRetryable(`sentences must hold ${LIVE_LIMITS.sentencesMin} to ${LIVE_LIMITS.sentencesMax} sentences per call`, LIVE_FAILURE.badInput);
-        }
-      },
-    },
-  );
 
   const stateHandler = (action: 'pause' | 'resume', next: LiveState) => async ({ actorUserId }: LiveActorArgs) => {
     touch();
@@ -237,7 +210,7 @@ export async function LiveMeetingWorkflow(input: LiveMeetingWorkflowInput): Prom
   }));
 
   /** A write failed for good: the meeting is gone, or the request is refused and its state undone. */
-  const failed = (w: Write, e: unknown) => {
+  const failed = (w: Exclude<Write, { kind: 'idle' }>, e: unknown) => {
     const cause = causeOf(e);
     if (cause?.type === LIVE_FAILURE.notLive || cause?.type === LIVE_FAILURE.meetingGone) {
       gone = true;
@@ -252,49 +225,57 @@ export async function LiveMeetingWorkflow(input: LiveMeetingWorkflowInput): Prom
       endReason = null;
     }
     log.warn('live meeting write failed', { meetingId, kind: w.kind, reason: messageOf(e) });
-    w.done.reject(
-      ApplicationFailure.nonRetryable(
-        w.kind === 'append' ? `the sentences could not be stored (${messageOf(e)}).` : `the meeting could not be ${w.kind === 'end' ? 'ended' : w.state} (${messageOf(e)}); try again.`,
-        LIVE_FAILURE.storeFailed,
-      ),
-    );
+    w.done.reject(ApplicationFailure.nonRetryable(`the meeting could not be ${w.kind === 'end' ? 'ended' : w.state} (${messageOf(e)}); try again.`, LIVE_FAILURE.storeFailed));
   };
 
-  /** Drain the queue in order; consecutive appends go to the database as one batch. */
+  /**
+   * The idle timer ran out by this workflow's clock, which sees updates but not appends: the database
+   * judges (and ends the meeting only if it really was idle the whole time).
+   */
+  const idleCheck = async () => {
+    try {
+      const r = await closeLiveMeetingIfIdle({ meetingId, idleTimeoutMs: input.idleTimeoutMs });
+      if (r.ended) {
+        log.info('live meeting idle; ended it', { meetingId, idleTimeoutMs: input.idleTimeoutMs });
+        state = 'ended';
+        endReason = 'idle';
+        sentenceCount = r.sentence_count;
+      } else lastActivityAt = Date.now() - r.idleMs;
+    } catch (e) {
+      const type = causeOf(e)?.type;
+      if (type === LIVE_FAILURE.notLive || type === LIVE_FAILURE.meetingGone) {
+        gone = true;
+        state = 'ended';
+        return;
+      }
+      // The database was away for every retry: look again after another timeout.
+      log.warn('live meeting idle check failed', { meetingId, reason: messageOf(e) });
+      lastActivityAt = Date.now();
+    }
+  };
+
+  /** Drain the queue in order. */
   const flush = async () => {
     while (queue.length) {
-      const first = queue[0];
-      if (first.kind === 'append') {
-        const group: Extract<Write, { kind: 'append' }>[] = [];
-        let size = 0;
-        while (queue.length && queue[0].kind === 'append') {
-          const next = queue[0] as Extract<Write, { kind: 'append' }>;
-          const s = textSize(next.sentences);
-          // One activity call stays within what a single append may carry, twice over.
-          if (group.length && size + s > 2 * LIVE_LIMITS.textTotalMax) break;
-          group.push(next);
-          size += s;
-          queue.shift();
-        }
-        try {
-          const r = await storeLiveSentences({ meetingId, batches: group.map((g) => g.sentences) });
-          sentenceCount = r.sentence_count;
-          group.forEach((g, i) => g.done.resolve(r.results[i]));
-        } catch (e) {
-          group.forEach((g) => failed(g, e));
-        }
+      const w = queue.shift()!;
+      if (w.kind === 'idle') {
+        await idleCheck();
         continue;
       }
-      queue.shift();
+      if (state === 'ended' && endReason === 'idle') {
+        // Asked for while the idle end was being written: the meeting has ended.
+        w.done.reject(refuse(refusal('ended', w.kind === 'end' ? 'end' : w.state === 'paused' ? 'pause' : 'resume')!));
+        continue;
+      }
       try {
         const r =
-          first.kind === 'state'
-            ? await setLiveState({ meetingId, state: first.state, actorUserId: first.actorUserId })
-            : await closeLiveMeeting({ meetingId, reason: first.reason, actorUserId: first.actorUserId });
+          w.kind === 'state'
+            ? await setLiveState({ meetingId, state: w.state, actorUserId: w.actorUserId })
+            : await closeLiveMeeting({ meetingId, reason: w.reason, actorUserId: w.actorUserId });
         sentenceCount = r.sentence_count;
-        first.done.resolve();
+        w.done.resolve();
       } catch (e) {
-        failed(first, e);
+        failed(w, e);
       }
     }
   };
@@ -310,7 +291,7 @@ export async function LiveMeetingWorkflow(input: LiveMeetingWorkflowInput): Prom
 
   for (;;) {
     if (gone) {
-      for (const w of queue.splice(0)) w.done.reject(ApplicationFailure.nonRetryable('the live meeting no longer exists', LIVE_FAILURE.notLive));
+      for (const w of queue.splice(0)) if (w.kind !== 'idle') w.done.reject(ApplicationFailure.nonRetryable('the live meeting no longer exists', LIVE_FAILURE.notLive));
       break;
     }
     if (queue.length) {
@@ -331,13 +312,7 @@ export async function LiveMeetingWorkflow(input: LiveMeetingWorkflowInput): Prom
 
     const remaining = lastActivityAt + input.idleTimeoutMs - Date.now();
     if (remaining <= 0) {
-      log.info('live meeting idle; ending it', { meetingId, idleTimeoutMs: input.idleTimeoutMs });
-      const done = deferred<void>();
-      // Nobody awaits an idle end; a failure is logged by `failed` and the next pass tries again.
-      done.promise.catch(() => undefined);
-      queue.push({ kind: 'end', reason: 'idle', previous: state, actorUserId: null, done });
-      state = 'ended';
-      endReason = 'idle';
+      queue.push({ kind: 'idle' });
       continue;
     }
     const seen = updatesTotal;

@@ -18,9 +18,11 @@
 export const LIVE_WORKFLOW = 'LiveMeetingWorkflow';
 export const liveWorkflowId = (meetingId: string) => `live-${meetingId}`;
 
-/** Workflow Update names (callers get a validator's refusal or the handler's result synchronously). */
+/**
+ * Workflow Update names (callers get a validator's refusal or the handler's result synchronously).
+ * Appends are not among them: the API pods store sentences directly (live-store.ts).
+ */
 export const LIVE_UPDATES = {
-  append: 'appendLiveSentences',
   pause: 'pauseLiveMeeting',
   resume: 'resumeLiveMeeting',
   end: 'endLiveMeeting',
@@ -52,7 +54,7 @@ export const LIVE_LIMITS = {
   sentencesMin: 1,
   sentencesMax: 500,
   textMax: 5000,
-  /** Characters of text in one call: keeps one call (and one workflow history event) small. */
+  /** Characters of text in one call: keeps one call (and its transaction) small. */
   textTotalMax: 200_000,
   speakerNameMax: 256,
   chunkIdMax: 128,

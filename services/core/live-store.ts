@@ -1,6 +1,7 @@
 /**
- * The rows of a live meeting, as LiveMeetingWorkflow's activities write them (workflows/activities/
- * live.ts). Every function is idempotent, so a retried activity never duplicates or reorders anything:
+ * The rows of a live meeting. Sentences are written by the API pods as they arrive (services/core/
+ * live.ts); state changes by LiveMeetingWorkflow's activities (workflows/activities/live.ts). Every
+ * function is idempotent, so a retried call or activity never duplicates or reorders anything:
  *
  * - Sentences are upserted by (meeting, chunk_id) under the meeting's row lock: a chunk seen before
  *   keeps its index and gets the new text; new chunks get the next indices, in the order they arrived,
@@ -8,6 +9,10 @@
  * - Speaker ids (small integers in order of first appearance) live in upload_options.live_speakers,
  *   so assigning one never scans the transcript.
  * - State changes only touch a meeting that is still live; ending one that has already ended is a no-op.
+ * - The meeting's row lock orders appends against the end: an append either commits before the end
+ *   (and post-processing reads it) or finds the meeting no longer live and is refused.
+ * - meetings.updated_at is the meeting's last activity (an append or a state change): the idle end
+ *   reads it, so appends need no word to the workflow.
  *
  * Readers need no lock: svc_get_transcript reads in one REPEATABLE READ snapshot, so it sees each
  * append's transaction entirely or not at all.
@@ -18,11 +23,14 @@ import type { Principal } from './principal';
 import { audit } from './audit';
 import { notFound, ServiceError } from './errors';
 import type { EndReason, LiveSentenceInput, LiveState } from './live-protocol';
-import { validateLiveSentences } from './live';
 
 export interface StoreResult {
-  /** Per batch, in the order given. */
-  results: { appended: number; replaced: number }[];
+  /** The meeting's state when the sentences were stored. */
+  state: LiveState;
+  /** New sentences (chunk ids not seen before in this meeting). */
+  appended: number;
+  /** Sentences whose chunk id was stored before: their row was replaced, not duplicated. */
+  replaced: number;
   /** Sentences of the meeting after this write. */
   sentence_count: number;
   /** New sentences written by this call (a retry that finds them stored writes none). */
@@ -35,34 +43,23 @@ interface LockedMeeting {
   is_live: boolean;
   status: string;
   live_state: LiveState | null;
-  upload_options: { live_speakers?: Record<string, number> } | null;
-}
-
-interface Row {
-  meeting_id: string;
-  idx: number;
-  speaker_name: string;
-  speaker_id: number;
-  text: string;
-  raw_text: string;
-  start_time: number;
-  end_time: number;
-  chunk_id: string;
 }
 
 const SENTENCE_COLUMNS = ['speaker_name', 'speaker_id', 'text', 'raw_text', 'start_time', 'end_time'] as const;
 const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
-const sameContent = (a: Row, b: Row) => SENTENCE_COLUMNS.every((c) => a[c] === b[c]);
 
 /** Thrown when the meeting exists but is no longer live (the worker maps it to a non-retryable failure). */
 export class MeetingNotLiveError extends ServiceError {
-  constructor(meetingId: string, status: string) {
+  constructor(
+    meetingId: string,
+    readonly status: string,
+  ) {
     super('invariant_violation', `meeting ${JSON.stringify(meetingId)} is no longer live (it is ${status})`);
   }
 }
 
 async function lockMeeting(tx: Knex.Transaction, meetingId: string): Promise<LockedMeeting> {
-  const m = await tx('meetings').where({ id: meetingId }).forUpdate().first('id', 'team_id', 'is_live', 'status', 'live_state', 'upload_options');
+  const m = await tx('meetings').where({ id: meetingId }).forUpdate().first('id', 'team_id', 'is_live', 'status', 'live_state');
   if (!m) throw notFound('meeting', meetingId);
   return m;
 }
@@ -80,77 +77,19 @@ export async function openLiveMeeting(db: Knex, meetingId: string): Promise<{ is
 }
 
 /**
- * Store batches of sentences in order, in one transaction. A chunk id sent before (in an earlier call
- * or earlier in this one) replaces that sentence at its index; unchanged repeats write nothing.
+ * Store validated sentences (validateLiveSentences), in order, in one statement: the database function
+ * live_append (migrations/…_live_append_function.ts) locks the meeting's row, so appends of one meeting
+ * never interleave and the lock is held only for the database's own work. A chunk id sent before (in
+ * an earlier call or earlier in this one) replaces that sentence at its index; unchanged repeats write
+ * nothing.
  */
-export async function storeLiveSentences(db: Knex, meetingId: string, batches: LiveSentenceInput[][]): Promise<StoreResult> {
-  const valid = batches.map((b) => validateLiveSentences(b));
-  return db.transaction(async (tx) => {
-    const m = await lockMeeting(tx, meetingId);
-    if (!m.is_live) throw new MeetingNotLiveError(meetingId, m.status);
-
-    const chunkIds = [...new Set(valid.flat().map((s) => s.chunk_id))];
-    const existing: Row[] = (
-      await tx('sentences')
-        .where({ meeting_id: meetingId })
-        .whereIn('chunk_id', chunkIds)
-        .select('meeting_id', 'idx', 'chunk_id', ...SENTENCE_COLUMNS)
-    ).map((r: Row) => ({ ...r, start_time: Number(r.start_time), end_time: Number(r.end_time) }));
-    let next = await sentenceCount(tx, meetingId);
-
-    const speakers: Record<string, number> = { ...(m.upload_options?.live_speakers ?? {}) };
-    let nextSpeaker = Object.values(speakers).reduce((a, b) => Math.max(a, b + 1), 0);
-    let speakersChanged = false;
-    const speakerId = (name: string) => {
-      if (speakers[name] === undefined) {
-        speakers[name] = nextSpeaker++;
-        speakersChanged = true;
-      }
-      return speakers[name];
-    };
-
-    const stored = new Map(existing.map((r) => [r.chunk_id, r]));
-    /** chunk id → the row it must have after this call. */
-    const target = new Map<string, Row>();
-    const results = valid.map((batch) => {
-      let appended = 0;
-      let replaced = 0;
-      for (const s of batch) {
-        const before = target.get(s.chunk_id) ?? stored.get(s.chunk_id);
-        const row: Row = {
-          meeting_id: meetingId,
-          idx: before ? before.idx : next++,
-          speaker_name: s.speaker_name,
-          speaker_id: speakerId(s.speaker_name),
-          text: clean(s.text),
-          raw_text: s.text,
-          start_time: s.start_time,
-          end_time: s.end_time,
-          chunk_id: s.chunk_id,
-        };
-        if (before) replaced++;
-        else appended++;
-        target.set(s.chunk_id, row);
-      }
-      return { appended, replaced };
-    });
-
-    const fresh = [...target.values()].filter((r) => !stored.has(r.chunk_id));
-    // Only rows whose content changed are rewritten (an update rebuilds the meeting's search lexemes).
-    const changed = [...target.values()].filter((r) => stored.has(r.chunk_id) && !sameContent(r, stored.get(r.chunk_id)!));
-    if (fresh.length) await tx('sentences').insert(fresh);
-    if (changed.length) await tx('sentences').insert(changed).onConflict(['meeting_id', 'idx']).merge([...SENTENCE_COLUMNS]);
-
-    const lastEnd = Math.max(0, ...[...target.values()].map((r) => r.end_time));
-    await tx('meetings')
-      .where({ id: meetingId })
-      .update({
-        duration_seconds: tx.raw('greatest(duration_seconds, ?::float8)', [lastEnd]),
-        ...(speakersChanged ? { upload_options: tx.raw("upload_options || jsonb_build_object('live_speakers', ?::jsonb)", [JSON.stringify(speakers)]) } : {}),
-        updated_at: tx.fn.now(),
-      });
-    return { results, sentence_count: next, inserted: fresh.length };
-  });
+export async function storeLiveSentences(db: Knex, meetingId: string, sentences: LiveSentenceInput[]): Promise<StoreResult> {
+  const rows = sentences.map((s) => ({ speaker_name: s.speaker_name, text: clean(s.text), raw_text: s.text, start_time: s.start_time, end_time: s.end_time, chunk_id: s.chunk_id }));
+  const { rows: out } = await db.raw('select live_append(?, ?::jsonb) as r', [meetingId, JSON.stringify(rows)]);
+  const r = out[0].r as (StoreResult & { error?: undefined }) | { error: 'not_found' } | { error: 'not_live'; status: string };
+  if (r.error === 'not_found') throw notFound('meeting', meetingId);
+  if (r.error === 'not_live') throw new MeetingNotLiveError(meetingId, r.status);
+  return r;
 }
 
 /** Who asked for a change, for the audit log (the workflow carries the id, not the whole principal). */
@@ -168,6 +107,11 @@ export async function setLiveState(db: Knex, meetingId: string, state: LiveState
   return { sentence_count: await sentenceCount(db, meetingId) };
 }
 
+async function close(tx: Knex.Transaction, m: LockedMeeting, reason: EndReason, actorUserId: string | null): Promise<void> {
+  await tx('meetings').where({ id: m.id }).update({ is_live: false, live_state: null, status: 'processing', updated_at: tx.fn.now() });
+  await audit(tx, actor(actorUserId, m.team_id), 'meeting.live_ended', { type: 'meeting', id: m.id, teamId: m.team_id }, { reason });
+}
+
 /**
  * The end of the live part: is_live false (it leaves the active meetings), status `processing` until
  * post-processing completes it. Ending a meeting that already ended changes nothing.
@@ -175,11 +119,29 @@ export async function setLiveState(db: Knex, meetingId: string, state: LiveState
 export async function closeLiveMeeting(db: Knex, meetingId: string, reason: EndReason, actorUserId: string | null): Promise<{ sentence_count: number }> {
   await db.transaction(async (tx) => {
     const m = await lockMeeting(tx, meetingId);
-    if (!m.is_live) return;
-    await tx('meetings').where({ id: meetingId }).update({ is_live: false, live_state: null, status: 'processing', updated_at: tx.fn.now() });
-    await audit(tx, actor(actorUserId, m.team_id), 'meeting.live_ended', { type: 'meeting', id: meetingId, teamId: m.team_id }, { reason });
+    if (m.is_live) await close(tx, m, reason, actorUserId);
   });
   return { sentence_count: await sentenceCount(db, meetingId) };
+}
+
+export type IdleCheck = { ended: true; sentence_count: number } | { ended: false; idleMs: number };
+
+/**
+ * End the meeting if nothing happened to it (no append, no state change) for `idleTimeoutMs`, judged
+ * under its row lock so an append that just arrived keeps it open; otherwise say how long it has been
+ * idle. A meeting that has already ended counts as ended.
+ */
+export async function closeLiveMeetingIfIdle(db: Knex, meetingId: string, idleTimeoutMs: number): Promise<IdleCheck> {
+  const check = await db.transaction(async (tx): Promise<IdleCheck> => {
+    const m = await lockMeeting(tx, meetingId);
+    if (!m.is_live) return { ended: true, sentence_count: 0 };
+    const { rows } = await tx.raw('select extract(epoch from clock_timestamp() - updated_at) * 1000 as idle_ms from meetings where id = ?', [meetingId]);
+    const idleMs = Math.max(0, Math.floor(Number(rows[0].idle_ms)));
+    if (idleMs < idleTimeoutMs) return { ended: false, idleMs };
+    await close(tx, m, 'idle', null);
+    return { ended: true, sentence_count: 0 };
+  });
+  return check.ended ? { ended: true, sentence_count: await sentenceCount(db, meetingId) } : check;
 }
 
 /** The meeting's sentences in index order, as the intelligence steps take them. */

@@ -3,12 +3,17 @@
  * bot starts a meeting, streams sentences while it runs, pauses, resumes and ends it.
  *
  * This module is what the transports call, with the caller's principal: it validates (every refusal
- * names its field and rule; nothing is stored on refusal), checks who may drive the meeting
- * (access.ts), and hands the request to the meeting's LiveMeetingWorkflow (`live-<meetingId>`) as a
- * Temporal Workflow Update, so the caller learns synchronously whether the state machine took it
- * (live-protocol.ts) and, once it answers, the sentences are stored and readable.
+ * names its field and rule; nothing is stored on refusal) and checks who may drive the meeting
+ * (access.ts). Then:
+ *   - sentences are stored here, at once, in one short transaction under the meeting's row lock
+ *     (live-store.ts): readable as soon as the call answers, whether or not a worker is running. An
+ *     append is the hot path (a recorder sends several a second per meeting); a Temporal round trip
+ *     each would make the Temporal server the bottleneck of every live meeting in the service;
+ *   - pause, resume and end go to the meeting's LiveMeetingWorkflow (`live-<meetingId>`) as Temporal
+ *     Workflow Updates, so the caller learns synchronously whether the state machine took them
+ *     (live-protocol.ts). The workflow owns the state, the idle timer and the post-processing.
  *
- * The workflow's activities write the rows (live-store.ts). Reads need nothing of their own:
+ * Reads need nothing of their own:
  * svc_get_transcript returns a live meeting's sentences as a point-in-time snapshot with is_live true,
  * and svc_get_active_meetings lists meetings whose is_live/live_state this flow maintains.
  */
@@ -22,6 +27,8 @@ import { liveMeetingDrivenBy, requireMayStartLiveMeetingFor, visibleTo } from '.
 import { audit } from './audit';
 import { forbidden, invalid, notFound, ServiceError } from './errors';
 import { newId } from './ids';
+import { MeetingNotLiveError, storeLiveSentences } from './live-store';
+import { liveSentencesIngested } from '../platform/metrics';
 import {
   LIVE_FAILURE,
   LIVE_LIMITS,
@@ -308,6 +315,11 @@ export async function startLiveMeeting(deps: LiveDeps, p: Principal, input: Star
       status: 'live',
       is_live: true,
       live_state: 'active',
+      // No per-meeting lexeme set while live: keeping it current would rewrite the meeting's whole
+      // lexeme set (and its GIN entries) on every append. NULL makes search read this meeting's
+      // sentences instead (migrations/…_search_indexes.ts); persisting the transcript at the end
+      // rebuilds it.
+      transcript_tsv: null,
       meeting_link: m.meetingLink,
       scheduled_start: m.scheduledStart,
       scheduled_end: m.scheduledEnd,
@@ -392,16 +404,14 @@ function updateError(e: unknown, meetingId: string, status: string): ServiceErro
         case LIVE_FAILURE.meetingGone:
           return notLive(meetingId, status === 'live' ? 'no longer live' : status);
         case LIVE_FAILURE.storeFailed:
-          return new ServiceError('internal_error', `${cause.message} Send the same sentences again; their chunk ids make a repeat safe.`);
-        case LIVE_FAILURE.badInput:
-          return new ServiceError('invalid_arguments', cause.message, { field: 'sentences', rule: 'valid sentences' });
+          return new ServiceError('internal_error', cause.message);
       }
     }
   }
   if (e instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
     return new ServiceError(
       'internal_error',
-      `The live meeting did not confirm within ${LIVE_UPDATE_WAIT_MS / 1000} s (the service may be restarting). Send the same request again; chunk ids make repeated sentences safe.`,
+      `The live meeting did not confirm within ${LIVE_UPDATE_WAIT_MS / 1000} s (the service may be restarting). Send the same request again.`,
     );
   }
   logger.error({ err: e, meetingId }, 'live meeting update failed');
@@ -477,12 +487,20 @@ export interface LiveActorArgs {
 /**
  * Append sentences to a live meeting (active or paused). Answers once they are stored: a reader sees
  * them at once. A chunk_id sent before replaces its earlier sentence (same index) instead of adding one.
+ * The row lock orders it against the end: once the end has committed, an append is refused.
  */
 export async function appendLiveSentences(deps: LiveDeps, p: Principal, meetingId: string, sentences: unknown): Promise<LiveAppendResult> {
   const id = requireMeetingId('meetingId', meetingId);
   const valid = validateLiveSentences(sentences);
-  const m = await drivenMeeting(deps.db, p, id, 'append sentences to');
-  return runUpdate<LiveAppendResult>(deps, m, LIVE_UPDATES.append, { sentences: valid });
+  await drivenMeeting(deps.db, p, id, 'append sentences to');
+  try {
+    const r = await storeLiveSentences(deps.db, id, valid);
+    liveSentencesIngested.inc(r.inserted);
+    return { meetingId: id, state: r.state, appended: r.appended, replaced: r.replaced, sentence_count: r.sentence_count };
+  } catch (e) {
+    if (e instanceof MeetingNotLiveError) throw notLive(id, e.status);
+    throw e;
+  }
 }
 
 /** active → paused. */

@@ -1,11 +1,14 @@
 /**
  * Live ingest benchmark: M concurrent live meetings, each appending one sentence every I ms through
  * GraphQL `appendLiveSentences` for S seconds, each sentence then read back through the MCP tool
- * `svc_get_transcript` (plain JSON-RPC over real HTTP). ONE worker runs as its own process, so its
- * CPU and memory are its own (read from /proc). Not part of `jest`.
+ * `svc_get_transcript` (plain JSON-RPC over real HTTP). The graphql role, the mcp role and ONE worker
+ * each run as their own process, as in a deployment, so each one's CPU and memory are its own (read
+ * from /proc) and the load driver (this process) does not share their event loops. Not part of `jest`.
  *
  *   npx tsx test/bench/live.bench.ts                              # 50 meetings, 200 ms, 120 s
  *   npx tsx test/bench/live.bench.ts --meetings 20 --seconds 30   # a quick run
+ *
+ * Environment: BENCH_PROF=<dir> writes a V8 CPU profile of each role's process there.
  *
  * Options: --meetings M (default 50) · --seconds S (measured time, default 120) · --interval-ms I
  *          (between two appends of one meeting, default 200) · --warmup-seconds W (default 5)
@@ -14,28 +17,23 @@
  *   - append → visible: from just before the append is sent until svc_get_transcript returns the
  *     sentence (p50 / p95 / p99 / max; target p99 ≤ 500 ms), and the append's own answer time;
  *   - appends per second achieved against the schedule, and errors;
- *   - the worker's CPU: CPU seconds over wall seconds (cores) and as a share of the machine;
+ *   - CPU of the worker, the graphql and mcp roles, PostgreSQL, the Temporal server and the driver:
+ *     CPU seconds over wall seconds (cores) and as a share of the machine;
  *   - the worker's peak RSS; end → completed (post-processing) p50 / p95 for all meetings.
  * PostgreSQL and Temporal come from the environment (DATABASE_URL, TEMPORAL_ADDRESS) or are started
  * locally, as for the tests (test/support/stack.ts). The schedule is open-loop: a slow answer does
  * not delay the next append (as a real recorder would keep sending).
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import knexFactory from 'knex';
 import { createApiKey } from '../../services/core/apikeys';
 import { newId } from '../../services/core/ids';
 import { freePort } from '../../services/devstack/ports';
-import { createGraphqlApp } from '../../services/graphql/app';
-import { createMcpApp } from '../../services/mcp/app';
-import { loadConfig } from '../../services/platform/config';
 import { createDb, migrateLatest, type Db } from '../../services/platform/db';
-import { closeServers, listen, serverUrl } from '../../services/platform/http';
-import { createTemporalClient } from '../../services/platform/temporal';
 import { provisionPostgres, provisionTemporal } from '../support/stack';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -71,6 +69,18 @@ function cpuSeconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime
   return ticks / 100; // USER_HZ is 100 on Linux
+}
+
+/** CPU seconds of every process whose command line matches `pattern` (pgrep -f), e.g. all PostgreSQL backends. */
+function cpuSecondsOf(pattern: string): number {
+  const pids = spawnSync('pgrep', ['-f', pattern], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+  return pids.reduce((sum, pid) => {
+    try {
+      return sum + cpuSeconds(pid);
+    } catch {
+      return sum; // exited meanwhile
+    }
+  }, 0);
 }
 
 function rssKb(pid: number): { rss: number; peak: number } {
@@ -161,7 +171,6 @@ async function main(): Promise<void> {
     RATE_LIMIT_PER_MINUTE: '10000000',
     LIVE_IDLE_TIMEOUT: '10m',
   };
-  const config = loadConfig(env, 'graphql');
   const db: Db = createDb({ url: env.DATABASE_URL, poolMax: 20 });
   await migrateLatest(db);
 
@@ -175,23 +184,29 @@ async function main(): Promise<void> {
     keys.push((await createApiKey(db, { email })).key);
   }
 
-  const { client, connection } = createTemporalClient(config);
-  const gqlApp = await createGraphqlApp({ db, config, temporal: client }, []);
-  const mcpApp = createMcpApp({ db, config: loadConfig(env, 'mcp') }, []);
-  const servers: Server[] = [await listen(gqlApp.app, 0, '127.0.0.1'), await listen(mcpApp, 0, '127.0.0.1')];
-  const graphqlUrl = `${serverUrl(servers[0])}/graphql`;
-  const mcpUrl = `${serverUrl(servers[1])}/mcp`;
-
-  const port = await freePort();
-  const logFile = join(tmpdir(), `mi-bench-live-worker-${process.pid}.log`);
-  const out = createWriteStream(logFile);
-  const worker = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services', 'worker', 'main.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, WORKER_METRICS_PORT: String(port), HOST: '127.0.0.1', MI_ROLE: 'worker' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  worker.stdout!.pipe(out);
-  worker.stderr!.pipe(out);
+  /** A role in its own process, as a pod would run it; its output goes to a log file. */
+  const logs: string[] = [];
+  const role = (name: 'worker' | 'graphql' | 'mcp', extra: Record<string, string>): ChildProcess => {
+    const logFile = join(tmpdir(), `mi-bench-live-${name}-${process.pid}.log`);
+    logs.push(logFile);
+    const out = createWriteStream(logFile);
+    const prof = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}/${name}`] : [];
+    const child = spawn(process.execPath, [...prof, '--import', 'tsx', join(ROOT, 'services', name, 'main.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, HOST: '127.0.0.1', MI_ROLE: name, ...extra },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.pipe(out);
+    child.stderr!.pipe(out);
+    return child;
+  };
+  const [port, graphqlPort, mcpPort] = [await freePort(), await freePort(), await freePort()];
+  const worker = role('worker', { WORKER_METRICS_PORT: String(port) });
+  const graphqlRole = role('graphql', { GRAPHQL_PORT: String(graphqlPort) });
+  const mcpRole = role('mcp', { MCP_PORT: String(mcpPort) });
+  const children = [worker, graphqlRole, mcpRole];
+  const graphqlUrl = `http://127.0.0.1:${graphqlPort}/graphql`;
+  const mcpUrl = `http://127.0.0.1:${mcpPort}/mcp`;
   let peakKb = 0;
   const sampler = setInterval(() => {
     try {
@@ -202,8 +217,12 @@ async function main(): Promise<void> {
   }, 250);
 
   try {
-    await waitReady(`http://127.0.0.1:${port}/readyz`, worker);
-    log(`worker ready (pid ${worker.pid}, log ${logFile})`);
+    await Promise.all([
+      waitReady(`http://127.0.0.1:${port}/readyz`, worker),
+      waitReady(`http://127.0.0.1:${graphqlPort}/readyz`, graphqlRole),
+      waitReady(`http://127.0.0.1:${mcpPort}/readyz`, mcpRole),
+    ]);
+    log(`worker, graphql and mcp roles ready (logs: ${logs.join(', ')})`);
 
     const ids: string[] = [];
     for (let i = 0; i < MEETINGS; i++) {
@@ -217,13 +236,22 @@ async function main(): Promise<void> {
     let measuring = false;
     const warmupEnd = Date.now() + WARMUP_SECONDS * 1000;
     const stopAt = warmupEnd + SECONDS * 1000;
-    let cpuStart = 0;
+    /** CPU seconds so far of each part of the system. */
+    const cpuNow = () => ({
+      worker: cpuSeconds(worker.pid!),
+      graphql: cpuSeconds(graphqlRole.pid!),
+      mcp: cpuSeconds(mcpRole.pid!),
+      postgres: cpuSecondsOf('postgres'),
+      temporal: cpuSecondsOf('temporal server'),
+      driver: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+    });
+    let cpuStart = cpuNow();
     let wallStart = 0;
 
     /**
      * One meeting's recorder: a sentence is due every INTERVAL_MS on a fixed schedule and sent then,
      * without waiting for earlier answers, up to MAX_IN_FLIGHT unanswered appends (a recorder's bounded
-     * send queue; Temporal admits at most 10 in-flight updates per workflow). Latency counts from the
+     * send queue). Latency counts from the
      * moment the sentence was due, so time spent queued behind the cap is included.
      */
     const recorder = async (m: number) => {
@@ -277,10 +305,10 @@ async function main(): Promise<void> {
     await sleep(Math.max(0, warmupEnd - Date.now()));
     measuring = true;
     const sentBefore = sent;
-    cpuStart = cpuSeconds(worker.pid!);
+    cpuStart = cpuNow();
     wallStart = Date.now();
     await sleep(Math.max(0, stopAt - Date.now()));
-    const cpuEnd = cpuSeconds(worker.pid!);
+    const cpuEnd = cpuNow();
     const wall = (Date.now() - wallStart) / 1000;
     const sentMeasured = sent - sentBefore;
     measuring = false;
@@ -303,7 +331,9 @@ async function main(): Promise<void> {
 
     const visibleMs = samples.map((s) => s.visibleMs);
     const answer = samples.map((s) => s.answerMs);
-    const cores = (cpuEnd - cpuStart) / wall;
+    const coresOf = (k: keyof typeof cpuEnd) => Number(((cpuEnd[k] - cpuStart[k]) / wall).toFixed(3));
+    const cores = coresOf('worker');
+    const cpuByPart = Object.fromEntries((Object.keys(cpuEnd) as (keyof typeof cpuEnd)[]).map((k) => [k, coresOf(k)]));
     const rss = rssKb(worker.pid!);
     const report = {
       meetings: MEETINGS,
@@ -320,7 +350,8 @@ async function main(): Promise<void> {
       visible_max_ms: Number(Math.max(...visibleMs).toFixed(1)),
       append_answer_p50_ms: Number(pct(answer, 50).toFixed(1)),
       append_answer_p99_ms: Number(pct(answer, 99).toFixed(1)),
-      worker_cpu_cores: Number(cores.toFixed(3)),
+      worker_cpu_cores: cores,
+      cpu_cores_by_part: cpuByPart,
       worker_cpu_share_of_machine_pct: Number(((100 * cores) / cpus().length).toFixed(1)),
       machine_cores: cpus().length,
       worker_peak_rss_mb: Number((Math.max(rss.peak, peakKb) / 1024).toFixed(1)),
@@ -334,6 +365,7 @@ async function main(): Promise<void> {
       ['append → visible in svc_get_transcript', `p50 ${ms(report.visible_p50_ms)} · p95 ${ms(report.visible_p95_ms)} · p99 ${ms(report.visible_p99_ms)} · max ${ms(report.visible_max_ms)}`],
       ['appendLiveSentences answer', `p50 ${ms(report.append_answer_p50_ms)} · p99 ${ms(report.append_answer_p99_ms)}`],
       ['worker CPU', `${report.worker_cpu_cores} cores = ${report.worker_cpu_share_of_machine_pct}% of ${report.machine_cores} cores`],
+      ['CPU by part (cores)', Object.entries(cpuByPart).map(([k, v]) => `${k} ${v}`).join(' · ')],
       ['worker peak RSS', `${report.worker_peak_rss_mb} MB`],
       ['end → completed (all meetings at once)', `p50 ${report.end_to_completed_p50_s} s · p95 ${report.end_to_completed_p95_s} s`],
       [`target p99 ≤ ${TARGET_P99_MS} ms`, report.visible_p99_ms <= TARGET_P99_MS ? 'met' : 'NOT met'],
@@ -342,11 +374,8 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n\n${JSON.stringify(report)}\n`);
   } finally {
     clearInterval(sampler);
-    worker.kill('SIGTERM');
-    await new Promise((r) => (worker.exitCode !== null ? r(undefined) : worker.once('exit', r)));
-    await closeServers(servers, 1000);
-    await gqlApp.stop();
-    await connection.close();
+    for (const c of children) c.kill('SIGTERM');
+    await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(undefined) : c.once('exit', r)))));
     await db.destroy();
     const a = knexFactory({ client: 'pg', connection: pg.url, pool: { min: 0, max: 1 } });
     await a.raw(`drop database if exists ${dbName} with (force)`);

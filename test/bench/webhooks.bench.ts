@@ -169,7 +169,7 @@ async function main(): Promise<void> {
   const sdkPort = await freePort();
   const logFile = join(tmpdir(), `mi-bench-webhook-worker-${process.pid}.log`);
   const out = createWriteStream(logFile);
-  const worker = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services', 'worker', 'main.ts')], {
+  const worker = spawn(process.execPath, [...(process.env.BENCH_WORKER_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_WORKER_PROF] : []), '--import', 'tsx', join(ROOT, 'services', 'worker', 'main.ts')], {
     cwd: ROOT,
     // The receiver's self-signed certificate, trusted by the worker process for the whole run.
     env: {

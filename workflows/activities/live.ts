@@ -4,32 +4,33 @@
  *
  * - openLiveMeeting: at the first run, whether the meeting row is there (it is gone when the API pod
  *   removed it after a failed start);
- * - storeLiveSentences: one or more appends, in order, in one transaction;
  * - setLiveState / closeLiveMeeting: active ⇄ paused, and the end (is_live false, status processing);
+ * - closeLiveMeetingIfIdle: the idle end, judged on the database's record of the last activity
+ *   (sentences are appended by the API pods, not through the workflow);
  * - completeLiveMeeting: the same post-processing an upload gets once its sentences exist (analytics,
  *   summary, persisted in one transaction that marks the meeting completed; minutes charged once);
  * - failLiveMeeting: the end of a run whose post-processing could not finish.
  *
- * The live_meetings gauge is recounted from the database after every state change (and at most once a
- * second while sentences arrive), so each worker exports the service-wide figure it last saw.
+ * The live_meetings gauge is recounted from the database after every state change, so each worker
+ * exports the service-wide figure it last saw.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { chargeMinutes, loadIngestMeeting, persistTranscript } from '../../services/core/ingest';
 import { isServiceError } from '../../services/core/errors';
-import { LIVE_FAILURE, type EndReason, type LiveSentenceInput, type LiveState } from '../../services/core/live-protocol';
+import { LIVE_FAILURE, type EndReason, type LiveState } from '../../services/core/live-protocol';
 import {
   closeLiveMeeting,
+  closeLiveMeetingIfIdle,
   countLiveMeetings,
   failLiveMeeting,
   MeetingNotLiveError,
   openLiveMeeting,
   readLiveSentences,
   setLiveState,
-  storeLiveSentences,
-  type StoreResult,
+  type IdleCheck,
 } from '../../services/core/live-store';
 import { logger } from '../../services/platform/logger';
-import { liveMeetings, liveSentencesIngested, pipelineStage } from '../../services/platform/metrics';
+import { liveMeetings, pipelineStage } from '../../services/platform/metrics';
 import { computeAnalytics } from './analyze';
 import { ActivityDeps, runStep, toFailure } from './context';
 import { computeSummary } from './summarize';
@@ -38,8 +39,8 @@ export interface LiveMeetingRef {
   meetingId: string;
 }
 
-export interface StoreLiveInput extends LiveMeetingRef {
-  batches: LiveSentenceInput[][];
+export interface IdleCheckInput extends LiveMeetingRef {
+  idleTimeoutMs: number;
 }
 
 export interface SetLiveStateInput extends LiveMeetingRef {
@@ -69,37 +70,26 @@ export interface LiveCompleted {
 /** The activity interface LiveMeetingWorkflow proxies (implemented by createLiveActivities). */
 export interface LiveActivities {
   openLiveMeeting(input: LiveMeetingRef): Promise<LiveOpened>;
-  storeLiveSentences(input: StoreLiveInput): Promise<StoreResult>;
+  closeLiveMeetingIfIdle(input: IdleCheckInput): Promise<IdleCheck>;
   setLiveState(input: SetLiveStateInput): Promise<{ sentence_count: number }>;
   closeLiveMeeting(input: CloseLiveInput): Promise<{ sentence_count: number }>;
   completeLiveMeeting(input: LiveMeetingRef): Promise<LiveCompleted>;
   failLiveMeeting(input: LiveMeetingRef & { reason: string }): Promise<boolean>;
 }
 
-const GAUGE_MIN_INTERVAL_MS = 1_000;
-
 /**
- * Recount live meetings by state into the gauge. `force` (after a state change) always counts, after
- * any count in flight, so the gauge ends on a figure read after the change; otherwise at most once a
- * second and never two at a time.
+ * Recount live meetings by state into the gauge, after any count in flight, so the gauge ends on a
+ * figure read after the change.
  */
 function gaugeRefresher(deps: ActivityDeps) {
-  let last = 0;
-  let pending = 0;
   let chain: Promise<void> = Promise.resolve();
-  return (force: boolean): Promise<void> => {
-    if (!force && (pending > 0 || Date.now() - last < GAUGE_MIN_INTERVAL_MS)) return Promise.resolve();
-    pending++;
+  return (): Promise<void> => {
     chain = chain
       .then(async () => {
-        last = Date.now();
         const counts = await countLiveMeetings(deps.db);
         for (const [state, n] of Object.entries(counts)) liveMeetings.set({ state }, n);
       })
-      .catch((err) => logger.warn({ err }, 'could not count live meetings for the live_meetings gauge'))
-      .finally(() => {
-        pending--;
-      });
+      .catch((err) => logger.warn({ err }, 'could not count live meetings for the live_meetings gauge'));
     return chain;
   };
 }
@@ -133,29 +123,28 @@ export function createLiveActivities(deps: ActivityDeps): LiveActivities {
     openLiveMeeting: (input) =>
       liveStep('live_open', async () => {
         const m = await openLiveMeeting(deps.db, input.meetingId);
-        await refreshGauge(true);
+        await refreshGauge();
         return m ? { exists: true, is_live: m.is_live, sentence_count: m.sentence_count } : { exists: false, is_live: false, sentence_count: 0 };
       }),
 
-    storeLiveSentences: (input) =>
-      liveStep('live_store', async () => {
-        const r = await storeLiveSentences(deps.db, input.meetingId, input.batches);
-        liveSentencesIngested.inc(r.inserted);
-        void refreshGauge(false);
+    closeLiveMeetingIfIdle: (input) =>
+      liveStep('live_idle_check', async () => {
+        const r = await closeLiveMeetingIfIdle(deps.db, input.meetingId, input.idleTimeoutMs);
+        if (r.ended) await refreshGauge();
         return r;
       }),
 
     setLiveState: (input) =>
       liveStep('live_state', async () => {
         const r = await setLiveState(deps.db, input.meetingId, input.state, input.actorUserId);
-        await refreshGauge(true);
+        await refreshGauge();
         return r;
       }),
 
     closeLiveMeeting: (input) =>
       liveStep('live_end', async () => {
         const r = await closeLiveMeeting(deps.db, input.meetingId, input.reason, input.actorUserId);
-        await refreshGauge(true);
+        await refreshGauge();
         return r;
       }),
 
@@ -186,7 +175,7 @@ export function createLiveActivities(deps: ActivityDeps): LiveActivities {
     failLiveMeeting: (input) =>
       liveStep('live_fail', async () => {
         const changed = await failLiveMeeting(deps.db, input.meetingId, input.reason);
-        await refreshGauge(true);
+        await refreshGauge();
         return changed;
       }),
   };

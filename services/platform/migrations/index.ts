@@ -10,6 +10,7 @@ import * as oauth from './20261121000200_oauth';
 import * as rulesDryRun from './20261121000500_rules_dry_run';
 import * as webhookLedger from './20261122000500_webhook_ledger';
 import * as liveSentenceChunks from './20261122001000_live_sentence_chunks';
+import * as liveAppendFunction from './20261124000000_live_append_function';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -23,6 +24,7 @@ const MIGRATIONS: [string, Migration][] = [
   ['20261121000500_rules_dry_run', rulesDryRun],
   ['20261122000500_webhook_ledger', webhookLedger],
   ['20261122001000_live_sentence_chunks', liveSentenceChunks],
+  ['20261124000000_live_append_function', liveAppendFunction],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -5,7 +5,7 @@
  */
 import { LIVE_WORKFLOW, liveWorkflowId, type LiveMeetingWorkflowInput } from '../../../services/core/live-protocol';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
-import { APPEND, LiveHarness, ok, PAUSE, said, START, startLive } from './support';
+import { APPEND, LiveHarness, ok, PAUSE, RESUME, said, START, startLive } from './support';
 
 const IDLE_MS = 2_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -79,6 +79,8 @@ describe('a live meeting without activity for LIVE_IDLE_TIMEOUT', () => {
     for (let n = 0; n < 5; n++) {
       if (n) await sleep(600);
       ok(await append(m.id, n), 'appendLiveSentences');
+      // Updates (not appends) make the runs: pause and resume between the appends.
+      if (n < 4) ok(await h.gql.request(alice.key, n % 2 ? RESUME : PAUSE, { id: m.id }), n % 2 ? 'resumeLiveMeeting' : 'pauseLiveMeeting');
       last = Date.now();
     }
     const ended = await endedAt(m.id);
