@@ -33,8 +33,6 @@ export interface StoreResult {
   replaced: number;
   /** Sentences of the meeting after this write. */
   sentence_count: number;
-  /** New sentences written by this call (a retry that finds them stored writes none). */
-  inserted: number;
 }
 
 interface LockedMeeting {

@@ -5,7 +5,7 @@
  * This module is what the transports call, with the caller's principal: it validates (every refusal
  * names its field and rule; nothing is stored on refusal) and checks who may drive the meeting
  * (access.ts). Then:
- *   - sentences are stored here, at once, in one short transaction under the meeting's row lock
+ *   - sentences are stored here, at once, in one statement under the meeting's row lock
  *     (live-store.ts): readable as soon as the call answers, whether or not a worker is running. An
  *     append is the hot path (a recorder sends several a second per meeting); a Temporal round trip
  *     each would make the Temporal server the bottleneck of every live meeting in the service;
@@ -495,7 +495,7 @@ export async function appendLiveSentences(deps: LiveDeps, p: Principal, meetingI
   await drivenMeeting(deps.db, p, id, 'append sentences to');
   try {
     const r = await storeLiveSentences(deps.db, id, valid);
-    liveSentencesIngested.inc(r.inserted);
+    liveSentencesIngested.inc(r.appended);
     return { meetingId: id, state: r.state, appended: r.appended, replaced: r.replaced, sentence_count: r.sentence_count };
   } catch (e) {
     if (e instanceof MeetingNotLiveError) throw notLive(id, e.status);

@@ -17,7 +17,7 @@ import type { Knex } from 'knex';
  * time, and updated_at records the activity (the idle end reads it).
  *
  * Input: a JSON array of {speaker_name, text (clean), raw_text, start_time, end_time, chunk_id},
- * validated by the caller. Output: {state, appended, replaced, sentence_count, inserted}, or
+ * validated by the caller. Output: {state, appended, replaced, sentence_count}, or
  * {error: 'not_found'} / {error: 'not_live', status}.
  */
 export async function up(knex: Knex): Promise<void> {
@@ -81,7 +81,7 @@ export async function up(knex: Knex): Promise<void> {
              updated_at = now()
        where id = p_meeting;
       return jsonb_build_object('state', coalesce(m.live_state, 'active'), 'appended', appended, 'replaced', replaced,
-                                'sentence_count', next_idx, 'inserted', appended);
+                                'sentence_count', next_idx);
     end $$`);
 }
 
