@@ -18,7 +18,7 @@ import type { Knex } from 'knex';
 import { audit } from './audit';
 import { signingSecrets } from './webhook-secrets';
 import { webhookHeaders, type SigningSecrets } from './webhook-signing';
-import { DeliveryStatus, endpointBlocker, teamEndpoint, userEndpoint, WebhookTarget } from './webhooks';
+import { DeliveryStatus, endpointBlocker, type EndpointRow, WebhookTarget } from './webhooks';
 import { NetError, safeFetch } from '../net';
 import type { Config } from '../platform/config';
 import { logger } from '../platform/logger';
@@ -108,6 +108,7 @@ export async function sendWebhook(
       allowPrivateNetwork: opts.allowPrivateNetwork,
       maxRedirects: 0,
       throwOnHttpError: false,
+      keepAlive: true,
       field: 'webhook',
       signal: opts.signal,
     });
@@ -142,21 +143,37 @@ interface DeliveryRow {
 
 type Destination = { url: string; secrets?: SigningSecrets; endpointId: string | null } | { skip: string };
 
+/** A delivery with what its attempt needs to know now: the saved endpoint of its target and the team's tier. */
+interface LoadedDelivery extends DeliveryRow {
+  /** The uploader's or owner's saved webhook (upload and owner targets), or the team's (team target). */
+  endpoint: EndpointRow | null;
+  team_tier: string;
+}
+
+/**
+ * The delivery, its target's saved endpoint and the team's tier in ONE query (an attempt is the hot
+ * path of webhook delivery: every round trip here is worker CPU per delivery). The endpoint comes back
+ * as JSON: its timestamps as strings, which is all its readers need (signingSecrets, endpointBlocker).
+ */
+async function loadDelivery(db: Knex, deliveryId: string): Promise<LoadedDelivery | undefined> {
+  return db('webhook_deliveries as d')
+    .leftJoin('webhook_endpoints as e', (j) =>
+      j.on(db.raw("(d.target = 'team' and e.scope = 'team' and e.team_id = d.team_id) or (d.target <> 'team' and e.scope = 'user' and e.user_id = d.user_id)")),
+    )
+    .join('teams as t', 't.id', 'd.team_id')
+    .where('d.id', deliveryId)
+    .first('d.*', db.raw('case when e.id is null then null else row_to_json(e.*) end as endpoint'), 't.tier as team_tier');
+}
+
 /** Where the delivery goes now, signed with what; or why it cannot be sent. */
-async function destination(deps: SenderDeps, d: DeliveryRow): Promise<Destination> {
-  const key = deps.config.secretsKey;
-  if (d.target === 'upload') {
-    // The upload's own URL; signed with the uploader's saved secret when there is one.
-    const ep = d.user_id ? await userEndpoint(deps.db, d.user_id) : undefined;
-    return { url: d.url, secrets: signingSecrets(key, ep), endpointId: null };
-  }
-  const ep = d.target === 'team' ? await teamEndpoint(deps.db, d.team_id) : d.user_id ? await userEndpoint(deps.db, d.user_id) : undefined;
+function destination(key: Buffer | undefined, d: LoadedDelivery): Destination {
+  const ep = d.endpoint ?? undefined;
+  // The upload's own URL; signed with the uploader's saved secret when there is one.
+  if (d.target === 'upload') return { url: d.url, secrets: signingSecrets(key, ep), endpointId: null };
   if (!ep) return { skip: 'the saved webhook no longer exists' };
-  const tier = d.target === 'team' ? ((await deps.db('teams').where({ id: d.team_id }).first('tier'))?.tier as string | undefined) : undefined;
-  const blocker = endpointBlocker(ep, d.target === 'team' ? 'team' : 'user', tier);
+  const blocker = endpointBlocker(ep, d.target === 'team' ? 'team' : 'user', d.target === 'team' ? d.team_tier : undefined);
   if (blocker) return { skip: blocker };
-  const secrets = signingSecrets(key, ep);
-  return { url: ep.url!, secrets, endpointId: ep.id };
+  return { url: ep.url!, secrets: signingSecrets(key, ep), endpointId: ep.id };
 }
 
 const outcomeOf = (status: DeliveryStatus, extra: Partial<AttemptOutcome> = {}): AttemptOutcome => ({
@@ -189,62 +206,65 @@ interface Recording {
   disableEndpointId?: string | null;
 }
 
+/** What recording an attempt found: null when the delivery is gone. */
+type Recorded = { attemptNo: number; firstDelivery: boolean; duplicate: boolean; status: DeliveryStatus } | null;
+
 /**
- * Record one attempt and the delivery's new state, under the delivery's row lock. Returns null when
- * the delivery is gone; `duplicate` when this attempt id was recorded before (a lost completion).
+ * Record one attempt and the delivery's new state in ONE statement (it was a five-round-trip
+ * transaction on the hot path). The UPDATE takes the delivery's row lock and numbers the attempt from
+ * attempts_count, which only this statement changes, so concurrent attempts of one delivery (a
+ * redelivery racing a retry) get distinct numbers; an attempt id recorded before (an attempt run
+ * again after its worker was lost) changes nothing and answers `duplicate`.
  */
-async function recordAttempt(db: Knex, r: Recording): Promise<{ attemptNo: number; firstDelivery: boolean; duplicate: boolean; status: DeliveryStatus } | null> {
-  return db.transaction(async (tx) => {
-    const row = await tx('webhook_deliveries').where({ id: r.deliveryId }).forUpdate().first('id', 'team_id', 'status', 'delivered_at');
-    if (!row) return null;
-    // Numbered under the row lock; an attempt id recorded before (a lost completion) is not recorded twice.
-    const inserted: { attempt_no: number }[] = await tx
-      .insert(
-        tx('webhook_attempts')
-          .where({ delivery_id: r.deliveryId })
-          .select(
-            tx.raw('?::text', [r.attemptId]),
-            tx.raw('?::text', [r.deliveryId]),
-            tx.raw('coalesce(max(attempt_no), 0) + 1'),
-            tx.raw('?::int', [r.statusCode]),
-            tx.raw('?::int', [r.latencyMs]),
-            tx.raw('?::text', [r.error === null ? null : clip(r.error)]),
+async function recordAttempt(db: Knex, r: Recording): Promise<Recorded> {
+  const error = r.error === null ? null : clip(r.error);
+  const { rows } = await db.raw(
+    `with prior as (select attempt_no from webhook_attempts where id = ?),
+          before as (select status, delivered_at from webhook_deliveries where id = ?),
+          d as (
+            update webhook_deliveries
+               set attempts_count = attempts_count + 1, url = ?, last_error = ?,
+                   status = case when cast(? as text) = 'pending' then status else cast(? as text) end,
+                   delivered_at = case when cast(? as text) = 'delivered' then now() else delivered_at end
+             where id = ? and not exists (select 1 from prior)
+             returning id, team_id, attempts_count
           ),
-      )
-      .into(tx.raw('webhook_attempts (id, delivery_id, attempt_no, status_code, latency_ms, error)'))
-      .onConflict('id')
-      .ignore()
-      .returning('attempt_no');
-    if (!inserted.length) {
-      const prior = await tx('webhook_attempts').where({ id: r.attemptId }).first('attempt_no');
-      return { attemptNo: prior.attempt_no, firstDelivery: false, duplicate: true, status: row.status };
+          a as (
+            insert into webhook_attempts (id, delivery_id, attempt_no, status_code, latency_ms, error)
+            select ?, d.id, d.attempts_count, cast(? as int), cast(? as int), ? from d
+            returning attempt_no
+          )
+     select (select attempt_no from a) as attempt_no, (select team_id from d) as team_id, (select attempt_no from prior) as prior_no,
+            (select status from before) as status_before, (select delivered_at from before) is not null as was_delivered`,
+    [r.attemptId, r.deliveryId, r.url, error, r.status, r.status, r.status, r.deliveryId, r.attemptId, r.statusCode, r.latencyMs, error],
+  );
+  const row = rows[0] as { attempt_no: number | null; team_id: string | null; prior_no: number | null; status_before: DeliveryStatus | null; was_delivered: boolean };
+  if (row.prior_no !== null) return { attemptNo: row.prior_no, firstDelivery: false, duplicate: true, status: row.status_before ?? 'pending' };
+  if (row.attempt_no === null) return null;
+  if (r.status === 'disabled' && r.disableEndpointId) await disableEndpoint(db, r, row.team_id!);
+  return { attemptNo: row.attempt_no, firstDelivery: r.status === 'delivered' && !row.was_delivered, duplicate: false, status: r.status };
+}
+
+/** A 410: only the URL that answered is disabled (a URL saved since then stays enabled), with an audit row. */
+async function disableEndpoint(db: Knex, r: Recording, teamId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const disabled = await tx('webhook_endpoints')
+      .where({ id: r.disableEndpointId, url: r.url })
+      .whereNull('disabled_at')
+      .update({ disabled_at: tx.fn.now(), disabled_reason: `the receiver answered 410 Gone to delivery ${r.deliveryId}`, updated_at: tx.fn.now() });
+    if (disabled) {
+      await audit(tx, null, 'webhook.endpoint_disabled', { type: 'webhook_endpoint', id: r.disableEndpointId!, teamId }, { delivery_id: r.deliveryId, status: 410 });
     }
-    const attemptNo = inserted[0].attempt_no;
-    const update: Record<string, unknown> = { attempts_count: tx.raw('attempts_count + 1'), url: r.url, last_error: r.error === null ? null : clip(r.error) };
-    if (r.status !== 'pending') update.status = r.status;
-    if (r.status === 'delivered') update.delivered_at = tx.fn.now();
-    await tx('webhook_deliveries').where({ id: r.deliveryId }).update(update);
-    if (r.status === 'disabled' && r.disableEndpointId) {
-      // Only the URL that answered 410 is disabled: a URL saved since then stays enabled.
-      const disabled = await tx('webhook_endpoints')
-        .where({ id: r.disableEndpointId, url: r.url })
-        .whereNull('disabled_at')
-        .update({ disabled_at: tx.fn.now(), disabled_reason: `the receiver answered 410 Gone to delivery ${r.deliveryId}`, updated_at: tx.fn.now() });
-      if (disabled) {
-        await audit(tx, null, 'webhook.endpoint_disabled', { type: 'webhook_endpoint', id: r.disableEndpointId, teamId: row.team_id }, { delivery_id: r.deliveryId, status: 410 });
-      }
-    }
-    return { attemptNo, firstDelivery: r.status === 'delivered' && !row.delivered_at, duplicate: false, status: r.status };
   });
 }
 
 /** One attempt of a delivery: send, record, and say whether the delivery is done. */
 export async function attemptDelivery(deps: SenderDeps, input: AttemptInput, signal?: AbortSignal): Promise<AttemptOutcome> {
   const { db, config } = deps;
-  const d: DeliveryRow | undefined = await db('webhook_deliveries').where({ id: input.deliveryId }).first();
+  const d = await loadDelivery(db, input.deliveryId);
   if (!d) return outcomeOf('skipped', { error: 'the delivery no longer exists (its meeting was deleted)' });
 
-  const to = await destination(deps, d);
+  const to = destination(config.secretsKey, d);
   if ('skip' in to) return skip(db, d, to.skip);
 
   const attemptNo = d.attempts_count + 1;

@@ -42,6 +42,12 @@ export interface SafeFetchOptions {
   /** DNS resolution; the system resolver by default. */
   resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
   signal?: AbortSignal;
+  /**
+   * Keep the connection for the next request to the same checked address (webhooks: a receiver gets
+   * many deliveries, and a TLS handshake per POST cost more CPU than the rest of the attempt). Off by
+   * default: a download is one long request.
+   */
+  keepAlive?: boolean;
 }
 
 export interface SafeResponse {
@@ -163,6 +169,35 @@ function connectionError(field: string, url: URL, e: NodeJS.ErrnoException): Net
   return fail(field, `could not connect to ${url.host} (${code})`, 'connect', true);
 }
 
+/**
+ * Keep-alive agents, one per checked address and host: a socket an agent keeps was connected to that
+ * address (through the pinned lookup), so reusing it never reaches an address this call did not check.
+ * Idle sockets close after a few seconds, before a typical server's keep-alive timeout; the least
+ * recently used agents are closed past a bound.
+ */
+const keepAliveAgents = new Map<string, http.Agent>();
+const KEEP_ALIVE_AGENTS_MAX = 256;
+const KEEP_ALIVE_IDLE_MS = 4_000;
+
+function keepAliveAgent(url: URL, target: ResolvedAddress): http.Agent {
+  const key = `${url.protocol}//${url.host}@${target.address}`;
+  const found = keepAliveAgents.get(key);
+  if (found) {
+    keepAliveAgents.delete(key);
+    keepAliveAgents.set(key, found);
+    return found;
+  }
+  const opts = { keepAlive: true, maxSockets: 32, maxFreeSockets: 8, timeout: KEEP_ALIVE_IDLE_MS, scheduling: 'lifo' as const };
+  const agent = url.protocol === 'https:' ? new https.Agent(opts) : new http.Agent(opts);
+  keepAliveAgents.set(key, agent);
+  if (keepAliveAgents.size > KEEP_ALIVE_AGENTS_MAX) {
+    const [oldest, old] = keepAliveAgents.entries().next().value!;
+    keepAliveAgents.delete(oldest);
+    old.destroy();
+  }
+  return agent;
+}
+
 function send(hop: Hop, target: ResolvedAddress, options: SafeFetchOptions, field: string, signal: AbortSignal): Promise<HopResult> {
   return new Promise((resolve, reject) => {
     const client = hop.url.protocol === 'https:' ? https : http;
@@ -176,8 +211,8 @@ function send(hop: Hop, target: ResolvedAddress, options: SafeFetchOptions, fiel
         headers: { ...hop.headers, host: hop.url.host },
         auth: hop.url.username ? `${decodeURIComponent(hop.url.username)}:${decodeURIComponent(hop.url.password)}` : undefined,
         lookup: pinnedLookup(target),
-        // No connection pool: a pooled socket could carry a request to an address this call never checked.
-        agent: false,
+        // No shared pool: a pooled socket could carry a request to an address this call never checked.
+        agent: options.keepAlive ? keepAliveAgent(hop.url, target) : false,
         signal,
       },
       (res) => {

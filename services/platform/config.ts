@@ -36,7 +36,7 @@ export const SETTINGS = {
   MCP_PORT: { kind: 'int', default: '3000', min: 0, doc: 'Port of the mcp role (POST /mcp).' },
   GRAPHQL_PORT: { kind: 'int', default: '4000', min: 0, doc: 'Port of the graphql role (POST /graphql).' },
   WORKER_METRICS_PORT: { kind: 'int', default: '9464', min: 0, doc: 'Port of the worker role for /metrics, /healthz and /readyz.' },
-  WORKER_MAX_CONCURRENT_ACTIVITIES: { kind: 'int', default: '16', min: 1, doc: 'Most activities (downloads, transcriptions, summaries, webhook attempts) one worker process runs at once; the rest wait in the Temporal task queue. Bounds the worker\'s memory.' },
+  WORKER_MAX_CONCURRENT_ACTIVITIES: { kind: 'int', default: '16', min: 1, doc: 'Most activities (downloads, transcriptions, summaries) one worker process runs at once; the rest wait in the Temporal task queue. Bounds the worker\'s memory.' },
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: { kind: 'int', default: '40', min: 2, doc: 'Most workflow tasks one worker process runs at once (at least 2).' },
   PUBLIC_BASE_URL: { kind: 'url', default: 'http://localhost:3000', doc: 'External base URL, used in transcript_url and share_url links.' },
   MCP_ALLOWED_HOSTS: { kind: 'list', default: 'localhost,127.0.0.1,[::1]', doc: 'Host header values accepted by /mcp (DNS-rebinding protection); `*` accepts any.' },

@@ -1,6 +1,6 @@
 /**
  * Webhook benchmark: signed deliveries through Temporal (WebhookDeliveryWorkflow, one single-attempt
- * activity per POST, the ledger in PostgreSQL) with ONE worker running as its own process, to a local
+ * local activity per POST, the ledger in PostgreSQL) with ONE worker running as its own process, to a local
  * https receiver; beside a plain signed POST loop to the same receiver in the same run, so the cost of
  * the orchestration shows as a ratio.
  *
@@ -17,9 +17,9 @@
  * at once). PostgreSQL and Temporal come from the environment (DATABASE_URL, TEMPORAL_ADDRESS) or are
  * started locally, as for the tests (test/support/stack.ts).
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import knexFactory from 'knex';
@@ -70,6 +70,22 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs = 180_000):
     await sleep(250);
   }
   throw new Error(`the worker was not ready within ${timeoutMs} ms`);
+}
+
+/** CPU seconds (user + system) of a process, or of those whose command line matches `pattern` (pgrep -f). */
+function cpuSecondsOf(pattern: string | number): number {
+  const pids = typeof pattern === 'number' ? [pattern] : spawnSync('pgrep', ['-f', '--', pattern], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return ticks / 100; // USER_HZ
 }
 
 /** Mean of a Temporal SDK histogram (milliseconds), over the series whose labels contain `match`. */
@@ -217,6 +233,13 @@ async function main(): Promise<void> {
     // Phase A: COUNT transcripts ready, CONCURRENCY at a time: sustained deliveries per second.
     log(`throughput: ${COUNT} deliveries, ${CONCURRENCY} transcripts made ready at once`);
     const before = new Set(ready.keys());
+    const cpuNow = () => ({
+      worker: cpuSecondsOf(worker.pid!),
+      temporal: cpuSecondsOf('temporal server'),
+      postgres: cpuSecondsOf('postgres'),
+      bench: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
+    });
+    const cpuA = cpuNow();
     const startA = performance.now();
     await runConcurrently(COUNT, CONCURRENCY, (i) => transcriptReady(meetingIds[i]));
     const startedA = performance.now();
@@ -224,6 +247,11 @@ async function main(): Promise<void> {
     await allArrived(() => idsA, 30 * 60_000);
     const lastA = Math.max(...idsA.map((id) => arrived.get(id)!));
     const spanA = (lastA - startA) / 1000;
+    const cpuEndA = cpuNow();
+    /** CPU milliseconds per delivery of each part of the system, over the throughput phase. */
+    const cpuPerDelivery = Object.fromEntries(
+      (Object.keys(cpuA) as (keyof typeof cpuA)[]).map((k) => [k, Number((((cpuEndA[k] - cpuA[k]) * 1000) / COUNT).toFixed(2))]),
+    );
     const latA = latencies(idsA);
     // Every delivery also has its ledger row marked delivered.
     for (;;) {
@@ -289,14 +317,12 @@ async function main(): Promise<void> {
       duplicate_deliveries: duplicates,
       worker_attempts_2xx: metricValue(metrics, 'webhook_attempts_total', '{result="2xx"}'),
       worker_attempts_failed: ['4xx', '5xx', 'error', 'timeout', '3xx'].reduce((n, r) => n + metricValue(metrics, 'webhook_attempts_total', `{result="${r}"}`), 0),
-      worker_max_concurrent_activities: config.workerConcurrency.maxActivities,
+      cpu_ms_per_delivery: cpuPerDelivery,
       // Where a delivery's time goes (means over the whole run, from the worker's Temporal SDK metrics).
       sdk_workflow_task_queued_ms: sdkMeanMs(sdk, 'temporal_workflow_task_schedule_to_start_latency'),
       sdk_workflow_task_execution_ms: sdkMeanMs(sdk, 'temporal_workflow_task_execution_latency', 'WebhookDeliveryWorkflow'),
-      sdk_activity_queued_ms: sdkMeanMs(sdk, 'temporal_activity_schedule_to_start_latency'),
-      sdk_attempt_activity_ms: sdkMeanMs(sdk, 'temporal_activity_execution_latency', 'attemptWebhookDelivery'),
+      sdk_attempt_activity_ms: sdkMeanMs(sdk, 'temporal_local_activity_execution_latency', 'attemptWebhookDelivery'),
       sdk_respond_workflow_task_rpc_ms: sdkMeanMs(sdk, 'temporal_request_latency', 'RespondWorkflowTaskCompleted'),
-      sdk_respond_activity_task_rpc_ms: sdkMeanMs(sdk, 'temporal_request_latency', 'RespondActivityTaskCompleted'),
     };
     const rows: [string, string][] = [
       ['deliveries through Temporal (1 worker)', `${COUNT}, ${CONCURRENCY} transcripts made ready at once`],
@@ -309,9 +335,10 @@ async function main(): Promise<void> {
       [
         'where the time goes (means)',
         `workflow task queued ${ms(report.sdk_workflow_task_queued_ms)}, run ${ms(report.sdk_workflow_task_execution_ms)}; ` +
-          `attempt activity queued ${ms(report.sdk_activity_queued_ms)}, run ${ms(report.sdk_attempt_activity_ms)}; ` +
-          `server answers RespondWorkflowTaskCompleted in ${ms(report.sdk_respond_workflow_task_rpc_ms)}, RespondActivityTaskCompleted in ${ms(report.sdk_respond_activity_task_rpc_ms)}`,
+          `attempt (local activity, inside the workflow task) run ${ms(report.sdk_attempt_activity_ms)}; ` +
+          `server answers RespondWorkflowTaskCompleted in ${ms(report.sdk_respond_workflow_task_rpc_ms)}`,
       ],
+      ['CPU per delivery', `${Object.entries(cpuPerDelivery).map(([k, v]) => `${k} ${v} ms`).join(' · ')} (2 cores = 20 ms of CPU per delivery at 100/s)`],
       ['checks', `${badSignatures} bad signatures, ${duplicates} duplicate deliveries, ${report.worker_attempts_failed} failed attempts`],
     ];
     const width = Math.max(...rows.map(([k]) => k.length));

@@ -7,6 +7,7 @@ export type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body
 export async function localServer(routes: Record<string, Handler>) {
   const seen: { method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer }[] = [];
   const sockets = new Set<import('node:net').Socket>();
+  let connections = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -22,6 +23,7 @@ export async function localServer(routes: Record<string, Handler>) {
     });
   });
   server.on('connection', (s) => {
+    connections++;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
@@ -31,6 +33,8 @@ export async function localServer(routes: Record<string, Handler>) {
     port,
     url: (path: string) => `http://127.0.0.1:${port}${path}`,
     seen,
+    /** TCP connections accepted so far. */
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         // handlers that never answer leave sockets open; close them so the server can stop

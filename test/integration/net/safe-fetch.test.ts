@@ -179,6 +179,27 @@ describe('safeFetch against real local servers', () => {
     expect(lookups).toBe(1);
   });
 
+  it('keeps a connection only when asked (webhooks), and only for the address it checked', async () => {
+    const hello = server.url('/hello');
+    let before = server.connections();
+    await safeFetch(hello, open);
+    await safeFetch(hello, open);
+    expect(server.connections() - before).toBe(2);
+
+    before = server.connections();
+    for (let i = 0; i < 3; i++) expect((await safeFetch(hello, { ...open, keepAlive: true })).status).toBe(200);
+    expect(server.connections() - before).toBe(1);
+
+    // The same name, now resolving elsewhere: the kept socket (to 127.0.0.1) is not used for a request
+    // whose checked address is 127.0.0.2, where nothing listens.
+    let answer = '127.0.0.1';
+    const resolve = async () => [{ address: answer, family: 4 as const }];
+    const named = `http://hooks.example.test:${server.port}/hello`;
+    expect((await safeFetch(named, { ...open, keepAlive: true, resolve })).status).toBe(200);
+    answer = '127.0.0.2';
+    expect((await failure(safeFetch(named, { ...open, keepAlive: true, resolve }))).details.rule).toBe('connect');
+  });
+
   it('refuses a name when any of its addresses is private', async () => {
     const resolve = async () => [
       { address: '93.184.216.34', family: 4 as const },

@@ -1,11 +1,13 @@
 /**
- * The retry schedule is durable: its waits are workflow timers, its attempts single-attempt
- * activities. A worker shut down while a delivery waits to retry (or in the middle of an attempt)
- * loses nothing: a new worker continues the schedule and the delivery completes, one delivery id
- * throughout, every attempt in the ledger.
+ * The retry schedule is durable: its waits are workflow timers, its attempts single-attempt local
+ * activities. A worker shut down while a delivery waits to retry loses nothing: a new worker continues
+ * the schedule and the delivery completes, one delivery id throughout, every attempt in the ledger. A
+ * worker shut down in the middle of an attempt finishes it first. An attempt that never completes is
+ * recorded as lost, once.
  */
 import type { Client } from '@temporalio/client';
 import { prepareDeliveries, saveWebhookUrl, setWebhookSecret, type PreparedDelivery } from '../../../services/core/webhooks';
+import { recordLostAttempt } from '../../../services/core/webhook-sender';
 import { createTestDatabase, TestDatabase, testTaskQueue } from '../../support/testDb';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { createTemporalClient } from '../../../services/platform/temporal';
@@ -86,35 +88,53 @@ describe('webhook delivery across worker restarts', () => {
       [2, 200],
     ]);
 
-    // The schedule is timers between single-attempt activities, not activity retries.
+    // The schedule is timers between single attempts (local activities, one marker each), not activity retries.
     const history = await client.workflow.getHandle(p.workflowId).fetchHistory();
     const events = history.events ?? [];
     const timers = events.filter((e) => e.timerStartedEventAttributes).map((e) => Number(e.timerStartedEventAttributes!.startToFireTimeout!.seconds ?? 0));
     expect(timers).toHaveLength(1);
     expect(timers[0]).toBeGreaterThanOrEqual(3);
-    const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes);
-    expect(scheduled).toHaveLength(2);
-    for (const e of scheduled) expect(e.activityTaskScheduledEventAttributes!.retryPolicy!.maximumAttempts).toBe(1);
+    expect(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(2);
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
   });
 
-  it('a worker shut down in the middle of an attempt: that attempt is recorded as failed, and the next worker delivers', async () => {
+  it('a worker shut down in the middle of an attempt finishes it before it stops: one POST, one attempt, delivered', async () => {
     // Exactly one worker polls while the attempt runs.
     await Promise.all(workers.map((x) => x.stop()));
     const w = await startWorker();
-    // The receiver takes 4 s to answer the first request: the worker goes away meanwhile.
-    rx.script('/slow', [{ status: 200, delayMs: 4000 }, 200]);
+    // The receiver takes 2 s to answer: the worker is asked to stop meanwhile.
+    rx.script('/slow', [{ status: 200, delayMs: 2000 }, 200]);
     const { p } = await delivery('/slow', [0, 500, 500]);
     await rx.waitFor('/slow', 1);
     await w.stop();
+    expect(await t.db('webhook_deliveries').where({ id: p.input.deliveryId }).first('status')).toEqual({ status: 'delivered' });
     await startWorker();
     const result = await client.workflow.getHandle(p.workflowId).result();
-    expect(result).toMatchObject({ status: 'delivered' });
-    const rows = await attemptRows(p.input.deliveryId);
-    expect(rows.length).toBeGreaterThanOrEqual(2);
-    expect(rows[0].status_code).toBeNull();
-    expect(rows[0].error).toMatch(/cancel|did not complete/);
-    expect(rows[rows.length - 1].status_code).toBe(200);
-    expect(new Set(rx.requests('/slow').map((r) => r.headers['x-delivery-id']))).toEqual(new Set([p.input.deliveryId]));
-    expect(await t.db('webhook_deliveries').where({ id: p.input.deliveryId }).first()).toMatchObject({ status: 'delivered', attempts_count: rows.length });
+    expect(result).toEqual({ deliveryId: p.input.deliveryId, status: 'delivered', attempts: 1 });
+    expect((await attemptRows(p.input.deliveryId)).map((a) => [a.attempt_no, a.status_code])).toEqual([[1, 200]]);
+    expect(rx.requests('/slow').map((r) => r.headers['x-delivery-id'])).toEqual([p.input.deliveryId]);
+  });
+
+  it('an attempt that never completed (its worker lost, or timed out) is recorded once as lost; on the last one the delivery fails', async () => {
+    const user = await makeUser(t.db, team);
+    await saveWebhookUrl({ db: t.db, config }, user.principal, rx.url('/never'));
+    await setWebhookSecret({ db: t.db, config }, user.principal, { secret: 'restart-secret-12345' });
+    const meeting = await makeMeeting(t.db, { organizer: user });
+    const [p] = await prepareDeliveries(t.db, config, meeting.id);
+    const deps = { db: t.db, config };
+
+    const first = await recordLostAttempt(deps, { deliveryId: p.input.deliveryId, attemptId: 'lost-1', final: false, error: 'worker lost' });
+    expect(first).toMatchObject({ status: 'pending', done: false, attemptNo: 1, error: 'the attempt did not complete: worker lost' });
+    // The same attempt reported again (a retried activity) is not counted twice.
+    expect(await recordLostAttempt(deps, { deliveryId: p.input.deliveryId, attemptId: 'lost-1', final: false, error: 'worker lost' })).toMatchObject({ attemptNo: 1 });
+    const last = await recordLostAttempt(deps, { deliveryId: p.input.deliveryId, attemptId: 'lost-2', final: true, error: 'timed out' });
+    expect(last).toMatchObject({ status: 'failed', done: true, attemptNo: 2 });
+
+    expect((await attemptRows(p.input.deliveryId)).map((a) => [a.attempt_no, a.status_code, a.error])).toEqual([
+      [1, null, 'the attempt did not complete: worker lost'],
+      [2, null, 'the attempt did not complete: timed out'],
+    ]);
+    expect(await t.db('webhook_deliveries').where({ id: p.input.deliveryId }).first('status', 'attempts_count')).toEqual({ status: 'failed', attempts_count: 2 });
+    expect(rx.requests('/never')).toHaveLength(0);
   });
 });
