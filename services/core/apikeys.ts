@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import { audit } from './audit';
 import { notFound, ServiceError } from './errors';
 import { newId } from './ids';
-import type { Principal } from './principal';
+import { Principal, SHARED_WITH_SQL } from './principal';
 import { findUserByEmail } from './users';
 
 const KEY = /^mi_([a-z0-9]{8})_([A-Za-z0-9_-]{32,64})$/;
@@ -53,7 +53,7 @@ export async function authenticateApiKey(db: Knex, key: string | undefined): Pro
     .join('users as u', 'u.id', 'k.user_id')
     .join('teams as t', 't.id', 'u.team_id')
     .where('k.prefix', m[1])
-    .first('k.id', 'k.hash', 'k.revoked_at', 'k.last_used_at', 'u.id as user_id', 'u.email', 'u.name', 'u.role', 't.id as team_id', 't.tier', 't.feature_flags');
+    .first('k.id', 'k.hash', 'k.revoked_at', 'k.last_used_at', 'u.id as user_id', 'u.email', 'u.name', 'u.role', 't.id as team_id', 't.tier', 't.feature_flags', db.raw(SHARED_WITH_SQL));
   const expected = row ? Buffer.from(row.hash, 'hex') : Buffer.alloc(32);
   const given = Buffer.from(sha256(key), 'hex');
   if (!row || !timingSafeEqual(expected, given) || row.revoked_at) {
@@ -71,5 +71,6 @@ export async function authenticateApiKey(db: Knex, key: string | undefined): Pro
     role: row.role,
     tier: row.tier,
     flags: row.feature_flags,
+    sharedWith: row.shared_with,
   };
 }

@@ -16,6 +16,15 @@ export interface Principal {
   flags: string[];
   /** OAuth scopes when the caller signed in with a token; undefined for API keys (all scopes). */
   scopes?: string[];
+  /**
+   * Whether any meeting share names the caller's email (active or not), read with the credential.
+   * false lets a meeting list skip looking for other teams' meetings shared with the caller (half of
+   * what PostgreSQL plans per list); undefined means unknown, and the list looks.
+   */
+  sharedWith?: boolean;
 }
+
+/** SQL for Principal.sharedWith, over a users row aliased `u`. */
+export const SHARED_WITH_SQL = 'exists (select 1 from meeting_shares sw where lower(sw.email) = lower(u.email)) as shared_with';
 
 export const isAdmin = (p: Principal) => p.role === 'admin' || p.role === 'super_admin';

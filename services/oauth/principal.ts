@@ -1,6 +1,6 @@
 /** The caller behind an OAuth sign-in: a user of the service, found by email (tokens) or id (grants). */
 import type { Knex } from 'knex';
-import type { Principal } from '../core/principal';
+import { Principal, SHARED_WITH_SQL } from '../core/principal';
 
 type Where = (qb: Knex.QueryBuilder) => void;
 
@@ -8,9 +8,9 @@ async function findPrincipal(db: Knex, where: Where): Promise<Principal | undefi
   const row = await db('users as u')
     .join('teams as t', 't.id', 'u.team_id')
     .where(where)
-    .first('u.id as user_id', 'u.email', 'u.name', 'u.role', 't.id as team_id', 't.tier', 't.feature_flags');
+    .first('u.id as user_id', 'u.email', 'u.name', 'u.role', 't.id as team_id', 't.tier', 't.feature_flags', db.raw(SHARED_WITH_SQL));
   if (!row) return undefined;
-  return { userId: row.user_id, teamId: row.team_id, email: row.email, name: row.name, role: row.role, tier: row.tier, flags: row.feature_flags };
+  return { userId: row.user_id, teamId: row.team_id, email: row.email, name: row.name, role: row.role, tier: row.tier, flags: row.feature_flags, sharedWith: row.shared_with };
 }
 
 export function principalByEmail(db: Knex, email: string): Promise<Principal | undefined> {

@@ -19,7 +19,8 @@
  *     ordered and limited on its own: the own-team arm walks (team_id, date desc, id desc) newest
  *     first and stops after limit + 1 rows for common words or no keyword, or takes the few rows the
  *     GIN index finds for rare words; the planner chooses from the statistics. visibleTo is applied
- *     in both arms, so the split narrows the search and never widens what a caller sees.
+ *     in both arms, so the split narrows the search and never widens what a caller sees. A caller
+ *     whom no share names (Principal.sharedWith false) gets the own-team arm alone.
  *   - Participants and summaries are read for the page's rows only (at most 51), after the page
  *     is cut.
  */
@@ -189,9 +190,11 @@ export function pageQuery(db: Knex, p: Principal, f: ResolvedFilters, kq: Keywor
     applyFilters(db, q, p, f, kq);
     return q.orderBy(NEWEST_FIRST('m')).limit(enough);
   };
+  // Without a share naming the caller there is nothing to find in other teams: one arm, half the planning.
+  const arms = p.sharedWith === false ? db.raw('(?) as u', [arm(true)]) : db.raw('((?) union all (?)) as u', [arm(true), arm(false)]);
   return db
     .select('u.*')
-    .from(db.raw('((?) union all (?)) as u', [arm(true), arm(false)]))
+    .from(arms)
     .orderBy(NEWEST_FIRST('u'))
     .offset(f.skip)
     .limit(f.limit + 1);

@@ -432,6 +432,15 @@ describe('visibility', () => {
     expect(await visible(outsider)).toEqual(named('otherTeam', 'otherTeamShared', 'otherTeamRevoked', 'otherTeamExpired'));
   });
 
+  it('a share from another team shows on the next call of a caller whom no share named before', async () => {
+    const g = await team();
+    const newcomer = await g.user();
+    const sharedLater = (await makeMeeting(t.db, { organizer: outsider, title: 'Visibility shared later', privacy: 'owner' })).id;
+    expect(await visible(newcomer)).toEqual(new Set());
+    await shareMeeting(t.db, sharedLater, newcomer.email);
+    expect(await visible(newcomer)).toEqual(new Set([sharedLater]));
+  });
+
   it('lists live meetings as live, never processing or failed ones', async () => {
     const r = await mcp.call(admin.key, 'svc_get_transcripts', { keyword: 'live', scope: 'title', format: 'json' });
     expect(r.data.meetings).toEqual([expect.objectContaining({ id: m.live, is_live: true })]);
