@@ -15,8 +15,7 @@
  *   - min_duration: the recording lasts at least that many minutes.
  */
 import type { Knex } from 'knex';
-import { keywordQuery, type KeywordQuery } from '../search/query';
-import { hasPhrase, serialize, type TsNode } from '../search/tsquery';
+import { keywordQuery, transcriptMatch, type KeywordQuery } from '../search/query';
 import type { RuleCondition } from './rule-validation';
 
 export interface MeetingFacts {
@@ -123,51 +122,14 @@ function actual(c: RuleCondition, f: MeetingFacts): string {
 
 // --- keyword: the search's semantics for one meeting --------------------------------------------------
 
-const SENTENCE_MATCH = 'exists (select 1 from sentences s where s.meeting_id = m.id and s.tsv @@ ?::tsquery)';
-const LEXEME_MATCH = 'm.transcript_tsv @@ ?::tsquery';
-
-/** The query over the meeting as one document: words against its lexemes, phrases within a sentence. */
-function documentMatch(n: TsNode): { sql: string; bindings: string[] } {
-  if (!hasPhrase(n)) return { sql: LEXEME_MATCH, bindings: [serialize(n)] };
-  switch (n.kind) {
-    case 'phrase':
-      return { sql: SENTENCE_MATCH, bindings: [serialize(n)] };
-    case 'not': {
-      const a = documentMatch(n.arg);
-      return { sql: `not (${a.sql})`, bindings: a.bindings };
-    }
-    case 'and':
-    case 'or': {
-      const l = documentMatch(n.left);
-      const r = documentMatch(n.right);
-      return { sql: `(${l.sql} ${n.kind} ${r.sql})`, bindings: [...l.bindings, ...r.bindings] };
-    }
-    default:
-      throw new Error('unreachable');
-  }
-}
-
 /** A keyword that can never match: only stop words ("the and"). */
 export const matchesNothing = (kq: KeywordQuery) => !kq.tree && !kq.opaque;
 
-/**
- * Whether the keyword was said in the meeting. A meeting whose lexemes were too many to hold
- * (transcript_tsv NULL) is read sentence by sentence, as the search does.
- */
+/** Whether the keyword was said in the meeting, exactly as the search would find it. */
 export async function keywordSaid(db: Knex, meetingId: string, keyword: string): Promise<boolean> {
   const kq = await keywordQuery(db, keyword);
   if (matchesNothing(kq)) return false;
-  let sql: string;
-  let bindings: string[];
-  if (kq.opaque) {
-    sql = SENTENCE_MATCH;
-    bindings = [kq.tsquery];
-  } else {
-    const exact = documentMatch(kq.tree!);
-    sql = `(${exact.sql}) or (m.transcript_tsv is null and ${SENTENCE_MATCH})`;
-    bindings = [...exact.bindings, kq.tsquery];
-  }
-  const { rows } = await db.raw(`select coalesce((${sql}), false) as hit from meetings m where m.id = ?`, [...bindings, meetingId]);
+  const { rows } = await db.raw('select coalesce((?), false) as hit from meetings m where m.id = ?', [transcriptMatch(db, kq), meetingId]);
   return rows.length > 0 && rows[0].hit === true;
 }
 

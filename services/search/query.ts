@@ -13,8 +13,10 @@
  *   - Words are looked up in meetings.transcript_tsv (a meeting's distinct lexemes, GIN; see the
  *     20261121000100 migration): one index entry per meeting. Looking words up in sentences.tsv
  *     instead reads one heap row per matching sentence, 375,000 rows (0.5 s) for a common word.
- *   - Phrases need positions, so they are checked in sentences.tsv, but only inside the meetings
- *     whose lexemes already contain all the phrase's words.
+ *   - A quoted two-word phrase is one lexeme of meetings.transcript_pairs, every pair of words said
+ *     next to each other in one sentence (GIN; see the 20261125000000 migration). Longer phrases, and
+ *     phrases around a stop word, are checked in sentences.tsv, but only inside the meetings whose
+ *     lexemes hold all their words (and whose pairs hold all their pairs).
  *   - The caller's own team and meetings shared from other teams are two arms of a UNION ALL, each
  *     ordered and limited on its own: the own-team arm walks (team_id, date desc, id desc) newest
  *     first and stops after limit + 1 rows for common words or no keyword, or takes the few rows the
@@ -29,7 +31,7 @@ import { visibleTo } from '../core/access';
 import type { Principal } from '../core/principal';
 import type { MeetingRow } from '../core/records';
 import type { ResolvedFilters } from './filters';
-import { hasPhrase, necessary, parseTsquery, serialize, TsNode } from './tsquery';
+import { hasPhrase, necessary, parseTsquery, phrasePairs, serialize, TsNode } from './tsquery';
 
 /** Meetings a list shows: processing and failed ones have nothing to read yet. */
 export const LISTED_STATUSES = ['completed', 'live'];
@@ -87,24 +89,46 @@ export async function keywordQuery(db: Knex, keyword: string): Promise<KeywordQu
   return kq;
 }
 
-const SENTENCE_MATCH = 'exists (select 1 from sentences s where s.meeting_id = m.id and s.tsv @@ ?::tsquery)';
+/**
+ * Sentences are read per candidate meeting: `offset 0` keeps PostgreSQL from hashing every sentence
+ * of the database that matches (375,000 for a common word) before it looks at the first meeting.
+ */
+const SENTENCE_MATCH = 'exists (select 1 from sentences s where s.meeting_id = m.id and s.tsv @@ ?::tsquery offset 0)';
 const LEXEME_MATCH = 'm.transcript_tsv @@ ?::tsquery';
+const PAIR_MATCH = 'm.transcript_pairs @@ ?::tsquery';
 
-/** The query evaluated over the meeting as a document: words against its lexemes, phrases against its sentences. */
-function documentMatch(n: TsNode): { sql: string; bindings: string[] } {
-  if (!hasPhrase(n)) return { sql: LEXEME_MATCH, bindings: [serialize(n)] };
+interface DocumentMatch {
+  sql: string;
+  bindings: string[];
+  /** Whether some part still reads sentences (a phrase that is not one word pair). */
+  readsSentences: boolean;
+}
+
+const lexemes = (tsquery: string): DocumentMatch => ({ sql: LEXEME_MATCH, bindings: [tsquery], readsSentences: false });
+
+/**
+ * The query evaluated over the meeting as a document: words against its lexemes, a phrase of two
+ * adjacent words against its word pairs, a longer one against its sentences once its pairs are all
+ * there, other phrases against its sentences.
+ */
+function documentMatch(n: TsNode): DocumentMatch {
+  if (!hasPhrase(n)) return lexemes(serialize(n));
   switch (n.kind) {
-    case 'phrase':
-      return { sql: SENTENCE_MATCH, bindings: [serialize(n)] };
+    case 'phrase': {
+      const pairs = phrasePairs(n);
+      if (pairs?.length === 1) return { sql: PAIR_MATCH, bindings: pairs, readsSentences: false };
+      if (pairs) return { sql: `(${PAIR_MATCH} and ${SENTENCE_MATCH})`, bindings: [pairs.join(' & '), serialize(n)], readsSentences: true };
+      return { sql: SENTENCE_MATCH, bindings: [serialize(n)], readsSentences: true };
+    }
     case 'not': {
       const a = documentMatch(n.arg);
-      return { sql: `not (${a.sql})`, bindings: a.bindings };
+      return { ...a, sql: `not (${a.sql})` };
     }
     case 'and':
     case 'or': {
       const l = documentMatch(n.left);
       const r = documentMatch(n.right);
-      return { sql: `(${l.sql} ${n.kind} ${r.sql})`, bindings: [...l.bindings, ...r.bindings] };
+      return { sql: `(${l.sql} ${n.kind} ${r.sql})`, bindings: [...l.bindings, ...r.bindings], readsSentences: l.readsSentences || r.readsSentences };
     }
     default:
       throw new Error('unreachable');
@@ -112,16 +136,17 @@ function documentMatch(n: TsNode): { sql: string; bindings: string[] } {
 }
 
 /**
- * Whether what was said in meeting `m` matches. A meeting whose lexemes were too many to hold
- * (transcript_tsv NULL) is read sentence by sentence, where the words of a query must share a
+ * Whether what was said in meeting `m` matches: the search's semantics, which automation rules'
+ * keyword conditions share. A meeting whose lexemes were too many to hold, or that is live
+ * (transcript_tsv NULL), is read sentence by sentence, where the words of a query must share a
  * sentence; for the others NULL never arises, so NOT over a lexeme test is exact.
  */
-function transcriptMatch(db: Knex, kq: KeywordQuery): Knex.Raw {
+export function transcriptMatch(db: Knex, kq: KeywordQuery): Knex.Raw {
   if (kq.opaque) return db.raw(`(${SENTENCE_MATCH})`, [kq.tsquery]);
   const tree = kq.tree!;
   const exact = documentMatch(tree);
-  // A phrase search starts from the meetings whose lexemes hold all its words.
-  const candidates = hasPhrase(tree) ? necessary(tree) : null;
+  // A search that still reads sentences starts from the meetings whose lexeme sets could match.
+  const candidates = exact.readsSentences ? necessary(tree) : null;
   const indexed = candidates ? `${LEXEME_MATCH} and ${exact.sql}` : exact.sql;
   return db.raw(`((${indexed}) or (m.transcript_tsv is null and ${SENTENCE_MATCH}))`, [
     ...(candidates ? [candidates] : []),

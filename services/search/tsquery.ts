@@ -133,6 +133,29 @@ export function hasPhrase(n: TsNode): boolean {
   }
 }
 
+/** A lexeme as written in a tsquery, quoted, with no prefix (:*) or weight suffix. */
+const PLAIN_LEXEME = /^'(?:[^'\\]|''|\\.)*'$/;
+
+/** The words of `a <-> b <-> …` over plain lexemes (still escaped, without quotes), or null for any other shape. */
+function adjacentWords(n: TsNode): string[] | null {
+  if (n.kind === 'lex') return PLAIN_LEXEME.test(n.text) ? [n.text.slice(1, -1)] : null;
+  if (n.kind !== 'phrase' || n.op !== '<->') return null;
+  const l = adjacentWords(n.left);
+  const r = adjacentWords(n.right);
+  return l && r ? [...l, ...r] : null;
+}
+
+/**
+ * The word pairs of a phrase of adjacent words, as tsquery lexemes ('like know'): what a meeting's
+ * transcript_pairs holds for two words said next to each other in one sentence (the 20261125000000
+ * migration). Null for phrases of any other shape (`<2>` around a stop word, prefixes, negations).
+ */
+export function phrasePairs(n: TsNode): string[] | null {
+  const words = adjacentWords(n);
+  if (!words || words.length < 2) return null;
+  return words.slice(1).map((w, i) => `'${words[i]} ${w}'`);
+}
+
 /**
  * A position-free query that every meeting matching `n` also matches (phrases become "all their
  * words"; negations, which a superset cannot express, drop out), or null when nothing is implied.

@@ -11,6 +11,7 @@ import * as rulesDryRun from './20261121000500_rules_dry_run';
 import * as webhookLedger from './20261122000500_webhook_ledger';
 import * as liveSentenceChunks from './20261122001000_live_sentence_chunks';
 import * as liveAppendFunction from './20261124000000_live_append_function';
+import * as phrasePairs from './20261125000000_phrase_pairs';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -25,6 +26,7 @@ const MIGRATIONS: [string, Migration][] = [
   ['20261122000500_webhook_ledger', webhookLedger],
   ['20261122001000_live_sentence_chunks', liveSentenceChunks],
   ['20261124000000_live_append_function', liveAppendFunction],
+  ['20261125000000_phrase_pairs', phrasePairs],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -104,6 +104,28 @@ describe('what was said: the meeting is the document', () => {
     expect(await said('"slipped hiring"')).toEqual([]);
   });
 
+  it('answers phrases from the word pairs said within one sentence: two words, longer runs, around a stop word', async () => {
+    const v = (await team()).admin;
+    const m = (await makeMeeting(t.db, { organizer: v, title: 'Pairs', sentences: lines('Falcon engine started.', 'Engine stalled, falcon crew waited.', 'Cost of living rose.') })).id;
+    const find = async (keyword: string) => ids(await both(v.key, { keyword, scope: 'sentences' }, `${keyword} scope:sentences`));
+    const set = (await t.db('meetings').where({ id: m }).first('transcript_pairs')).transcript_pairs as string;
+    expect(set).toContain("'falcon engin'");
+    expect(set).not.toContain("'start engin'"); // the last word of one sentence and the first of the next
+    expect(await find('"falcon engine"')).toEqual([m]);
+    expect(await find('"engine falcon"')).toEqual([]);
+    expect(await find('"started engine"')).toEqual([]);
+    expect(await find('"falcon engine started"')).toEqual([m]);
+    expect(await find('"engine stalled falcon"')).toEqual([m]);
+    // Both of its pairs were said, in two different sentences: the run of three never was.
+    expect(await find('"falcon engine stalled"')).toEqual([]);
+    expect(await find('"cost of living"')).toEqual([m]);
+    expect(await find('"cost living"')).toEqual([]);
+    // Pairs follow a sentence that changes.
+    await t.db('sentences').where({ meeting_id: m, idx: 0 }).update({ text: 'Falcon wing started.' });
+    expect(await find('"falcon engine"')).toEqual([]);
+    expect(await find('"falcon wing"')).toEqual([m]);
+  });
+
   it('excludes meetings where a -word or -"phrase" was said, and takes or', async () => {
     expect(await said('zephyr -hiring')).toEqual([]);
     expect(await said('zephyr -rollout')).toEqual([b]);

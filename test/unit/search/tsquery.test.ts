@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { hasPhrase, necessary, parseTsquery, serialize, TsNode } from '../../../services/search/tsquery';
+import { hasPhrase, necessary, parseTsquery, phrasePairs, serialize, TsNode } from '../../../services/search/tsquery';
 
 describe('tsquery text', () => {
   it('reads PostgreSQL precedence: ! over <-> over & over |', () => {
@@ -35,6 +35,15 @@ describe('tsquery text', () => {
     expect(nec("'a' | !'b'")).toBeNull();
     expect(nec("'a' <-> 'b' | 'c'")).toBe("(('a' & 'b') | 'c')");
     expect(nec("'x' & ( 'a' <2> !'b' )")).toBe("('x' & 'a')");
+  });
+
+  it('names the word pairs of a phrase of adjacent plain words, and nothing for any other phrase', () => {
+    const pairs = (q: string) => phrasePairs(parseTsquery(q)!);
+    expect(pairs("'a' <-> 'b'")).toEqual(["'a b'"]);
+    expect(pairs("'a' <-> 'b' <-> 'c'")).toEqual(["'a b'", "'b c'"]);
+    expect(pairs("'a' <-> ( 'b' <-> 'c' )")).toEqual(["'a b'", "'b c'"]);
+    expect(pairs("'it''s' <-> 'c\\\\d'")).toEqual(["'it''s c\\\\d'"]);
+    for (const other of ["'a' <2> 'b'", "'a':* <-> 'b'", "'a' <-> !'b'", "'a' <-> ( 'b' | 'c' )", "'a'"]) expect(pairs(other)).toBeNull();
   });
 
   /** A tiny evaluator over a set of words, positions ignored: what necessary() must over-approximate. */
