@@ -1,33 +1,29 @@
 /**
- * MCP benchmark: seeds PostgreSQL with N meetings × M sentences, serves the mcp role in this process
- * on a real port, and drives POST /mcp with concurrent JSON-RPC tools/call requests from a child
- * process. Beside the figures it measures, in the same run, the same SQL through pg alone (the
- * database's share) and a bare MCP SDK server answering a no-op tool (the protocol's own cost).
+ * MCP benchmark: seeds PostgreSQL with N meetings × M sentences, runs the mcp role from its build
+ * (dist/, as the image runs it) in a process of its own, and drives POST /mcp with concurrent JSON-RPC
+ * tools/call requests from another. Beside the figures it measures, in the same run, the same SQL
+ * through pg alone (the database's share) and a bare MCP SDK server answering a no-op tool (the
+ * protocol's own cost), also in a process of its own. RSS and CPU are read per process from /proc.
  *
  *   npx tsx test/bench/mcp.bench.ts                          # 10,000 meetings × 200 sentences
  *   npx tsx test/bench/mcp.bench.ts --meetings 1000 --sentences 50 --seconds 5
  *
  * See test/bench/README.md for every option and how to read the output.
  */
-import { spawn } from 'node:child_process';
-import type { Server } from 'node:http';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import express from 'express';
 import knexFactory, { Knex } from 'knex';
 import { Pool } from 'pg';
 import { ulid } from 'ulid';
 import { decode } from '@toon-format/toon';
 import { encode as tokens } from 'gpt-tokenizer';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createApiKey, authenticateApiKey } from '../../services/core/apikeys';
+import { SHARED_WITH_SQL } from '../../services/core/principal';
 import { startLocalPostgres } from '../../services/devstack/postgres';
 import { freePort } from '../../services/devstack/ports';
-import { createMcpApp } from '../../services/mcp/app';
-import { loadConfig } from '../../services/platform/config';
 import { createDb, migrateLatest } from '../../services/platform/db';
-import { closeServers, listen, serverUrl } from '../../services/platform/http';
 import { resolveFilters } from '../../services/search/filters';
 import { keywordQuery, listQuery } from '../../services/search/query';
 
@@ -383,8 +379,11 @@ function seedInChild(url: string, o: Options): Promise<void> {
 // ---- load driver --------------------------------------------------------------------------------
 
 interface Stats {
-  /** Highest RSS of this process while the phase ran. */
+  /** Highest RSS of the serving process while the phase ran (NaN where no server process is involved). */
   rssMb: number;
+  /** CPU milliseconds per measured call: the serving process, and PostgreSQL's processes. */
+  serverCpu?: number;
+  pgCpu?: number;
   calls: number;
   errors: number;
   perSecond: number;
@@ -398,12 +397,13 @@ interface Stats {
 const percentile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : NaN);
 
 /** Run `call` from `concurrency` loops for `seconds` (after a short warm-up) and time each call. */
-async function drive(concurrency: number, seconds: number, call: (i: number) => Promise<string | null>): Promise<Stats> {
+async function drive(concurrency: number, seconds: number, call: (i: number) => Promise<string | null>, onStart = () => {}): Promise<Stats> {
   // Warm caches (the first reads after seeding come from disk) and the JIT before timing.
   const warmUntil = Date.now() + Math.min(2000, seconds * 200);
   let i = 0;
   while (Date.now() < warmUntil) await Promise.all(Array.from({ length: concurrency }, () => call(i++)));
   const latencies: number[] = [];
+  onStart();
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 25);
   let errors = 0;
@@ -458,22 +458,85 @@ async function toolsCall(url: string, key: string, name: string, args: Record<st
   return { isError: Boolean(body.result.isError), text: body.result.content.map((c) => c.text).join('\n') };
 }
 
-/** The bare SDK baseline: McpServer + stateless transport per request, one no-op tool. */
-async function startBareSdk(): Promise<{ url: string; server: Server }> {
-  const app = express();
-  app.post('/mcp', express.json(), async (req, res) => {
-    const mcp = new McpServer({ name: 'bare', version: '1.0.0' });
-    mcp.registerTool('noop', { description: 'does nothing', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'ok' }] }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void mcp.close();
-    });
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  });
-  const server = await listen(app, 0, '127.0.0.1');
-  return { url: `${serverUrl(server)}/mcp`, server };
+// ---- processes --------------------------------------------------------------------------------
+
+const ROOT = join(__dirname, '..', '..');
+
+/** A server of the benchmark in a process of its own: where it answers, and its pid for /proc. */
+interface ServerProcess {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Start `node <script>` and resolve once `ready(url)` says so (polled every 100 ms, 30 s at most). */
+async function startProcess(args: string[], env: NodeJS.ProcessEnv, ready: (child: ChildProcess, out: () => string) => Promise<string | null>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  process.once('exit', () => child.kill());
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}: ${out.slice(-500)}`);
+    const url = await ready(child, () => out).catch(() => null);
+    if (url) {
+      const stop = () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM'))));
+      return { url, pid: child.pid!, stop };
+    }
+    if (Date.now() > deadline) throw new Error(`${args.join(' ')} did not become ready: ${out.slice(-500)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The mcp role from dist/ (built first), with logs off and the rate limit lifted. */
+async function startMcpRole(databaseUrl: string): Promise<ServerProcess> {
+  const built = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('npx tsc -p tsconfig.build.json failed');
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    SECRETS_KEY: '0'.repeat(64),
+    MCP_ALLOWED_HOSTS: '*',
+    MCP_PORT: String(port),
+    HOST: '127.0.0.1',
+  };
+  const base = `http://127.0.0.1:${port}`;
+  return startProcess([join('dist', 'services', 'mcp', 'main.js')], env, async () => ((await fetch(`${base}/healthz`)).ok ? `${base}/mcp` : null));
+}
+
+/** The bare SDK baseline (test/bench/bare-sdk-server.cjs): McpServer + stateless transport per request, one no-op tool. */
+function startBareSdk(): Promise<ServerProcess> {
+  return startProcess([join('test', 'bench', 'bare-sdk-server.cjs'), '0'], process.env, async (_c, out) => /^ready (\S+)/m.exec(out())?.[1] ?? null);
+}
+
+/** RSS of a process in MB. */
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** CPU milliseconds (user + system) a process has used, all its threads. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // clock ticks of 1/100 s
+}
+
+/** CPU milliseconds of every PostgreSQL process on the machine (the benchmark's cluster is the only one running). */
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'postgres') total += cpuMs(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
 }
 
 /** One phase for a driver process: the calls to rotate through, how many at once, for how long. */
@@ -489,30 +552,47 @@ async function driverMain(): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   const spec = JSON.parse(Buffer.concat(chunks).toString('utf8')) as DriverSpec;
-  const stats = await drive(spec.concurrency, spec.seconds, async (i) => {
-    const c = spec.calls[i % spec.calls.length];
-    const r = await toolsCall(spec.url, c.key, c.name, c.args);
-    return r.isError ? r.text.slice(0, 300) : null;
-  });
+  const stats = await drive(
+    spec.concurrency,
+    spec.seconds,
+    async (i) => {
+      const c = spec.calls[i % spec.calls.length];
+      const r = await toolsCall(spec.url, c.key, c.name, c.args);
+      return r.isError ? r.text.slice(0, 300) : null;
+    },
+    () => process.stdout.write('measuring\n'),
+  );
   process.stdout.write(`\n${JSON.stringify(stats)}\n`);
 }
 
 /**
- * Drive a phase from a child process, so the client's CPU and memory stay out of the server's
- * process: the RSS reported is the server's own, sampled here while the child runs.
+ * Drive a phase from a child process against `server`, which runs in a process of its own: its peak
+ * RSS is sampled from /proc while the phase runs, and its CPU and PostgreSQL's are counted over the
+ * measured part (after the driver's warm-up) and divided by the calls.
  */
-function driveRemote(spec: DriverSpec): Promise<Stats> {
+function driveRemote(spec: DriverSpec, server: ServerProcess): Promise<Stats> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...process.execArgv, __filename, '--driver'], { stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
-    let peakRss = process.memoryUsage().rss;
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 25);
-    child.stdout.on('data', (d) => (out += d));
+    let peakRss = rssMb(server.pid);
+    let cpu0: [number, number] | null = null;
+    let cpu1: [number, number] | null = null;
+    const snapshot = (): [number, number] => [cpuMs(server.pid), postgresCpuMs()];
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(server.pid))), 25);
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (!cpu0 && out.includes('measuring\n')) cpu0 = snapshot();
+      if (cpu0 && !cpu1 && /\n\{.*\}\n/.test(out)) cpu1 = snapshot();
+    });
     child.on('exit', (code) => {
       clearInterval(sampler);
       const last = out.trim().split('\n').pop() ?? '';
-      if (code !== 0 || !last.startsWith('{')) return reject(new Error(`driver failed (exit ${code}): ${out.slice(-500)}`));
-      resolve({ ...(JSON.parse(last) as Stats), rssMb: peakRss / 1024 / 1024 });
+      if (code !== 0 || !last.startsWith('{') || !cpu0) return reject(new Error(`driver failed (exit ${code}): ${out.slice(-500)}`));
+      const stats = JSON.parse(last) as Stats;
+      const [c0, c1] = [cpu0, cpu1 ?? snapshot()];
+      // A PostgreSQL backend that exits meanwhile takes its CPU time with it: then there is no figure.
+      const pgCpu = c1[1] >= c0[1] ? (c1[1] - c0[1]) / stats.calls : NaN;
+      resolve({ ...stats, rssMb: peakRss, serverCpu: (c1[0] - c0[0]) / stats.calls, pgCpu });
     });
     child.stdin.end(JSON.stringify(spec));
   });
@@ -531,7 +611,8 @@ function row(name: string, s: Stats, target = ''): string {
     ms(s.p95).padStart(10),
     ms(s.p99).padStart(10),
     `${String(s.errors).padStart(5)} err`,
-    `${s.rssMb.toFixed(0).padStart(5)} MB`,
+    Number.isFinite(s.rssMb) ? `${s.rssMb.toFixed(0).padStart(5)} MB` : '     - ',
+    s.serverCpu === undefined ? '            -' : `${s.serverCpu.toFixed(2).padStart(6)} / ${Number.isFinite(s.pgCpu) ? s.pgCpu!.toFixed(2).padStart(4) : '   -'}`,
     target,
   ].join('  ');
 }
@@ -566,11 +647,9 @@ async function main(): Promise<void> {
 }
 
 async function run(url: string, o: Options): Promise<void> {
-  const config = loadConfig(
-    { DATABASE_URL: url, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '1000000000', SECRETS_KEY: '0'.repeat(64), MCP_ALLOWED_HOSTS: '*' },
-    'mcp',
-  );
-  const db = createDb({ url, poolMax: config.databasePoolMax });
+  const poolMax = 10; // DATABASE_POOL_MAX's default, which the mcp role runs with here
+  const db = createDb({ url, poolMax });
+  await migrateLatest(db); // a data set seeded before a newer migration gets it now
   const team = await db('teams').first();
   await db('api_keys').del(); // keys of earlier runs
   const members = await db('users').where({ team_id: team.id, role: 'member' }).orderBy('email').limit(Math.max(1, o.concurrency));
@@ -591,11 +670,10 @@ async function run(url: string, o: Options): Promise<void> {
     console.log(`  ${k.padEnd(24)} ${String(r.rows[0].n).padStart(9)} sentences in ${String(r.rows[0].m).padStart(6)} meetings`);
   }
 
-  const app = createMcpApp({ db, config }, []);
-  const server = await listen(app, 0, '127.0.0.1');
-  const mcpUrl = `${serverUrl(server)}/mcp`;
+  const server = await startMcpRole(url);
+  const mcpUrl = server.url;
   const bare = await startBareSdk();
-  const pool = new Pool({ connectionString: url, max: config.databasePoolMax });
+  const pool = new Pool({ connectionString: url, max: poolMax });
 
   // A phase's calls, rotating through the callers' keys and the given arguments.
   const ROTATION = 512;
@@ -611,7 +689,7 @@ async function run(url: string, o: Options): Promise<void> {
   );
   // The database's whole share of a keyword call: the API-key lookup every call makes, then the list.
   const authSql =
-    'select k.id, k.hash, k.revoked_at, k.last_used_at, u.id as user_id, u.email, u.name, u.role, t.id as team_id, t.tier, t.feature_flags ' +
+    `select k.id, k.hash, k.revoked_at, k.last_used_at, u.id as user_id, u.email, u.name, u.role, t.id as team_id, t.tier, t.feature_flags, ${SHARED_WITH_SQL} ` +
     'from api_keys k join users u on u.id = k.user_id join teams t on t.id = u.team_id where k.prefix = $1 limit 1';
   const prefixes = keys.map((k) => k.split('_')[1]);
   const pgList = async (i: number) => {
@@ -628,30 +706,30 @@ async function run(url: string, o: Options): Promise<void> {
     results.push([label, s, '']);
     return s;
   };
-  const remote = (spec: DriverSpec) => () => driveRemote(spec);
-  const local = (concurrency: number, seconds: number, call: (i: number) => Promise<string | null>) => () => drive(concurrency, seconds, call);
+  const remote = (spec: DriverSpec, target = server) => () => driveRemote(spec, target);
+  const local = (concurrency: number, seconds: number, call: (i: number) => Promise<string | null>) => async () => ({ ...(await drive(concurrency, seconds, call)), rssMb: NaN });
 
-  const idleRss = process.memoryUsage().rss / 1024 / 1024;
-  console.log(`\nMeasuring (${o.concurrency} concurrent, ${o.seconds} s each; server RSS before load ${idleRss.toFixed(0)} MB)…`);
+  const idleRss = rssMb(server.pid);
+  console.log(`\nMeasuring (${o.concurrency} concurrent, ${o.seconds} s each; mcp role RSS before load ${idleRss.toFixed(0)} MB)…`);
   const getTranscripts = await measure('svc_get_transcripts keyword', remote(phase('svc_get_transcripts', (i) => ({ keyword: kw(i) }))));
   const search = await measure('svc_search keyword', remote(phase('svc_search', (i) => ({ query: `keyword:${kw(i)} limit:10` }))));
   const transcript = await measure('svc_get_transcript', remote(phase('svc_get_transcript', (i) => ({ transcriptId: openIds[i % openIds.length] }))));
   await measure('svc_get_summary', remote(phase('svc_get_summary', (i) => ({ transcriptId: openIds[i % openIds.length] }))));
   await measure('svc_get_transcripts (no filter)', remote(phase('svc_get_transcripts', () => ({}))));
-  const mcpRss = Math.max(...results.map(([, r]) => r.rssMb));
+  const mcpRss = Math.max(...results.map(([, r]) => r.rssMb)); // the five MCP phases so far
   const pgOnly = await measure('baseline: its SQL through pg alone', local(o.concurrency, o.seconds, pgList));
-  const bareSdk = await measure('baseline: bare SDK no-op tool', remote(phase('noop', () => ({}), o.concurrency, o.seconds, bare.url)));
+  const bareSdk = await measure('baseline: bare SDK no-op tool', remote(phase('noop', () => ({}), o.concurrency, o.seconds, bare.url), bare));
 
   // One call at a time: latency without queueing, for the per-call overhead ratio.
   const serialOurs = await measure('serial: svc_get_transcripts keyword', remote(phase('svc_get_transcripts', (i) => ({ keyword: kw(i) }), 1, o.serialSeconds)));
   const serialPg = await measure('serial: its SQL through pg alone', local(1, o.serialSeconds, pgList));
-  const serialBare = await measure('serial: bare SDK no-op tool', remote(phase('noop', () => ({}), 1, o.serialSeconds, bare.url)));
+  const serialBare = await measure('serial: bare SDK no-op tool', remote(phase('noop', () => ({}), 1, o.serialSeconds, bare.url), bare));
 
   // Per keyword, so a slow term is not hidden in the mix.
   const perKeyword: [string, Stats][] = [];
   for (const k of keywords) {
     process.stdout.write(`  running keyword ${k}…\r`);
-    perKeyword.push([k, await driveRemote(phase('svc_get_transcripts', () => ({ keyword: k }), o.concurrency, Math.max(1, o.seconds / 4)))]);
+    perKeyword.push([k, await driveRemote(phase('svc_get_transcripts', () => ({ keyword: k }), o.concurrency, Math.max(1, o.seconds / 4)), server)]);
   }
 
   // Tokens per result, TOON against JSON.
@@ -659,8 +737,9 @@ async function run(url: string, o: Options): Promise<void> {
   const listJson = await toolsCall(mcpUrl, keys[0], 'svc_get_transcripts', { keyword: keywords[0], limit: 10, format: 'json' });
   const trToon = await toolsCall(mcpUrl, keys[0], 'svc_get_transcript', { transcriptId: openIds[0] });
   const trJson = trToon.isError ? '' : JSON.stringify(decode(trToon.text));
+  const pretty = (json: string) => (json ? JSON.stringify(JSON.parse(json), null, 2) : '');
 
-  console.log('\nResults'.padEnd(46) + '   calls/s         p50         p95         p99   errors  peak RSS');
+  console.log('\nResults'.padEnd(46) + '   calls/s         p50         p95         p99   errors  peak RSS  CPU ms/call (server / pg)');
   for (const [label, s, target] of results) console.log(row(label, s, target));
   for (const [, s] of results.filter(([, s]) => s.firstError)) console.log(`  first error: ${s.firstError}`);
   console.log('\nsvc_get_transcripts by keyword:');
@@ -672,7 +751,6 @@ async function run(url: string, o: Options): Promise<void> {
   const tok = (s: string) => tokens(s).length;
   const listRatio = tok(listToon.text) / tok(listJson.text);
   const trRatio = trJson ? tok(trToon.text) / tok(trJson) : NaN;
-  const rssMb = mcpRss;
 
   console.log('\nTargets');
   const keywordP95 = Math.max(getTranscripts.p95, search.p95);
@@ -681,13 +759,16 @@ async function run(url: string, o: Options): Promise<void> {
   console.log(
     `  per-call overhead within 2× bare SDK      ours ${ms(overhead)} (p50 ${ms(serialOurs.p50)} call − ${ms(serialPg.p50)} SQL) vs bare ${ms(serialBare.p50)}: ${ratio.toFixed(2)}×   ${verdict(ratio <= 2)}`,
   );
-  console.log(`  peak RSS ≤ 250 MB                          ${rssMb.toFixed(0)} MB while serving   ${verdict(rssMb <= 250)}`);
+  console.log(`  peak RSS ≤ 250 MB                          ${mcpRss.toFixed(0)} MB while serving (the mcp role's process; ${idleRss.toFixed(0)} MB idle)   ${verdict(mcpRss <= 250)}`);
   console.log(
     `  TOON ≤ 0.6 × JSON tokens                   list ${tok(listToon.text)} vs ${tok(listJson.text)} (${listRatio.toFixed(2)}), transcript ${trJson ? `${tok(trToon.text)} vs ${tok(trJson)} (${trRatio.toFixed(2)})` : 'n/a (svc_get_transcript failed)'}   ${verdict(listRatio <= 0.6 && trRatio <= 0.6)}`,
   );
+  console.log(
+    `  (against pretty-printed JSON, the reference TOON's own figures use: list ${(tok(listToon.text) / tok(pretty(listJson.text))).toFixed(2)}, transcript ${trJson ? (tok(trToon.text) / tok(pretty(trJson))).toFixed(2) : 'n/a'})`,
+  );
   console.log(`  (database share at ${o.concurrency} concurrent: pg alone ${pgOnly.perSecond.toFixed(0)}/s, p95 ${ms(pgOnly.p95)}; bare SDK ${bareSdk.perSecond.toFixed(0)}/s)`);
 
-  await closeServers([server, bare.server], 1000);
+  await Promise.all([server.stop(), bare.stop()]);
   await pool.end();
   await db.destroy();
 }
