@@ -100,7 +100,8 @@ const REBUILD_SQL = `
     (select case when x.p is null then null else x.w end, case when x.w is null then null else x.p end
      from (select meeting_transcript_tsv(m.id) w, meeting_transcript_pairs(m.id) p) x)`;
 
-const REBUILD_TERMS = `
+/** Updates and deletes rebuild the sets of the meetings they touched with `update` (`where m.id = any(ids)` follows). */
+const rebuildFunction = (update: string) => `
   create or replace function sentences_rebuild_transcript_tsv() returns trigger
   language plpgsql as $$
   declare ids text[];
@@ -110,21 +111,7 @@ const REBUILD_TERMS = `
     else
       select array_agg(distinct meeting_id) into ids from old_rows;
     end if;
-    ${REBUILD_SQL} where m.id = any(ids);
-    return null;
-  end $$`;
-
-const REBUILD_WORDS = `
-  create or replace function sentences_rebuild_transcript_tsv() returns trigger
-  language plpgsql as $$
-  declare ids text[];
-  begin
-    if tg_op = 'UPDATE' then
-      select array_agg(distinct x) into ids from (select meeting_id from old_rows union select meeting_id from new_rows) a(x);
-    else
-      select array_agg(distinct meeting_id) into ids from old_rows;
-    end if;
-    update meetings m set transcript_tsv = meeting_transcript_tsv(m.id) where m.id = any(ids);
+    ${update} where m.id = any(ids);
     return null;
   end $$`;
 
@@ -134,7 +121,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(AS_TSVECTOR);
   await knex.raw(MEETING_PAIRS);
   await knex.raw(ADD_TERMS);
-  await knex.raw(REBUILD_TERMS);
+  await knex.raw(rebuildFunction(REBUILD_SQL));
   // Meetings that have sets now (live ones keep NULL until they end and are rebuilt).
   await knex.raw(`${REBUILD_SQL} where m.transcript_tsv is not null`);
   await knex.raw('update meetings set transcript_pairs = null where transcript_tsv is null');
@@ -144,7 +131,7 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop index if exists meetings_transcript_pairs_idx');
   await knex.raw(ADD_WORDS);
-  await knex.raw(REBUILD_WORDS);
+  await knex.raw(rebuildFunction('update meetings m set transcript_tsv = meeting_transcript_tsv(m.id)'));
   await knex.raw('drop function if exists meeting_transcript_pairs(text)');
   await knex.raw('drop function if exists lexemes_tsvector(text[])');
   await knex.raw('drop function if exists tsvector_pairs(tsvector)');
