@@ -23,7 +23,8 @@ export interface SentenceRecord {
   speaker_name: string;
   speaker_id: number;
   text: string;
-  raw_text: string;
+  /** The words before clean-up; null where they are the same as text and the reader asked for `rawText: 'when-different'`. */
+  raw_text: string | null;
   start_time: number;
   end_time: number;
 }
@@ -98,6 +99,12 @@ export interface PageOptions {
   fromIndex?: number;
   /** Token budget of the page (default config.mcpMaxTranscriptTokens). */
   maxTokens?: number;
+  /**
+   * `always` (default): every sentence's raw_text. `when-different`: raw_text only where clean-up
+   * changed the words, null elsewhere, so a reader that pays per token is not sent each sentence
+   * twice (most sentences are never cleaned: captions and recognised speech are stored as said).
+   */
+  rawText?: 'always' | 'when-different';
 }
 
 export const TRANSCRIPT_TOKENS = { min: 500, max: 100_000 } as const;
@@ -129,7 +136,7 @@ function estimateNumberTokens(n: number): number {
 /** One sentence row; a text that needs quoting (commas, quotes) costs its two quotes more. */
 export function estimateSentenceTokens(s: SentenceRecord): number {
   const numbers = estimateNumberTokens(s.index) + estimateNumberTokens(s.speaker_id) + estimateNumberTokens(s.start_time) + estimateNumberTokens(s.end_time);
-  const texts = estimateTextTokens(s.speaker_name) + estimateTextTokens(s.text) + estimateTextTokens(s.raw_text) + 2;
+  const texts = estimateTextTokens(s.speaker_name) + estimateTextTokens(s.text) + (s.raw_text === null ? 1 : estimateTextTokens(s.raw_text)) + 2;
   return SENTENCE_ROW_STRUCTURE + numbers + texts;
 }
 
@@ -156,7 +163,7 @@ interface ReadWants {
   /** 'full': the summary fields · 'exists': only whether a summary exists (for meeting_info). */
   summary: 'full' | 'exists';
   /** Analytics, participants and a sentence page (from, at most `cap` rows); absent for the summary read. */
-  page?: { fromIndex: number; cap: number };
+  page?: { fromIndex: number; cap: number; rawTextWhenDifferent: boolean };
 }
 
 interface SummaryRow {
@@ -200,7 +207,7 @@ interface SentenceRow {
   speaker_name: string;
   speaker_id: number;
   text: string;
-  raw_text: string;
+  raw_text: string | null;
   start_time: number;
   end_time: number;
 }
@@ -232,7 +239,8 @@ const MEETING_ANALYTICS_SQL = `(select json_build_object('duration_seconds', ma.
 // Sentences are readable only once transcription finished, or live as a snapshot (same rule as `readable`).
 const SENTENCES_SQL = `case when m.status in ('completed', 'live') or m.is_live then
   (select json_agg(se order by se.idx) from (
-    select st.idx, st.speaker_name, st.speaker_id, st.text, st.raw_text, st.start_time, st.end_time
+    select st.idx, st.speaker_name, st.speaker_id, st.text,
+           case when ?::boolean and st.raw_text = st.text then null else st.raw_text end as raw_text, st.start_time, st.end_time
     from sentences st where st.meeting_id = m.id and st.idx >= ? order by st.idx limit ?) se)
   end as sentences`;
 
@@ -240,7 +248,7 @@ async function readMeeting(db: Knex, p: Principal, id: string, wants: ReadWants)
   const columns: (string | Knex.Raw)[] = [...meetingColumns('m'), db.raw(wants.summary === 'full' ? SUMMARY_SQL : HAS_SUMMARY_SQL)];
   if (wants.page) {
     columns.push(db.raw(PARTICIPANTS_SQL), db.raw(ANALYTICS_SQL), db.raw(MEETING_ANALYTICS_SQL));
-    columns.push(db.raw(SENTENCES_SQL, [wants.page.fromIndex, wants.page.cap]));
+    columns.push(db.raw(SENTENCES_SQL, [wants.page.rawTextWhenDifferent, wants.page.fromIndex, wants.page.cap]));
   }
   const q = db('meetings as m').select(columns).modify(visibleTo(p, 'm')).where('m.id', id).first();
   const m = (await asPreparedStatement(q)) as ReadRow | undefined;
@@ -408,7 +416,8 @@ function pageOptions(config: Pick<Config, 'mcpMaxTranscriptTokens'>, opts: PageO
 /** Metadata, analytics (and the summary when asked) plus the sentences that fit what the rest leaves of the budget. */
 async function readPage(db: Knex, config: Config, p: Principal, id: string, opts: PageOptions, withSummary: boolean) {
   const { fromIndex, maxTokens } = pageOptions(config, opts);
-  const m = await readMeeting(db, p, id, { summary: withSummary ? 'full' : 'exists', page: { fromIndex, cap: sentenceCap(maxTokens) } });
+  const page = { fromIndex, cap: sentenceCap(maxTokens), rawTextWhenDifferent: opts.rawText === 'when-different' };
+  const m = await readMeeting(db, p, id, { summary: withSummary ? 'full' : 'exists', page });
   const summary = withSummary ? toSummary(m) : null;
   const hasSummary = withSummary ? summary !== null : m.status === 'completed' && m.has_summary === true;
   const envelope = {
@@ -419,10 +428,10 @@ async function readPage(db: Knex, config: Config, p: Principal, id: string, opts
     meeting_analytics: toMeetingAnalytics(m.meeting_analytics),
     analytics: toSpeakerAnalytics(m.analytics),
   };
-  const page = readable(m)
+  const sentences = readable(m)
     ? sentencePage(m.sentences ?? [], maxTokens - estimateEnvelopeTokens(envelope))
     : { sentences: [], has_more: false, next_index: null };
-  return { ...envelope, ...page };
+  return { ...envelope, ...sentences };
 }
 
 /**

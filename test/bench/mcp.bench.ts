@@ -12,6 +12,7 @@
  */
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import knexFactory, { Knex } from 'knex';
@@ -384,6 +385,8 @@ interface Stats {
   /** CPU milliseconds per measured call: the serving process, and PostgreSQL's processes. */
   serverCpu?: number;
   pgCpu?: number;
+  /** CPU milliseconds per call of the load driver's process. */
+  driverCpu?: number;
   calls: number;
   errors: number;
   perSecond: number;
@@ -458,6 +461,39 @@ async function toolsCall(url: string, key: string, name: string, args: Record<st
   return { isError: Boolean(body.result.isError), text: body.result.content.map((c) => c.text).join('\n') };
 }
 
+const driverAgent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+/**
+ * The load driver's call: the same POST over a kept-alive node:http connection, with the answer
+ * checked without parsing it. fetch and a JSON.parse of a 40 KB transcript cost the driver about as
+ * much CPU as the server spends answering, on the same two cores. Inside the result text every quote
+ * is escaped, so `"isError":true` can only be the result's own flag.
+ */
+function driverCall(url: URL, key: string, body: string): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        agent: driverAgent,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}`, 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode !== 200 || !text.includes('"result"')) resolve(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`);
+          else resolve(text.includes('"isError":true') ? text.slice(0, 300) : null);
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 // ---- processes --------------------------------------------------------------------------------
 
 const ROOT = join(__dirname, '..', '..');
@@ -504,7 +540,9 @@ async function startMcpRole(databaseUrl: string): Promise<ServerProcess> {
     HOST: '127.0.0.1',
   };
   const base = `http://127.0.0.1:${port}`;
-  return startProcess([join('dist', 'services', 'mcp', 'main.js')], env, async () => ((await fetch(`${base}/healthz`)).ok ? `${base}/mcp` : null));
+  // BENCH_SERVER_PROF=<dir>: a V8 CPU profile of the mcp role over the whole run, written when it stops.
+  const prof = process.env.BENCH_SERVER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_PROF}`] : [];
+  return startProcess([...prof, join('dist', 'services', 'mcp', 'main.js')], env, async () => ((await fetch(`${base}/healthz`)).ok ? `${base}/mcp` : null));
 }
 
 /** The bare SDK baseline (test/bench/bare-sdk-server.cjs): McpServer + stateless transport per request, one no-op tool. */
@@ -552,17 +590,20 @@ async function driverMain(): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   const spec = JSON.parse(Buffer.concat(chunks).toString('utf8')) as DriverSpec;
+  const url = new URL(spec.url);
+  const bodies = spec.calls.map((c, i) => JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: c.name, arguments: c.args } }));
+  let cpu0 = process.cpuUsage();
   const stats = await drive(
     spec.concurrency,
     spec.seconds,
-    async (i) => {
-      const c = spec.calls[i % spec.calls.length];
-      const r = await toolsCall(spec.url, c.key, c.name, c.args);
-      return r.isError ? r.text.slice(0, 300) : null;
+    (i) => driverCall(url, spec.calls[i % spec.calls.length].key, bodies[i % bodies.length]),
+    () => {
+      cpu0 = process.cpuUsage();
+      process.stdout.write('measuring\n');
     },
-    () => process.stdout.write('measuring\n'),
   );
-  process.stdout.write(`\n${JSON.stringify(stats)}\n`);
+  const cpu = process.cpuUsage(cpu0);
+  process.stdout.write(`\n${JSON.stringify({ ...stats, driverCpu: (cpu.user + cpu.system) / 1000 / stats.calls })}\n`);
 }
 
 /**
@@ -612,7 +653,9 @@ function row(name: string, s: Stats, target = ''): string {
     ms(s.p99).padStart(10),
     `${String(s.errors).padStart(5)} err`,
     Number.isFinite(s.rssMb) ? `${s.rssMb.toFixed(0).padStart(5)} MB` : '     - ',
-    s.serverCpu === undefined ? '            -' : `${s.serverCpu.toFixed(2).padStart(6)} / ${Number.isFinite(s.pgCpu) ? s.pgCpu!.toFixed(2).padStart(4) : '   -'}`,
+    s.serverCpu === undefined
+      ? '                   -'
+      : `${s.serverCpu.toFixed(2).padStart(6)} / ${Number.isFinite(s.pgCpu) ? s.pgCpu!.toFixed(2).padStart(4) : '   -'} / ${s.driverCpu!.toFixed(2).padStart(4)}`,
     target,
   ].join('  ');
 }
@@ -739,7 +782,7 @@ async function run(url: string, o: Options): Promise<void> {
   const trJson = trToon.isError ? '' : JSON.stringify(decode(trToon.text));
   const pretty = (json: string) => (json ? JSON.stringify(JSON.parse(json), null, 2) : '');
 
-  console.log('\nResults'.padEnd(46) + '   calls/s         p50         p95         p99   errors  peak RSS  CPU ms/call (server / pg)');
+  console.log('\nResults'.padEnd(46) + '   calls/s         p50         p95         p99   errors  peak RSS  CPU ms/call (server / pg / driver)');
   for (const [label, s, target] of results) console.log(row(label, s, target));
   for (const [, s] of results.filter(([, s]) => s.firstError)) console.log(`  first error: ${s.firstError}`);
   console.log('\nsvc_get_transcripts by keyword:');

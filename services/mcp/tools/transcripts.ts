@@ -63,7 +63,7 @@ const getTranscriptTool = defineTool({
   title: 'Read a transcript',
   description:
     'Read one meeting\'s transcript by id (from svc_get_transcripts or svc_search): sentences as a table (index, speaker_name, speaker_id, text, raw_text, ' +
-    'start_time, end_time in seconds), per-speaker analytics (duration, word_count, longest_monologue, monologues_count, filler_words, questions, duration_pct, ' +
+    'start_time, end_time in seconds; raw_text is the words before clean-up, null where they are the same as text), per-speaker analytics (duration, word_count, longest_monologue, monologues_count, filler_words, questions, duration_pct, ' +
     'words_per_minute, sentiment as positive_pct/neutral_pct/negative_pct), meeting_analytics, and metadata (title, dateString, duration in minutes, ' +
     'participants, privacy, status, meeting_info). No summary: use svc_get_summary for that. ' +
     'Long meetings come in pages within a token budget: when has_more is true, call again with fromIndex set to next_index. ' +
@@ -76,7 +76,8 @@ const getTranscriptTool = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   scope: 'meetings:read',
   formats: true,
-  run: ({ transcriptId, fromIndex, maxTokens }, { principal, deps }) => getTranscript(deps.db, deps.config, principal, transcriptId, { fromIndex, maxTokens }),
+  run: ({ transcriptId, fromIndex, maxTokens }, { principal, deps }) =>
+    getTranscript(deps.db, deps.config, principal, transcriptId, { fromIndex, maxTokens, rawText: 'when-different' }),
   text: transcriptText,
 });
 
@@ -85,14 +86,14 @@ const fetchTool = defineTool({
   title: 'Fetch a whole meeting',
   description:
     'Experimental. Everything about one meeting in one call: metadata, summary (keywords, action_items, overview, short_summary, topics_discussed, ' +
-    'meeting_type, outline, notes), analytics, and the transcript sentences. Sentences are capped by the transcript token budget: when has_more is true, ' +
+    'meeting_type, outline, notes), analytics, and the transcript sentences (raw_text null where it is the same as text). Sentences are capped by the transcript token budget: when has_more is true, ' +
     'read the rest with svc_get_transcript and fromIndex = next_index. Prefer svc_get_summary or svc_get_transcript when you need only one part.',
   input: { id: meetingId.describe('Meeting (transcript) id.') },
   annotations: { readOnlyHint: true, openWorldHint: false },
   scope: 'meetings:read',
   flag: 'fetch',
   formats: true,
-  run: ({ id }, { principal, deps }) => fetchMeeting(deps.db, deps.config, principal, id),
+  run: ({ id }, { principal, deps }) => fetchMeeting(deps.db, deps.config, principal, id, { rawText: 'when-different' }),
   text: fetchText,
 });
 

@@ -55,11 +55,13 @@ describe('GraphQL reads', () => {
     await t?.drop();
   });
 
-  it('transcript(id) returns exactly what svc_get_transcript returns', async () => {
+  it('transcript(id) returns what svc_get_transcript returns, with every raw_text (MCP leaves out those equal to text)', async () => {
     const res = await gql.request(owner.key, ONE, { id: ids.done });
     expect(res.body.errors).toBeUndefined();
     const viaMcp = await mcp.call(owner.key, 'svc_get_transcript', { transcriptId: ids.done, format: 'json' });
-    expect(res.body.data.transcript).toEqual(viaMcp.data);
+    expect(viaMcp.data.sentences.every((s: any) => s.raw_text === null)).toBe(true);
+    const filled = { ...viaMcp.data, sentences: viaMcp.data.sentences.map((s: any) => ({ ...s, raw_text: s.raw_text ?? s.text })) };
+    expect(res.body.data.transcript).toEqual(filled);
     expect(res.body.data.transcript.sentences.map((s: any) => s.speaker_name)).toEqual(['Owen Owner', 'Guest']);
   });
 

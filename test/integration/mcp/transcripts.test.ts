@@ -2,6 +2,8 @@ import { countTokens } from 'gpt-tokenizer';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
+import { authenticateApiKey } from '../../../services/core/apikeys';
+import { getTranscript } from '../../../services/core/transcripts';
 
 const SENTENCE_KEYS = ['end_time', 'index', 'raw_text', 'speaker_id', 'speaker_name', 'start_time', 'text'];
 const SPEAKER_KEYS = [
@@ -107,7 +109,7 @@ describe('transcript tools: svc_get_transcript, svc_fetch, svc_get_summary', () 
       expect(d.participants.split(', ').sort()).toEqual([olivia.email, pat.email].sort());
       expect(d.sentences).toHaveLength(3);
       for (const s of d.sentences) expect(Object.keys(s).sort()).toEqual(SENTENCE_KEYS);
-      expect(d.sentences[1]).toEqual({ index: 1, speaker_name: 'Pat', speaker_id: 1, text: 'Sounds good. What is the budget?', raw_text: 'Sounds good. What is the budget?', start_time: 4.5, end_time: 7.25 });
+      expect(d.sentences[1]).toEqual({ index: 1, speaker_name: 'Pat', speaker_id: 1, text: 'Sounds good. What is the budget?', raw_text: null, start_time: 4.5, end_time: 7.25 });
       expect(d.analytics).toHaveLength(2);
       for (const a of d.analytics) expect(Object.keys(a).sort()).toEqual(SPEAKER_KEYS);
       expect(d.analytics[1]).toMatchObject({ name: 'Pat', questions: 1, words_per_minute: 130.9, positive_pct: 100 });
@@ -120,7 +122,21 @@ describe('transcript tools: svc_get_transcript, svc_fetch, svc_get_summary', () 
       const toon = await mcp.call(olivia.key, 'svc_get_transcript', { transcriptId: main.id });
       expect(toon.text).toMatch(/^sentences\[3\]\{index,speaker_name,speaker_id,text,raw_text,start_time,end_time\}:$/m);
       expect(toon.text).toMatch(/^analytics\[2\]\{speaker_id,name,duration,word_count,/m);
-      expect(toon.text).toContain('1,Pat,1,Sounds good. What is the budget?,Sounds good. What is the budget?,4.5,7.25');
+      expect(toon.text).toContain('1,Pat,1,Sounds good. What is the budget?,null,4.5,7.25');
+    });
+
+    it('sends raw_text only where clean-up changed the words; the default read (GraphQL\'s) keeps every raw_text', async () => {
+      const m = await makeMeeting(t.db, { organizer: olivia, title: 'Cleaned', sentences: [
+        { speaker: 'Olivia', text: 'We ship on Friday.', start: 0, end: 2 },
+        { speaker: 'Pat', text: 'Agreed.', start: 2, end: 3 },
+      ] });
+      await t.db('sentences').where({ meeting_id: m.id, idx: 0 }).update({ raw_text: 'Um, we, uh, ship on Friday.' });
+      for (const tool of ['svc_get_transcript', 'svc_fetch']) {
+        const r = await mcp.call(olivia.key, tool, tool === 'svc_fetch' ? { id: m.id, format: 'json' } : { transcriptId: m.id, format: 'json' });
+        expect(r.data.sentences.map((s: { raw_text: string | null }) => s.raw_text)).toEqual(['Um, we, uh, ship on Friday.', null]);
+      }
+      const page = await getTranscript(t.db, mcp.config, await authenticateApiKey(t.db, olivia.key), m.id);
+      expect(page.sentences.map((s) => s.raw_text)).toEqual(['Um, we, uh, ship on Friday.', 'Agreed.']);
     });
 
     it('renders text as a header line then one "[mm:ss - mm:ss] Speaker: text" line per sentence', async () => {
