@@ -45,15 +45,20 @@ export async function revokeApiKey(db: Knex, prefix: string): Promise<{ prefix: 
   });
 }
 
+/**
+ * Every call of every transport starts with this lookup, so it is one statement that PostgreSQL
+ * prepares once per connection (named), not parsed and planned on each call.
+ */
+export const API_KEY_LOOKUP_SQL =
+  'select k.id, k.hash, k.revoked_at, k.last_used_at, u.id as user_id, u.email, u.name, u.role, t.id as team_id, t.tier, t.feature_flags, ' +
+  `${SHARED_WITH_SQL} from api_keys k join users u on u.id = k.user_id join teams t on t.id = u.team_id where k.prefix = ? limit 1`;
+
 /** The caller behind a key, or auth_failed for a missing, malformed, unknown or revoked key. */
 export async function authenticateApiKey(db: Knex, key: string | undefined): Promise<Principal> {
   const m = key ? KEY.exec(key) : null;
   if (!key || !m) throw new ServiceError('auth_failed', 'send a valid API key as "Authorization: Bearer <key>"');
-  const row = await db('api_keys as k')
-    .join('users as u', 'u.id', 'k.user_id')
-    .join('teams as t', 't.id', 'u.team_id')
-    .where('k.prefix', m[1])
-    .first('k.id', 'k.hash', 'k.revoked_at', 'k.last_used_at', 'u.id as user_id', 'u.email', 'u.name', 'u.role', 't.id as team_id', 't.tier', 't.feature_flags', db.raw(SHARED_WITH_SQL));
+  const { rows } = await db.raw(API_KEY_LOOKUP_SQL, [m[1]]).options({ name: 'mi_api_key_lookup' });
+  const row = rows[0];
   const expected = row ? Buffer.from(row.hash, 'hex') : Buffer.alloc(32);
   const given = Buffer.from(sha256(key), 'hex');
   if (!row || !timingSafeEqual(expected, given) || row.revoked_at) {

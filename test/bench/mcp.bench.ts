@@ -20,8 +20,7 @@ import { Pool } from 'pg';
 import { ulid } from 'ulid';
 import { decode } from '@toon-format/toon';
 import { encode as tokens } from 'gpt-tokenizer';
-import { createApiKey, authenticateApiKey } from '../../services/core/apikeys';
-import { SHARED_WITH_SQL } from '../../services/core/principal';
+import { API_KEY_LOOKUP_SQL, createApiKey, authenticateApiKey } from '../../services/core/apikeys';
 import { startLocalPostgres } from '../../services/devstack/postgres';
 import { freePort } from '../../services/devstack/ports';
 import { createDb, migrateLatest } from '../../services/platform/db';
@@ -35,6 +34,8 @@ interface Options {
   sentences: number;
   users: number;
   concurrency: number;
+  /** mcp role processes (and bare SDK processes) the driver spreads its calls over, as a Service would. */
+  replicas: number;
   seconds: number;
   serialSeconds: number;
   databaseUrl?: string;
@@ -51,6 +52,7 @@ function parseArgs(argv: string[]): Options {
     sentences: 200,
     users: 50,
     concurrency: 16,
+    replicas: 1,
     seconds: 10,
     serialSeconds: 4,
     databaseUrl: process.env.DATABASE_URL,
@@ -71,6 +73,7 @@ function parseArgs(argv: string[]): Options {
       case '--sentences': o.sentences = Math.floor(num()); break;
       case '--users': o.users = Math.max(2, Math.floor(num())); break;
       case '--concurrency': o.concurrency = Math.floor(num()); break;
+      case '--replicas': o.replicas = Math.floor(num()); break;
       case '--seconds': o.seconds = num(); break;
       case '--serial-seconds': o.serialSeconds = num(); break;
       case '--database-url': o.databaseUrl = argv[++i]; break;
@@ -80,7 +83,7 @@ function parseArgs(argv: string[]): Options {
       case '--keep-postgres': o.keepPostgres = true; break;
       case '--help':
       case '-h':
-        console.log('options: --meetings N --sentences M --users U --concurrency C --seconds S --serial-seconds S --database-url URL --reseed --keep-postgres');
+        console.log('options: --meetings N --sentences M --users U --concurrency C --replicas R --seconds S --serial-seconds S --database-url URL --reseed --keep-postgres');
         return process.exit(0);
       default:
         throw new Error(`unknown option ${a} (try --help)`);
@@ -524,10 +527,14 @@ async function startProcess(args: string[], env: NodeJS.ProcessEnv, ready: (chil
   }
 }
 
-/** The mcp role from dist/ (built first), with logs off and the rate limit lifted. */
-async function startMcpRole(databaseUrl: string): Promise<ServerProcess> {
+/** Build dist/ from the sources, as the image does, so the role measured is the code checked out. */
+function buildRole(): void {
   const built = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
   if (built.status !== 0) throw new Error('npx tsc -p tsconfig.build.json failed');
+}
+
+/** The mcp role from dist/, with logs off and the rate limit lifted. */
+async function startMcpRole(databaseUrl: string): Promise<ServerProcess> {
   const port = await freePort();
   const env = {
     ...process.env,
@@ -579,7 +586,8 @@ function postgresCpuMs(): number {
 
 /** One phase for a driver process: the calls to rotate through, how many at once, for how long. */
 interface DriverSpec {
-  url: string;
+  /** The replicas' URLs; call i goes to urls[i % urls.length]. */
+  urls: string[];
   calls: { key: string; name: string; args: Record<string, unknown> }[];
   concurrency: number;
   seconds: number;
@@ -590,13 +598,13 @@ async function driverMain(): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   const spec = JSON.parse(Buffer.concat(chunks).toString('utf8')) as DriverSpec;
-  const url = new URL(spec.url);
+  const urls = spec.urls.map((u) => new URL(u));
   const bodies = spec.calls.map((c, i) => JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: c.name, arguments: c.args } }));
   let cpu0 = process.cpuUsage();
   const stats = await drive(
     spec.concurrency,
     spec.seconds,
-    (i) => driverCall(url, spec.calls[i % spec.calls.length].key, bodies[i % bodies.length]),
+    (i) => driverCall(urls[i % urls.length], spec.calls[i % spec.calls.length].key, bodies[i % bodies.length]),
     () => {
       cpu0 = process.cpuUsage();
       process.stdout.write('measuring\n');
@@ -607,19 +615,20 @@ async function driverMain(): Promise<void> {
 }
 
 /**
- * Drive a phase from a child process against `server`, which runs in a process of its own: its peak
- * RSS is sampled from /proc while the phase runs, and its CPU and PostgreSQL's are counted over the
- * measured part (after the driver's warm-up) and divided by the calls.
+ * Drive a phase from a child process against `servers`, each in a process of its own: the highest RSS
+ * of any of them is sampled from /proc while the phase runs, and their CPU (added up) and PostgreSQL's
+ * are counted over the measured part (after the driver's warm-up) and divided by the calls.
  */
-function driveRemote(spec: DriverSpec, server: ServerProcess): Promise<Stats> {
+function driveRemote(spec: DriverSpec, servers: ServerProcess[]): Promise<Stats> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...process.execArgv, __filename, '--driver'], { stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
-    let peakRss = rssMb(server.pid);
+    const peak = () => Math.max(...servers.map((x) => rssMb(x.pid)));
+    let peakRss = peak();
     let cpu0: [number, number] | null = null;
     let cpu1: [number, number] | null = null;
-    const snapshot = (): [number, number] => [cpuMs(server.pid), postgresCpuMs()];
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(server.pid))), 25);
+    const snapshot = (): [number, number] => [servers.reduce((sum, x) => sum + cpuMs(x.pid), 0), postgresCpuMs()];
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, peak())), 25);
     child.stdout.on('data', (d) => {
       out += d;
       if (!cpu0 && out.includes('measuring\n')) cpu0 = snapshot();
@@ -672,7 +681,7 @@ async function main(): Promise<void> {
     await seed(o.databaseUrl!, o);
     return;
   }
-  console.log(`MCP benchmark: ${o.meetings} meetings × ${o.sentences} sentences, ${o.users} users, ${o.concurrency} concurrent calls, ${o.seconds} s per tool`);
+  console.log(`MCP benchmark: ${o.meetings} meetings × ${o.sentences} sentences, ${o.users} users, ${o.concurrency} concurrent calls over ${o.replicas} mcp process(es), ${o.seconds} s per tool`);
   const pg = await provisionDatabase(o);
   const name = dbName(o);
   const url = withDatabase(pg.adminUrl, name);
@@ -713,15 +722,16 @@ async function run(url: string, o: Options): Promise<void> {
     console.log(`  ${k.padEnd(24)} ${String(r.rows[0].n).padStart(9)} sentences in ${String(r.rows[0].m).padStart(6)} meetings`);
   }
 
-  const server = await startMcpRole(url);
-  const mcpUrl = server.url;
-  const bare = await startBareSdk();
+  buildRole();
+  const servers = await Promise.all(Array.from({ length: o.replicas }, () => startMcpRole(url)));
+  const mcpUrl = servers[0].url;
+  const bares = await Promise.all(Array.from({ length: o.replicas }, () => startBareSdk()));
   const pool = new Pool({ connectionString: url, max: poolMax });
 
   // A phase's calls, rotating through the callers' keys and the given arguments.
   const ROTATION = 512;
-  const phase = (name: string, args: (i: number) => Record<string, unknown>, concurrency = o.concurrency, seconds = o.seconds, url = mcpUrl): DriverSpec => ({
-    url,
+  const phase = (name: string, args: (i: number) => Record<string, unknown>, concurrency = o.concurrency, seconds = o.seconds, targets = servers): DriverSpec => ({
+    urls: targets.map((x) => x.url),
     concurrency,
     seconds,
     calls: Array.from({ length: ROTATION }, (_, i) => ({ key: keys[i % keys.length], name, args: args(i) })),
@@ -731,12 +741,10 @@ async function run(url: string, o: Options): Promise<void> {
     keywords.map(async (k) => listQuery(db, principal, resolveFilters({ keyword: k }), await keywordQuery(db, k)).toSQL().toNative()),
   );
   // The database's whole share of a keyword call: the API-key lookup every call makes, then the list.
-  const authSql =
-    `select k.id, k.hash, k.revoked_at, k.last_used_at, u.id as user_id, u.email, u.name, u.role, t.id as team_id, t.tier, t.feature_flags, ${SHARED_WITH_SQL} ` +
-    'from api_keys k join users u on u.id = k.user_id join teams t on t.id = u.team_id where k.prefix = $1 limit 1';
+  const authSql = API_KEY_LOOKUP_SQL.replace('?', '$1');
   const prefixes = keys.map((k) => k.split('_')[1]);
   const pgList = async (i: number) => {
-    await pool.query(authSql, [prefixes[i % prefixes.length]]);
+    await pool.query({ name: 'mi_api_key_lookup', text: authSql, values: [prefixes[i % prefixes.length]] });
     const q = listSql[i % listSql.length];
     await pool.query(q.sql, q.bindings as unknown[]);
     return null;
@@ -749,11 +757,11 @@ async function run(url: string, o: Options): Promise<void> {
     results.push([label, s, '']);
     return s;
   };
-  const remote = (spec: DriverSpec, target = server) => () => driveRemote(spec, target);
+  const remote = (spec: DriverSpec, targets = servers) => () => driveRemote(spec, targets);
   const local = (concurrency: number, seconds: number, call: (i: number) => Promise<string | null>) => async () => ({ ...(await drive(concurrency, seconds, call)), rssMb: NaN });
 
-  const idleRss = rssMb(server.pid);
-  console.log(`\nMeasuring (${o.concurrency} concurrent, ${o.seconds} s each; mcp role RSS before load ${idleRss.toFixed(0)} MB)…`);
+  const idleRss = Math.max(...servers.map((x) => rssMb(x.pid)));
+  console.log(`\nMeasuring (${o.concurrency} concurrent over ${o.replicas} mcp process(es), ${o.seconds} s each; mcp role RSS before load ${idleRss.toFixed(0)} MB)…`);
   const getTranscripts = await measure('svc_get_transcripts keyword', remote(phase('svc_get_transcripts', (i) => ({ keyword: kw(i) }))));
   const search = await measure('svc_search keyword', remote(phase('svc_search', (i) => ({ query: `keyword:${kw(i)} limit:10` }))));
   const transcript = await measure('svc_get_transcript', remote(phase('svc_get_transcript', (i) => ({ transcriptId: openIds[i % openIds.length] }))));
@@ -761,18 +769,18 @@ async function run(url: string, o: Options): Promise<void> {
   await measure('svc_get_transcripts (no filter)', remote(phase('svc_get_transcripts', () => ({}))));
   const mcpRss = Math.max(...results.map(([, r]) => r.rssMb)); // the five MCP phases so far
   const pgOnly = await measure('baseline: its SQL through pg alone', local(o.concurrency, o.seconds, pgList));
-  const bareSdk = await measure('baseline: bare SDK no-op tool', remote(phase('noop', () => ({}), o.concurrency, o.seconds, bare.url), bare));
+  const bareSdk = await measure('baseline: bare SDK no-op tool', remote(phase('noop', () => ({}), o.concurrency, o.seconds, bares), bares));
 
   // One call at a time: latency without queueing, for the per-call overhead ratio.
   const serialOurs = await measure('serial: svc_get_transcripts keyword', remote(phase('svc_get_transcripts', (i) => ({ keyword: kw(i) }), 1, o.serialSeconds)));
   const serialPg = await measure('serial: its SQL through pg alone', local(1, o.serialSeconds, pgList));
-  const serialBare = await measure('serial: bare SDK no-op tool', remote(phase('noop', () => ({}), 1, o.serialSeconds, bare.url), bare));
+  const serialBare = await measure('serial: bare SDK no-op tool', remote(phase('noop', () => ({}), 1, o.serialSeconds, bares), bares));
 
   // Per keyword, so a slow term is not hidden in the mix.
   const perKeyword: [string, Stats][] = [];
   for (const k of keywords) {
     process.stdout.write(`  running keyword ${k}…\r`);
-    perKeyword.push([k, await driveRemote(phase('svc_get_transcripts', () => ({ keyword: k }), o.concurrency, Math.max(1, o.seconds / 4)), server)]);
+    perKeyword.push([k, await driveRemote(phase('svc_get_transcripts', () => ({ keyword: k }), o.concurrency, Math.max(1, o.seconds / 4)), servers)]);
   }
 
   // Tokens per result, TOON against JSON.
@@ -802,7 +810,7 @@ async function run(url: string, o: Options): Promise<void> {
   console.log(
     `  per-call overhead within 2× bare SDK      ours ${ms(overhead)} (p50 ${ms(serialOurs.p50)} call − ${ms(serialPg.p50)} SQL) vs bare ${ms(serialBare.p50)}: ${ratio.toFixed(2)}×   ${verdict(ratio <= 2)}`,
   );
-  console.log(`  peak RSS ≤ 250 MB                          ${mcpRss.toFixed(0)} MB while serving (the mcp role's process; ${idleRss.toFixed(0)} MB idle)   ${verdict(mcpRss <= 250)}`);
+  console.log(`  peak RSS ≤ 250 MB                          ${mcpRss.toFixed(0)} MB while serving (the largest mcp role process; ${idleRss.toFixed(0)} MB idle)   ${verdict(mcpRss <= 250)}`);
   console.log(
     `  TOON ≤ 0.6 × JSON tokens                   list ${tok(listToon.text)} vs ${tok(listJson.text)} (${listRatio.toFixed(2)}), transcript ${trJson ? `${tok(trToon.text)} vs ${tok(trJson)} (${trRatio.toFixed(2)})` : 'n/a (svc_get_transcript failed)'}   ${verdict(listRatio <= 0.6 && trRatio <= 0.6)}`,
   );
@@ -811,7 +819,7 @@ async function run(url: string, o: Options): Promise<void> {
   );
   console.log(`  (database share at ${o.concurrency} concurrent: pg alone ${pgOnly.perSecond.toFixed(0)}/s, p95 ${ms(pgOnly.p95)}; bare SDK ${bareSdk.perSecond.toFixed(0)}/s)`);
 
-  await Promise.all([server.stop(), bare.stop()]);
+  await Promise.all([...servers, ...bares].map((x) => x.stop()));
   await pool.end();
   await db.destroy();
 }
