@@ -13,14 +13,17 @@ export const formatParam = z
   .optional()
   .describe('Answer format: toon (default, compact for models), json, or text (human-readable).');
 
-export function render(data: unknown, format: Format, text?: (data: never) => string): string {
+/** How a tool's TOON tables separate their cells; the table header names it, so readers need not be told. */
+export type ToonDelimiter = ',' | '\t';
+
+export function render(data: unknown, format: Format, text?: (data: never) => string, delimiter: ToonDelimiter = ','): string {
   switch (format) {
     case 'json':
       return JSON.stringify(data);
     case 'text':
       return text ? text(data as never) : genericText(data);
     default:
-      return encode(data);
+      return encode(data, { delimiter });
   }
 }
 

@@ -89,7 +89,7 @@ export async function callTool(name: string, args: unknown, principal: Principal
     const { format: f, ...rest } = parsed.data as { format?: Format };
     format = f ?? 'toon';
     const result = await tool.def.run(rest, { principal, deps, format });
-    return { content: [{ type: 'text' as const, text: render(result, format, tool.def.text) }] };
+    return { content: [{ type: 'text' as const, text: render(result, format, tool.def.text, tool.def.toonDelimiter) }] };
   } catch (e) {
     const err = toServiceError(e);
     outcome = err.code;

@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import type { Config } from '../platform/config';
 import type { FeatureFlag, Principal } from '../core/principal';
-import type { Format } from './format';
+import type { Format, ToonDelimiter } from './format';
 
 export interface Deps {
   db: Knex;
@@ -43,6 +43,11 @@ export interface ToolDef<S extends z.ZodRawShape = z.ZodRawShape> {
   run(args: z.infer<z.ZodObject<S>>, ctx: ToolContext): Promise<unknown>;
   /** Renderer for format=text; without one, a generic key/value rendering is used. */
   text?(result: never): string;
+  /**
+   * Cell separator of the TOON tables (default comma). Tables of prose use a tab: speech is full of
+   * commas, and a comma-separated table must quote (and escape) every cell holding one.
+   */
+  toonDelimiter?: ToonDelimiter;
 }
 
 export function defineTool<S extends z.ZodRawShape>(def: ToolDef<S>): ToolDef {

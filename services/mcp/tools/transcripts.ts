@@ -62,7 +62,7 @@ const getTranscriptTool = defineTool({
   name: 'svc_get_transcript',
   title: 'Read a transcript',
   description:
-    'Read one meeting\'s transcript by id (from svc_get_transcripts or svc_search): sentences as a table (index, speaker_name, speaker_id, text, raw_text, ' +
+    'Read one meeting\'s transcript by id (from svc_get_transcripts or svc_search): sentences as a table (tab-separated in TOON; index, speaker_name, speaker_id, text, raw_text, ' +
     'start_time, end_time in seconds; raw_text is the words before clean-up, null where they are the same as text), per-speaker analytics (duration, word_count, longest_monologue, monologues_count, filler_words, questions, duration_pct, ' +
     'words_per_minute, sentiment as positive_pct/neutral_pct/negative_pct), meeting_analytics, and metadata (title, dateString, duration in minutes, ' +
     'participants, privacy, status, meeting_info). No summary: use svc_get_summary for that. ' +
@@ -79,6 +79,7 @@ const getTranscriptTool = defineTool({
   run: ({ transcriptId, fromIndex, maxTokens }, { principal, deps }) =>
     getTranscript(deps.db, deps.config, principal, transcriptId, { fromIndex, maxTokens, rawText: 'when-different' }),
   text: transcriptText,
+  toonDelimiter: '\t',
 });
 
 const fetchTool = defineTool({
@@ -95,6 +96,7 @@ const fetchTool = defineTool({
   formats: true,
   run: ({ id }, { principal, deps }) => fetchMeeting(deps.db, deps.config, principal, id, { rawText: 'when-different' }),
   text: fetchText,
+  toonDelimiter: '\t',
 });
 
 const getSummaryTool = defineTool({

@@ -118,11 +118,13 @@ describe('transcript tools: svc_get_transcript, svc_fetch, svc_get_summary', () 
       expect(json.text).not.toMatch(/overview|keywords|action_items|send the budget sheet/);
     });
 
-    it('renders sentences and speakers as TOON tables (one row each)', async () => {
+    it('renders sentences and speakers as tab-separated TOON tables (one row each), so commas in speech need no quotes', async () => {
       const toon = await mcp.call(olivia.key, 'svc_get_transcript', { transcriptId: main.id });
-      expect(toon.text).toMatch(/^sentences\[3\]\{index,speaker_name,speaker_id,text,raw_text,start_time,end_time\}:$/m);
-      expect(toon.text).toMatch(/^analytics\[2\]\{speaker_id,name,duration,word_count,/m);
-      expect(toon.text).toContain('1,Pat,1,Sounds good. What is the budget?,null,4.5,7.25');
+      expect(toon.text).toMatch(/^sentences\[3\t\]\{index\tspeaker_name\tspeaker_id\ttext\traw_text\tstart_time\tend_time\}:$/m);
+      expect(toon.text).toMatch(/^analytics\[2\t\]\{speaker_id\tname\tduration\tword_count\t/m);
+      expect(toon.text).toContain('0\tOlivia\t0\tWelcome everyone, let us review the roadmap.\tnull\t0\t4');
+      expect(toon.text).toContain('1\tPat\t1\tSounds good. What is the budget?\tnull\t4.5\t7.25');
+      expect(toon.text).toContain('2\tOlivia\t0\t"Forty thousand, \\"roughly\\", for Q3."\tnull');
     });
 
     it('sends raw_text only where clean-up changed the words; the default read (GraphQL\'s) keeps every raw_text', async () => {
