@@ -1,13 +1,17 @@
 import { closeServers, listen, serverUrl } from '../platform/http';
 import { runRoleMain, RunningRole } from '../platform/role';
-import { createRuntime, Runtime } from '../platform/runtime';
+import { createDatabaseRuntime, DatabaseRuntime } from '../platform/db-runtime';
 import type { Config } from '../platform/config';
 import { createMcpApp } from './app';
 
-/** The mcp role: POST /mcp plus health and metrics. Pass a shared runtime to run beside other roles. */
-export async function startMcpRole(config: Config, shared?: Runtime): Promise<RunningRole & { url: string }> {
-  const rt = shared ?? createRuntime(config);
-  const app = createMcpApp({ db: rt.db, config, temporal: rt.temporal }, rt.checks);
+/**
+ * The mcp role: POST /mcp plus health and metrics. Its tools need only PostgreSQL, so on its own it
+ * opens no Temporal connection and is ready whenever the database is. Pass a shared runtime to run
+ * beside other roles.
+ */
+export async function startMcpRole(config: Config, shared?: DatabaseRuntime): Promise<RunningRole & { url: string }> {
+  const rt = shared ?? createDatabaseRuntime(config);
+  const app = createMcpApp({ db: rt.db, config }, rt.checks);
   const server = await listen(app, config.mcpPort, config.host);
   return {
     url: `${serverUrl(server, config.host === '0.0.0.0' ? 'localhost' : config.host)}/mcp`,

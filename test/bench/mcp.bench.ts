@@ -533,7 +533,7 @@ function buildRole(): void {
   if (built.status !== 0) throw new Error('npx tsc -p tsconfig.build.json failed');
 }
 
-/** The mcp role from dist/, with logs off and the rate limit lifted. */
+/** The mcp role from dist/ as the image starts it (`meeting-intel serve mcp`), with logs off and the rate limit lifted. */
 async function startMcpRole(databaseUrl: string): Promise<ServerProcess> {
   const port = await freePort();
   const env = {
@@ -549,7 +549,8 @@ async function startMcpRole(databaseUrl: string): Promise<ServerProcess> {
   const base = `http://127.0.0.1:${port}`;
   // BENCH_SERVER_PROF=<dir>: a V8 CPU profile of the mcp role over the whole run, written when it stops.
   const prof = process.env.BENCH_SERVER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_PROF}`] : [];
-  return startProcess([...prof, join('dist', 'services', 'mcp', 'main.js')], env, async () => ((await fetch(`${base}/healthz`)).ok ? `${base}/mcp` : null));
+  // What the image runs for an mcp pod: the CLI's `serve mcp`, from the build.
+  return startProcess([...prof, join('dist', 'services', 'cli', 'main.js'), 'serve', 'mcp'], env, async () => ((await fetch(`${base}/healthz`)).ok ? `${base}/mcp` : null));
 }
 
 /** The bare SDK baseline (test/bench/bare-sdk-server.cjs): McpServer + stateless transport per request, one no-op tool. */
