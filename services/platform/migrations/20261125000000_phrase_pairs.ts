@@ -115,6 +115,19 @@ const rebuildFunction = (update: string) => `
     return null;
   end $$`;
 
+/**
+ * transcript_pairs is NULL whenever transcript_tsv is (a live meeting is inserted with a NULL set, and
+ * any writer may set it NULL): a NOT over a pair test must then be unknown, not true, so that search
+ * reads that meeting's sentences instead.
+ */
+const PAIRS_FOLLOW = `
+  create function meetings_pairs_follow_tsv() returns trigger
+  language plpgsql as $$
+  begin
+    if new.transcript_tsv is null then new.transcript_pairs := null; end if;
+    return new;
+  end $$`;
+
 export async function up(knex: Knex): Promise<void> {
   await knex.raw("alter table meetings add column transcript_pairs tsvector default ''::tsvector");
   await knex.raw(PAIRS);
@@ -125,11 +138,17 @@ export async function up(knex: Knex): Promise<void> {
   // Meetings that have sets now (live ones keep NULL until they end and are rebuilt).
   await knex.raw(`${REBUILD_SQL} where m.transcript_tsv is not null`);
   await knex.raw('update meetings set transcript_pairs = null where transcript_tsv is null');
+  await knex.raw(PAIRS_FOLLOW);
+  await knex.raw(`
+    create trigger meetings_pairs_follow_tsv before insert or update of transcript_tsv on meetings
+    for each row execute function meetings_pairs_follow_tsv()`);
   await knex.raw('create index meetings_transcript_pairs_idx on meetings using gin (transcript_pairs)');
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop index if exists meetings_transcript_pairs_idx');
+  await knex.raw('drop trigger if exists meetings_pairs_follow_tsv on meetings');
+  await knex.raw('drop function if exists meetings_pairs_follow_tsv()');
   await knex.raw(ADD_WORDS);
   await knex.raw(rebuildFunction('update meetings m set transcript_tsv = meeting_transcript_tsv(m.id)'));
   await knex.raw('drop function if exists meeting_transcript_pairs(text)');

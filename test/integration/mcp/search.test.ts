@@ -126,6 +126,17 @@ describe('what was said: the meeting is the document', () => {
     expect(await find('"falcon wing"')).toEqual([m]);
   });
 
+  it('reads a meeting without lexeme sets (live until it ends) sentence by sentence, for a phrase and its negation', async () => {
+    const v = (await team()).admin;
+    const m = (await makeMeeting(t.db, { organizer: v, title: 'Live pairs', sentences: lines('The zephyr rollout slipped.') })).id;
+    await t.db('meetings').where({ id: m }).update({ transcript_tsv: null }); // as a live meeting has it
+    expect((await t.db('meetings').where({ id: m }).first('transcript_pairs')).transcript_pairs).toBeNull();
+    const find = async (keyword: string) => ids(await both(v.key, { keyword, scope: 'sentences' }, `${keyword} scope:sentences`));
+    expect(await find('"zephyr rollout"')).toEqual([m]);
+    expect(await find('-"zephyr rollout"')).toEqual([]);
+    expect(await find('-"rollout zephyr"')).toEqual([m]);
+  });
+
   it('excludes meetings where a -word or -"phrase" was said, and takes or', async () => {
     expect(await said('zephyr -hiring')).toEqual([]);
     expect(await said('zephyr -rollout')).toEqual([b]);
