@@ -19,8 +19,8 @@ import type { Knex } from 'knex';
  * row by row, and with the pairs in it the value passed the TOAST threshold (2.5 → 7 KB), which made
  * every row's test a TOAST fetch (a two-word search went from 2 to 7 ms).
  *
- * transcript_tsv and transcript_pairs are NULL together (live, or too large to hold): search then
- * reads the meeting's sentences.
+ * transcript_tsv and transcript_pairs are NULL together (live, or too large to hold), kept so by a
+ * trigger on meetings: search then reads the meeting's sentences.
  */
 
 const PAIRS = `
@@ -46,8 +46,8 @@ const MEETING_PAIRS = `
   $$`;
 
 /**
- * New sentences add their words and pairs to their meeting's sets. NULL sets (live, or too large)
- * stay NULL, and a set that would pass the size limit makes both NULL.
+ * New sentences add their words and pairs to their meeting's sets; NULL sets (live, or too large)
+ * stay NULL. A set past the size limit is NULL (lexemes_tsvector), and PAIRS_FOLLOW then makes both NULL.
  */
 const ADD_TERMS = `
   create or replace function sentences_add_transcript_tsv() returns trigger
@@ -60,13 +60,12 @@ const ADD_TERMS = `
       left join (select n.meeting_id, array_agg(distinct t) as pairs from new_rows n, tsvector_pairs(n.tsv) t group by 1) p using (meeting_id)
     loop
       begin
-        update meetings m set (transcript_tsv, transcript_pairs) =
-          (select case when x.p is null then null else x.w end, case when x.w is null then null else x.p end
-           from (select m.transcript_tsv || lexemes_tsvector(r.words) w, m.transcript_pairs || lexemes_tsvector(r.pairs) p) x)
-        where m.id = r.meeting_id and m.transcript_tsv is not null;
+        update meetings set transcript_tsv = transcript_tsv || lexemes_tsvector(r.words),
+                            transcript_pairs = transcript_pairs || lexemes_tsvector(r.pairs)
+        where id = r.meeting_id and transcript_tsv is not null;
       exception when program_limit_exceeded then
         -- Past the tsvector size limit: search reads this meeting's sentences instead.
-        update meetings set transcript_tsv = null, transcript_pairs = null where id = r.meeting_id;
+        update meetings set transcript_tsv = null where id = r.meeting_id;
       end;
     end loop;
     return null;
@@ -94,11 +93,8 @@ const ADD_WORDS = `
     return null;
   end $$`;
 
-/** Both sets from what is said now; NULL together when either is too large (a rebuild that fits lifts it). */
-const REBUILD_SQL = `
-  update meetings m set (transcript_tsv, transcript_pairs) =
-    (select case when x.p is null then null else x.w end, case when x.w is null then null else x.p end
-     from (select meeting_transcript_tsv(m.id) w, meeting_transcript_pairs(m.id) p) x)`;
+/** Both sets from what is said now (a rebuild that fits lifts a NULL). */
+const REBUILD_SQL = 'update meetings m set transcript_tsv = meeting_transcript_tsv(m.id), transcript_pairs = meeting_transcript_pairs(m.id)';
 
 /** Updates and deletes rebuild the sets of the meetings they touched with `update` (`where m.id = any(ids)` follows). */
 const rebuildFunction = (update: string) => `
@@ -116,15 +112,18 @@ const rebuildFunction = (update: string) => `
   end $$`;
 
 /**
- * transcript_pairs is NULL whenever transcript_tsv is (a live meeting is inserted with a NULL set, and
- * any writer may set it NULL): a NOT over a pair test must then be unknown, not true, so that search
- * reads that meeting's sentences instead.
+ * The two sets are NULL together, whoever writes them (a live meeting is inserted with a NULL lexeme
+ * set; a set past the size limit is NULL): a NOT over a pair test must then be unknown, not true, and
+ * a word test must not pass where the pairs are missing, so that search reads the meeting's sentences.
  */
 const PAIRS_FOLLOW = `
   create function meetings_pairs_follow_tsv() returns trigger
   language plpgsql as $$
   begin
-    if new.transcript_tsv is null then new.transcript_pairs := null; end if;
+    if new.transcript_tsv is null or new.transcript_pairs is null then
+      new.transcript_tsv := null;
+      new.transcript_pairs := null;
+    end if;
     return new;
   end $$`;
 
@@ -133,15 +132,15 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(PAIRS);
   await knex.raw(AS_TSVECTOR);
   await knex.raw(MEETING_PAIRS);
-  await knex.raw(ADD_TERMS);
-  await knex.raw(rebuildFunction(REBUILD_SQL));
-  // Meetings that have sets now (live ones keep NULL until they end and are rebuilt).
-  await knex.raw(`${REBUILD_SQL} where m.transcript_tsv is not null`);
-  await knex.raw('update meetings set transcript_pairs = null where transcript_tsv is null');
   await knex.raw(PAIRS_FOLLOW);
   await knex.raw(`
-    create trigger meetings_pairs_follow_tsv before insert or update of transcript_tsv on meetings
+    create trigger meetings_pairs_follow_tsv before insert or update of transcript_tsv, transcript_pairs on meetings
     for each row execute function meetings_pairs_follow_tsv()`);
+  await knex.raw(ADD_TERMS);
+  await knex.raw(rebuildFunction(REBUILD_SQL));
+  // Meetings that have sets now; live ones (NULL until they end and are rebuilt) get NULL pairs.
+  await knex.raw(`${REBUILD_SQL} where m.transcript_tsv is not null`);
+  await knex.raw('update meetings set transcript_pairs = null where transcript_tsv is null');
   await knex.raw('create index meetings_transcript_pairs_idx on meetings using gin (transcript_pairs)');
 }
 
