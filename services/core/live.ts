@@ -22,7 +22,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import type { Config } from '../platform/config';
-import { logger } from '../platform/logger';
+import { Logger, logger } from '../platform/logger';
 import { liveMeetingDrivenBy, requireMayStartLiveMeetingFor, visibleTo } from './access';
 import { audit } from './audit';
 import { forbidden, invalid, notFound, ServiceError } from './errors';
@@ -51,6 +51,8 @@ export interface LiveDeps {
   db: Knex;
   config: Config;
   temporal?: Client;
+  /** The request's logger (its lines carry the request id); the process logger when absent. */
+  log?: Logger;
 }
 
 /** startLiveMeeting's input, field for field as GraphQL's LiveMeetingInput. */
@@ -337,7 +339,7 @@ export async function startLiveMeeting(deps: LiveDeps, p: Principal, input: Star
     await startWorkflow(temporal, deps.config, id);
   } catch (e) {
     // Nothing stays behind a refusal: without its workflow the meeting could never be driven or end.
-    logger.error({ err: e, meetingId: id }, 'could not start LiveMeetingWorkflow');
+    (deps.log ?? logger).error({ err: e, meetingId: id }, 'could not start LiveMeetingWorkflow');
     await db('meetings').where({ id }).delete();
     throw new ServiceError('internal_error', 'The live meeting could not be started right now; nothing was stored. Send the same request again in a moment.');
   }
@@ -393,7 +395,7 @@ const rootCause = (e: unknown): unknown => {
 };
 
 /** A failed update as the caller's error: the state machine's refusal is an invariant_violation. */
-function updateError(e: unknown, meetingId: string, status: string): ServiceError {
+function updateError(e: unknown, meetingId: string, status: string, log: Logger): ServiceError {
   if (e instanceof WorkflowUpdateFailedError) {
     const cause = rootCause(e);
     if (cause instanceof ApplicationFailure) {
@@ -414,7 +416,7 @@ function updateError(e: unknown, meetingId: string, status: string): ServiceErro
       `The live meeting did not confirm within ${LIVE_UPDATE_WAIT_MS / 1000} s (the service may be restarting). Send the same request again.`,
     );
   }
-  logger.error({ err: e, meetingId }, 'live meeting update failed');
+  log.error({ err: e, meetingId }, 'live meeting update failed');
   return new ServiceError('internal_error', 'The live meeting could not take this request right now; it has been logged. Send it again in a moment.');
 }
 
@@ -441,6 +443,7 @@ function isNotTaken(e: unknown): boolean {
 
 async function runUpdate<R>(deps: LiveDeps, m: DrivenMeeting, name: string, arg: unknown): Promise<R> {
   const temporal = requireTemporal(deps);
+  const log = deps.log ?? logger;
   const deadline = Date.now() + LIVE_UPDATE_WAIT_MS;
   const call = async (handle: WorkflowHandle): Promise<R> => {
     for (let attempt = 1; ; attempt++) {
@@ -457,7 +460,7 @@ async function runUpdate<R>(deps: LiveDeps, m: DrivenMeeting, name: string, arg:
   try {
     return await call(handle);
   } catch (e) {
-    if (!(e instanceof WorkflowNotFoundError)) throw updateError(e, m.id, m.status);
+    if (!(e instanceof WorkflowNotFoundError)) throw updateError(e, m.id, m.status, log);
   }
   // No running workflow. Either the meeting ended a moment ago (its run is closed), or its workflow was
   // never started (the API pod stopped between storing the meeting and starting it): start it now.
@@ -465,18 +468,18 @@ async function runUpdate<R>(deps: LiveDeps, m: DrivenMeeting, name: string, arg:
   try {
     started = await startWorkflow(temporal, deps.config, m.id);
   } catch (e) {
-    throw updateError(e, m.id, m.status);
+    throw updateError(e, m.id, m.status, log);
   }
   if (started === 'exists') {
     // Its run is closed: it ended a moment ago, or an operator closed the workflow by hand.
     const now = await deps.db('meetings').where({ id: m.id }).first('status');
     throw notLive(m.id, !now ? 'gone' : now.status === 'live' ? 'closed' : now.status);
   }
-  logger.warn({ meetingId: m.id }, 'live meeting had no workflow; started it');
+  log.warn({ meetingId: m.id }, 'live meeting had no workflow; started it');
   try {
     return await call(handle);
   } catch (e) {
-    throw updateError(e, m.id, m.status);
+    throw updateError(e, m.id, m.status, log);
   }
 }
 

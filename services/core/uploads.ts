@@ -25,7 +25,7 @@ import type { Principal } from './principal';
 import { isEmail } from './validate';
 import { checkAddress } from '../net/address-policy';
 import type { Config } from '../platform/config';
-import { logger } from '../platform/logger';
+import { Logger, logger } from '../platform/logger';
 
 // ---------------------------------------------------------------------------------------------------
 // Limits of AudioUploadInput (documented in the README's GraphQL reference).
@@ -132,6 +132,8 @@ export interface UploadDeps {
   db: Knex;
   config: Config;
   temporal?: Client;
+  /** The request's logger (its lines carry the request id); the process logger when absent. */
+  log?: Logger;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -537,7 +539,7 @@ export async function uploadAudio(deps: UploadDeps, p: Principal, input: UploadI
   try {
     await startTranscription(deps.temporal, deps.config.temporal.taskQueue, meetingId);
   } catch (e) {
-    logger.error({ err: e, meetingId }, 'could not start the transcription workflow');
+    (deps.log ?? logger).error({ err: e, meetingId }, 'could not start the transcription workflow');
     // A fresh meeting without a run would sit in `processing` forever: take it back, so the refusal
     // stores nothing and the client's retry starts clean. A replayed one stays for the next retry.
     if (!existing) await deps.db('meetings').where({ id: meetingId, status: 'processing' }).delete();

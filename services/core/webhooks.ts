@@ -31,7 +31,7 @@ import { requireOneOf } from './validate';
 import { isPrivateLiteralHost, UPLOAD_LIMITS } from './uploads';
 import { chooseSecret, rotatedColumns, SecretColumns } from './webhook-secrets';
 import type { Config } from '../platform/config';
-import { logger } from '../platform/logger';
+import { Logger, logger } from '../platform/logger';
 import { webhookDeliveries } from '../platform/metrics';
 
 export const WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED = 'Transcription completed';
@@ -75,6 +75,8 @@ export interface WebhookDeps {
   db: Knex;
   config: Config;
   temporal?: Client;
+  /** The request's logger (its lines carry the request id); the process logger when absent. */
+  log?: Logger;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -608,7 +610,7 @@ export async function redeliverWebhook(deps: WebhookDeps, p: Principal, delivery
       }),
     );
   } catch (e) {
-    logger.error({ err: e, deliveryId: row.id }, 'could not start a webhook redelivery');
+    (deps.log ?? logger).error({ err: e, deliveryId: row.id }, 'could not start a webhook redelivery');
     await deps.db('webhook_deliveries').where({ id: row.id, status: 'pending' }).update(before);
     throw new ServiceError('internal_error', 'The redelivery could not be queued right now; nothing changed. Try again in a moment.');
   }

@@ -16,9 +16,10 @@ import depthLimit from 'graphql-depth-limit';
 import { authenticateApiKey } from '../core/apikeys';
 import { isServiceError, ServiceError } from '../core/errors';
 import { checkRateLimit } from '../core/rate-limit';
-import { createBaseApp, ReadinessCheck } from '../platform/http';
+import { createBaseApp, ReadinessCheck, requestLog } from '../platform/http';
 import { logger } from '../platform/logger';
 import { formatError, toGraphQLError } from './errors';
+import { errorLogPlugin } from './error-log-plugin';
 import { countRefused, metricsPlugin } from './metrics-plugin';
 import { GraphqlContext, GraphqlDeps, resolvers } from './resolvers';
 import { typeDefs } from './schema';
@@ -70,6 +71,7 @@ export async function createGraphqlApp(deps: GraphqlDeps, checks: ReadinessCheck
     stopOnTerminationSignals: false,
     plugins: [
       metricsPlugin(),
+      errorLogPlugin(),
       introspection ? ApolloServerPluginLandingPageLocalDefault({ footer: false }) : ApolloServerPluginLandingPageDisabled(),
       ...(introspection ? [] : [ApolloServerPluginDisableSuggestions()]),
     ],
@@ -82,13 +84,16 @@ export async function createGraphqlApp(deps: GraphqlDeps, checks: ReadinessCheck
   });
   await apollo.start();
 
-  const context = async ({ req }: { req: Request }): Promise<GraphqlContext> => {
+  const context = async ({ req, res }: { req: Request; res: Response }): Promise<GraphqlContext> => {
+    const log = requestLog(res);
     try {
       const principal = await authenticateApiKey(deps.db, bearerToken(req));
       checkRateLimit(principal.userId, config.rateLimitPerMinute);
-      return { principal, deps };
+      return { principal, deps: { ...deps, log } };
     } catch (e) {
-      throw toGraphQLError(isServiceError(e) ? e : new ServiceError('internal_error', 'The service failed to authenticate this request; try again.'));
+      if (isServiceError(e)) throw toGraphQLError(e);
+      log.error({ err: e }, 'authentication failed');
+      throw toGraphQLError(new ServiceError('internal_error', 'The service failed to authenticate this request; try again.'));
     }
   };
 
@@ -114,7 +119,7 @@ export async function createGraphqlApp(deps: GraphqlDeps, checks: ReadinessCheck
       countRefused('invalid_arguments');
       return res.status(413).json(graphqlErrorBody(new ServiceError('invalid_arguments', `the request body is larger than ${BODY_LIMIT}`, { field: 'body', rule: `at most ${BODY_LIMIT}` })));
     }
-    logger.error({ err }, 'unhandled error');
+    requestLog(res).error({ err }, 'unhandled error');
     res.status(500).json(graphqlErrorBody(new ServiceError('internal_error', 'The service failed to complete this request; it has been logged. Try again.')));
   });
 

@@ -7,7 +7,6 @@
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { isServiceError, ServiceError } from '../core/errors';
-import { logger } from '../platform/logger';
 
 /** A ServiceError as a GraphQLError; the HTTP status is set where a client acts on it (401, 429). */
 export function toGraphQLError(e: ServiceError): GraphQLError {
@@ -83,12 +82,22 @@ function translate(formatted: GraphQLFormattedError): { code: string; field?: st
   }
 }
 
-/** Apollo's formatError: the one place an error's outward shape is decided. */
+/**
+ * Whether an error is a failure of the service (logged, answered as internal_error) rather than a
+ * refusal of the request. The same rule as formatError's last branch, for the error-logging plugin.
+ */
+export function isUnexpected(error: unknown): boolean {
+  const original = unwrapResolverError(error);
+  if (isServiceError(original)) return original.code === 'internal_error';
+  const code = String((error as { extensions?: { code?: unknown } } | undefined)?.extensions?.code ?? '');
+  return !KNOWN_CODES.has(code) && (!code || code === 'INTERNAL_SERVER_ERROR');
+}
+
+/** Apollo's formatError: the one place an error's outward shape is decided (logging is errorLogPlugin's). */
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   const base = { message: formatted.message, ...(formatted.locations ? { locations: formatted.locations } : {}), ...(formatted.path ? { path: formatted.path } : {}) };
   if (isServiceError(original)) {
-    if (original.code === 'internal_error') logger.error({ err: original }, 'graphql operation failed');
     return { ...base, message: original.message, extensions: { code: original.code, ...original.details } };
   }
   const code = String(formatted.extensions?.code ?? '');
@@ -100,7 +109,6 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     const t = translate(formatted);
     return { ...base, extensions: { ...t } };
   }
-  logger.error({ err: original }, 'graphql operation failed');
   return { message: 'The service failed to complete this request; it has been logged. Try again.', ...(formatted.path ? { path: formatted.path } : {}), extensions: { code: 'internal_error' } };
 }
 

@@ -10,12 +10,15 @@ import type { Principal } from '../core/principal';
 import { getSummary, getTranscript, SummaryResult, TranscriptPage } from '../core/transcripts';
 import { uploadAudio, UploadInput } from '../core/uploads';
 import type { Config } from '../platform/config';
+import type { Logger } from '../platform/logger';
 import { withFieldPrefix } from './errors';
 
 export interface GraphqlDeps {
   db: Knex;
   config: Config;
   temporal?: Client;
+  /** The request's logger (its lines carry the request id); the process logger when absent. */
+  log?: Logger;
 }
 
 export interface GraphqlContext {

@@ -2,8 +2,7 @@ import express, { NextFunction, Request, Response } from 'express';
 import type { Express } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
-import { createBaseApp, ReadinessCheck } from '../platform/http';
-import { logger } from '../platform/logger';
+import { createBaseApp, ReadinessCheck, requestLog } from '../platform/http';
 import { createOAuth } from '../oauth';
 import { AuthedRequest, requireAuth, requireToolScopes } from './auth';
 import { createMcpServer } from './server';
@@ -25,7 +24,8 @@ export function createMcpApp(deps: Deps, checks: ReadinessCheck[]): Express {
 
   const auth = [requireAuth(deps, oauth?.resourceServer), requireToolScopes(oauth?.resourceServer)];
   app.post('/mcp', hostCheck, express.json({ limit: '1mb' }), ...auth, async (req: AuthedRequest, res: Response) => {
-    const server = createMcpServer(req.principal!, deps);
+    const log = requestLog(res);
+    const server = createMcpServer(req.principal!, { ...deps, log });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
@@ -35,7 +35,7 @@ export function createMcpApp(deps: Deps, checks: ReadinessCheck[]): Express {
       await server.connect(transport);
       await transport.handleRequest(req, res, req.body);
     } catch (e) {
-      logger.error({ err: e }, 'mcp request failed');
+      log.error({ err: e }, 'mcp request failed');
       if (!res.headersSent) rpcError(res, 500, -32603, 'Internal error');
     }
   });
@@ -52,7 +52,7 @@ export function createMcpApp(deps: Deps, checks: ReadinessCheck[]): Express {
   app.use((err: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
     if (err.type === 'entity.parse.failed') return rpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
     if (err.type === 'entity.too.large') return rpcError(res, 413, -32600, 'Invalid Request: body larger than 1 MB');
-    logger.error({ err }, 'unhandled error');
+    requestLog(res).error({ err }, 'unhandled error');
     rpcError(res, 500, -32603, 'Internal error');
   });
   return app;

@@ -5,7 +5,7 @@ import type { Principal } from '../core/principal';
 import { bearerChallenge, insufficientScopeChallenge } from '../oauth/challenge';
 import { countRefusal, isOAuthError } from '../oauth/errors';
 import type { ResourceServer } from '../oauth';
-import { logger } from '../platform/logger';
+import { requestLog } from '../platform/http';
 import { toolScope } from './server';
 import type { Deps } from './tool';
 
@@ -41,7 +41,7 @@ export function requireAuth(deps: Deps, oauth?: ResourceServer) {
       if (isOAuthError(e)) {
         countRefusal(e.reason);
         if (e.status === 503) {
-          logger.warn({ reason: e.reason }, 'access token could not be checked');
+          requestLog(res).warn({ reason: e.reason }, 'access token could not be checked');
           res.set('Retry-After', '5');
           return void rpcError(res, 503, `Service unavailable: ${e.message}`);
         }

@@ -93,7 +93,7 @@ export async function callTool(name: string, args: unknown, principal: Principal
   } catch (e) {
     const err = toServiceError(e);
     outcome = err.code;
-    if (err.code === 'internal_error') logger.error({ err: e, tool: name }, 'tool failed');
+    if (err.code === 'internal_error') (deps.log ?? logger).error({ err: e, tool: name }, 'tool failed');
     return errorResult(err, format);
   } finally {
     mcpToolCalls.inc({ tool: name, outcome });

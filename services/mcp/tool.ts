@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import type { Config } from '../platform/config';
+import type { Logger } from '../platform/logger';
 import type { FeatureFlag, Principal } from '../core/principal';
 import type { Format, ToonDelimiter } from './format';
 
@@ -14,6 +15,8 @@ export interface Deps {
   db: Knex;
   config: Config;
   temporal?: Client;
+  /** The request's logger (its lines carry the request id); the process logger when absent. */
+  log?: Logger;
 }
 
 export interface ToolContext {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import express, { Express, NextFunction, Request, Response } from 'express';
-import { logger, withRequestContext } from './logger';
+import { Logger, logger, requestLogger } from './logger';
 import { httpDuration, httpRequests, registry } from './metrics';
 
 export interface ReadinessCheck {
@@ -58,7 +58,13 @@ function requestIdAndMetrics(req: Request, res: Response, next: NextFunction): v
     httpRequests.inc({ route, method: req.method, status: String(res.statusCode) });
     httpDuration.observe({ route, method: req.method }, seconds);
   });
-  withRequestContext(requestId, next);
+  res.locals.requestId = requestId;
+  next();
+}
+
+/** The logger for this request's lines (they carry its x-request-id), made on first use: most requests log nothing. */
+export function requestLog(res: Response): Logger {
+  return (res.locals.log ??= requestLogger(String(res.locals.requestId ?? 'none')));
 }
 
 export function listen(app: Express, port: number, host: string): Promise<Server> {
