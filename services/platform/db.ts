@@ -1,6 +1,6 @@
 import knexFactory, { Knex } from 'knex';
 import { migrationSource } from './migrations';
-import { dbPoolConnections } from './metrics';
+import { trackDbPool } from './metrics';
 
 export type Db = Knex;
 
@@ -21,18 +21,16 @@ export function createDb(opts: DbOptions): Db {
   return db;
 }
 
-/** Sample the pool into the db_pool_connections gauge when /metrics is scraped. */
+/**
+ * Sample the pool into the db_pool_connections gauge when /metrics is scraped, not on every query.
+ * knex drops its pool on destroy: a destroyed database stops being sampled.
+ */
 function trackPool(db: Db): void {
-  const pool = (db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
-  if (!pool) return;
-  const collect = () => {
-    dbPoolConnections.set({ state: 'used' }, pool.numUsed());
-    dbPoolConnections.set({ state: 'free' }, pool.numFree());
-    dbPoolConnections.set({ state: 'pending' }, pool.numPendingAcquires());
-  };
-  collect();
-  db.client.on('acquire', collect);
-  db.client.on('release', collect);
+  type Pool = { numUsed(): number; numFree(): number; numPendingAcquires(): number };
+  trackDbPool(() => {
+    const pool = (db.client as { pool?: Pool }).pool;
+    return pool ? { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires() } : null;
+  });
 }
 
 export async function migrateLatest(db: Db): Promise<string[]> {

@@ -104,11 +104,33 @@ export const liveSentencesIngested = new client.Counter({
   registers: [registry],
 });
 
+export interface PoolSample {
+  used: number;
+  free: number;
+  pending: number;
+}
+
+/** The process's database pools, sampled when /metrics is scraped (a sampler answering null is gone). */
+const poolSamplers = new Set<() => PoolSample | null>();
+
+export function trackDbPool(sample: () => PoolSample | null): void {
+  poolSamplers.add(sample);
+}
+
 export const dbPoolConnections = new client.Gauge({
   name: 'db_pool_connections',
   help: 'PostgreSQL pool connections by state (used, free, pending).',
   labelNames: ['state'] as const,
   registers: [registry],
+  collect() {
+    const total: PoolSample = { used: 0, free: 0, pending: 0 };
+    for (const sample of poolSamplers) {
+      const s = sample();
+      if (!s) poolSamplers.delete(sample);
+      else for (const k of ['used', 'free', 'pending'] as const) total[k] += s[k];
+    }
+    for (const k of ['used', 'free', 'pending'] as const) this.set({ state: k }, total[k]);
+  },
 });
 
 // OAuth for the MCP endpoint (services/oauth). Label values come from fixed lists in that module.
