@@ -82,15 +82,17 @@ function translate(formatted: GraphQLFormattedError): { code: string; field?: st
   }
 }
 
+/** An Apollo or graphql-js code that names no refusal of ours or of Apollo's: the service failed. */
+const isInternalCode = (code: string) => !KNOWN_CODES.has(code) && (!code || code === 'INTERNAL_SERVER_ERROR');
+
 /**
  * Whether an error is a failure of the service (logged, answered as internal_error) rather than a
- * refusal of the request. The same rule as formatError's last branch, for the error-logging plugin.
+ * refusal of the request: formatError's rule, for the error-logging plugin.
  */
 export function isUnexpected(error: unknown): boolean {
   const original = unwrapResolverError(error);
   if (isServiceError(original)) return original.code === 'internal_error';
-  const code = String((error as { extensions?: { code?: unknown } } | undefined)?.extensions?.code ?? '');
-  return !KNOWN_CODES.has(code) && (!code || code === 'INTERNAL_SERVER_ERROR');
+  return isInternalCode(String((error as { extensions?: { code?: unknown } } | undefined)?.extensions?.code ?? ''));
 }
 
 /** Apollo's formatError: the one place an error's outward shape is decided (logging is errorLogPlugin's). */
@@ -105,7 +107,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     const { http: _http, stacktrace: _stack, ...rest } = (formatted.extensions ?? {}) as Record<string, unknown>;
     return { ...base, extensions: rest };
   }
-  if (code && code !== 'INTERNAL_SERVER_ERROR') {
+  if (!isInternalCode(code)) {
     const t = translate(formatted);
     return { ...base, extensions: { ...t } };
   }
