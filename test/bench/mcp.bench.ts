@@ -788,9 +788,12 @@ async function run(url: string, o: Options): Promise<void> {
   // In-process phases: PostgreSQL's CPU is counted over the measured part, as for the remote ones.
   const local = (concurrency: number, seconds: number, call: (i: number) => Promise<string | null>) => async () => {
     let pg0 = 0;
-    const s = await drive(concurrency, seconds, call, () => (pg0 = postgresCpuMs()));
+    let own0 = process.cpuUsage();
+    const s = await drive(concurrency, seconds, call, () => ((pg0 = postgresCpuMs()), (own0 = process.cpuUsage())));
     const pg1 = postgresCpuMs();
-    return { ...s, rssMb: NaN, pgCpu: pg1 >= pg0 ? (pg1 - pg0) / s.calls : NaN };
+    const own = process.cpuUsage(own0);
+    // The bench process is the client here: its CPU is what pg's client side costs a call.
+    return { ...s, rssMb: NaN, pgCpu: pg1 >= pg0 ? (pg1 - pg0) / s.calls : NaN, driverCpu: (own.user + own.system) / 1000 / s.calls };
   };
 
   // One call at a time: latency without queueing, for the per-call overhead ratio. Medians, robust to
@@ -811,10 +814,10 @@ async function run(url: string, o: Options): Promise<void> {
     const mid = byRatio[(byRatio.length - 1) >> 1];
     const table = [
       `\nOne call at a time (${o.serialRounds} rounds of ${seconds.toFixed(1)} s each: ours, its SQL, bare, back to back)`,
-      '  round   ours p50   SQL p50   overhead   bare p50   ratio   ours CPU ms/call (server / pg)',
+      '  round   ours p50   SQL p50   overhead   bare p50   ratio   CPU ms/call: ours (server / pg), SQL client, bare server',
       ...rounds.map(
         (x, i) =>
-          `  ${String(i + 1).padStart(5)}  ${ms(x.ours.p50).padStart(9)} ${ms(x.sql.p50).padStart(9)} ${ms(x.ours.p50 - x.sql.p50).padStart(10)} ${ms(x.bare.p50).padStart(10)}  ${x.ratio.toFixed(2).padStart(5)}×   ${x.ours.serverCpu!.toFixed(2)} / ${Number.isFinite(x.ours.pgCpu) ? x.ours.pgCpu!.toFixed(2) : '-'}`,
+          `  ${String(i + 1).padStart(5)}  ${ms(x.ours.p50).padStart(9)} ${ms(x.sql.p50).padStart(9)} ${ms(x.ours.p50 - x.sql.p50).padStart(10)} ${ms(x.bare.p50).padStart(10)}  ${x.ratio.toFixed(2).padStart(5)}×   ${x.ours.serverCpu!.toFixed(2)} / ${Number.isFinite(x.ours.pgCpu) ? x.ours.pgCpu!.toFixed(2) : '-'}, ${x.sql.driverCpu!.toFixed(2)}, ${x.bare.serverCpu!.toFixed(2)}`,
       ),
       ...rounds.flatMap((x) => [x.ours, x.sql, x.bare].filter((st) => st.firstError).map((st) => `  first error: ${st.firstError}`)),
     ].join('\n');
