@@ -68,12 +68,24 @@ function visibilityFor(alias: string): { admin: string; member: string } {
   return sql;
 }
 
-/** Rows of `meetings as <alias>` the caller may read. */
-export function visibleTo(p: Principal, alias = 'meetings'): Where {
+/** SQL text and its `?` bindings, in order. */
+export interface SqlFragment {
+  sql: string;
+  bindings: Knex.RawBinding[];
+}
+
+/** The condition on `meetings as <alias>` that the caller may read the row, as SQL text. */
+export function visibleToSql(p: Principal, alias = 'meetings'): SqlFragment {
   const sql = visibilityFor(alias);
   return isAdmin(p)
-    ? (qb) => qb.whereRaw(sql.admin, [p.teamId, p.email])
-    : (qb) => qb.whereRaw(sql.member, [p.teamId, p.userId, p.email, p.userId, p.email]);
+    ? { sql: sql.admin, bindings: [p.teamId, p.email] }
+    : { sql: sql.member, bindings: [p.teamId, p.userId, p.email, p.userId, p.email] };
+}
+
+/** Rows of `meetings as <alias>` the caller may read. */
+export function visibleTo(p: Principal, alias = 'meetings'): Where {
+  const v = visibleToSql(p, alias);
+  return (qb) => qb.whereRaw(v.sql, v.bindings);
 }
 
 /** Rows of `meetings as <alias>` the caller may manage (share, revoke, rename, privacy, move). */

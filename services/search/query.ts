@@ -25,9 +25,15 @@
  *     whom no share names (Principal.sharedWith false) gets the own-team arm alone.
  *   - Participants and summaries are read for the page's rows only (at most 51), after the page
  *     is cut.
+ *
+ * The statement is composed as SQL text with `?` bindings, not with knex's query builder: every
+ * list runs it, and building and compiling it with the builder (two arms of a dozen clauses, nested
+ * raw fragments) cost the mcp process more CPU than the rest of a keyword call's own work. knex still
+ * runs it (db.raw) on its pool. Table aliases and constants are written in this file; every value
+ * from a caller is a binding.
  */
 import type { Knex } from 'knex';
-import { visibleTo } from '../core/access';
+import { visibleToSql, type SqlFragment } from '../core/access';
 import type { Principal } from '../core/principal';
 import { MEETING_ROW_COLUMNS, type MeetingRow } from '../core/records';
 import type { ResolvedFilters } from './filters';
@@ -35,6 +41,7 @@ import { hasPhrase, necessary, parseTsquery, phrasePairs, serialize, TsNode } fr
 
 /** Meetings a list shows: processing and failed ones have nothing to read yet. */
 export const LISTED_STATUSES = ['completed', 'live'];
+const LISTED = `m.status in (${LISTED_STATUSES.map((x) => `'${x}'`).join(', ')})`;
 
 /** The meeting's columns in each arm, as SQL text: knex would quote and wrap 16 identifiers per arm per call. */
 const ARM_COLUMNS = MEETING_ROW_COLUMNS.map((c) => `m.${c}`).join(', ');
@@ -125,109 +132,105 @@ function documentMatch(n: TsNode): DocumentMatch {
  * (transcript_tsv NULL), is read sentence by sentence, where the words of a query must share a
  * sentence; for the others NULL never arises, so NOT over a lexeme test is exact.
  */
-export function transcriptMatch(db: Knex, kq: KeywordQuery): Knex.Raw {
-  if (kq.opaque) return db.raw(`(${SENTENCE_MATCH})`, [kq.tsquery]);
+function transcriptMatchSql(kq: KeywordQuery): SqlFragment {
+  if (kq.opaque) return { sql: `(${SENTENCE_MATCH})`, bindings: [kq.tsquery] };
   const tree = kq.tree!;
   const exact = documentMatch(tree);
   // A search that still reads sentences starts from the meetings whose lexeme sets could match.
   const candidates = exact.readsSentences ? necessary(tree) : null;
   const indexed = candidates ? `${LEXEME_MATCH} and ${exact.sql}` : exact.sql;
-  return db.raw(`((${indexed}) or (m.transcript_tsv is null and ${SENTENCE_MATCH}))`, [
-    ...(candidates ? [candidates] : []),
-    ...exact.bindings,
-    kq.tsquery,
-  ]);
+  return {
+    sql: `((${indexed}) or (m.transcript_tsv is null and ${SENTENCE_MATCH}))`,
+    bindings: [...(candidates ? [candidates] : []), ...exact.bindings, kq.tsquery],
+  };
 }
 
-function keywordMatch(db: Knex, f: ResolvedFilters, kq: KeywordQuery): Knex.Raw {
-  if (!kq.tree && !kq.opaque) return db.raw('false');
-  const title = db.raw('m.title_tsv @@ ?::tsquery', [kq.tsquery]);
+/** transcriptMatch as a knex fragment over `meetings m`, for statements built with knex (rule conditions). */
+export function transcriptMatch(db: Knex, kq: KeywordQuery): Knex.Raw {
+  const m = transcriptMatchSql(kq);
+  return db.raw(m.sql, m.bindings);
+}
+
+function keywordMatch(f: ResolvedFilters, kq: KeywordQuery): SqlFragment {
+  if (!kq.tree && !kq.opaque) return { sql: 'false', bindings: [] };
+  const title: SqlFragment = { sql: 'm.title_tsv @@ ?::tsquery', bindings: [kq.tsquery] };
   if (f.scope === 'title') return title;
-  const said = transcriptMatch(db, kq);
+  const said = transcriptMatchSql(kq);
   if (f.scope === 'sentences') return said;
-  return db.raw('(? or ?)', [title, said]);
+  return { sql: `(${title.sql} or ${said.sql})`, bindings: [...title.bindings, ...said.bindings] };
 }
 
-/** The filters every arm shares. */
-function applyFilters(db: Knex, q: Knex.QueryBuilder, p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): void {
-  q.whereIn('m.status', LISTED_STATUSES).where(visibleTo(p, 'm'));
-  if (kq) q.whereRaw('?', [keywordMatch(db, f, kq)]);
+/** The conditions every arm shares, over `meetings m`. */
+function filters(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment[] {
+  const where: SqlFragment[] = [{ sql: LISTED, bindings: [] }, visibleToSql(p, 'm')];
+  if (kq) where.push(keywordMatch(f, kq));
   // Whole UTC days, both ends inclusive: [from 00:00, to + 1 day 00:00).
-  if (f.fromDate) q.whereRaw("m.date >= (?::date)::timestamp at time zone 'UTC'", [f.fromDate]);
-  if (f.toDate) q.whereRaw("m.date < (?::date + 1)::timestamp at time zone 'UTC'", [f.toDate]);
-  if (f.organizers.length) q.whereRaw('lower(m.organizer_email) = any(?::text[])', [f.organizers]);
+  if (f.fromDate) where.push({ sql: "m.date >= (?::date)::timestamp at time zone 'UTC'", bindings: [f.fromDate] });
+  if (f.toDate) where.push({ sql: "m.date < (?::date + 1)::timestamp at time zone 'UTC'", bindings: [f.toDate] });
+  if (f.organizers.length) where.push({ sql: 'lower(m.organizer_email) = any(?::text[])', bindings: [f.organizers] });
   if (f.participants.length) {
-    q.whereExists((sq) =>
-      sq
-        .select(db.raw('1'))
-        .from('meeting_participants as fp')
-        .whereRaw('fp.meeting_id = m.id')
-        .whereRaw('lower(fp.email) = any(?::text[])', [f.participants]),
-    );
+    where.push({
+      sql: 'exists (select 1 from meeting_participants fp where fp.meeting_id = m.id and lower(fp.email) = any(?::text[]))',
+      bindings: [f.participants],
+    });
   }
   if (f.mine) {
-    q.where((w) =>
-      w
-        .where('m.organizer_id', p.userId)
-        .orWhereRaw('lower(m.organizer_email) = lower(?)', [p.email])
-        .orWhereExists((sq) =>
-          sq
-            .select(db.raw('1'))
-            .from('meeting_participants as me')
-            .whereRaw('me.meeting_id = m.id')
-            .whereRaw('lower(me.email) = lower(?)', [p.email]),
-        ),
-    );
+    where.push({
+      sql:
+        '(m.organizer_id = ? or lower(m.organizer_email) = lower(?)' +
+        ' or exists (select 1 from meeting_participants me where me.meeting_id = m.id and lower(me.email) = lower(?)))',
+      bindings: [p.userId, p.email, p.email],
+    });
   }
+  return where;
 }
 
-const NEWEST_FIRST = (alias: string) => [
-  { column: `${alias}.date`, order: 'desc' as const },
-  { column: `${alias}.id`, order: 'desc' as const },
-];
+/** One arm: the rows of `meetings m` that pass `where`, newest first, at most `limit`. */
+function arm(where: SqlFragment[], limit: number): SqlFragment {
+  return {
+    sql: `select ${ARM_COLUMNS} from meetings m where ${where.map((w) => w.sql).join(' and ')} order by m.date desc, m.id desc limit ?`,
+    bindings: [...where.flatMap((w) => w.bindings), limit],
+  };
+}
 
 /** The page of meetings (limit + 1 rows, to learn has_more) the caller may see that match, newest first. */
-export function pageQuery(db: Knex, p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Knex.QueryBuilder {
+function pageQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment {
   const enough = f.skip + f.limit + 1;
-  const arm = (ownTeam: boolean) => {
-    const q = db('meetings as m').select(db.raw(ARM_COLUMNS));
-    if (ownTeam) q.where('m.team_id', p.teamId);
-    else {
-      // Another team's meeting is visible only through a share: start from the caller's shares.
-      q.whereNot('m.team_id', p.teamId).whereIn('m.id', db('meeting_shares as sx').select('sx.meeting_id').whereRaw('lower(sx.email) = lower(?)', [p.email]));
-    }
-    applyFilters(db, q, p, f, kq);
-    return q.orderBy(NEWEST_FIRST('m')).limit(enough);
-  };
+  const shared = filters(p, f, kq);
+  const own = arm([{ sql: 'm.team_id = ?', bindings: [p.teamId] }, ...shared], enough);
+  const page = (from: string, bindings: SqlFragment['bindings']): SqlFragment => ({
+    sql: `select u.* from ${from} as u order by u.date desc, u.id desc limit ? offset ?`,
+    bindings: [...bindings, f.limit + 1, f.skip],
+  });
   // Without a share naming the caller there is nothing to find in other teams: one arm, half the planning.
-  const arms = p.sharedWith === false ? db.raw('(?) as u', [arm(true)]) : db.raw('((?) union all (?)) as u', [arm(true), arm(false)]);
-  return db
-    .select('u.*')
-    .from(arms)
-    .orderBy(NEWEST_FIRST('u'))
-    .offset(f.skip)
-    .limit(f.limit + 1);
+  if (p.sharedWith === false) return page(`(${own.sql})`, own.bindings);
+  // Another team's meeting is visible only through a share: start from the caller's shares.
+  const others = arm(
+    [
+      { sql: 'm.team_id <> ?', bindings: [p.teamId] },
+      { sql: 'm.id in (select sx.meeting_id from meeting_shares sx where lower(sx.email) = lower(?))', bindings: [p.email] },
+      ...shared,
+    ],
+    enough,
+  );
+  return page(`((${own.sql}) union all (${others.sql}))`, [...own.bindings, ...others.bindings]);
 }
 
 /** The page with each meeting's participants and short summary. */
-export function listQuery(db: Knex, p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Knex.QueryBuilder {
-  return db
-    .select(
-      'page.*',
-      'su.short_summary',
-      db.raw(
-        `array(select mp.email from meeting_participants mp where mp.meeting_id = page.id
-               order by lower(mp.email) = lower(page.organizer_email) desc, mp.email) as participant_emails`,
-      ),
-    )
-    .from(pageQuery(db, p, f, kq).as('page'))
-    .leftJoin('summaries as su', 'su.meeting_id', 'page.id')
-    .orderBy(NEWEST_FIRST('page'));
+export function listQuery(db: Knex, p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Knex.Raw {
+  const page = pageQuery(p, f, kq);
+  return db.raw(
+    'select page.*, su.short_summary,' +
+      ' array(select mp.email from meeting_participants mp where mp.meeting_id = page.id' +
+      ' order by lower(mp.email) = lower(page.organizer_email) desc, mp.email) as participant_emails' +
+      ` from (${page.sql}) as page left join summaries su on su.meeting_id = page.id order by page.date desc, page.id desc`,
+    page.bindings,
+  );
 }
 
 export async function findMeetings(db: Knex, p: Principal, f: ResolvedFilters): Promise<{ rows: MeetingListRow[]; hasMore: boolean }> {
   const kq = f.keyword ? await keywordQuery(db, f.keyword) : null;
-  const rows = (await listQuery(db, p, f, kq)) as MeetingListRow[];
+  const { rows } = (await listQuery(db, p, f, kq)) as { rows: MeetingListRow[] };
   const hasMore = rows.length > f.limit;
   return { rows: hasMore ? rows.slice(0, f.limit) : rows, hasMore };
 }
