@@ -57,7 +57,7 @@ function parseArgs(argv: string[]): Options {
     concurrency: 16,
     replicas: 1,
     seconds: 10,
-    serialSeconds: 6,
+    serialSeconds: 18,
     serialRounds: 5,
     databaseUrl: process.env.DATABASE_URL,
     reseed: false,
@@ -673,7 +673,7 @@ function leaves(v: unknown): string[] {
   return [String(v)];
 }
 
-const ms = (v: number) => (Number.isFinite(v) ? `${v.toFixed(1)} ms` : '-');
+const ms = (v: number, digits = 1) => (Number.isFinite(v) ? `${v.toFixed(digits)} ms` : '-');
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
 function row(name: string, s: Stats, target = ''): string {
@@ -796,35 +796,70 @@ async function run(url: string, o: Options): Promise<void> {
     return { ...s, rssMb: NaN, pgCpu: pg1 >= pg0 ? (pg1 - pg0) / s.calls : NaN, driverCpu: (own.user + own.system) / 1000 / s.calls };
   };
 
-  // One call at a time: latency without queueing, for the per-call overhead ratio. Medians, robust to
-  // the stray slow call of a shared machine; and in rounds, the three back to back in each, because
-  // this machine's speed drifts by 10-30% from one minute to the next and a ratio of figures taken
-  // minutes apart measures the drift. The verdict is the median round's ratio.
+  // One call at a time: latency without queueing, for the per-call overhead ratio. The three run in
+  // short alternating blocks (50 of ours, 50 of its SQL, 50 bare, again…), because this machine's
+  // speed drifts by 10-50% from one second to the next: series run one after the other measure the
+  // drift as much as the code. Blocks, not single calls in turn: a process that has just slept
+  // through the other two's calls runs its next call from cold caches (a bare no-op then takes twice
+  // its time), and that is not what either server costs under a steady stream of calls. Medians,
+  // robust to a block's first call and to the stray slow call of a shared machine. The calls are made
+  // from this process, over the same kept-alive HTTP agent for ours and bare.
   const overhead = async () => {
-    const seconds = Math.max(1, o.serialSeconds / o.serialRounds);
-    const rounds: { ours: Stats; sql: Stats; bare: Stats; ratio: number }[] = [];
-    for (let r = 1; r <= o.serialRounds; r++) {
-      process.stdout.write(`  running one call at a time, round ${r} of ${o.serialRounds}…\r`);
-      const ours = await remote(phase('svc_get_transcripts', (i) => ({ keyword: kw(i) }), 1, seconds))();
-      const sql = await local(1, seconds, pgList)();
-      const bare = await remote(phase('noop', () => ({}), 1, seconds, bares), bares)();
-      rounds.push({ ours, sql, bare, ratio: (ours.p50 - sql.p50) / bare.p50 });
-    }
-    const byRatio = [...rounds].sort((a, b) => a.ratio - b.ratio);
-    const mid = byRatio[(byRatio.length - 1) >> 1];
+    const BLOCK = 50;
+    const ourUrl = new URL(mcpUrl);
+    const bareUrl = new URL(bares[0].url);
+    const ourCalls = phase('svc_get_transcripts', (i) => ({ keyword: kw(i) })).calls;
+    const rpc = (name: string, args: Record<string, unknown>, id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+    const ourBodies = ourCalls.map((c, i) => rpc(c.name, c.args, i + 1));
+    const bareBody = rpc('noop', {}, 1);
+    type Cycle = { ours: number[]; sql: number[]; bare: number[]; error?: string };
+    const timed = async (into: number[], call: () => Promise<string | null>) => {
+      const t0 = performance.now();
+      const err = await call();
+      into.push(performance.now() - t0);
+      return err;
+    };
+    // One block of each, call i of the rotation onwards: the SQL block runs the same callers and keywords as ours.
+    const cycle = async (i: number): Promise<Cycle> => {
+      const c: Cycle = { ours: [], sql: [], bare: [] };
+      for (let j = i; j < i + BLOCK; j++) c.error ??= (await timed(c.ours, () => driverCall(ourUrl, ourCalls[j % ourCalls.length].key, ourBodies[j % ourBodies.length]))) ?? undefined;
+      for (let j = i; j < i + BLOCK; j++) await timed(c.sql, () => pgList(j));
+      for (let j = i; j < i + BLOCK; j++) c.error ??= (await timed(c.bare, () => driverCall(bareUrl, keys[0], bareBody))) ?? undefined;
+      return c;
+    };
+    process.stdout.write('  running one call at a time (ours, its SQL, bare, in alternating blocks)…\r');
+    let i = 0;
+    for (const warmUntil = Date.now() + 1000; Date.now() < warmUntil; i += BLOCK) await cycle(i);
+    const cpu0 = { ours: cpuMs(servers[0].pid), bare: cpuMs(bares[0].pid) };
+    const cycles: Cycle[] = [];
+    for (const deadline = Date.now() + o.serialSeconds * 1000; Date.now() < deadline; i += BLOCK) cycles.push(await cycle(i));
+    const n = cycles.length * BLOCK;
+    const cpu = { ours: (cpuMs(servers[0].pid) - cpu0.ours) / n, bare: (cpuMs(bares[0].pid) - cpu0.bare) / n };
+    const p50 = (xs: Cycle[], k: 'ours' | 'sql' | 'bare') => percentile(xs.flatMap((c) => c[k]).sort((a, b) => a - b), 0.5);
+    const summarize = (xs: Cycle[]) => {
+      const [ours, sql, bare] = [p50(xs, 'ours'), p50(xs, 'sql'), p50(xs, 'bare')];
+      return { ours, sql, bare, ratio: (ours - sql) / bare };
+    };
+    const all = summarize(cycles);
+    // The same figures over consecutive slices of the run: how much they move while the code does not.
+    const per = Math.ceil(cycles.length / o.serialRounds);
+    const slices = Array.from({ length: o.serialRounds }, (_, r) => summarize(cycles.slice(r * per, (r + 1) * per))).filter((x) => Number.isFinite(x.ratio));
+    const ratios = slices.map((x) => x.ratio).sort((a, b) => a - b);
+    const line = (label: string, x: ReturnType<typeof summarize>) =>
+      `  ${label.padStart(5)}  ${ms(x.ours, 2).padStart(9)} ${ms(x.sql, 2).padStart(9)} ${ms(x.ours - x.sql, 2).padStart(10)} ${ms(x.bare, 2).padStart(10)}  ${x.ratio.toFixed(2).padStart(5)}×`;
+    const firstError = cycles.find((c) => c.error)?.error;
     const table = [
-      `\nOne call at a time (${o.serialRounds} rounds of ${seconds.toFixed(1)} s each: ours, its SQL, bare, back to back)`,
-      '  round   ours p50   SQL p50   overhead   bare p50   ratio   CPU ms/call: ours (server / pg), SQL client, bare server',
-      ...rounds.map(
-        (x, i) =>
-          `  ${String(i + 1).padStart(5)}  ${ms(x.ours.p50).padStart(9)} ${ms(x.sql.p50).padStart(9)} ${ms(x.ours.p50 - x.sql.p50).padStart(10)} ${ms(x.bare.p50).padStart(10)}  ${x.ratio.toFixed(2).padStart(5)}×   ${x.ours.serverCpu!.toFixed(2)} / ${Number.isFinite(x.ours.pgCpu) ? x.ours.pgCpu!.toFixed(2) : '-'}, ${x.sql.driverCpu!.toFixed(2)}, ${x.bare.serverCpu!.toFixed(2)}`,
-      ),
-      ...rounds.flatMap((x) => [x.ours, x.sql, x.bare].filter((st) => st.firstError).map((st) => `  first error: ${st.firstError}`)),
+      `\nOne call at a time (${n} calls each of ours, its SQL and bare, in alternating blocks of ${BLOCK}, over ${o.serialSeconds} s; p50 per slice of the run, then of all)`,
+      '  slice   ours p50   SQL p50   overhead   bare p50   ratio',
+      ...slices.map((x, r) => line(String(r + 1), x)),
+      line('all', all),
+      `  CPU ms/call: ours ${cpu.ours.toFixed(2)}, bare ${cpu.bare.toFixed(2)}`,
+      ...(firstError ? [`  first error: ${firstError}`] : []),
     ].join('\n');
     return {
-      ratio: mid.ratio,
+      ratio: all.ratio,
       table,
-      line: `  per-call overhead within 2× bare SDK      ours ${ms(mid.ours.p50 - mid.sql.p50)} (p50 ${ms(mid.ours.p50)} call − ${ms(mid.sql.p50)} SQL) vs bare ${ms(mid.bare.p50)}: ${mid.ratio.toFixed(2)}× (median round; all ${byRatio[0].ratio.toFixed(2)}–${byRatio[byRatio.length - 1].ratio.toFixed(2)}×)   ${verdict(mid.ratio <= 2)}`,
+      line: `  per-call overhead within 2× bare SDK      ours ${ms(all.ours - all.sql, 2)} (p50 ${ms(all.ours, 2)} call − ${ms(all.sql, 2)} SQL) vs bare ${ms(all.bare, 2)}: ${all.ratio.toFixed(2)}× (slices ${ratios[0].toFixed(2)}–${ratios[ratios.length - 1].toFixed(2)}×)   ${verdict(all.ratio <= 2 && !firstError)}`,
     };
   };
   const stop = async () => {
