@@ -18,8 +18,8 @@ type Where = (qb: Knex.QueryBuilder) => void;
 
 // The rules below are SQL text with `?` bindings rather than nested knex callbacks: every list and
 // every read runs visibleTo, and knex compiles each nested callback with a builder and compiler of its
-// own, eight of them for this rule (with the list's column names written out: serial keyword calls
-// 9% faster, A/B of the two builds on one machine).
+// own, eight of them for this rule (with the list's column names written out, knex's share of the
+// mcp process's CPU on keyword calls fell from 20% to 15%, V8 profile).
 // `alias` is always a table alias written in our code, never input.
 
 /** An active share of meeting <alias> to the caller's email (binds the email). */
