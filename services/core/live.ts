@@ -44,16 +44,11 @@ import { PRIVACIES, type Privacy } from './meeting-admin';
 import type { Principal } from './principal';
 import { UPLOAD_LIMITS, type Attendee, type AttendeeInput } from './uploads';
 import { isEmail } from './validate';
+import type { ServiceDeps } from './deps';
 
 export { LIVE_LIMITS } from './live-protocol';
 
-export interface LiveDeps {
-  db: Knex;
-  config: Config;
-  temporal?: Client;
-  /** The request's logger (its lines carry the request id); the process logger when absent. */
-  log?: Logger;
-}
+export type LiveDeps = ServiceDeps;
 
 /** startLiveMeeting's input, field for field as GraphQL's LiveMeetingInput. */
 export interface StartLiveMeetingInput {

@@ -25,7 +25,8 @@ import type { Principal } from './principal';
 import { isEmail } from './validate';
 import { checkAddress } from '../net/address-policy';
 import type { Config } from '../platform/config';
-import { Logger, logger } from '../platform/logger';
+import { logger } from '../platform/logger';
+import type { ServiceDeps } from './deps';
 
 // ---------------------------------------------------------------------------------------------------
 // Limits of AudioUploadInput (documented in the README's GraphQL reference).
@@ -128,13 +129,7 @@ export interface UploadResult {
   status: string;
 }
 
-export interface UploadDeps {
-  db: Knex;
-  config: Config;
-  temporal?: Client;
-  /** The request's logger (its lines carry the request id); the process logger when absent. */
-  log?: Logger;
-}
+export type UploadDeps = ServiceDeps;
 
 // ---------------------------------------------------------------------------------------------------
 // Validation: every rule names its field (relative to the input object) and nothing is stored on refusal.

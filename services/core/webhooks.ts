@@ -21,7 +21,6 @@
  * and every redelivery sends and signs the same bytes.
  */
 import type { Knex } from 'knex';
-import type { Client } from '@temporalio/client';
 import { requireTeamWebhookManager, webhookDeliveryVisibleTo } from './access';
 import { audit } from './audit';
 import { invalid, notFound, ServiceError } from './errors';
@@ -31,8 +30,9 @@ import { requireOneOf } from './validate';
 import { isPrivateLiteralHost, UPLOAD_LIMITS } from './uploads';
 import { chooseSecret, rotatedColumns, SecretColumns } from './webhook-secrets';
 import type { Config } from '../platform/config';
-import { Logger, logger } from '../platform/logger';
+import { logger } from '../platform/logger';
 import { webhookDeliveries } from '../platform/metrics';
+import type { ServiceDeps } from './deps';
 
 export const WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED = 'Transcription completed';
 export const WEBHOOK_DELIVERY_WORKFLOW = 'WebhookDeliveryWorkflow';
@@ -71,13 +71,7 @@ export interface PreparedDelivery {
   input: WebhookDeliveryInput;
 }
 
-export interface WebhookDeps {
-  db: Knex;
-  config: Config;
-  temporal?: Client;
-  /** The request's logger (its lines carry the request id); the process logger when absent. */
-  log?: Logger;
-}
+export type WebhookDeps = ServiceDeps;
 
 // ---------------------------------------------------------------------------------------------------
 // Payload and URLs.

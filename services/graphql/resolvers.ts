@@ -2,24 +2,16 @@
  * Resolvers: thin. Each calls one core function with the caller's principal; core holds every limit
  * and permission rule. Errors naming a field are re-named as the GraphQL caller wrote them.
  */
-import type { Knex } from 'knex';
-import type { Client } from '@temporalio/client';
 import { getUser } from '../core/people';
 import { listMeetings, MeetingFilters } from '../core/meeting-search';
 import type { Principal } from '../core/principal';
 import { getSummary, getTranscript, SummaryResult, TranscriptPage } from '../core/transcripts';
 import { uploadAudio, UploadInput } from '../core/uploads';
-import type { Config } from '../platform/config';
-import type { Logger } from '../platform/logger';
 import { withFieldPrefix } from './errors';
+import type { ServiceDeps } from '../core/deps';
 
-export interface GraphqlDeps {
-  db: Knex;
-  config: Config;
-  temporal?: Client;
-  /** The request's logger (its lines carry the request id); the process logger when absent. */
-  log?: Logger;
-}
+/** What the resolvers hand to core: the service's deps, the request's logger among them. */
+export type GraphqlDeps = ServiceDeps;
 
 export interface GraphqlContext {
   principal: Principal;

@@ -3,21 +3,13 @@
  * computed once per process), annotations, the OAuth scope it needs, and a thin handler that calls
  * one core function with the caller's principal. Rendering and errors are handled by the server.
  */
-import type { Knex } from 'knex';
-import type { Client } from '@temporalio/client';
 import { z } from 'zod';
-import type { Config } from '../platform/config';
-import type { Logger } from '../platform/logger';
 import type { FeatureFlag, Principal } from '../core/principal';
 import type { Format, ToonDelimiter } from './format';
+import type { ServiceDeps } from '../core/deps';
 
-export interface Deps {
-  db: Knex;
-  config: Config;
-  temporal?: Client;
-  /** The request's logger (its lines carry the request id); the process logger when absent. */
-  log?: Logger;
-}
+/** What the tools hand to core: the service's deps, the request's logger among them. */
+export type Deps = ServiceDeps;
 
 export interface ToolContext {
   principal: Principal;
