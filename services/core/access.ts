@@ -11,6 +11,7 @@
  * Write access (soundbites): whoever manages it, its participants, and members of its channel.
  */
 import type { Knex } from 'knex';
+import type { SqlFragment } from '../platform/sql';
 import { ServiceError, elevated } from './errors';
 import { isAdmin, Principal } from './principal';
 
@@ -69,10 +70,7 @@ function visibilityFor(alias: string): { admin: string; member: string } {
 }
 
 /** SQL text and its `?` bindings, in order. */
-export interface SqlFragment {
-  sql: string;
-  bindings: Knex.RawBinding[];
-}
+export type { SqlFragment };
 
 /** The condition on `meetings as <alias>` that the caller may read the row, as SQL text. */
 export function visibleToSql(p: Principal, alias = 'meetings'): SqlFragment {

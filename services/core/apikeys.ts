@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { audit } from './audit';
 import { notFound, ServiceError } from './errors';
 import { newId } from './ids';
+import { runSql } from '../platform/sql';
 import { Principal, SHARED_WITH_SQL } from './principal';
 import { findUserByEmail } from './users';
 
@@ -51,14 +52,28 @@ export async function revokeApiKey(db: Knex, prefix: string): Promise<{ prefix: 
  */
 export const API_KEY_LOOKUP_SQL =
   'select k.id, k.hash, k.revoked_at, k.last_used_at, u.id as user_id, u.email, u.name, u.role, t.id as team_id, t.tier, t.feature_flags, ' +
-  `${SHARED_WITH_SQL} from api_keys k join users u on u.id = k.user_id join teams t on t.id = u.team_id where k.prefix = ? limit 1`;
+  `${SHARED_WITH_SQL} from api_keys k join users u on u.id = k.user_id join teams t on t.id = u.team_id where k.prefix = $1 limit 1`;
+
+interface KeyRow {
+  id: string;
+  hash: string;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  user_id: string;
+  email: string;
+  name: string;
+  role: Principal['role'];
+  team_id: string;
+  tier: Principal['tier'];
+  feature_flags: string[];
+  shared_with: Principal['sharedWith'];
+}
 
 /** The caller behind a key, or auth_failed for a missing, malformed, unknown or revoked key. */
 export async function authenticateApiKey(db: Knex, key: string | undefined): Promise<Principal> {
   const m = key ? KEY.exec(key) : null;
   if (!key || !m) throw new ServiceError('auth_failed', 'send a valid API key as "Authorization: Bearer <key>"');
-  const { rows } = await db.raw(API_KEY_LOOKUP_SQL, [m[1]]).options({ name: 'mi_api_key_lookup' });
-  const row = rows[0];
+  const [row] = await runSql<KeyRow>(db, { text: API_KEY_LOOKUP_SQL, values: [m[1]] }, 'mi_api_key_lookup');
   const expected = row ? Buffer.from(row.hash, 'hex') : Buffer.alloc(32);
   const given = Buffer.from(sha256(key), 'hex');
   if (!row || !timingSafeEqual(expected, given) || row.revoked_at) {

@@ -764,16 +764,15 @@ async function run(url: string, o: Options): Promise<void> {
   // runs the very mix of statements the server runs (visibility work differs from user to user).
   const listSql = await Promise.all(
     Array.from({ length: ROTATION }, async (_, i) =>
-      listQuery(db, principals[i % keys.length], resolveFilters({ keyword: kw(i) }), await keywordQuery(db, kw(i))).toSQL().toNative(),
+      listQuery(principals[i % keys.length], resolveFilters({ keyword: kw(i) }), await keywordQuery(db, kw(i))),
     ),
   );
   // The database's whole share of a keyword call: the API-key lookup every call makes, then the list.
-  const authSql = API_KEY_LOOKUP_SQL.replace('?', '$1');
   const prefixes = keys.map((k) => k.split('_')[1]);
   const pgList = async (i: number) => {
-    await pool.query({ name: 'mi_api_key_lookup', text: authSql, values: [prefixes[i % keys.length]] });
+    await pool.query({ name: 'mi_api_key_lookup', text: API_KEY_LOOKUP_SQL, values: [prefixes[i % keys.length]] });
     const q = listSql[i % listSql.length];
-    await pool.query(q.sql, q.bindings as unknown[]);
+    await pool.query(q.text, q.values);
     return null;
   };
 
