@@ -555,8 +555,8 @@ async function startMcpRole(databaseUrl: string): Promise<ServerProcess> {
     HOST: '127.0.0.1',
   };
   const base = `http://127.0.0.1:${port}`;
-  // BENCH_SERVER_PROF=<dir>: a V8 CPU profile of the mcp role over the whole run, written when it stops.
-  const prof = process.env.BENCH_SERVER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_PROF}`] : [];
+  // BENCH_SERVER_PROF=<dir>: V8 CPU profiles of the mcp role and the bare server over the whole run (mcp.cpuprofile, bare.cpuprofile), written when they stop.
+  const prof = process.env.BENCH_SERVER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_PROF}`, '--cpu-prof-name=mcp.cpuprofile'] : [];
   // What the image runs for an mcp pod: the CLI's `serve mcp`, from the build.
   return startProcess([...prof, join('dist', 'services', 'cli', 'main.js'), 'serve', 'mcp'], env, async () => ((await fetch(`${base}/healthz`)).ok ? `${base}/mcp` : null));
 }
@@ -570,7 +570,8 @@ function imageNodeOptions(): string {
 
 /** The bare SDK baseline (test/bench/bare-sdk-server.cjs): McpServer + stateless transport per request, one no-op tool. */
 function startBareSdk(): Promise<ServerProcess> {
-  return startProcess([join('test', 'bench', 'bare-sdk-server.cjs'), '0'], process.env, async (_c, out) => /^ready (\S+)/m.exec(out())?.[1] ?? null);
+  const prof = process.env.BENCH_SERVER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_PROF}`, '--cpu-prof-name=bare.cpuprofile'] : [];
+  return startProcess([...prof, join('test', 'bench', 'bare-sdk-server.cjs'), '0'], process.env, async (_c, out) => /^ready (\S+)/m.exec(out())?.[1] ?? null);
 }
 
 /** RSS of a process in MB. */
@@ -870,6 +871,9 @@ async function run(url: string, o: Options): Promise<void> {
     // The full run measures the overhead after a minute of load: warm both servers' JITs alike first.
     process.stdout.write('  warming up…\r');
     await driveRemote(phase('svc_get_transcripts', (i) => ({ keyword: kw(i) }), o.concurrency, 8), servers);
+    await driveRemote(phase('svc_get_transcript', (i) => ({ transcriptId: openIds[i % openIds.length] }), o.concurrency, 4), servers);
+    await driveRemote(phase('svc_get_summary', (i) => ({ transcriptId: openIds[i % openIds.length] }), o.concurrency, 4), servers);
+    await driveRemote(phase('svc_get_transcripts', () => ({}), o.concurrency, 4), servers);
     await driveRemote(phase('noop', () => ({}), o.concurrency, 8, bares), bares);
     const { line, table } = await overhead();
     console.log(`${table}\n\nTarget\n${line}`);
