@@ -35,7 +35,7 @@ export async function listMeetings(
   const { rows, hasMore } = await findMeetings(db, p, f);
   return {
     meetings: rows.map((r) => ({
-      ...toMeetingRecord(config, r, r.participant_emails),
+      ...toMeetingRecord(config, r, r.participants),
       // An empty short summary says nothing; null tells the reader there is none.
       summary: r.short_summary || null,
     })),

@@ -52,7 +52,8 @@ export function transcriptUrl(config: Pick<Config, 'publicBaseUrl'>, id: string)
 /** Minutes with one decimal: what a person reads as a meeting's length. */
 export const minutes = (seconds: number) => Math.round((seconds / 60) * 10) / 10;
 
-export function toMeetingRecord(config: Pick<Config, 'publicBaseUrl'>, m: MeetingRow, participants: string[]): MeetingRecord {
+/** `participants`: the emails as one comma-separated string (lists have PostgreSQL join them). */
+export function toMeetingRecord(config: Pick<Config, 'publicBaseUrl'>, m: MeetingRow, participants: string): MeetingRecord {
   const date = new Date(m.date);
   return {
     id: m.id,
@@ -61,7 +62,7 @@ export function toMeetingRecord(config: Pick<Config, 'publicBaseUrl'>, m: Meetin
     date: date.getTime(),
     duration: minutes(Number(m.duration_seconds)),
     organizer_email: m.organizer_email,
-    participants: participants.join(', '),
+    participants,
     privacy: m.privacy,
     is_live: m.is_live,
     transcript_url: transcriptUrl(config, m.id),

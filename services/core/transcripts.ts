@@ -437,7 +437,7 @@ async function readPage(db: Knex, config: Config, p: Principal, id: string, opts
   const summary = withSummary ? toSummary(m) : null;
   const hasSummary = withSummary ? summary !== null : m.status === 'completed' && m.has_summary === true;
   const envelope = {
-    ...toMeetingRecord(config, m, m.participants ?? []),
+    ...toMeetingRecord(config, m, (m.participants ?? []).join(', ')),
     status: m.status,
     meeting_info: meetingInfo(m, hasSummary),
     ...(withSummary ? { summary } : {}),

@@ -50,8 +50,8 @@ const ARM_COLUMNS = MEETING_ROW_COLUMNS.map((c) => `m.${c}`).join(', ');
 
 export interface MeetingListRow extends MeetingRow {
   short_summary: string | null;
-  /** Emails, the organizer first, then alphabetical. */
-  participant_emails: string[];
+  /** Emails, the organizer first, then alphabetical, as the one comma-separated string records carry. */
+  participants: string;
 }
 
 /** A keyword as PostgreSQL reads it: the tsquery text and its tree (null: only stop words, matches nothing). */
@@ -224,8 +224,8 @@ export function listQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | n
   return numbered({
     sql:
       'select page.*, su.short_summary,' +
-      ' array(select mp.email from meeting_participants mp where mp.meeting_id = page.id' +
-      ' order by lower(mp.email) = lower(page.organizer_email) desc, mp.email) as participant_emails' +
+      " array_to_string(array(select mp.email from meeting_participants mp where mp.meeting_id = page.id" +
+      " order by lower(mp.email) = lower(page.organizer_email) desc, mp.email), ', ') as participants" +
       ` from (${page.sql}) as page left join summaries su on su.meeting_id = page.id order by page.date desc, page.id desc`,
     bindings: page.bindings,
   });
