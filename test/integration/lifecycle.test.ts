@@ -3,11 +3,11 @@
  * slow in-flight request finish before the process exits.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import knexFactory from 'knex';
-import { startLocalPostgres } from '../../services/devstack/postgres';
+import { POSTGRES_MALLOC_ENV, startLocalPostgres } from '../../services/devstack/postgres';
 import { freePort } from '../../services/devstack/ports';
 import { startMcpRole } from '../../services/mcp/main';
 import { migrationSource } from '../../services/platform/migrations';
@@ -32,6 +32,22 @@ describe('the mcp role', () => {
     const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', probe], { cwd: join(__dirname, '..', '..'), encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('0');
+  });
+});
+
+describe('a local PostgreSQL (make dev, the tests, the benchmarks)', () => {
+  it("runs with glibc's malloc thresholds fixed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mi-pg-env-'));
+    chmodSync(dir, 0o755);
+    const pg = startLocalPostgres({ dataDir: join(dir, 'data'), port: await freePort(), durable: false });
+    try {
+      const postmaster = readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0];
+      const environ = readFileSync(`/proc/${postmaster}/environ`, 'utf8').split('\0');
+      for (const [name, value] of Object.entries(POSTGRES_MALLOC_ENV)) expect(environ).toContain(`${name}=${value}`);
+    } finally {
+      pg.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
