@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { inspect } from 'node:util';
 import { createTestDatabase, TestDatabase } from '../support/testDb';
 import { makeTeam, makeUser, TestUser } from '../support/factory';
 import { McpHarness, startMcp } from '../support/mcp';
@@ -47,6 +48,14 @@ describe('MCP endpoint', () => {
     const res = await post(init, { authorization: `Bearer ${victim.key}` });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/invalid_token/);
+  });
+
+  it("builds the SDK's answers as @hono/node-server's lightweight Responses, which it writes without reading a stream", async () => {
+    // The SDK's transport makes its JSON answers with the global Response; the mcp app installs hono's.
+    expect(inspect(new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } }))).toMatch(/^Response \(lightweight\)/);
+    const res = await post(init, { authorization: `Bearer ${alice.key}` });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(await res.text())));
   });
 
   it('answers malformed JSON with a JSON-RPC parse error', async () => {
