@@ -21,7 +21,7 @@ import { ulid } from 'ulid';
 import { decode } from '@toon-format/toon';
 import { encode as tokens } from 'gpt-tokenizer';
 import { API_KEY_LOOKUP_SQL, createApiKey, authenticateApiKey } from '../../services/core/apikeys';
-import { startLocalPostgres } from '../../services/devstack/postgres';
+import { POSTGRES_MALLOC_ENV, startLocalPostgres } from '../../services/devstack/postgres';
 import { freePort } from '../../services/devstack/ports';
 import { createDb, migrateLatest } from '../../services/platform/db';
 import { resolveFilters } from '../../services/search/filters';
@@ -199,7 +199,23 @@ async function provisionDatabase(o: Options): Promise<{ adminUrl: string; stop()
   if (o.databaseUrl) return { adminUrl: o.databaseUrl, stop: () => {} };
   // A cluster of our own in a fixed folder, so a seeded database survives between runs.
   const pg = startLocalPostgres({ dataDir: join(tmpdir(), 'mi-bench-pg'), port: await freePort(), durable: false });
+  warnWithoutMallocSettings(pg.dataDir);
   return { adminUrl: pg.url, stop: () => (o.keepPostgres ? undefined : pg.stop()) };
+}
+
+/**
+ * A cluster kept from an older run (--keep-postgres) may have started without the malloc settings
+ * the project's clusters get now; its backends can then fault on every list statement (README).
+ */
+function warnWithoutMallocSettings(dataDir: string): void {
+  try {
+    const pid = readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0];
+    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    const missing = Object.entries(POSTGRES_MALLOC_ENV).filter(([k, v]) => !environ.includes(`${k}=${v}`));
+    if (missing.length) console.warn(`  warning: PostgreSQL in ${dataDir} runs without ${missing.map(([k, v]) => `${k}=${v}`).join(' ')}; stop it (pg_ctl -D ${dataDir} stop) so the bench restarts it with them`);
+  } catch {
+    /* not Linux, or not readable: nothing to check */
+  }
 }
 
 const dbName = (o: Options) => `mi_bench_${o.meetings}x${o.sentences}x${o.users}`;
@@ -924,8 +940,9 @@ async function run(url: string, o: Options): Promise<void> {
   console.log(`  svc_get_transcript ≥ 500 calls/s           ${transcript.perSecond.toFixed(0)}/s${transcript.errors ? ` (${transcript.errors} errors)` : ''}   ${verdict(transcript.perSecond >= 500 && transcript.errors === 0)}`);
   console.log(overheadResult.line);
   console.log(`  peak RSS ≤ 250 MB                          ${mcpRss.toFixed(0)} MB while serving (the largest mcp role process; ${idleRss.toFixed(0)} MB idle)   ${verdict(mcpRss <= 250)}`);
+  // Issue #3 names four targets and, for tokens, an aim: printed as such, not as a pass or a fail.
   console.log(
-    `  TOON ≤ 0.6 × JSON tokens                   list ${tok(listToon.text)} vs ${tok(listJson.text)} (${listRatio.toFixed(2)}), transcript ${trJson ? `${tok(trToon.text)} vs ${tok(trJson)} (${trRatio.toFixed(2)})` : 'n/a (svc_get_transcript failed)'}   ${verdict(listRatio <= 0.6 && trRatio <= 0.6)}`,
+    `  aim: TOON ≤ 0.6 × JSON tokens              list ${tok(listToon.text)} vs ${tok(listJson.text)} (${listRatio.toFixed(2)}), transcript ${trJson ? `${tok(trToon.text)} vs ${tok(trJson)} (${trRatio.toFixed(2)})` : 'n/a (svc_get_transcript failed)'}   ${listRatio <= 0.6 && trRatio <= 0.6 ? 'reached' : 'not reached'}`,
   );
   console.log(
     `  (against pretty-printed JSON, the reference TOON's own figures use: list ${(tok(listToon.text) / tok(pretty(listJson.text))).toFixed(2)}, transcript ${trJson ? (tok(trToon.text) / tok(pretty(trJson))).toFixed(2) : 'n/a'})`,
