@@ -4,10 +4,10 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
+import { runSql } from '../platform/sql';
 import { audit } from './audit';
 import { notFound, ServiceError } from './errors';
 import { newId } from './ids';
-import { runSql } from '../platform/sql';
 import { Principal, SHARED_WITH_SQL } from './principal';
 import { findUserByEmail } from './users';
 

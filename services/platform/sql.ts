@@ -41,14 +41,10 @@ interface PgConnection {
 
 /**
  * The rows of a statement, run on a pooled connection. `name` makes it a prepared statement on each
- * connection (for a fixed text run on every call). Inside a transaction it runs through the
- * transaction's own connection, as knex would.
+ * connection (for a fixed text run on every call). Given a transaction, it runs on the transaction's
+ * own connection: knex's transaction client hands that one out and its release is a no-op.
  */
 export async function runSql<R>(db: Knex, st: Statement, name?: string): Promise<R[]> {
-  if (db.isTransaction) {
-    const { rows } = await db.raw(st.text.replace(/\$\d+/g, '?'), st.values as Knex.RawBinding[]);
-    return rows as R[];
-  }
   const conn = (await db.client.acquireConnection()) as PgConnection;
   try {
     // The string form: pg copies a config object on every query, and an unnamed statement needs none.

@@ -15,7 +15,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import knexFactory, { Knex } from 'knex';
+import knexFactory from 'knex';
 import { Pool } from 'pg';
 import { ulid } from 'ulid';
 import { decode } from '@toon-format/toon';
