@@ -1,6 +1,6 @@
 /**
- * LiveMeetingWorkflow (DESIGN flow 4): one per live meeting, workflow id `live-<meetingId>`, started by
- * startLiveMeeting. It owns the meeting's state machine (services/core/live-protocol.ts):
+ * LiveMeetingWorkflow: one per live meeting, workflow id `live-<meetingId>`, started by
+ * startLiveMeeting. It owns the meeting's state machine (services/core/live/protocol.ts):
  *
  *     active ⇄ paused → ended        (end: asked for, or LIVE_IDLE_TIMEOUT without any activity)
  *
@@ -10,7 +10,7 @@
  * database. Writes go through ONE queue drained by the main loop, in arrival order, so the database
  * never sees a resume before the pause it follows.
  *
- * Sentences do not pass through here: the API pods store them directly (services/core/live.ts), under
+ * Sentences do not pass through here: the API pods store them directly (services/core/live/drive.ts), under
  * the meeting's row lock, which orders them against the end this workflow writes. So the idle timer
  * cannot see appends: when it runs out, an activity asks the database how long the meeting has really
  * been idle and ends it only if that is the whole timeout (else the timer is set for the rest).
@@ -26,14 +26,11 @@
  * Deterministic: it only orders activities (imported as types) and reacts to updates.
  */
 import {
-  ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
   condition,
   continueAsNew,
-  defineQuery,
-  defineUpdate,
   isCancellation,
   log,
   proxyActivities,
@@ -41,32 +38,22 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LiveActivities, LiveCompleted } from './activities/live';
+import { endLiveMeetingUpdate, failureCause, failureMessage, LIVE_FAILURE, liveStatusQuery, pauseLiveMeetingUpdate, resumeLiveMeetingUpdate } from './contracts';
 import {
-  LIVE_FAILURE,
-  LIVE_STATUS_QUERY,
-  LIVE_UPDATES,
   LIVE_UPDATES_PER_RUN,
   refusal,
   type EndReason,
   type LiveAction,
+  type LiveActorArgs,
   type LiveMeetingWorkflowInput,
   type LiveState,
   type LiveStateResult,
   type LiveStatus,
   type LiveWorkflowState,
-} from '../services/core/live-protocol';
+} from '../services/core/live/protocol';
 import { startPostProcessing } from './post-processing';
 
-export type { LiveMeetingWorkflowInput } from '../services/core/live-protocol';
-
-export interface LiveActorArgs {
-  actorUserId: string;
-}
-
-export const pauseLiveMeetingUpdate = defineUpdate<LiveStateResult, [LiveActorArgs]>(LIVE_UPDATES.pause);
-export const resumeLiveMeetingUpdate = defineUpdate<LiveStateResult, [LiveActorArgs]>(LIVE_UPDATES.resume);
-export const endLiveMeetingUpdate = defineUpdate<LiveStateResult, [LiveActorArgs]>(LIVE_UPDATES.end);
-export const liveStatusQuery = defineQuery<LiveStatus>(LIVE_STATUS_QUERY);
+export type { LiveMeetingWorkflowInput } from '../services/core/live/protocol';
 
 export interface LiveMeetingResult {
   meetingId: string;
@@ -132,17 +119,6 @@ type Write =
   | { kind: 'state'; state: LiveState; previous: LiveWorkflowState; actorUserId: string; done: Deferred<void> }
   | { kind: 'end'; reason: EndReason; previous: LiveWorkflowState; actorUserId: string | null; done: Deferred<void> }
   | { kind: 'idle' };
-
-/** The activity's own failure (ActivityFailure wraps it), whose type says what happened. */
-function causeOf(e: unknown): ApplicationFailure | undefined {
-  let err = e as Error | undefined;
-  while (err instanceof ActivityFailure && err.cause) err = err.cause as Error;
-  return err instanceof ApplicationFailure ? err : undefined;
-}
-
-function messageOf(e: unknown): string {
-  return causeOf(e)?.message?.trim() || (e as Error | undefined)?.message || 'unknown error';
-}
 
 const refuse = (message: string) => ApplicationFailure.nonRetryable(message, LIVE_FAILURE.invalidTransition);
 
@@ -211,7 +187,7 @@ export async function LiveMeetingWorkflow(input: LiveMeetingWorkflowInput): Prom
 
   /** A write failed for good: the meeting is gone, or the request is refused and its state undone. */
   const failed = (w: Exclude<Write, { kind: 'idle' }>, e: unknown) => {
-    const cause = causeOf(e);
+    const cause = failureCause(e);
     if (cause?.type === LIVE_FAILURE.notLive || cause?.type === LIVE_FAILURE.meetingGone) {
       gone = true;
       state = 'ended';
@@ -224,8 +200,8 @@ export async function LiveMeetingWorkflow(input: LiveMeetingWorkflowInput): Prom
       state = w.previous;
       endReason = null;
     }
-    log.warn('live meeting write failed', { meetingId, kind: w.kind, reason: messageOf(e) });
-    w.done.reject(ApplicationFailure.nonRetryable(`the meeting could not be ${w.kind === 'end' ? 'ended' : w.state} (${messageOf(e)}); try again.`, LIVE_FAILURE.storeFailed));
+    log.warn('live meeting write failed', { meetingId, kind: w.kind, reason: failureMessage(e) });
+    w.done.reject(ApplicationFailure.nonRetryable(`the meeting could not be ${w.kind === 'end' ? 'ended' : w.state} (${failureMessage(e)}); try again.`, LIVE_FAILURE.storeFailed));
   };
 
   /**
@@ -242,14 +218,14 @@ export async function LiveMeetingWorkflow(input: LiveMeetingWorkflowInput): Prom
         sentenceCount = r.sentence_count;
       } else lastActivityAt = Date.now() - r.idleMs;
     } catch (e) {
-      const type = causeOf(e)?.type;
+      const type = failureCause(e)?.type;
       if (type === LIVE_FAILURE.notLive || type === LIVE_FAILURE.meetingGone) {
         gone = true;
         state = 'ended';
         return;
       }
       // The database was away for every retry: look again after another timeout.
-      log.warn('live meeting idle check failed', { meetingId, reason: messageOf(e) });
+      log.warn('live meeting idle check failed', { meetingId, reason: failureMessage(e) });
       lastActivityAt = Date.now();
     }
   };
@@ -329,7 +305,7 @@ export async function LiveMeetingWorkflow(input: LiveMeetingWorkflowInput): Prom
   try {
     completed = await completeLiveMeeting({ meetingId });
   } catch (e) {
-    const reason = isCancellation(e) ? 'processing was cancelled by an operator' : `post-processing failed: ${messageOf(e)}`;
+    const reason = isCancellation(e) ? 'processing was cancelled by an operator' : `post-processing failed: ${failureMessage(e)}`;
     log.warn('live meeting post-processing failed', { meetingId, reason });
     await CancellationScope.nonCancellable(() => failLiveMeeting({ meetingId, reason }));
     if (isCancellation(e)) throw e;

@@ -20,7 +20,8 @@
 import { log, proxyActivities, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { PreparedDelivery, WebhookActivities } from './activities/webhooks';
-import { ruleExecutionChild } from './rule-execution';
+import { FAILURE, RULE_EXECUTION_WORKFLOW, ruleExecutionWorkflowId, WEBHOOK_DELIVERY_WORKFLOW } from './contracts';
+import type { RuleExecutionInput } from './rule-execution';
 
 export interface PostProcessingInput {
   meetingId: string;
@@ -40,7 +41,6 @@ export type PostProcessingStep = (input: PostProcessingInput) => PostProcessingC
 
 /** The post-processing steps, in start order. */
 export const POST_PROCESSING: PostProcessingStep[] = [
-  // (input) => [{ workflowType: 'RuleExecutionWorkflow', workflowId: `rules-${input.meetingId}`, args: [input] }],
   // Automation rules: RuleExecutionWorkflow, workflow id rules-<meetingId> (workflows/rule-execution.ts).
   (input) => [ruleExecutionChild(input)],
   // Webhooks: one WebhookDeliveryWorkflow per prepared target (workflows/webhook-delivery.ts).
@@ -53,13 +53,19 @@ export function postProcessingChildren(input: PostProcessingInput, steps: PostPr
 
 /** One WebhookDeliveryWorkflow per prepared delivery, in target order (upload, owner, team). */
 export function webhookDeliveryChildren(input: PostProcessingInput): PostProcessingChild[] {
-  return (input.webhooks ?? []).map((d) => ({ workflowType: 'WebhookDeliveryWorkflow', workflowId: d.workflowId, args: [d.input] }));
+  return (input.webhooks ?? []).map((d) => ({ workflowType: WEBHOOK_DELIVERY_WORKFLOW, workflowId: d.workflowId, args: [d.input] }));
+}
+
+/** The meeting's automation rules: one RuleExecutionWorkflow, its id derived from the meeting. */
+export function ruleExecutionChild(input: PostProcessingInput): PostProcessingChild {
+  const args: [RuleExecutionInput] = [{ meetingId: input.meetingId }];
+  return { workflowType: RULE_EXECUTION_WORKFLOW, workflowId: ruleExecutionWorkflowId(input.meetingId), args };
 }
 
 /** The webhook targets come from the database; retried generously (a database blip must not lose them). */
 const { prepareWebhookDeliveries } = proxyActivities<Pick<WebhookActivities, 'prepareWebhookDeliveries'>>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30, nonRetryableErrorTypes: ['BadInput', 'MeetingGone'] },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30, nonRetryableErrorTypes: [FAILURE.badInput, FAILURE.meetingGone] },
 });
 
 /**

@@ -13,9 +13,9 @@
  *
  * Deterministic: it only orders activities (imported as types).
  */
-import { ActivityFailure, log, proxyLocalActivities, startChild } from '@temporalio/workflow';
+import { log, proxyLocalActivities } from '@temporalio/workflow';
+import { failureMessage } from './contracts';
 import type { RuleActivities, RulePlan, RuleRunOutcome } from './activities/rules';
-import type { PostProcessingChild, PostProcessingInput } from './post-processing';
 
 export interface RuleExecutionInput {
   meetingId: string;
@@ -32,9 +32,6 @@ export interface RuleExecutionResult {
   matched: number;
   executions: RuleRunOutcome[];
 }
-
-export const RULE_EXECUTION_WORKFLOW = 'RuleExecutionWorkflow';
-export const ruleExecutionWorkflowId = (meetingId: string) => `rules-${meetingId}`;
 
 /*
  * Local activities: each step is a few short queries (tens of milliseconds), so a round trip through
@@ -59,11 +56,7 @@ const { executeRule, recordRuleFailure } = proxyLocalActivities<Pick<RuleActivit
   retry: { ...retry, maximumAttempts: 5 },
 });
 
-function reasonOf(e: unknown): string {
-  let err = e as Error | undefined;
-  while (err instanceof ActivityFailure && err.cause) err = err.cause as Error;
-  return err?.message?.trim() || 'unknown error';
-}
+const reasonOf = (e: unknown) => failureMessage(e);
 
 export async function RuleExecutionWorkflow(input: RuleExecutionInput): Promise<RuleExecutionResult> {
   const { meetingId } = input;
@@ -86,25 +79,4 @@ export async function RuleExecutionWorkflow(input: RuleExecutionInput): Promise<
     }
   }
   return result;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Starting it from another workflow (TranscriptionWorkflow's post-processing, LiveMeetingWorkflow)
-// ---------------------------------------------------------------------------------------------------
-
-/** The post-processing entry for a meeting (post-processing.ts starts it with ABANDON). */
-export function ruleExecutionChild(input: PostProcessingInput): PostProcessingChild {
-  return { workflowType: RULE_EXECUTION_WORKFLOW, workflowId: ruleExecutionWorkflowId(input.meetingId), args: [{ meetingId: input.meetingId } satisfies RuleExecutionInput] };
-}
-
-/**
- * From inside a workflow: start the meeting's rule run alone, as an abandoned child, and return its
- * workflow id without waiting for it. TranscriptionWorkflow and LiveMeetingWorkflow start it through
- * post-processing.ts (startPostProcessing, with the webhooks) instead; this is for a workflow that
- * wants the rules only. The id is derived from the meeting, so a replay never starts a second run.
- */
-export async function startRuleExecutionChild(meetingId: string): Promise<string> {
-  const child = ruleExecutionChild({ meetingId });
-  await startChild(RULE_EXECUTION_WORKFLOW, { workflowId: child.workflowId, args: child.args, parentClosePolicy: 'ABANDON' });
-  return child.workflowId;
 }

@@ -1,5 +1,5 @@
 /**
- * TranscriptionWorkflow (DESIGN flow 2): fetchMedia → transcribe → analyze ‖ summarize → persist →
+ * TranscriptionWorkflow: fetchMedia → transcribe → analyze ‖ summarize → persist →
  * post-processing children. Started by uploadAudio with workflow id `transcription-<meetingId>`.
  *
  * Deterministic: it only orders activities (imported as types) and reacts to their outcome. Bad input
@@ -9,7 +9,6 @@
  * partial transcript is ever visible (persist writes it all in one transaction, or nothing).
  */
 import {
-  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   isCancellation,
@@ -17,6 +16,7 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import type { TranscriptionActivities } from './activities/types';
+import { FAILURE, failureMessage } from './contracts';
 import { startPostProcessing } from './post-processing';
 
 export interface TranscriptionInput {
@@ -34,7 +34,7 @@ export interface TranscriptionResult {
   children: string[];
 }
 
-const NON_RETRYABLE = ['BadInput', 'MeetingGone', 'NonRetryableNetError'];
+const NON_RETRYABLE = [FAILURE.badInput, FAILURE.meetingGone, 'NonRetryableNetError'];
 
 /** Downloads are bounded by MEDIA_FETCH_TIMEOUT inside the activity; this only catches a lost worker. */
 const { fetchMedia } = proxyActivities<Pick<TranscriptionActivities, 'fetchMedia'>>({
@@ -65,13 +65,7 @@ const { persist, markFailed } = proxyActivities<Pick<TranscriptionActivities, 'p
 });
 
 /** The sentence a person reads in failure_reason: the activity's own message, never a stack. */
-export function failureReason(e: unknown): string {
-  let err = e as Error | undefined;
-  // ActivityFailure wraps the activity's ApplicationFailure; its message is the one meant for people.
-  while (err instanceof ActivityFailure && err.cause) err = err.cause as Error;
-  const message = err?.message?.trim();
-  return message || 'transcription failed for an unknown reason';
-}
+export const failureReason = (e: unknown): string => failureMessage(e, 'transcription failed for an unknown reason');
 
 export async function TranscriptionWorkflow(input: TranscriptionInput): Promise<TranscriptionResult> {
   const { meetingId } = input;

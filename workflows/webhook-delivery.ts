@@ -1,5 +1,5 @@
 /**
- * WebhookDeliveryWorkflow (DESIGN flow 3): one delivery of one event to one target. Started by the
+ * WebhookDeliveryWorkflow: one delivery of one event to one target. Started by the
  * transcription's post-processing (workflow id `webhook-<meetingId>-<target>`, parent-close ABANDON)
  * and by redeliverWebhook (same workflow id, a new run).
  *
@@ -13,6 +13,7 @@
  */
 import { isCancellation, log, proxyActivities, proxyLocalActivities, sleep, uuid4 } from '@temporalio/workflow';
 import type { AttemptOutcome, WebhookActivities, WebhookDeliveryInput, WebhookDeliveryResult } from './activities/webhooks';
+import { failureMessage } from './contracts';
 
 export type { WebhookDeliveryInput, WebhookDeliveryResult } from './activities/webhooks';
 
@@ -29,11 +30,7 @@ export function delayBefore(i: number, scheduleMs: number[], retryAfterMs: numbe
   return Math.max(planned, Math.min(retryAfterMs, cap));
 }
 
-function messageOf(e: unknown): string {
-  let err = e as (Error & { cause?: unknown }) | undefined;
-  while (err?.cause instanceof Error) err = err.cause as Error & { cause?: unknown };
-  return err?.message?.trim() || 'unknown failure';
-}
+const messageOf = (e: unknown) => failureMessage(e, 'unknown failure');
 
 export async function WebhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const { deliveryId, scheduleMs } = input;

@@ -2,7 +2,7 @@
  * meeting-intel: the admin CLI. Every command takes --json and then prints one JSON object.
  * Bad input exits 2 with a message naming the option and the rule; other failures exit 1.
  */
-import { isServiceError } from '../core/errors';
+import { isServiceError } from '../platform/errors';
 import { ConfigError } from '../platform/config';
 import { parse, Parsed, UsageError } from './args';
 import { apikeyCreate, apikeyRevoke, teamCreate, teamFlags, userCreate } from './commands/admin';

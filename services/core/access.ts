@@ -12,7 +12,7 @@
  */
 import type { Knex } from 'knex';
 import type { SqlFragment } from '../platform/sql';
-import { ServiceError, elevated } from './errors';
+import { ServiceError, elevated } from '../platform/errors';
 import { isAdmin, Principal } from './principal';
 
 type Where = (qb: Knex.QueryBuilder) => void;

@@ -3,7 +3,7 @@
  * so the cluster-wide allowance is this times the replica count; it exists to stop a runaway client
  * loop, not to meter billing.
  */
-import { ServiceError } from './errors';
+import { ServiceError } from '../platform/errors';
 
 const windows = new Map<string, { start: number; count: number }>();
 

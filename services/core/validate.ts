@@ -1,5 +1,21 @@
 /** Small shared validators whose messages name the field and the rule. */
-import { invalid } from './errors';
+import { invalid, ServiceError } from '../platform/errors';
+
+/** Any control character, tab and line breaks included: for one-line values (names, ids, tokens, references). */
+export const hasControl = (s: string): boolean => /[\u0000-\u001f\u007f]/.test(s);
+
+/** Control characters other than tab and line breaks: for running text (a sentence, a note). */
+export const hasControlInText = (s: string): boolean => /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s);
+
+/** A required argument that is missing: `<field> is required: <what it should be>`. */
+export const required = (field: string, what: string): ServiceError => new ServiceError('args_required', `${field} is required: ${what}`, { field, rule: 'required' });
+
+/** An optional string argument: null when absent, refused when it is not a string. */
+export function optionalString(field: string, v: unknown): string | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string') throw invalid(field, 'must be a string', `${field} must be a string`);
+  return v;
+}
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

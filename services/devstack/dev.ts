@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import knexFactory from 'knex';
-import { authenticateApiKey } from '../core/apikeys';
+import { authenticateApiKey } from '../core/people';
 import { loadConfig } from '../platform/config';
 import { createDb } from '../platform/db';
 import { onShutdownSignal } from '../platform/http';

@@ -13,8 +13,8 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloServerPluginDisableSuggestions } from '@apollo/server/plugin/disableSuggestions';
 import depthLimit from 'graphql-depth-limit';
-import { authenticateApiKey } from '../core/apikeys';
-import { isServiceError, ServiceError } from '../core/errors';
+import { authenticateApiKey } from '../core/people';
+import { isServiceError, ServiceError } from '../platform/errors';
 import { checkRateLimit } from '../core/rate-limit';
 import { createBaseApp, ReadinessCheck, requestLog } from '../platform/http';
 import { logger } from '../platform/logger';
@@ -22,6 +22,8 @@ import { formatError, toGraphQLError } from './errors';
 import { errorLogPlugin } from './error-log-plugin';
 import { countRefused, metricsPlugin } from './metrics-plugin';
 import { GraphqlContext, GraphqlDeps, resolvers } from './resolvers';
+import type { Client } from '@temporalio/client';
+import { temporalWorkflows } from '../../workflows/client';
 import { typeDefs } from './schema';
 import { MODULES } from './modules';
 
@@ -55,7 +57,17 @@ function documentSizeLimit(maxBytes: number) {
   };
 }
 
-export async function createGraphqlApp(deps: GraphqlDeps, checks: ReadinessCheck[]): Promise<GraphqlApp> {
+/** What the role runs on; the workflow port is made here, from the Temporal client, for core. */
+export interface GraphqlAppDeps {
+  db: GraphqlDeps['db'];
+  config: GraphqlDeps['config'];
+  /** Absent: uploads, live meetings and redelivery answer feature_unavailable. */
+  temporal?: Client;
+}
+
+export async function createGraphqlApp(appDeps: GraphqlAppDeps, checks: ReadinessCheck[]): Promise<GraphqlApp> {
+  const { temporal, ...rest } = appDeps;
+  const deps: GraphqlDeps = { ...rest, workflows: temporal ? temporalWorkflows(temporal, rest.config.temporal.taskQueue) : undefined };
   const { config } = deps;
   const introspection = config.graphql.introspection;
   const apollo = new ApolloServer<GraphqlContext>({

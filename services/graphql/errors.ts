@@ -6,7 +6,7 @@
  */
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { isServiceError, ServiceError } from '../core/errors';
+import { isServiceError, ServiceError } from '../platform/errors';
 
 /** A ServiceError as a GraphQLError; the HTTP status is set where a client acts on it (401, 429). */
 export function toGraphQLError(e: ServiceError): GraphQLError {

@@ -3,9 +3,9 @@
  * and permission rule. Errors naming a field are re-named as the GraphQL caller wrote them.
  */
 import { getUser } from '../core/people';
-import { listMeetings, MeetingFilters } from '../core/meeting-search';
+import { listMeetings, MeetingFilters } from '../core/meetings';
 import type { Principal } from '../core/principal';
-import { getSummary, getTranscript, SummaryResult, TranscriptPage } from '../core/transcripts';
+import { getSummary, getTranscript, SummaryResult, TranscriptPage } from '../core/meetings';
 import { uploadAudio, UploadInput } from '../core/uploads';
 import { withFieldPrefix } from './errors';
 import type { ServiceDeps } from '../core/deps';

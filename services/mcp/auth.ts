@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { authenticateApiKey } from '../core/apikeys';
-import { isServiceError } from '../core/errors';
+import { authenticateApiKey } from '../core/people';
+import { isServiceError } from '../platform/errors';
 import type { Principal } from '../core/principal';
 import { bearerChallenge, insufficientScopeChallenge } from '../oauth/challenge';
 import { countRefusal, isOAuthError } from '../oauth/errors';

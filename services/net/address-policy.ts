@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -53,4 +54,15 @@ export function checkAddress(address: string): AddressVerdict {
   if (range === 'unicast') return { allowed: true, range, label: 'public' };
   const metadata = address === '169.254.169.254' || address.toLowerCase() === 'fd00:ec2::254';
   return { allowed: false, range, label: `${LABELS[range] ?? range}${metadata ? ', cloud metadata' : ''}` };
+}
+
+/**
+ * True for hosts that are an IP literal outside the public unicast space, or `localhost`: refused at
+ * once, before anything is stored. Names are checked after DNS by the download itself (services/net).
+ */
+export function isPrivateLiteralHost(hostname: string): boolean {
+  // "localhost." (a fully qualified name) is the same host.
+  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  return isIP(host) !== 0 && !checkAddress(host).allowed;
 }

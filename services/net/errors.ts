@@ -1,4 +1,4 @@
-import { ServiceError, type ErrorCode } from '../core/errors';
+import { ServiceError, type ErrorCode } from '../platform/errors';
 
 /**
  * A failed outbound HTTP call (media download, webhook, ASR or chat server). `retryable` tells the

@@ -12,9 +12,9 @@
  */
 import express, { NextFunction, Request, Response, Router } from 'express';
 import type { Knex } from 'knex';
-import { authenticateApiKey } from '../core/apikeys';
+import { authenticateApiKey } from '../core/people';
 import { audit } from '../core/audit';
-import { isServiceError } from '../core/errors';
+import { isServiceError } from '../platform/errors';
 import type { Principal } from '../core/principal';
 import type { Config } from '../platform/config';
 import { logger } from '../platform/logger';

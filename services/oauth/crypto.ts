@@ -1,8 +1,8 @@
 /**
  * The small cryptographic pieces of the authorization server: random secrets, the hashes they are
- * stored as, the PKCE S256 check, and sealing of private signing keys with SECRETS_KEY.
+ * stored as, and the PKCE S256 check. (Signing keys are sealed by platform/sealing.ts.)
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A fresh secret of 256 bits, URL-safe (codes, refresh tokens, CSRF tokens, browser bindings). */
 export function randomSecret(bytes = 32): string {
@@ -32,20 +32,4 @@ export function s256(verifier: string): string {
 /** Whether the verifier presented at the token endpoint matches the challenge of the authorization request. */
 export function pkceMatches(verifier: string, challenge: string): boolean {
   return PKCE_VERIFIER.test(verifier) && sameSecret(s256(verifier), challenge);
-}
-
-/** AES-256-GCM with SECRETS_KEY: "k1.<iv>.<tag>.<ciphertext>", base64url parts. */
-export function seal(key: Buffer, plain: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return ['k1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
-}
-
-export function unseal(key: Buffer, sealed: string): string {
-  const [v, iv, tag, body] = sealed.split('.');
-  if (v !== 'k1' || !iv || !tag || body === undefined) throw new Error('sealed value has an unknown format');
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
 }

@@ -11,9 +11,15 @@
 import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK, type JWTVerifyGetKey } from 'jose';
 import type { Knex } from 'knex';
 import { audit } from '../core/audit';
-import { ServiceError } from '../core/errors';
+import { ServiceError } from '../platform/errors';
 import type { Config } from '../platform/config';
-import { seal, unseal } from './crypto';
+import { openJson, sealJson } from '../platform/sealing';
+
+/** Keys sealed before platform/sealing.ts hold the JWK's JSON text ("k1."); newer ones the JWK itself. */
+function openJwk(key: Buffer, sealed: string): JWK {
+  const value = openJson<JWK | string>(key, sealed);
+  return typeof value === 'string' ? (JSON.parse(value) as JWK) : value;
+}
 
 export type SigningAlg = 'ES256' | 'RS256';
 type KeyConfig = Pick<Config, 'secretsKey' | 'oauth'>;
@@ -57,7 +63,7 @@ async function newKeyRow(config: KeyConfig, alg: SigningAlg) {
     kid,
     alg,
     public_jwk: JSON.stringify({ ...pub, kid, alg, use: 'sig' }),
-    private_jwk_sealed: seal(secretsKey(config), JSON.stringify(priv)),
+    private_jwk_sealed: sealJson(secretsKey(config), priv),
   };
 }
 
@@ -73,7 +79,7 @@ async function activeKeyRow(db: Knex, config: KeyConfig): Promise<KeyRow> {
 
 async function loadSigningKey(db: Knex, config: KeyConfig): Promise<SigningKey> {
   const row = await activeKeyRow(db, config);
-  const jwk = JSON.parse(unseal(secretsKey(config), row.private_jwk_sealed)) as JWK;
+  const jwk = openJwk(secretsKey(config), row.private_jwk_sealed);
   return { kid: row.kid, alg: row.alg, privateKey: (await importJWK(jwk, row.alg)) as CryptoKey };
 }
 

@@ -30,7 +30,7 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import knexFactory from 'knex';
-import { createApiKey } from '../../services/core/apikeys';
+import { createApiKey } from '../../services/core/people';
 import { newId } from '../../services/core/ids';
 import { freePort } from '../../services/devstack/ports';
 import { createDb, migrateLatest, type Db } from '../../services/platform/db';

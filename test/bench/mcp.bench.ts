@@ -20,12 +20,12 @@ import { Pool } from 'pg';
 import { ulid } from 'ulid';
 import { decode } from '@toon-format/toon';
 import { encode as tokens } from 'gpt-tokenizer';
-import { API_KEY_LOOKUP_SQL, createApiKey, authenticateApiKey } from '../../services/core/apikeys';
+import { API_KEY_LOOKUP_SQL, createApiKey, authenticateApiKey } from '../../services/core/people';
 import { POSTGRES_MALLOC_ENV, startLocalPostgres } from '../../services/devstack/postgres';
 import { freePort } from '../../services/devstack/ports';
 import { createDb, migrateLatest } from '../../services/platform/db';
-import { resolveFilters } from '../../services/search/filters';
-import { keywordQuery, listQuery } from '../../services/search/query';
+import { resolveFilters } from '../../services/core/meetings';
+import { keywordQuery, listQuery } from '../../services/core/meetings';
 
 // ---- options ------------------------------------------------------------------------------------
 

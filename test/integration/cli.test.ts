@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { authenticateApiKey } from '../../services/core/apikeys';
+import { authenticateApiKey } from '../../services/core/people';
 import { freePort } from '../../services/devstack/ports';
 import { migrationSource } from '../../services/platform/migrations';
 import { BIN, runCli } from '../support/cli';

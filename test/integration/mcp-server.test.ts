@@ -3,7 +3,7 @@ import { inspect } from 'node:util';
 import { createTestDatabase, TestDatabase } from '../support/testDb';
 import { makeTeam, makeUser, TestUser } from '../support/factory';
 import { McpHarness, startMcp } from '../support/mcp';
-import { revokeApiKey } from '../../services/core/apikeys';
+import { revokeApiKey } from '../../services/core/people';
 
 describe('MCP endpoint', () => {
   let t: TestDatabase;

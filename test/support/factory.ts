@@ -3,7 +3,7 @@
  * summaries, shares and channels. Ingestion has its own tests; these build the states tools read.
  */
 import type { Knex } from 'knex';
-import { createApiKey } from '../../services/core/apikeys';
+import { createApiKey } from '../../services/core/people';
 import { newId } from '../../services/core/ids';
 import type { Principal, Role, Tier } from '../../services/core/principal';
 

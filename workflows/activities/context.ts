@@ -5,13 +5,13 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
-import { isServiceError } from '../../services/core/errors';
+import { isServiceError } from '../../services/platform/errors';
 import { NetError } from '../../services/net/errors';
 import type { Config } from '../../services/platform/config';
 import { logger } from '../../services/platform/logger';
 import { pipelineStage } from '../../services/platform/metrics';
 import { DEFAULT_STAGE_ROOT, Stage } from './stage';
-import { FAILURE } from './types';
+import { FAILURE } from '../contracts';
 
 export interface ActivityDeps {
   db: Knex;

@@ -16,8 +16,9 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { chargeMinutes, loadIngestMeeting, persistTranscript } from '../../services/core/ingest';
-import { isServiceError } from '../../services/core/errors';
-import { LIVE_FAILURE, type EndReason, type LiveState } from '../../services/core/live-protocol';
+import { isServiceError } from '../../services/platform/errors';
+import type { EndReason, LiveState } from '../../services/core/live';
+import { LIVE_FAILURE } from '../contracts';
 import {
   closeLiveMeeting,
   closeLiveMeetingIfIdle,
@@ -28,7 +29,7 @@ import {
   readLiveSentences,
   setLiveState,
   type IdleCheck,
-} from '../../services/core/live-store';
+} from '../../services/core/live';
 import { logger } from '../../services/platform/logger';
 import { liveMeetings, pipelineStage } from '../../services/platform/metrics';
 import { computeAnalytics } from './analyze';

@@ -9,10 +9,11 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { chargeMinutes, loadIngestMeeting } from '../../services/core/ingest';
 import { FetchSecret, MEDIA_HARD_CEILING_BYTES, readFetchSecret } from '../../services/core/uploads';
 import type { MediaInput } from '../../services/intelligence/types';
-import { fetchMedia } from '../../services/net';
+import { fetchMedia } from '../../services/intelligence/media';
 import { ActivityDeps, activitySignal, badInput, runStep, stageOf } from './context';
 import { sha256 } from './stage';
-import { FAILURE, MediaRef, MeetingRef } from './types';
+import { FAILURE } from '../contracts';
+import type { MediaRef, MeetingRef } from './types';
 
 function authHeader(auth: FetchSecret['auth']): Record<string, string> {
   switch (auth.type) {

@@ -64,13 +64,3 @@ export interface TranscriptionActivities {
   persist(input: StepInput): Promise<PersistOutcome>;
   markFailed(input: FailInput): Promise<boolean>;
 }
-
-/** Failure types the activities raise; the workflow and retry policies refer to them by name. */
-export const FAILURE = {
-  /** Bad input: a refused address, 404, too large, unsupported type, malformed captions. Never retried. */
-  badInput: 'BadInput',
-  /** The meeting no longer exists (deleted while processing). Never retried. */
-  meetingGone: 'MeetingGone',
-  /** Something on our side failed (database, model server); retried, then reported generically. */
-  internal: 'InternalError',
-} as const;

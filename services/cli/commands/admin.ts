@@ -1,7 +1,7 @@
 /** Team, user and API-key administration: thin wrappers over core, which validates. */
-import { createApiKey, revokeApiKey } from '../../core/apikeys';
-import { createTeam, setTeamFlags } from '../../core/teams';
-import { createUser } from '../../core/users';
+import { createApiKey, revokeApiKey } from '../../core/people';
+import { createTeam, setTeamFlags } from '../../core/people';
+import { createUser } from '../../core/people';
 import { list, Parsed, required, UsageError } from '../args';
 import type { CommandContext } from '../context';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { createApiKey } from '../../core/apikeys';
+import { createApiKey } from '../../core/people';
 import type { Config } from '../../platform/config';
 import { importDemoMeetings } from '../demo/meetings';
 import { seedPeople } from '../demo/people';

@@ -15,6 +15,8 @@ import { uploadAudio } from '../../core/uploads';
 import type { Config } from '../../platform/config';
 import { createTemporalClient } from '../../platform/temporal';
 import { FIXTURES_DIR, DemoPeople, readTeamFile } from './people';
+import { temporalWorkflows } from '../../../workflows/client';
+import { transcriptionWorkflowId } from '../../../workflows/contracts';
 
 interface ManifestMeeting {
   file: string;
@@ -77,7 +79,7 @@ export async function importDemoMeetings(db: Knex, config: Config, people: DemoP
       await worker.runUntil(async () => {
         const ids: string[] = [];
         for (const m of todo) {
-          const r = await uploadAudio({ db, config: seedConfig, temporal: client }, await principalOf(db, m.organizer_email), {
+          const r = await uploadAudio({ db, config: seedConfig, workflows: temporalWorkflows(client, seedConfig.temporal.taskQueue) }, await principalOf(db, m.organizer_email), {
             url: `${base}/${encodeURIComponent(m.file)}`,
             title: m.title,
             client_reference_id: referenceOf(m),
@@ -86,7 +88,7 @@ export async function importDemoMeetings(db: Knex, config: Config, people: DemoP
           });
           ids.push(r.meetingId);
         }
-        await Promise.all(ids.map((id) => client.workflow.getHandle(`transcription-${id}`).result()));
+        await Promise.all(ids.map((id) => client.workflow.getHandle(transcriptionWorkflowId(id)).result()));
       });
     } finally {
       server.close();

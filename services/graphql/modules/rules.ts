@@ -4,7 +4,7 @@
  * resolver calls one function of services/core/rules.ts with the caller's principal; field names in
  * errors are given as the caller wrote them (`input.actions.0.emails.3`).
  */
-import { isServiceError } from '../../core/errors';
+import { isServiceError } from '../../platform/errors';
 import { createRule, deleteRule, getRule, listRules, RuleInput, RuleUpdateInput, setRuleEnabled, testRule, updateRule } from '../../core/rules';
 import { OPERATION_ALLOWLIST } from '../metrics-plugin';
 import { withFieldPrefix } from '../errors';

@@ -1,4 +1,4 @@
-import { ServiceError, invalid } from '../../core/errors';
+import { ServiceError, invalid } from '../../platform/errors';
 import { CAPTION_CONTENT_TYPES } from '../captions';
 import type { MediaInput, Sentence } from '../types';
 import { captionsAsr } from './captions';

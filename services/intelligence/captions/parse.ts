@@ -1,5 +1,5 @@
 import { parseSync, type NodeCue } from 'subtitle';
-import { invalid } from '../../core/errors';
+import { invalid } from '../../platform/errors';
 import type { Sentence } from '../types';
 import { detectCaptionFormat, isTimestampLine, normalizeCaptionText, type CaptionFormat } from './format';
 import { utterancesOfCue } from './speakers';

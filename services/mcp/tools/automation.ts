@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_GROUP_LIMIT, listRuleExecutions, MAX_GROUP_LIMIT } from '../../core/rule-executions';
+import { DEFAULT_GROUP_LIMIT, listRuleExecutions, MAX_GROUP_LIMIT } from '../../core/rules';
 import { defineTool, ToolDef } from '../tool';
 
 const dateTime = (what: string) =>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIVE_STATES, listActiveMeetings } from '../../core/active-meetings';
+import { LIVE_STATES, listActiveMeetings } from '../../core/live';
 import { defineTool, ToolDef } from '../tool';
 
 const getActiveMeetingsTool = defineTool({

@@ -10,7 +10,7 @@ import {
   TITLE_LENGTH,
   updateMeetingPrivacy,
   updateMeetingTitle,
-} from '../../core/meeting-admin';
+} from '../../core/meetings';
 import { isEmail } from '../../core/validate';
 import { defineTool, ToolDef } from '../tool';
 

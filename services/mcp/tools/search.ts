@@ -4,9 +4,9 @@
  * answer the same records for the same filters.
  */
 import { z } from 'zod';
-import { listMeetings, MeetingList, searchMeetings } from '../../core/meeting-search';
-import { EMAILS_MAX, isCalendarDate, isSearchEmail, KEYWORD_MAX, LIMIT_DEFAULT, LIMIT_MAX, SCOPES, SKIP_MAX } from '../../search/filters';
-import { QUERY_MAX } from '../../search/grammar';
+import { listMeetings, MeetingList, searchMeetings } from '../../core/meetings';
+import { EMAILS_MAX, isCalendarDate, isSearchEmail, KEYWORD_MAX, LIMIT_DEFAULT, LIMIT_MAX, SCOPES, SKIP_MAX } from '../../core/meetings';
+import { QUERY_MAX } from '../../core/meetings';
 import { defineTool, ToolDef } from '../tool';
 
 const RETURNS =

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fetchMeeting, FullMeeting, getSummary, getTranscript, SummaryFields, TRANSCRIPT_TOKENS, TranscriptPage } from '../../core/transcripts';
+import { fetchMeeting, FullMeeting, getSummary, getTranscript, SummaryFields, TRANSCRIPT_TOKENS, TranscriptPage } from '../../core/meetings';
 import { clock } from '../format';
 import { defineTool, ToolDef } from '../tool';
 

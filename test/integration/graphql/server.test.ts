@@ -6,7 +6,7 @@
 import { createTestDatabase, TestDatabase, testTaskQueue } from '../../support/testDb';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { GraphqlHarness, startGraphql, UPLOAD_AUDIO } from '../../support/graphql';
-import { revokeApiKey } from '../../../services/core/apikeys';
+import { revokeApiKey } from '../../../services/core/people';
 
 const ME = 'query Me { me { user_id email name is_admin minutes_consumed num_transcripts } }';
 

@@ -6,7 +6,7 @@
 import { createTestDatabase, TestDatabase, testTaskQueue } from '../../support/testDb';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { GraphqlHarness, startGraphql, UPLOAD_AUDIO } from '../../support/graphql';
-import { transcriptionWorkflowId } from '../../../services/core/uploads';
+import { transcriptionWorkflowId } from '../../../workflows/contracts';
 
 describe('uploadAudio input rules', () => {
   let t: TestDatabase;

@@ -3,7 +3,8 @@
  * post-processed; every accepted request resets the timer, also across continueAsNew; a paused
  * meeting idles out too.
  */
-import { LIVE_WORKFLOW, liveWorkflowId, type LiveMeetingWorkflowInput } from '../../../services/core/live-protocol';
+import { type LiveMeetingWorkflowInput } from '../../../services/core/live';
+import { LIVE_WORKFLOW, liveWorkflowId } from '../../../workflows/contracts';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { APPEND, LiveHarness, ok, PAUSE, RESUME, said, START, startLive } from './support';
 

@@ -7,7 +7,7 @@
  * webhook (a real https receiver), exactly as after an upload.
  */
 import { createHmac } from 'node:crypto';
-import { liveWorkflowId } from '../../../services/core/live-protocol';
+import { liveWorkflowId } from '../../../workflows/contracts';
 import { registry } from '../../../services/platform/metrics';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { startWebhookReceiver, WebhookReceiver } from '../../support/webhook-receiver';

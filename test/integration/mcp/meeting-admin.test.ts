@@ -1,7 +1,7 @@
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { makeChannel, makeMeeting, makeTeam, makeUser, shareMeeting, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
-import { moveMeetings, shareMeeting as shareCore, updateMeetingPrivacy, updateMeetingTitle } from '../../../services/core/meeting-admin';
+import { moveMeetings, shareMeeting as shareCore, updateMeetingPrivacy, updateMeetingTitle } from '../../../services/core/meetings';
 
 const DAY = 86_400_000;
 

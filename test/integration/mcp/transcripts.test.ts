@@ -2,8 +2,8 @@ import { countTokens } from 'gpt-tokenizer';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
-import { authenticateApiKey } from '../../../services/core/apikeys';
-import { getTranscript } from '../../../services/core/transcripts';
+import { authenticateApiKey } from '../../../services/core/people';
+import { getTranscript } from '../../../services/core/meetings';
 
 const SENTENCE_KEYS = ['end_time', 'index', 'raw_text', 'speaker_id', 'speaker_name', 'start_time', 'text'];
 const SPEAKER_KEYS = [

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fetchMedia, fileNameFor, mediaDuration, NetError, sniffMedia } from '../../../services/net';
+import { fetchMedia, fileNameFor, mediaDuration, sniffMedia } from '../../../services/intelligence/media';
+import { NetError } from '../../../services/net';
 import { localServer, wav } from './local-server';
 
 const config = { allowPrivateNetwork: true, media: { maxBytes: 200_000, fetchTimeoutMs: 2_000 } };

@@ -7,8 +7,10 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { parseRetryAfter } from '../../../services/core/webhook-sender';
-import { saveWebhookUrl, setWebhookSecret, prepareDeliveries, webhookWorkflowId, type PreparedDelivery, type WebhookDeliveryInput } from '../../../services/core/webhooks';
+import { parseRetryAfter } from '../../../services/core/webhooks';
+import { saveWebhookUrl, setWebhookSecret, type WebhookDeliveryInput } from '../../../services/core/webhooks';
+import { prepareDeliveries, type PreparedDelivery } from '../../../workflows/activities/webhooks';
+import { webhookWorkflowId } from '../../../workflows/contracts';
 import { registry } from '../../../services/platform/metrics';
 import { createTestDatabase, TestDatabase, testTaskQueue } from '../../support/testDb';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';

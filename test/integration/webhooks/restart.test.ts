@@ -6,8 +6,9 @@
  * recorded as lost, once.
  */
 import type { Client } from '@temporalio/client';
-import { prepareDeliveries, saveWebhookUrl, setWebhookSecret, type PreparedDelivery } from '../../../services/core/webhooks';
-import { recordLostAttempt } from '../../../services/core/webhook-sender';
+import { saveWebhookUrl, setWebhookSecret } from '../../../services/core/webhooks';
+import { prepareDeliveries, type PreparedDelivery } from '../../../workflows/activities/webhooks';
+import { recordLostAttempt } from '../../../services/core/webhooks';
 import { createTestDatabase, TestDatabase, testTaskQueue } from '../../support/testDb';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { createTemporalClient } from '../../../services/platform/temporal';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { estimateNumberTokens, numberTokensOfText } from '../../../services/core/transcripts';
+import { estimateNumberTokens, numberTokensOfText } from '../../../services/core/meetings';
 
 describe('estimateNumberTokens', () => {
   it('counts what the number text holds: digit groups of three, the point on its own', () => {

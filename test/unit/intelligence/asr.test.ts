@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../services/core/errors';
+import { ServiceError } from '../../../services/platform/errors';
 import { createOpenAiCompatibleAsr, selectAsr, transcribe } from '../../../services/intelligence/asr';
 import { NetError } from '../../../services/net/errors';
 import { formDataOf, standIn } from './http-stand-in';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../services/core/errors';
+import { ServiceError } from '../../../services/platform/errors';
 import { detectCaptionFormat, parseCaptions, UNKNOWN_SPEAKER } from '../../../services/intelligence/captions';
 
 const brief = (text: string | Buffer) =>

@@ -3,12 +3,13 @@
  * test/integration/rules), the status of an execution from its actions, and the workflow helpers.
  */
 import type { Knex } from 'knex';
-import { errorsOf, statusOf, ActionOutcome } from '../../../services/core/rule-actions';
-import { allHeld, evaluateConditions, MeetingFacts, unmetReason } from '../../../services/core/rule-conditions';
-import type { RuleCondition } from '../../../services/core/rule-validation';
-import { ruleExecutionWorkflowId as coreWorkflowId, RULE_EXECUTION_WORKFLOW as CORE_TYPE } from '../../../services/core/rules';
+import { errorsOf, statusOf, ActionOutcome } from '../../../services/core/rules';
+import { allHeld, evaluateConditions, MeetingFacts, unmetReason } from '../../../services/core/rules';
+import type { RuleCondition } from '../../../services/core/rules';
+import { ruleExecutionWorkflowId as coreWorkflowId, RULE_EXECUTION_WORKFLOW as CORE_TYPE } from '../../../workflows/contracts';
 import { postProcessingChildren } from '../../../workflows/post-processing';
-import { RULE_EXECUTION_WORKFLOW, ruleExecutionChild, ruleExecutionWorkflowId } from '../../../workflows/rule-execution';
+import { RULE_EXECUTION_WORKFLOW, ruleExecutionWorkflowId } from '../../../workflows/contracts';
+import { ruleExecutionChild } from '../../../workflows/post-processing';
 
 /** No keyword condition reaches the database in these tests. */
 const noDb = null as unknown as Knex;

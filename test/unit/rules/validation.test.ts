@@ -3,8 +3,8 @@
  * it and the rule it broke. Pure checks (rule-validation.ts); the database checks are in
  * test/integration/rules/management.test.ts.
  */
-import { ServiceError } from '../../../services/core/errors';
-import { PRIVACIES } from '../../../services/core/meeting-admin';
+import { ServiceError } from '../../../services/platform/errors';
+import { PRIVACIES } from '../../../services/core/meetings';
 import {
   ActionInput,
   channelRefs,
@@ -13,7 +13,7 @@ import {
   ConditionInput,
   RULE_LIMITS,
   RuleInput,
-} from '../../../services/core/rule-validation';
+} from '../../../services/core/rules';
 import { MEETING_TYPES } from '../../../services/intelligence/summarize/types';
 
 const share: ActionInput = { type: 'share', emails: ['x@y.test'], expiry_days: 7 };

@@ -2,8 +2,8 @@
  * The checks core applies to every meeting list, whichever transport asked (GraphQL and automation
  * rules call listMeetings without the MCP tool's zod schema in front).
  */
-import { ServiceError } from '../../../services/core/errors';
-import { isCalendarDate, MeetingFilters, resolveFilters } from '../../../services/search/filters';
+import { ServiceError } from '../../../services/platform/errors';
+import { isCalendarDate, MeetingFilters, resolveFilters } from '../../../services/core/meetings';
 
 function refusal(f: unknown): { code: string; field?: string; rule?: string } {
   try {

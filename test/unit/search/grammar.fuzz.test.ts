@@ -4,9 +4,9 @@
  * queries, however they are spelled, parse to exactly the filters they describe.
  */
 import fc from 'fast-check';
-import { ServiceError } from '../../../services/core/errors';
-import { isCalendarDate, isSearchEmail, MeetingFilters, SCOPES } from '../../../services/search/filters';
-import { parseSearchQuery, TOKENS } from '../../../services/search/grammar';
+import { ServiceError } from '../../../services/platform/errors';
+import { isCalendarDate, isSearchEmail, MeetingFilters, SCOPES } from '../../../services/core/meetings';
+import { parseSearchQuery, TOKENS } from '../../../services/core/meetings';
 
 const RUNS = 2000;
 

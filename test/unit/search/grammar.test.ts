@@ -1,5 +1,5 @@
-import { ServiceError } from '../../../services/core/errors';
-import { parseSearchQuery, QUERY_MAX } from '../../../services/search/grammar';
+import { ServiceError } from '../../../services/platform/errors';
+import { parseSearchQuery, QUERY_MAX } from '../../../services/core/meetings';
 
 /** The error a query raises, or a failure naming the query when it parses. */
 function errorOf(query: string): ServiceError {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { hasPhrase, necessary, parseTsquery, phrasePairs, serialize, TsNode } from '../../../services/search/tsquery';
+import { hasPhrase, necessary, parseTsquery, phrasePairs, serialize, TsNode } from '../../../services/core/meetings';
 
 describe('tsquery text', () => {
   it('reads PostgreSQL precedence: ! over <-> over & over |', () => {

@@ -1,0 +1,206 @@
+/**
+ * Persisting what the transcription pipeline produced, and the two other writes the pipeline makes
+ * to a meeting: charging the owner's minutes once, and ending a run as `failed`.
+ *
+ * A transcript becomes readable all at once: sentences, participants, summary and analytics are
+ * written in ONE transaction that first removes whatever an earlier attempt wrote, and the same
+ * transaction flips the meeting to `completed`. A retried persist therefore never duplicates rows,
+ * and a reader never sees half a transcript.
+ */
+import type { Knex } from 'knex';
+import type { Analytics } from '../../intelligence/analytics';
+import type { Summary } from '../../intelligence/summarize/types';
+import type { Sentence } from '../../intelligence/types';
+import { audit } from '../audit';
+import { notFound } from '../../platform/errors';
+import type { Attendee, UploadOptions } from '../uploads';
+
+/** What the pipeline hands over for one meeting. */
+export interface ProcessedTranscript {
+  meetingId: string;
+  sentences: Sentence[];
+  /** Length of the recording in seconds (media duration, else the end of the last sentence). */
+  durationSeconds: number;
+  analytics: Analytics;
+  summary: Summary;
+}
+
+export interface PersistResult {
+  sentences: number;
+  speakers: number;
+  participants: number;
+}
+
+/** The meeting as the pipeline needs it: owner, title, date, attendees and options. */
+export interface IngestMeeting {
+  id: string;
+  team_id: string;
+  organizer_id: string | null;
+  organizer_email: string;
+  title: string;
+  date: Date;
+  status: string;
+  custom_language: string | null;
+  upload_options: UploadOptions;
+}
+
+const SENTENCE_BATCH = 1000;
+const REASON_MAX = 500;
+
+export async function loadIngestMeeting(db: Knex, meetingId: string): Promise<IngestMeeting | undefined> {
+  const row = await db('meetings')
+    .where({ id: meetingId })
+    .first('id', 'team_id', 'organizer_id', 'organizer_email', 'title', 'date', 'status', 'custom_language', 'upload_options');
+  if (!row) return undefined;
+  return { ...row, upload_options: { attendees: [], save_video: false, bypass_size_check: false, request_hash: '', ...(row.upload_options ?? {}) } };
+}
+
+/**
+ * Speaker name → email, from the upload's attendees first (their display names), then from users of
+ * the team whose name is unique in the team. Case-insensitive; unmatched speakers stay without email.
+ */
+export async function speakerEmails(db: Knex, teamId: string, speakerNames: string[], attendees: Attendee[]): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const wanted = new Map(speakerNames.map((n) => [n.trim().toLowerCase(), n]));
+  for (const a of attendees) {
+    const name = a.displayName?.trim().toLowerCase();
+    if (name && wanted.has(name) && !out[wanted.get(name)!]) out[wanted.get(name)!] = a.email;
+  }
+  const missing = [...wanted.keys()].filter((k) => !out[wanted.get(k)!]);
+  if (missing.length) {
+    const users: { key: string; email: string; n: string }[] = await db('users')
+      .where({ team_id: teamId })
+      .whereRaw('lower(name) = any(?)', [missing])
+      .groupByRaw('lower(name)')
+      .select(db.raw('lower(name) as key'), db.raw('min(lower(email)) as email'), db.raw('count(*) as n'));
+    for (const u of users) if (Number(u.n) === 1) out[wanted.get(u.key)!] = u.email;
+  }
+  return out;
+}
+
+/** Everyone the meeting is about: the organizer, the attendees, and every speaker with a known email. */
+function participantsOf(m: IngestMeeting, speakerNames: string[], emails: Record<string, string>) {
+  const people = new Map<string, string | null>();
+  people.set(m.organizer_email.toLowerCase(), null);
+  for (const a of m.upload_options.attendees ?? []) if (!people.get(a.email)) people.set(a.email, a.displayName);
+  for (const name of speakerNames) {
+    const email = emails[name]?.toLowerCase();
+    if (email && !people.get(email)) people.set(email, name);
+  }
+  return [...people.entries()].map(([email, name]) => ({ email, name }));
+}
+
+/** Replace the meeting's transcript with `t` and mark it completed, in one transaction. */
+export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promise<PersistResult> {
+  return db.transaction(async (tx) => {
+    // The row lock serialises two attempts of one persist (a retry racing a slow first attempt).
+    const locked = await tx('meetings').where({ id: t.meetingId }).forUpdate().first('id');
+    if (!locked) throw notFound('meeting', t.meetingId);
+    const m = (await loadIngestMeeting(tx, t.meetingId))!;
+
+    for (const table of ['sentences', 'summaries', 'meeting_analytics', 'speaker_analytics', 'meeting_participants']) {
+      await tx(table).where({ meeting_id: t.meetingId }).delete();
+    }
+
+    const rows = t.sentences.map((s) => ({
+      meeting_id: t.meetingId,
+      idx: s.index,
+      speaker_name: s.speaker_name,
+      speaker_id: s.speaker_id,
+      text: s.text,
+      raw_text: s.raw_text,
+      start_time: s.start_time,
+      end_time: s.end_time,
+    }));
+    for (let i = 0; i < rows.length; i += SENTENCE_BATCH) await tx('sentences').insert(rows.slice(i, i + SENTENCE_BATCH));
+
+    const speakerNames = [...new Set(t.sentences.map((s) => s.speaker_name))];
+    const emails = await speakerEmails(tx, m.team_id, speakerNames, m.upload_options.attendees ?? []);
+    const people = participantsOf(m, speakerNames, emails);
+    const users: { id: string; email: string }[] = await tx('users')
+      .where({ team_id: m.team_id })
+      .whereRaw('lower(email) = any(?)', [people.map((x) => x.email)])
+      .select('id', tx.raw('lower(email) as email'));
+    const userIds = new Map(users.map((u) => [u.email, u.id]));
+    await tx('meeting_participants').insert(people.map((x) => ({ meeting_id: t.meetingId, email: x.email, name: x.name, user_id: userIds.get(x.email) ?? null })));
+
+    const s = t.summary;
+    await tx('summaries').insert({
+      meeting_id: t.meetingId,
+      keywords: JSON.stringify(s.keywords),
+      action_items: JSON.stringify(s.action_items),
+      overview: s.overview,
+      short_summary: s.short_summary,
+      topics_discussed: JSON.stringify(s.topics_discussed),
+      meeting_type: s.meeting_type,
+      outline: JSON.stringify(s.outline),
+      notes: JSON.stringify(s.notes ?? {}),
+      source: s.source,
+    });
+
+    await tx('meeting_analytics').insert({ meeting_id: t.meetingId, ...t.analytics.meeting });
+    if (t.analytics.speakers.length) {
+      await tx('speaker_analytics').insert(
+        t.analytics.speakers.map((sp) => ({ meeting_id: t.meetingId, ...sp, email: sp.email ?? emails[sp.name]?.toLowerCase() ?? null })),
+      );
+    }
+
+    await tx('meetings')
+      .where({ id: t.meetingId })
+      .update({
+        status: 'completed',
+        failure_reason: null,
+        duration_seconds: t.durationSeconds,
+        meeting_type: s.meeting_type,
+        // The download instructions are spent: nothing secret outlives processing.
+        upload_options: tx.raw("upload_options - 'fetch_secret'"),
+        updated_at: tx.fn.now(),
+      });
+    await audit(tx, null, 'meeting.transcribed', { type: 'meeting', id: t.meetingId, teamId: m.team_id }, { sentences: rows.length, speakers: speakerNames.length });
+    return { sentences: rows.length, speakers: speakerNames.length, participants: people.length };
+  });
+}
+
+/**
+ * Add the recording's length to the owner's minutes_consumed exactly once per meeting, however often
+ * the step that knows the length is retried: the meeting row records the charge in the same transaction.
+ * Returns whether this call charged.
+ */
+export async function chargeMinutes(db: Knex, meetingId: string, seconds: number): Promise<boolean> {
+  if (!(seconds > 0)) return false;
+  return db.transaction(async (tx) => {
+    const marked = await tx('meetings')
+      .where({ id: meetingId })
+      .whereRaw("upload_options -> 'minutes_charged_seconds' is null")
+      .update({ upload_options: tx.raw("upload_options || jsonb_build_object('minutes_charged_seconds', ?::float8)", [seconds]) })
+      .returning(['organizer_id', 'team_id']);
+    const row = marked[0] as { organizer_id: string | null; team_id: string } | undefined;
+    if (!row) return false;
+    if (row.organizer_id) {
+      await tx('users').where({ id: row.organizer_id }).increment('minutes_consumed', Math.round((seconds / 60) * 100) / 100);
+    }
+    await audit(tx, null, 'meeting.minutes_charged', { type: 'meeting', id: meetingId, teamId: row.team_id }, { seconds, user_id: row.organizer_id });
+    return true;
+  });
+}
+
+/**
+ * End a run that could not finish: the meeting reads `failed` with a reason a person can act on.
+ * Only a meeting still `processing` changes (a completed transcript is never taken back), and any row
+ * a broken attempt might have left goes, so nothing half-written is readable.
+ */
+export async function markMeetingFailed(db: Knex, meetingId: string, reason: string): Promise<boolean> {
+  const text = [...reason.replace(/\s+/g, ' ').trim()].slice(0, REASON_MAX).join('') || 'transcription failed';
+  return db.transaction(async (tx) => {
+    const m = await tx('meetings').where({ id: meetingId }).forUpdate().first('id', 'status', 'team_id');
+    if (!m || m.status !== 'processing') return false;
+    for (const table of ['sentences', 'summaries', 'meeting_analytics', 'speaker_analytics']) {
+      await tx(table).where({ meeting_id: meetingId }).delete();
+    }
+    await tx('meetings')
+      .where({ id: meetingId })
+      .update({ status: 'failed', failure_reason: text, upload_options: tx.raw("upload_options - 'fetch_secret'"), updated_at: tx.fn.now() });
+    await audit(tx, null, 'meeting.transcription_failed', { type: 'meeting', id: meetingId, teamId: m.team_id }, { reason: text });
+    return true;
+  });
+}

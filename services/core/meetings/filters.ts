@@ -1,0 +1,146 @@
+/**
+ * The filters of a meeting list, shared by every way of asking for one: svc_get_transcripts builds
+ * them from its structured parameters, svc_search parses them from its query grammar, GraphQL
+ * `transcripts` from its arguments. The checks below are the spec's limits, written once; each takes
+ * the name the caller used for the value (`limit` in the grammar, `fromDate` in the structured
+ * tool), so an error names what the caller actually wrote.
+ */
+import { invalid } from '../../platform/errors';
+import { isEmail } from '../validate';
+
+export const SCOPES = ['title', 'sentences', 'all'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const KEYWORD_MAX = 255;
+export const LIMIT_MAX = 50;
+export const LIMIT_DEFAULT = 10;
+/** Deep offsets get slow and no person pages that far; narrow the search instead. */
+export const SKIP_MAX = 100_000;
+/** Emails per organizers/participants filter. */
+export const EMAILS_MAX = 50;
+
+/** What a caller asked for; absent keys mean "no filter" (or the default). */
+export interface MeetingFilters {
+  keyword?: string;
+  scope?: Scope;
+  fromDate?: string;
+  toDate?: string;
+  limit?: number;
+  skip?: number;
+  organizers?: string[];
+  participants?: string[];
+  mine?: boolean;
+}
+
+/** The filters checked and completed with defaults: what the query builder runs. */
+export interface ResolvedFilters {
+  keyword: string | null;
+  scope: Scope;
+  fromDate: string | null;
+  toDate: string | null;
+  limit: number;
+  skip: number;
+  /** Lower-cased, without duplicates. */
+  organizers: string[];
+  participants: string[];
+  mine: boolean;
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+// NUL cannot be stored in PostgreSQL text, and other control characters are never meant in a search.
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/** A real calendar date written YYYY-MM-DD (years 0001 to 9999): 2026-02-30 is not one. */
+export function isCalendarDate(s: string): boolean {
+  const m = ISO_DATE.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (y < 1 || mo < 1 || mo > 12 || d < 1) return false;
+  // Day 0 of the next month is the last day of this one (setUTCFullYear keeps years below 100 as written).
+  const last = new Date(0);
+  last.setUTCFullYear(y, mo, 0);
+  return d <= last.getUTCDate();
+}
+
+export function checkDate(field: string, s: string): string {
+  if (!isCalendarDate(s)) {
+    throw invalid(field, 'a real calendar date written YYYY-MM-DD', `${field} must be a real calendar date written YYYY-MM-DD; got ${JSON.stringify(s)}`);
+  }
+  return s;
+}
+
+/** from after to can never match anything: almost always swapped values, so say so. */
+export function checkDateOrder(field: string, from: string | undefined, to: string | undefined, toName: string): void {
+  if (from && to && from > to) {
+    throw invalid(field, `must not be after ${toName}`, `${field} (${from}) is after ${toName} (${to}); the range is inclusive, so put the earlier date first`);
+  }
+}
+
+export function checkLimit(field: string, n: number): number {
+  if (!Number.isInteger(n) || n < 1 || n > LIMIT_MAX) {
+    throw invalid(field, `a whole number from 1 to ${LIMIT_MAX}`, `${field} must be a whole number from 1 to ${LIMIT_MAX}; got ${n}. Page with skip for more.`);
+  }
+  return n;
+}
+
+export function checkSkip(field: string, n: number): number {
+  if (!Number.isInteger(n) || n < 0 || n > SKIP_MAX) {
+    throw invalid(field, `a whole number from 0 to ${SKIP_MAX}`, `${field} must be a whole number from 0 to ${SKIP_MAX}; got ${n}`);
+  }
+  return n;
+}
+
+export function checkKeyword(field: string, s: string): string {
+  if (s.length > KEYWORD_MAX) {
+    throw invalid(field, `at most ${KEYWORD_MAX} characters`, `${field} must be at most ${KEYWORD_MAX} characters; got ${s.length}`);
+  }
+  if (CONTROL.test(s)) throw invalid(field, 'no control characters', `${field} must not contain control characters`);
+  return s;
+}
+
+export function isSearchEmail(s: string): boolean {
+  return isEmail(s) && !CONTROL.test(s);
+}
+
+export function checkEmails(field: string, emails: readonly string[]): string[] {
+  if (emails.length > EMAILS_MAX) {
+    throw invalid(field, `at most ${EMAILS_MAX} emails`, `${field} takes at most ${EMAILS_MAX} emails; got ${emails.length}`);
+  }
+  for (const e of emails) {
+    if (!isSearchEmail(e)) {
+      throw invalid(field, 'every item an email address like name@example.com', `${field}: ${JSON.stringify(e)} is not an email address`);
+    }
+  }
+  return [...emails];
+}
+
+export function checkScope(field: string, s: string): Scope {
+  if (!(SCOPES as readonly string[]).includes(s)) {
+    throw invalid(field, `one of ${SCOPES.join(', ')}`, `${field} must be one of ${SCOPES.join(', ')}; got ${JSON.stringify(s)}`);
+  }
+  return s as Scope;
+}
+
+const unique = (emails: string[]) => [...new Set(emails.map((e) => e.trim().toLowerCase()))];
+
+/**
+ * Check structured filters (the names of svc_get_transcripts) and fill in defaults. Every transport
+ * ends here, so a limit holds whether or not the transport's own schema checked it first.
+ */
+export function resolveFilters(f: MeetingFilters): ResolvedFilters {
+  const keyword = f.keyword === undefined ? '' : checkKeyword('keyword', f.keyword).trim();
+  if (f.fromDate !== undefined) checkDate('fromDate', f.fromDate);
+  if (f.toDate !== undefined) checkDate('toDate', f.toDate);
+  checkDateOrder('fromDate', f.fromDate, f.toDate, 'toDate');
+  return {
+    keyword: keyword || null,
+    scope: f.scope === undefined ? 'all' : checkScope('scope', f.scope),
+    fromDate: f.fromDate ?? null,
+    toDate: f.toDate ?? null,
+    limit: f.limit === undefined ? LIMIT_DEFAULT : checkLimit('limit', f.limit),
+    skip: f.skip === undefined ? 0 : checkSkip('skip', f.skip),
+    organizers: unique(checkEmails('organizers', f.organizers ?? [])),
+    participants: unique(checkEmails('participants', f.participants ?? [])),
+    mine: f.mine === true,
+  };
+}

@@ -1,0 +1,239 @@
+/**
+ * The one query that lists meetings, over PostgreSQL full-text search. svc_search,
+ * svc_get_transcripts and GraphQL `transcripts` all run it, so they agree on what matches, on
+ * order and on visibility.
+ *
+ * What a keyword matches (websearch_to_tsquery syntax, English stemming):
+ *   - title: the meeting's title (meetings.title_tsv);
+ *   - sentences: what was said, the meeting being the document: every word must have been said
+ *     somewhere in it, a "quoted phrase" within one sentence, -word never;
+ *   - all (default): either of the two.
+ *
+ * Shape, and why (EXPLAIN ANALYZE on 10,000 meetings × 200 sentences):
+ *   - Words are looked up in meetings.transcript_tsv (a meeting's distinct lexemes, GIN; see the
+ *     20261121000100 migration): one index entry per meeting. Looking words up in sentences.tsv
+ *     instead reads one heap row per matching sentence, 375,000 rows (0.5 s) for a common word.
+ *   - A quoted two-word phrase is one lexeme of meetings.transcript_pairs, every pair of words said
+ *     next to each other in one sentence (GIN; see the 20261125000000 migration). Longer phrases, and
+ *     phrases around a stop word, are checked in sentences.tsv, but only inside the meetings whose
+ *     lexemes hold all their words (and whose pairs hold all their pairs).
+ *   - The caller's own team and meetings shared from other teams are two arms of a UNION ALL, each
+ *     ordered and limited on its own: the own-team arm walks (team_id, date desc, id desc) newest
+ *     first and stops after limit + 1 rows for common words or no keyword, or takes the few rows the
+ *     GIN index finds for rare words; the planner chooses from the statistics. visibleTo is applied
+ *     in both arms, so the split narrows the search and never widens what a caller sees. A caller
+ *     whom no share names (Principal.sharedWith false) gets the own-team arm alone.
+ *   - Participants and summaries are read for the page's rows only (at most 51), after the page
+ *     is cut.
+ *
+ * The statement is composed as SQL text with `?` bindings, not with knex's query builder: every
+ * list runs it, and building and compiling it with the builder (two arms of a dozen clauses, nested
+ * raw fragments) made knex 15% of the mcp process's CPU on keyword calls, 9% without it (V8
+ * profile); it now runs as text on a connection of knex's pool (platform/sql), which took knex off
+ * that profile. Table aliases and constants are written in this file; every value from a caller is a
+ * binding.
+ */
+import type { Knex } from 'knex';
+import { visibleToSql } from '../access';
+import { numbered, runSql, type SqlFragment, type Statement } from '../../platform/sql';
+import type { Principal } from '../principal';
+import { MEETING_ROW_COLUMNS, type MeetingRow } from './records';
+import type { ResolvedFilters } from './filters';
+import { hasPhrase, necessary, parseTsquery, phrasePairs, serialize, TsNode } from './tsquery';
+
+/** Meetings a list shows: processing and failed ones have nothing to read yet. */
+export const LISTED_STATUSES = ['completed', 'live'];
+const LISTED = `m.status in (${LISTED_STATUSES.map((x) => `'${x}'`).join(', ')})`;
+
+/** The meeting's columns in each arm, as SQL text: knex would quote and wrap 16 identifiers per arm per call. */
+const ARM_COLUMNS = MEETING_ROW_COLUMNS.map((c) => `m.${c}`).join(', ');
+
+export interface MeetingListRow extends MeetingRow {
+  short_summary: string | null;
+  /** Emails, the organizer first, then alphabetical, as the one comma-separated string records carry. */
+  participants: string;
+}
+
+/** A keyword as PostgreSQL reads it: the tsquery text and its tree (null: only stop words, matches nothing). */
+export interface KeywordQuery {
+  tsquery: string;
+  tree: TsNode | null;
+  /** The tree could not be read: match the whole query sentence by sentence. */
+  opaque: boolean;
+}
+
+const keywordCache = new Map<string, KeywordQuery>();
+const KEYWORD_CACHE_MAX = 1000;
+
+/** Parse the keyword with websearch_to_tsquery once; repeated keywords (paging) come from a small cache. */
+export async function keywordQuery(db: Knex, keyword: string): Promise<KeywordQuery> {
+  const cached = keywordCache.get(keyword);
+  if (cached) return cached;
+  const { rows } = await db.raw("select websearch_to_tsquery('english', ?)::text as q", [keyword]);
+  const tsquery = rows[0].q as string;
+  let kq: KeywordQuery;
+  try {
+    kq = { tsquery, tree: parseTsquery(tsquery), opaque: false };
+  } catch {
+    kq = { tsquery, tree: null, opaque: true };
+  }
+  if (keywordCache.size >= KEYWORD_CACHE_MAX) keywordCache.delete(keywordCache.keys().next().value!);
+  keywordCache.set(keyword, kq);
+  return kq;
+}
+
+/**
+ * Sentences are read per candidate meeting: `offset 0` keeps PostgreSQL from hashing every sentence
+ * of the database that matches (375,000 for a common word) before it looks at the first meeting.
+ */
+const SENTENCE_MATCH = 'exists (select 1 from sentences s where s.meeting_id = m.id and s.tsv @@ ?::tsquery offset 0)';
+const LEXEME_MATCH = 'm.transcript_tsv @@ ?::tsquery';
+const PAIR_MATCH = 'm.transcript_pairs @@ ?::tsquery';
+
+interface DocumentMatch {
+  sql: string;
+  bindings: string[];
+  /** Whether some part still reads sentences (a phrase that is not one word pair). */
+  readsSentences: boolean;
+}
+
+const lexemes = (tsquery: string): DocumentMatch => ({ sql: LEXEME_MATCH, bindings: [tsquery], readsSentences: false });
+
+/**
+ * The query evaluated over the meeting as a document: words against its lexemes, a phrase of two
+ * adjacent words against its word pairs, a longer one against its sentences once its pairs are all
+ * there, other phrases against its sentences.
+ */
+function documentMatch(n: TsNode): DocumentMatch {
+  if (!hasPhrase(n)) return lexemes(serialize(n));
+  switch (n.kind) {
+    case 'phrase': {
+      const pairs = phrasePairs(n);
+      if (pairs?.length === 1) return { sql: PAIR_MATCH, bindings: pairs, readsSentences: false };
+      if (pairs) return { sql: `(${PAIR_MATCH} and ${SENTENCE_MATCH})`, bindings: [pairs.join(' & '), serialize(n)], readsSentences: true };
+      return { sql: SENTENCE_MATCH, bindings: [serialize(n)], readsSentences: true };
+    }
+    case 'not': {
+      const a = documentMatch(n.arg);
+      return { ...a, sql: `not (${a.sql})` };
+    }
+    case 'and':
+    case 'or': {
+      const l = documentMatch(n.left);
+      const r = documentMatch(n.right);
+      return { sql: `(${l.sql} ${n.kind} ${r.sql})`, bindings: [...l.bindings, ...r.bindings], readsSentences: l.readsSentences || r.readsSentences };
+    }
+    default:
+      throw new Error('unreachable');
+  }
+}
+
+/**
+ * Whether what was said in meeting `m` matches: the search's semantics, which automation rules'
+ * keyword conditions share. A meeting whose lexemes were too many to hold, or that is live
+ * (transcript_tsv NULL), is read sentence by sentence, where the words of a query must share a
+ * sentence; for the others NULL never arises, so NOT over a lexeme test is exact.
+ */
+function transcriptMatchSql(kq: KeywordQuery): SqlFragment {
+  if (kq.opaque) return { sql: `(${SENTENCE_MATCH})`, bindings: [kq.tsquery] };
+  const tree = kq.tree!;
+  const exact = documentMatch(tree);
+  // A search that still reads sentences starts from the meetings whose lexeme sets could match.
+  const candidates = exact.readsSentences ? necessary(tree) : null;
+  const indexed = candidates ? `${LEXEME_MATCH} and ${exact.sql}` : exact.sql;
+  return {
+    sql: `((${indexed}) or (m.transcript_tsv is null and ${SENTENCE_MATCH}))`,
+    bindings: [...(candidates ? [candidates] : []), ...exact.bindings, kq.tsquery],
+  };
+}
+
+/** transcriptMatch as a knex fragment over `meetings m`, for statements built with knex (rule conditions). */
+export function transcriptMatch(db: Knex, kq: KeywordQuery): Knex.Raw {
+  const m = transcriptMatchSql(kq);
+  return db.raw(m.sql, m.bindings);
+}
+
+function keywordMatch(f: ResolvedFilters, kq: KeywordQuery): SqlFragment {
+  if (!kq.tree && !kq.opaque) return { sql: 'false', bindings: [] };
+  const title: SqlFragment = { sql: 'm.title_tsv @@ ?::tsquery', bindings: [kq.tsquery] };
+  if (f.scope === 'title') return title;
+  const said = transcriptMatchSql(kq);
+  if (f.scope === 'sentences') return said;
+  return { sql: `(${title.sql} or ${said.sql})`, bindings: [...title.bindings, ...said.bindings] };
+}
+
+/** The conditions every arm shares, over `meetings m`. */
+function filters(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment[] {
+  const where: SqlFragment[] = [{ sql: LISTED, bindings: [] }, visibleToSql(p, 'm')];
+  if (kq) where.push(keywordMatch(f, kq));
+  // Whole UTC days, both ends inclusive: [from 00:00, to + 1 day 00:00).
+  if (f.fromDate) where.push({ sql: "m.date >= (?::date)::timestamp at time zone 'UTC'", bindings: [f.fromDate] });
+  if (f.toDate) where.push({ sql: "m.date < (?::date + 1)::timestamp at time zone 'UTC'", bindings: [f.toDate] });
+  if (f.organizers.length) where.push({ sql: 'lower(m.organizer_email) = any(?::text[])', bindings: [f.organizers] });
+  if (f.participants.length) {
+    where.push({
+      sql: 'exists (select 1 from meeting_participants fp where fp.meeting_id = m.id and lower(fp.email) = any(?::text[]))',
+      bindings: [f.participants],
+    });
+  }
+  if (f.mine) {
+    where.push({
+      sql:
+        '(m.organizer_id = ? or lower(m.organizer_email) = lower(?)' +
+        ' or exists (select 1 from meeting_participants me where me.meeting_id = m.id and lower(me.email) = lower(?)))',
+      bindings: [p.userId, p.email, p.email],
+    });
+  }
+  return where;
+}
+
+/** One arm: the rows of `meetings m` that pass `where`, newest first, at most `limit`. */
+function arm(where: SqlFragment[], limit: number): SqlFragment {
+  return {
+    sql: `select ${ARM_COLUMNS} from meetings m where ${where.map((w) => w.sql).join(' and ')} order by m.date desc, m.id desc limit ?`,
+    bindings: [...where.flatMap((w) => w.bindings), limit],
+  };
+}
+
+/** The page of meetings (limit + 1 rows, to learn has_more) the caller may see that match, newest first. */
+function pageQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment {
+  const enough = f.skip + f.limit + 1;
+  const shared = filters(p, f, kq);
+  const own = arm([{ sql: 'm.team_id = ?', bindings: [p.teamId] }, ...shared], enough);
+  const page = (from: string, bindings: SqlFragment['bindings']): SqlFragment => ({
+    sql: `select u.* from ${from} as u order by u.date desc, u.id desc limit ? offset ?`,
+    bindings: [...bindings, f.limit + 1, f.skip],
+  });
+  // Without a share naming the caller there is nothing to find in other teams: one arm, half the planning.
+  if (p.sharedWith === false) return page(`(${own.sql})`, own.bindings);
+  // Another team's meeting is visible only through a share: start from the caller's shares.
+  const others = arm(
+    [
+      { sql: 'm.team_id <> ?', bindings: [p.teamId] },
+      { sql: 'm.id in (select sx.meeting_id from meeting_shares sx where lower(sx.email) = lower(?))', bindings: [p.email] },
+      ...shared,
+    ],
+    enough,
+  );
+  return page(`((${own.sql}) union all (${others.sql}))`, [...own.bindings, ...others.bindings]);
+}
+
+/** The page with each meeting's participants and short summary, as the statement PostgreSQL runs. */
+export function listQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Statement {
+  const page = pageQuery(p, f, kq);
+  return numbered({
+    sql:
+      'select page.*, su.short_summary,' +
+      " array_to_string(array(select mp.email from meeting_participants mp where mp.meeting_id = page.id" +
+      " order by lower(mp.email) = lower(page.organizer_email) desc, mp.email), ', ') as participants" +
+      ` from (${page.sql}) as page left join summaries su on su.meeting_id = page.id order by page.date desc, page.id desc`,
+    bindings: page.bindings,
+  });
+}
+
+export async function findMeetings(db: Knex, p: Principal, f: ResolvedFilters): Promise<{ rows: MeetingListRow[]; hasMore: boolean }> {
+  const kq = f.keyword ? await keywordQuery(db, f.keyword) : null;
+  const rows = await runSql<MeetingListRow>(db, listQuery(p, f, kq));
+  const hasMore = rows.length > f.limit;
+  return { rows: hasMore ? rows.slice(0, f.limit) : rows, hasMore };
+}

@@ -1,0 +1,480 @@
+/**
+ * Reading one meeting: its transcript (paged by a token budget), its summary, or both at once.
+ *
+ * Every read is ONE SQL statement, and a statement sees one snapshot, so a live meeting whose sentences
+ * keep arriving is answered as one consistent point-in-time snapshot (metadata, sentences and
+ * analytics all from the same instant) in a single round-trip. A meeting that is still processing has
+ * no readable transcript: no half-written transcript is ever shown.
+ */
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Config } from '../../platform/config';
+import { visibleTo } from '../access';
+import { invalid, notFound } from '../../platform/errors';
+import type { Principal } from '../principal';
+import { MeetingRecord, MeetingRow, toMeetingRecord, meetingColumns } from './records';
+
+// ---------------------------------------------------------------------------------------------------
+// Shapes
+// ---------------------------------------------------------------------------------------------------
+
+export interface SentenceRecord {
+  index: number;
+  speaker_name: string;
+  speaker_id: number;
+  text: string;
+  /** The words before clean-up; null where they are the same as text and the reader asked for `rawText: 'when-different'`. */
+  raw_text: string | null;
+  start_time: number;
+  end_time: number;
+}
+
+/** One speaker's conversation metrics; sentiments are three flat columns so TOON renders a table. */
+export interface SpeakerAnalyticsRecord {
+  speaker_id: number;
+  name: string;
+  duration: number;
+  word_count: number;
+  longest_monologue: number;
+  monologues_count: number;
+  filler_words: number;
+  questions: number;
+  duration_pct: number;
+  words_per_minute: number;
+  positive_pct: number;
+  neutral_pct: number;
+  negative_pct: number;
+}
+
+export interface MeetingAnalyticsRecord {
+  duration_seconds: number;
+  silence_seconds: number;
+  talk_listen_ratio: number | null;
+  positive_pct: number;
+  neutral_pct: number;
+  negative_pct: number;
+}
+
+/** processed: a summary exists · pending: live, summarized when it ends · processing · failed · unavailable: ready but no summary. */
+export type SummaryStatus = 'processed' | 'pending' | 'processing' | 'failed' | 'unavailable';
+
+export interface MeetingInfo {
+  summary_status: SummaryStatus;
+  message: string;
+}
+
+export interface SummaryFields {
+  keywords: string[];
+  action_items: unknown[];
+  overview: string;
+  short_summary: string;
+  topics_discussed: unknown[];
+  meeting_type: string | null;
+  outline: unknown[];
+  /** Why a field is empty (field name → explanation); {} when every field has content. */
+  notes: Record<string, string>;
+}
+
+export interface TranscriptPage extends MeetingRecord {
+  status: string;
+  meeting_info: MeetingInfo;
+  meeting_analytics: MeetingAnalyticsRecord | null;
+  analytics: SpeakerAnalyticsRecord[];
+  sentences: SentenceRecord[];
+  has_more: boolean;
+  /** Pass as fromIndex to read on; null when this page reaches the end. */
+  next_index: number | null;
+}
+
+export interface FullMeeting extends TranscriptPage {
+  summary: SummaryFields | null;
+}
+
+export type SummaryResult =
+  | ({ id: string; title: string; dateString: string; summary_status: 'processed' } & SummaryFields)
+  | { id: string; title: string; dateString: string; summary_status: Exclude<SummaryStatus, 'processed'>; message: string };
+
+export interface PageOptions {
+  /** First sentence index to return (default 0). */
+  fromIndex?: number;
+  /** Token budget of the page (default config.mcpMaxTranscriptTokens). */
+  maxTokens?: number;
+  /**
+   * `always` (default): every sentence's raw_text. `when-different`: raw_text only where clean-up
+   * changed the words, null elsewhere, so a reader that pays per token is not sent each sentence
+   * twice (most sentences are never cleaned: captions and recognised speech are stored as said).
+   */
+  rawText?: 'always' | 'when-different';
+}
+
+export const TRANSCRIPT_TOKENS = { min: 500, max: 100_000 } as const;
+
+// ---------------------------------------------------------------------------------------------------
+// Token estimate: cheap and deliberately a little pessimistic, so a page stays under its budget.
+// ---------------------------------------------------------------------------------------------------
+
+/** Indent, six delimiters and the line break of one rendered sentence row. */
+const SENTENCE_ROW_STRUCTURE = 9;
+/** The least a row can cost (empty texts, one-digit numbers): bounds how many rows a page can hold. */
+const SENTENCE_ROW_MIN = SENTENCE_ROW_STRUCTURE + 4;
+
+/** ~4 UTF-8 bytes per token holds for English; bytes (not characters) keep CJK text from being undercounted. */
+export function estimateTextTokens(s: string): number {
+  return Math.ceil(Buffer.byteLength(s, 'utf8') / 3.6);
+}
+
+/** Tokenizers split digits in groups of up to three and the decimal point on its own: counted on the number's text. */
+export function numberTokensOfText(n: number): number {
+  const s = String(n);
+  const dot = s.indexOf('.');
+  if (dot < 0) return Math.ceil(s.length / 3);
+  const frac = s.length - dot - 1;
+  return Math.ceil(dot / 3) + (frac > 0 ? 1 + Math.ceil(frac / 3) : 0);
+}
+
+/**
+ * numberTokensOfText without making the text, for what sentence rows hold (indices, speaker ids, and
+ * times in seconds with at most three decimals): a page estimates four numbers a row, and turning
+ * them into strings was a tenth of a transcript call's CPU. Anything else is counted on its text.
+ */
+export function estimateNumberTokens(n: number): number {
+  if (n >= 0 && n < 1e15) {
+    const whole = Math.floor(n);
+    let digits = 1;
+    for (let x = whole; x >= 10; x = Math.floor(x / 10)) digits++;
+    if (whole === n) return Math.ceil(digits / 3);
+    // n is the double nearest k/1000, so its shortest text has 1 to 3 decimals: a point and one group.
+    if (Math.round(n * 1000) / 1000 === n) return Math.ceil(digits / 3) + 2;
+  }
+  return numberTokensOfText(n);
+}
+
+/** One sentence row; a text that needs quoting (commas, quotes) costs its two quotes more. */
+export function estimateSentenceTokens(s: SentenceRecord): number {
+  const numbers = estimateNumberTokens(s.index) + estimateNumberTokens(s.speaker_id) + estimateNumberTokens(s.start_time) + estimateNumberTokens(s.end_time);
+  const texts = estimateTextTokens(s.speaker_name) + estimateTextTokens(s.text) + (s.raw_text === null ? 1 : estimateTextTokens(s.raw_text)) + 2;
+  return SENTENCE_ROW_STRUCTURE + numbers + texts;
+}
+
+/**
+ * Everything but the sentences, estimated on its JSON (longer than its TOON) at a denser rate than
+ * prose: ids, emails, URLs and dates cost more tokens per byte. Small, so erring high is cheap.
+ */
+function estimateEnvelopeTokens(envelope: unknown): number {
+  return Math.ceil(Buffer.byteLength(JSON.stringify(envelope), 'utf8') / 2.5) + 10;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// One statement per read
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * Everything a read returns comes from ONE SQL statement: the visible meeting row (through visibleTo)
+ * with its participants, summary, analytics and first sentences as correlated subqueries. A single
+ * statement runs on one snapshot, so the answer is a consistent point in time (a live meeting's
+ * sentences, its metadata and analytics all from the same instant) without an explicit transaction,
+ * and a call costs one round-trip instead of eight.
+ */
+interface ReadWants {
+  /** 'full': the summary fields · 'exists': only whether a summary exists (for meeting_info). */
+  summary: 'full' | 'exists';
+  /** Analytics, participants and a sentence page (from, at most `cap` rows); absent for the summary read. */
+  page?: { fromIndex: number; cap: number; rawTextWhenDifferent: boolean };
+}
+
+interface SummaryRow {
+  keywords: unknown;
+  action_items: unknown;
+  overview: string | null;
+  short_summary: string | null;
+  topics_discussed: unknown;
+  meeting_type: string | null;
+  outline: unknown;
+  notes: Record<string, unknown> | null;
+}
+
+interface SpeakerAnalyticsRow {
+  speaker_id: number;
+  name: string;
+  duration: number;
+  word_count: number;
+  longest_monologue: number;
+  monologues_count: number;
+  filler_words: number;
+  questions: number;
+  duration_pct: number;
+  words_per_minute: number;
+  positive_pct: number;
+  neutral_pct: number;
+  negative_pct: number;
+}
+
+interface MeetingAnalyticsRow {
+  duration_seconds: number;
+  silence_seconds: number;
+  talk_listen_ratio: number | null;
+  positive_pct: number;
+  neutral_pct: number;
+  negative_pct: number;
+}
+
+interface SentenceRow {
+  idx: number;
+  speaker_name: string;
+  speaker_id: number;
+  text: string;
+  raw_text: string | null;
+  start_time: number;
+  end_time: number;
+}
+
+/** The meeting row plus what `ReadWants` asked for; summary and has_summary are null/false unless status is completed. */
+interface ReadRow extends MeetingRow {
+  summary?: SummaryRow | null;
+  has_summary?: boolean;
+  participants?: string[];
+  analytics?: SpeakerAnalyticsRow[] | null;
+  meeting_analytics?: MeetingAnalyticsRow | null;
+  /** null when the meeting is not readable yet (see `readable`) or no sentence is at or past fromIndex. */
+  sentences?: SentenceRow[] | null;
+}
+
+const SUMMARY_SQL = `(select json_build_object('keywords', s.keywords, 'action_items', s.action_items, 'overview', s.overview,
+    'short_summary', s.short_summary, 'topics_discussed', s.topics_discussed, 'meeting_type', s.meeting_type, 'outline', s.outline, 'notes', s.notes)
+  from summaries s where s.meeting_id = m.id and m.status = 'completed') as summary`;
+const HAS_SUMMARY_SQL = `(m.status = 'completed' and exists (select 1 from summaries s where s.meeting_id = m.id)) as has_summary`;
+const PARTICIPANTS_SQL = `coalesce((select array_agg(mp.email order by mp.email) from meeting_participants mp where mp.meeting_id = m.id), '{}') as participants`;
+const ANALYTICS_SQL = `(select json_agg(json_build_object('speaker_id', sa.speaker_id, 'name', sa.name, 'duration', sa.duration,
+    'word_count', sa.word_count, 'longest_monologue', sa.longest_monologue, 'monologues_count', sa.monologues_count,
+    'filler_words', sa.filler_words, 'questions', sa.questions, 'duration_pct', sa.duration_pct, 'words_per_minute', sa.words_per_minute,
+    'positive_pct', sa.positive_pct, 'neutral_pct', sa.neutral_pct, 'negative_pct', sa.negative_pct) order by sa.speaker_id)
+  from speaker_analytics sa where sa.meeting_id = m.id) as analytics`;
+const MEETING_ANALYTICS_SQL = `(select json_build_object('duration_seconds', ma.duration_seconds, 'silence_seconds', ma.silence_seconds,
+    'talk_listen_ratio', ma.talk_listen_ratio, 'positive_pct', ma.positive_pct, 'neutral_pct', ma.neutral_pct, 'negative_pct', ma.negative_pct)
+  from meeting_analytics ma where ma.meeting_id = m.id) as meeting_analytics`;
+// Sentences are readable only once transcription finished, or live as a snapshot (same rule as `readable`).
+const SENTENCES_SQL = `case when m.status in ('completed', 'live') or m.is_live then
+  (select json_agg(se order by se.idx) from (
+    select st.idx, st.speaker_name, st.speaker_id, st.text,
+           case when ?::boolean and st.raw_text = st.text then null else st.raw_text end as raw_text, st.start_time, st.end_time
+    from sentences st where st.meeting_id = m.id and st.idx >= ? order by st.idx limit ?) se)
+  end as sentences`;
+
+async function readMeeting(db: Knex, p: Principal, id: string, wants: ReadWants): Promise<ReadRow> {
+  const columns: (string | Knex.Raw)[] = [...meetingColumns('m'), db.raw(wants.summary === 'full' ? SUMMARY_SQL : HAS_SUMMARY_SQL)];
+  if (wants.page) {
+    columns.push(db.raw(PARTICIPANTS_SQL), db.raw(ANALYTICS_SQL), db.raw(MEETING_ANALYTICS_SQL));
+    columns.push(db.raw(SENTENCES_SQL, [wants.page.rawTextWhenDifferent, wants.page.fromIndex, wants.page.cap]));
+  }
+  const q = db('meetings as m').select(columns).modify(visibleTo(p, 'm')).where('m.id', id).first();
+  const m = (await asPreparedStatement(q)) as ReadRow | undefined;
+  if (!m) throw notFound('meeting', id);
+  return m;
+}
+
+/**
+ * Run `q` as a named statement, which PostgreSQL parses and plans once per connection rather than on
+ * every call: planning this statement costs about as much server CPU as running it. The name is a
+ * digest of the SQL text, so every distinct shape (admin or not, summary or page) is a statement of
+ * its own, and pg refuses to reuse a name for different text. (A transaction-mode pooler in front of
+ * PostgreSQL would need protocol-level prepared statements, e.g. PgBouncer 1.21+ max_prepared_statements.)
+ */
+function asPreparedStatement(q: Knex.QueryBuilder): Knex.QueryBuilder {
+  const digest = createHash('sha1').update(q.toSQL().sql).digest('hex').slice(0, 24);
+  return q.options({ name: `mi_read_meeting_${digest}` });
+}
+
+/** Sentences are readable only once transcription finished, or live as a snapshot. */
+const readable = (m: MeetingRow) => m.status === 'completed' || m.status === 'live' || m.is_live;
+
+function meetingInfo(m: MeetingRow, hasSummary: boolean): MeetingInfo {
+  if (m.is_live || m.status === 'live') {
+    return {
+      summary_status: 'pending',
+      message: 'live meeting: a point-in-time snapshot of the sentences captured so far; read again for newer ones. The summary is produced when the meeting ends.',
+    };
+  }
+  switch (m.status) {
+    case 'processing':
+      return { summary_status: 'processing', message: 'the recording is still being processed; the transcript and summary become readable when processing completes.' };
+    case 'failed':
+      return { summary_status: 'failed', message: `processing failed: ${m.failure_reason ?? 'no reason was recorded'}. No transcript is available.` };
+    default:
+      return hasSummary
+        ? { summary_status: 'processed', message: 'transcript and summary are ready.' }
+        : { summary_status: 'unavailable', message: 'the transcript is ready; no summary was produced for this meeting.' };
+  }
+}
+
+const toSentence = (r: SentenceRow): SentenceRecord => ({
+  index: r.idx,
+  speaker_name: r.speaker_name,
+  speaker_id: r.speaker_id,
+  text: r.text,
+  raw_text: r.raw_text,
+  start_time: Number(r.start_time),
+  end_time: Number(r.end_time),
+});
+
+/**
+ * Rows a page may need: no row costs less than SENTENCE_ROW_MIN, so this many (+1 to see what
+ * follows) always suffice for `budget`. Fetched with the whole maxTokens as budget (the envelope is not
+ * known before the one statement runs), which is never fewer than the remaining budget needs.
+ */
+const sentenceCap = (budget: number) => Math.max(1, Math.floor(budget / SENTENCE_ROW_MIN)) + 1;
+
+/**
+ * Sentences from fromIndex while they fit the remaining budget. At least one sentence is returned
+ * when any remains, so paging always moves forward even past one enormous sentence.
+ */
+function sentencePage(rows: SentenceRow[], budget: number) {
+  const sentences: SentenceRecord[] = [];
+  let used = 0;
+  for (const row of rows) {
+    const s = toSentence(row);
+    const cost = estimateSentenceTokens(s);
+    if (sentences.length > 0 && used + cost > budget) return { sentences, has_more: true, next_index: s.index };
+    sentences.push(s);
+    used += cost;
+  }
+  // Every fetched row fit, so they were all there are: the cap is more rows than the budget can hold.
+  return { sentences, has_more: false, next_index: null };
+}
+
+function toSpeakerAnalytics(rows: SpeakerAnalyticsRow[] | null | undefined): SpeakerAnalyticsRecord[] {
+  return (rows ?? []).map((r) => ({
+    speaker_id: r.speaker_id,
+    name: r.name,
+    duration: Number(r.duration),
+    word_count: r.word_count,
+    longest_monologue: Number(r.longest_monologue),
+    monologues_count: r.monologues_count,
+    filler_words: r.filler_words,
+    questions: r.questions,
+    duration_pct: Number(r.duration_pct),
+    words_per_minute: Number(r.words_per_minute),
+    positive_pct: Number(r.positive_pct),
+    neutral_pct: Number(r.neutral_pct),
+    negative_pct: Number(r.negative_pct),
+  }));
+}
+
+function toMeetingAnalytics(r: MeetingAnalyticsRow | null | undefined): MeetingAnalyticsRecord | null {
+  if (!r) return null;
+  return {
+    duration_seconds: Number(r.duration_seconds),
+    silence_seconds: Number(r.silence_seconds),
+    talk_listen_ratio: r.talk_listen_ratio === null ? null : Number(r.talk_listen_ratio),
+    positive_pct: Number(r.positive_pct),
+    neutral_pct: Number(r.neutral_pct),
+    negative_pct: Number(r.negative_pct),
+  };
+}
+
+const EMPTY_NOTES: Record<Exclude<keyof SummaryFields, 'notes'>, string> = {
+  keywords: 'no keywords were extracted from this meeting',
+  action_items: 'no action items were found in this meeting',
+  overview: 'no overview was produced for this meeting',
+  short_summary: 'no short summary was produced for this meeting',
+  topics_discussed: 'no distinct topics were identified in this meeting',
+  meeting_type: 'the meeting type could not be determined',
+  outline: 'no outline was produced for this meeting',
+};
+
+const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const isEmpty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
+
+function toSummary(m: ReadRow): SummaryFields | null {
+  // Only a finished meeting has a summary worth reading (a stale row of a reprocessing meeting is not).
+  const r = m.summary;
+  if (m.status !== 'completed' || !r) return null;
+  const fields = {
+    keywords: asArray(r.keywords).map(String),
+    action_items: asArray(r.action_items),
+    overview: r.overview ?? '',
+    short_summary: r.short_summary ?? '',
+    topics_discussed: asArray(r.topics_discussed),
+    meeting_type: r.meeting_type ?? m.meeting_type ?? null,
+    outline: asArray(r.outline),
+  };
+  // Notes the summarizer stored win; every empty field without one gets a plain explanation.
+  const notes: Record<string, string> = {};
+  for (const [k, v] of Object.entries((r.notes ?? {}) as Record<string, unknown>)) if (typeof v === 'string') notes[k] = v;
+  for (const [k, v] of Object.entries(fields)) if (isEmpty(v) && !notes[k]) notes[k] = EMPTY_NOTES[k as keyof typeof EMPTY_NOTES];
+  return { ...fields, notes };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Validation shared with the transports (they check the same limits in their schemas)
+// ---------------------------------------------------------------------------------------------------
+
+function requireMeetingId(field: string, id: string): string {
+  const v = id.trim();
+  if (!v) throw invalid(field, 'must not be empty', `${field} must not be empty`);
+  return v;
+}
+
+function pageOptions(config: Pick<Config, 'mcpMaxTranscriptTokens'>, opts: PageOptions) {
+  const fromIndex = opts.fromIndex ?? 0;
+  if (!Number.isInteger(fromIndex) || fromIndex < 0) throw invalid('fromIndex', 'a whole number, 0 or more', `fromIndex must be a whole number, 0 or more; got ${fromIndex}`);
+  const { min, max } = TRANSCRIPT_TOKENS;
+  const maxTokens = opts.maxTokens ?? Math.min(max, Math.max(min, config.mcpMaxTranscriptTokens));
+  if (!Number.isInteger(maxTokens) || maxTokens < min || maxTokens > max) {
+    throw invalid('maxTokens', `a whole number from ${min} to ${max}`, `maxTokens must be a whole number from ${min} to ${max}; got ${maxTokens}`);
+  }
+  return { fromIndex, maxTokens };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The three reads
+// ---------------------------------------------------------------------------------------------------
+
+/** Metadata, analytics (and the summary when asked) plus the sentences that fit what the rest leaves of the budget. */
+async function readPage(db: Knex, config: Config, p: Principal, id: string, opts: PageOptions, withSummary: boolean) {
+  const { fromIndex, maxTokens } = pageOptions(config, opts);
+  const page = { fromIndex, cap: sentenceCap(maxTokens), rawTextWhenDifferent: opts.rawText === 'when-different' };
+  const m = await readMeeting(db, p, id, { summary: withSummary ? 'full' : 'exists', page });
+  const summary = withSummary ? toSummary(m) : null;
+  const hasSummary = withSummary ? summary !== null : m.status === 'completed' && m.has_summary === true;
+  const envelope = {
+    ...toMeetingRecord(config, m, (m.participants ?? []).join(', ')),
+    status: m.status,
+    meeting_info: meetingInfo(m, hasSummary),
+    ...(withSummary ? { summary } : {}),
+    meeting_analytics: toMeetingAnalytics(m.meeting_analytics),
+    analytics: toSpeakerAnalytics(m.analytics),
+  };
+  const sentences = readable(m)
+    ? sentencePage(m.sentences ?? [], maxTokens - estimateEnvelopeTokens(envelope))
+    : { sentences: [], has_more: false, next_index: null };
+  return { ...envelope, ...sentences };
+}
+
+/**
+ * One meeting's transcript page: metadata, status, analytics and sentences from fromIndex within
+ * the token budget (has_more/next_index for the rest). No summary. Not visible → object_not_found.
+ */
+export async function getTranscript(db: Knex, config: Config, p: Principal, id: string, opts: PageOptions = {}): Promise<TranscriptPage> {
+  const meetingId = requireMeetingId('transcriptId', id);
+  return readPage(db, config, p, meetingId, opts, false);
+}
+
+/** Everything about one meeting: metadata, summary, analytics and the first sentences within the budget. */
+export async function fetchMeeting(db: Knex, config: Config, p: Principal, id: string, opts: PageOptions = {}): Promise<FullMeeting> {
+  const meetingId = requireMeetingId('id', id);
+  return (await readPage(db, config, p, meetingId, opts, true)) as FullMeeting;
+}
+
+/**
+ * One meeting's summary, no transcript. When there is none (processing, failed, live, or never
+ * produced) the answer says so with summary_status and a message rather than failing.
+ */
+export async function getSummary(db: Knex, p: Principal, id: string): Promise<SummaryResult> {
+  const meetingId = requireMeetingId('transcriptId', id);
+  const m = await readMeeting(db, p, meetingId, { summary: 'full' });
+  const summary = toSummary(m);
+  const head = { id: m.id, title: m.title, dateString: new Date(m.date).toISOString() };
+  if (summary) return { ...head, summary_status: 'processed' as const, ...summary };
+  const info = meetingInfo(m, false);
+  return { ...head, summary_status: info.summary_status as Exclude<SummaryStatus, 'processed'>, message: info.message };
+}

@@ -1,0 +1,106 @@
+/**
+ * Who is sent what when a transcript is ready: the worker's activity that makes a meeting's deliveries.
+ *
+ * Who gets what, for a meeting whose transcript is ready (one delivery per target, each its own
+ * delivery run):
+ *   - `upload`: the upload's own `webhook` (meetings.upload_webhook), for that upload only. Signed with
+ *     the uploader's saved secret when they have one; sent unsigned otherwise (the spec lets an upload
+ *     name a webhook without any developer settings).
+ *   - `owner`: the saved webhook of the meeting's owner, the user whose email is the meeting's
+ *     organizer email (within the meeting's team). Never for meetings a user merely attended. A saved
+ *     webhook REQUIRES a secret: without one the delivery is recorded `skipped` and nothing is sent
+ *     unsigned. When it is the same URL as the upload's own webhook (the uploader is the organizer),
+ *     the upload delivery covers it and no second request is made.
+ *   - `team`: the team-wide webhook, for every meeting the team owns; it always has a secret (setting
+ *     it without one generates one) and only fires while the team is on the Enterprise tier.
+ *   A saved endpoint disabled by a 410 answer is recorded `skipped` until its URL is saved again.
+ *
+ * Payload: exactly `{"meetingId":"…","eventType":"Transcription completed","clientReferenceId":"…"}`
+ * (clientReferenceId only when the upload set one), stored as the exact bytes sent, so every attempt
+ * and every redelivery sends and signs the same bytes.
+ */
+import type { Knex } from 'knex';
+import { newId } from '../ids';
+import type { Config } from '../../platform/config';
+import { webhookDeliveries } from '../../platform/metrics';
+import { teamEndpoint, userEndpoint, type EndpointRow } from './settings';
+import { WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED, type WebhookDeliveryInput, type WebhookTarget } from './types';
+
+/** The exact body sent for a meeting: meetingId, eventType, and clientReferenceId when set. */
+export function webhookPayload(meeting: { id: string; client_reference_id: string | null }): string {
+  const body: Record<string, string> = { meetingId: meeting.id, eventType: WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED };
+  if (meeting.client_reference_id !== null && meeting.client_reference_id !== undefined) body.clientReferenceId = meeting.client_reference_id;
+  return JSON.stringify(body);
+}
+
+
+interface DeliveryDraft {
+  target: WebhookTarget;
+  url: string;
+  user_id: string | null;
+  endpoint_id: string | null;
+  status: 'pending' | 'skipped';
+  last_error: string | null;
+}
+
+/** Why a saved endpoint cannot be sent to right now, or null when it can. */
+export function endpointBlocker(ep: EndpointRow, scope: 'user' | 'team', teamTier?: string): string | null {
+  if (!ep.url) return scope === 'user' ? 'the saved webhook URL was cleared' : 'the team-wide webhook URL was cleared';
+  if (ep.disabled_at) return `the endpoint is disabled (${ep.disabled_reason ?? 'the receiver answered 410 Gone'}); save its URL again to re-enable it`;
+  if (!ep.secret_ciphertext) return 'no webhook secret is set, and a saved webhook is never sent unsigned; set a secret in developer settings';
+  if (scope === 'team' && teamTier !== undefined && teamTier !== 'enterprise') return `team-wide webhooks need the Enterprise tier; the team is on ${teamTier}`;
+  return null;
+}
+
+/**
+ * The deliveries of a meeting whose transcript is ready: one ledger row per target (made once: a
+ * retried call finds the rows it made), and what a delivery run needs for each one that can be sent.
+ * Targets that cannot be sent (no secret, disabled, tier) are recorded `skipped` with the reason.
+ */
+export async function recordDeliveries(db: Knex, config: Pick<Config, 'webhook'>, meetingId: string): Promise<WebhookDeliveryInput[]> {
+  const m = await db('meetings')
+    .where({ id: meetingId })
+    .first('id', 'team_id', 'organizer_email', 'uploader_id', 'upload_webhook', 'client_reference_id', 'status');
+  if (!m || m.status !== 'completed') return [];
+  const drafts: DeliveryDraft[] = [];
+
+  if (m.upload_webhook) {
+    const ep = m.uploader_id ? await userEndpoint(db, m.uploader_id) : undefined;
+    drafts.push({ target: 'upload', url: m.upload_webhook, user_id: m.uploader_id, endpoint_id: ep?.id ?? null, status: 'pending', last_error: null });
+  }
+
+  // The owner is the user whose email is the organizer email, in the meeting's team.
+  const owner = await db('users').where({ team_id: m.team_id }).whereRaw('lower(email) = lower(?)', [m.organizer_email]).first('id');
+  if (owner) {
+    const ep = await userEndpoint(db, owner.id);
+    const sameAsUpload = m.upload_webhook && m.uploader_id === owner.id && ep?.url === m.upload_webhook;
+    if (ep?.url && !sameAsUpload) {
+      const blocker = endpointBlocker(ep, 'user');
+      drafts.push({ target: 'owner', url: ep.url, user_id: owner.id, endpoint_id: ep.id, status: blocker ? 'skipped' : 'pending', last_error: blocker });
+    }
+  }
+
+  const teamEp = await teamEndpoint(db, m.team_id);
+  if (teamEp?.url) {
+    const team = await db('teams').where({ id: m.team_id }).first('tier');
+    const blocker = endpointBlocker(teamEp, 'team', team?.tier);
+    drafts.push({ target: 'team', url: teamEp.url, user_id: null, endpoint_id: teamEp.id, status: blocker ? 'skipped' : 'pending', last_error: blocker });
+  }
+
+  if (drafts.length) {
+    const payload = webhookPayload(m);
+    const inserted: { status: string }[] = await db('webhook_deliveries')
+      .insert(drafts.map((d) => ({ id: newId(), team_id: m.team_id, meeting_id: m.id, payload, ready_at: db.fn.now(), ...d })))
+      .onConflict(['meeting_id', 'target'])
+      .ignore()
+      .returning(['status']);
+    for (const row of inserted) if (row.status === 'skipped') webhookDeliveries.inc({ outcome: 'skipped' });
+  }
+
+  const rows: { id: string; target: WebhookTarget }[] = await db('webhook_deliveries')
+    .where({ meeting_id: meetingId })
+    .whereNot({ status: 'skipped' })
+    .orderByRaw("array_position(array['upload','owner','team']::text[], target)")
+    .select('id', 'target');
+  return rows.map((r) => ({ deliveryId: r.id, meetingId, target: r.target, scheduleMs: config.webhook.retryScheduleMs, timeoutMs: config.webhook.timeoutMs }));
+}

@@ -1,0 +1,33 @@
+/** The webhook domain's names and shapes: targets, delivery statuses, what a delivery run works on. */
+import type { ServiceDeps } from '../deps';
+
+export const WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED = 'Transcription completed';
+
+export const WEBHOOK_TARGETS = ['upload', 'owner', 'team'] as const;
+export type WebhookTarget = (typeof WEBHOOK_TARGETS)[number];
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'disabled', 'skipped'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const LEDGER_LIMITS = { defaultLimit: 10, maxLimit: 50, attemptsShown: 50 } as const;
+
+/** What a WebhookDeliveryWorkflow runs on (small: the payload stays in the ledger row). */
+export interface WebhookDeliveryInput {
+  deliveryId: string;
+  meetingId: string;
+  target: WebhookTarget;
+  /** WEBHOOK_RETRY_SCHEDULE: the delay before each attempt, in milliseconds. */
+  scheduleMs: number[];
+  /** WEBHOOK_TIMEOUT in milliseconds. */
+  timeoutMs: number;
+  /** A run started by redeliverWebhook (not counted in webhook_ready_to_delivered_seconds). */
+  redelivery?: boolean;
+}
+
+export interface WebhookDeliveryResult {
+  deliveryId: string;
+  status: DeliveryStatus;
+  attempts: number;
+}
+
+
+export type WebhookDeps = ServiceDeps;

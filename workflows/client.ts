@@ -1,0 +1,158 @@
+/**
+ * The workflow port (services/core/workflow-port.ts) on Temporal: what the API pods and the CLI use to
+ * start workflows and drive live meetings. Workflows are started with their functions and updates run
+ * with their definitions (workflows/contracts.ts), so names and argument types are checked by the
+ * compiler; ids and policies are decided here, once.
+ */
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
+import type { LiveActorArgs, LiveMeetingWorkflowInput, LiveStateResult } from '../services/core/live';
+import type { WebhookDeliveryInput } from '../services/core/webhooks';
+import {
+  WorkflowNotRunning,
+  WorkflowRefusal,
+  WorkflowTimedOut,
+  type LiveRefusal,
+  type LiveUpdate,
+  type StartOutcome,
+  type WorkflowPort,
+} from '../services/core/workflow-port';
+import { failureCause, LIVE_FAILURE, liveMeetingUpdates, liveWorkflowId, ruleExecutionWorkflowId, transcriptionWorkflowId, webhookWorkflowId } from './contracts';
+import { LiveMeetingWorkflow } from './live-meeting';
+import { RuleExecutionWorkflow } from './rule-execution';
+import { TranscriptionWorkflow } from './transcription';
+import { WebhookDeliveryWorkflow } from './webhook-delivery';
+
+/** A start answers at once; a Temporal that does not answer within this long is treated as down. */
+export const START_DEADLINE_MS = 5_000;
+
+async function startOnce(temporal: Client, start: () => Promise<unknown>): Promise<StartOutcome> {
+  try {
+    await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, start);
+    return 'started';
+  } catch (e) {
+    if (e instanceof WorkflowExecutionAlreadyStartedError) return 'exists';
+    throw e;
+  }
+}
+
+/** A meeting's transcription: one run per meeting, ever (a retried upload joins nothing and starts nothing). */
+export function startTranscription(temporal: Client, taskQueue: string, meetingId: string): Promise<StartOutcome> {
+  return startOnce(temporal, () =>
+    temporal.workflow.start(TranscriptionWorkflow, {
+      taskQueue,
+      workflowId: transcriptionWorkflowId(meetingId),
+      args: [{ meetingId }],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowIdConflictPolicy: 'FAIL',
+    }),
+  );
+}
+
+/**
+ * Start RuleExecutionWorkflow for a meeting from outside a workflow (the CLI, tests). Inside a workflow
+ * it starts as a post-processing child (workflows/post-processing.ts). While a run for the meeting is
+ * open this joins it; after it closed, a new run starts (it updates the meeting's log rows, never
+ * duplicates them). Answers the first run id.
+ */
+export async function startRuleExecution(temporal: Client, taskQueue: string, meetingId: string): Promise<string> {
+  const handle = await temporal.workflow.start(RuleExecutionWorkflow, {
+    taskQueue,
+    workflowId: ruleExecutionWorkflowId(meetingId),
+    args: [{ meetingId }],
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  return handle.firstExecutionRunId;
+}
+
+const LIVE_REFUSALS: Record<string, LiveRefusal> = {
+  [LIVE_FAILURE.invalidTransition]: 'invalid_transition',
+  [LIVE_FAILURE.notLive]: 'not_live',
+  [LIVE_FAILURE.meetingGone]: 'not_live',
+  [LIVE_FAILURE.storeFailed]: 'store_failed',
+};
+
+/** Temporal's errors for an update, in the port's terms; anything else as it came. */
+function updateFailure(e: unknown): unknown {
+  if (e instanceof WorkflowNotFoundError) return new WorkflowNotRunning(e.message);
+  if (e instanceof WorkflowUpdateFailedError) {
+    const cause = failureCause(e);
+    const refusal = cause?.type ? LIVE_REFUSALS[cause.type] : undefined;
+    if (refusal) return new WorkflowRefusal(refusal, cause!.message);
+  }
+  if (e instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return new WorkflowTimedOut(e.message);
+  return e;
+}
+
+/**
+ * Temporal refuses an update it has not taken, for a moment: while the workflow's last task failed and
+ * is retried (a restarting or overloaded worker), while the workflow has as many updates in flight as
+ * the server allows (10 by default), or when the update was aborted because the run closed to
+ * continue as new. The update was not applied, so sending it again is safe.
+ */
+function isNotTaken(e: unknown): boolean {
+  const grpc = (e as { cause?: { code?: number; message?: string } } | undefined)?.cause;
+  const message = String(grpc?.message ?? '');
+  switch (grpc?.code) {
+    case 9: // FAILED_PRECONDITION
+      return /Workflow Task in failed state/i.test(message);
+    case 8: // RESOURCE_EXHAUSTED: in-flight update limit, workflow busy
+      return true;
+    case 14: // UNAVAILABLE
+      return /update was aborted/i.test(message);
+    default:
+      return false;
+  }
+}
+
+async function updateUntilTaken(temporal: Client, handle: WorkflowHandle, update: LiveUpdate, args: LiveActorArgs, deadlineMs: number): Promise<LiveStateResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await temporal.connection.withDeadline(deadlineMs, () => handle.executeUpdate(liveMeetingUpdates[update], { args: [args] }));
+    } catch (e) {
+      if (!isNotTaken(e) || Date.now() + 100 * attempt >= deadlineMs) throw e;
+      // Backoff with jitter, so the callers of a busy meeting do not all come back at once.
+      await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 2_000) * (0.5 + Math.random())));
+    }
+  }
+}
+
+/** The port, bound to a client and the task queue the worker polls. */
+export function temporalWorkflows(temporal: Client, taskQueue: string): WorkflowPort {
+  return {
+    startTranscription: (meetingId) => startTranscription(temporal, taskQueue, meetingId),
+
+    startLiveMeeting: (input: LiveMeetingWorkflowInput) =>
+      startOnce(temporal, () =>
+        temporal.workflow.start(LiveMeetingWorkflow, {
+          taskQueue,
+          workflowId: liveWorkflowId(input.meetingId),
+          args: [input],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          workflowIdConflictPolicy: 'FAIL',
+        }),
+      ),
+
+    async updateLiveMeeting(meetingId, update, args, deadlineMs) {
+      try {
+        return await updateUntilTaken(temporal, temporal.workflow.getHandle(liveWorkflowId(meetingId)), update, args, deadlineMs);
+      } catch (e) {
+        throw updateFailure(e);
+      }
+    },
+
+    async redeliverWebhook(input: WebhookDeliveryInput) {
+      await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+        temporal.workflow.start(WebhookDeliveryWorkflow, {
+          taskQueue,
+          workflowId: webhookWorkflowId(input.meetingId, input.target),
+          args: [input],
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+        }),
+      );
+    },
+  };
+}

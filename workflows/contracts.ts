@@ -1,0 +1,93 @@
+/**
+ * The workflow contract: every name, id, message and failure type that the API pods (through
+ * workflows/client.ts), the worker's activities and the workflows agree on, in one place. Pure: no I/O
+ * and nothing non-deterministic, because the workflow bundle includes this file; the client side
+ * imports it too.
+ *
+ * Changing a name or an id builder here breaks running workflows and the replay tests
+ * (test/integration/workflows/replay.test.ts): add, never rename.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { LiveActorArgs, LiveStateResult, LiveStatus } from '../services/core/live/protocol';
+
+// ---------------------------------------------------------------------------------------------------
+// Workflow types (the registered function names) and workflow ids
+// ---------------------------------------------------------------------------------------------------
+
+export const TRANSCRIPTION_WORKFLOW = 'TranscriptionWorkflow';
+export const RULE_EXECUTION_WORKFLOW = 'RuleExecutionWorkflow';
+export const WEBHOOK_DELIVERY_WORKFLOW = 'WebhookDeliveryWorkflow';
+export const LIVE_WORKFLOW = 'LiveMeetingWorkflow';
+
+/** One run per meeting: a retried upload never starts a second. */
+export const transcriptionWorkflowId = (meetingId: string) => `transcription-${meetingId}`;
+/** One run per meeting at a time; a later run updates the meeting's rule log rows. */
+export const ruleExecutionWorkflowId = (meetingId: string) => `rules-${meetingId}`;
+/** One delivery's workflow: the same id for the first run and every redelivery of it. */
+export const webhookWorkflowId = (meetingId: string, target: string) => `webhook-${meetingId}-${target}`;
+export const liveWorkflowId = (meetingId: string) => `live-${meetingId}`;
+
+// ---------------------------------------------------------------------------------------------------
+// Messages: LiveMeetingWorkflow's updates and query
+// ---------------------------------------------------------------------------------------------------
+
+/** Update names (kept as they were first deployed: running workflows answer to them). */
+export const LIVE_UPDATES = {
+  pause: 'pauseLiveMeeting',
+  resume: 'resumeLiveMeeting',
+  end: 'endLiveMeeting',
+} as const;
+
+export const pauseLiveMeetingUpdate = defineUpdate<LiveStateResult, [LiveActorArgs]>(LIVE_UPDATES.pause);
+export const resumeLiveMeetingUpdate = defineUpdate<LiveStateResult, [LiveActorArgs]>(LIVE_UPDATES.resume);
+export const endLiveMeetingUpdate = defineUpdate<LiveStateResult, [LiveActorArgs]>(LIVE_UPDATES.end);
+export const liveMeetingUpdates = { pause: pauseLiveMeetingUpdate, resume: resumeLiveMeetingUpdate, end: endLiveMeetingUpdate } as const;
+
+/** The workflow's own view (state, pending writes, runs so far). */
+export const LIVE_STATUS_QUERY = 'liveStatus';
+export const liveStatusQuery = defineQuery<LiveStatus>(LIVE_STATUS_QUERY);
+
+// ---------------------------------------------------------------------------------------------------
+// Failure types (ApplicationFailure.type) the activities raise and the workflows and client read
+// ---------------------------------------------------------------------------------------------------
+
+/** The transcription activities' failures; retry policies list the never-retried ones by name. */
+export const FAILURE = {
+  /** Bad input: a refused address, 404, too large, unsupported type, malformed captions. Never retried. */
+  badInput: 'BadInput',
+  /** The meeting no longer exists (deleted while processing). Never retried. */
+  meetingGone: 'MeetingGone',
+  /** Something on our side failed (database, model server); retried, then reported generically. */
+  internal: 'InternalError',
+} as const;
+
+/** LiveMeetingWorkflow's and its activities' failures; the client maps them to the caller's errors. */
+export const LIVE_FAILURE = {
+  /** The state machine refused the request (resume while active, end after the end, ...). */
+  invalidTransition: 'LiveInvalidTransition',
+  /** The write could not be stored after every retry; sending it again is safe. */
+  storeFailed: 'LiveStoreFailed',
+  /** The meeting row is gone, or no longer live (ended elsewhere). */
+  notLive: 'LiveMeetingNotLive',
+  /** Input that no retry can fix. */
+  badInput: FAILURE.badInput,
+  meetingGone: FAILURE.meetingGone,
+} as const;
+
+/**
+ * The ApplicationFailure a failure is about, under the activity, child-workflow or update failures
+ * that wrap it; undefined when there is none (a timeout, a cancellation).
+ */
+export function failureCause(e: unknown): ApplicationFailure | undefined {
+  let err = e as { cause?: unknown } | undefined;
+  while (err && !(err instanceof ApplicationFailure) && err.cause) err = err.cause as { cause?: unknown };
+  return err instanceof ApplicationFailure ? err : undefined;
+}
+
+/** The sentence meant for people: the message of the failure's ApplicationFailure (else its innermost), never a stack. */
+export function failureMessage(e: unknown, fallback = 'unknown error'): string {
+  let err = e as (Error & { cause?: unknown }) | undefined;
+  while (err && !(err instanceof ApplicationFailure) && err.cause instanceof Error) err = err.cause as Error & { cause?: unknown };
+  return err?.message?.trim() || fallback;
+}
