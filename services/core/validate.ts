@@ -43,3 +43,22 @@ export function requireOneOf<T extends string>(field: string, v: string, allowed
   }
   return v as T;
 }
+
+/**
+ * Text PostgreSQL can store and a person can read: no NUL character and no lone UTF-16 surrogate
+ * (half of a character, which has no UTF-8 form). Every string argument of every MCP tool and GraphQL
+ * operation passes this at the transport's argument validation, so such input is refused naming its
+ * field instead of failing in the database.
+ */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export function isStorableText(s: string): boolean {
+  return !UNSTORABLE.test(s);
+}
+
+export function requireStorableText(field: string, s: string): string {
+  if (!isStorableText(s)) {
+    throw invalid(field, 'text without NUL characters or lone surrogates', `${field} must be text without NUL characters (\\u0000) or unpaired UTF-16 surrogates`);
+  }
+  return s;
+}
