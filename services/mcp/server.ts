@@ -14,6 +14,7 @@ import { checkRateLimit } from '../core/rate-limit';
 import { logger } from '../platform/logger';
 import { mcpToolCalls, mcpToolDuration } from '../platform/metrics';
 import { Format, formatParam, render } from './format';
+import { requireStorableArguments } from './tool';
 import type { Deps, ToolDef } from './tool';
 import { ALL_TOOLS } from './tools';
 
@@ -84,6 +85,7 @@ export async function callTool(name: string, args: unknown, principal: Principal
     if (tool.def.flag) requireFlag(principal, tool.def.flag, name);
     requireScope(principal, tool.def.scope);
     checkRateLimit(principal.userId, deps.config.rateLimitPerMinute);
+    requireStorableArguments(args);
     const parsed = tool.validator.safeParse(args ?? {}, { reportInput: true });
     if (!parsed.success) throw argumentError(parsed.error);
     const { format: f, ...rest } = parsed.data as { format?: Format };

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { FeatureFlag, Principal } from '../core/principal';
 import type { Format, ToonDelimiter } from './format';
 import type { ServiceDeps } from '../core/deps';
+import { requireStorableText } from '../core/validate';
 
 /** What the tools hand to core: the service's deps, the request's logger among them. */
 export type Deps = ServiceDeps;
@@ -47,4 +48,22 @@ export interface ToolDef<S extends z.ZodRawShape = z.ZodRawShape> {
 
 export function defineTool<S extends z.ZodRawShape>(def: ToolDef<S>): ToolDef {
   return def as unknown as ToolDef;
+}
+
+/**
+ * The one rule for the text of every string argument of every tool, nested ones included: no NUL
+ * character and no lone surrogate (core/validate's requireStorableText), refused as invalid_arguments
+ * naming the field (`emails.2`, `filters.name`) before the schema or any handler sees the value.
+ */
+export function requireStorableArguments(value: unknown, path: (string | number)[] = []): void {
+  if (typeof value === 'string') {
+    requireStorableText(path.join('.') || '(arguments)', value);
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => requireStorableArguments(v, [...path, i]));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      requireStorableText(path.length ? `${path.join('.')} (a parameter name)` : '(a parameter name)', k);
+      requireStorableArguments(v, [...path, k]);
+    }
+  }
 }

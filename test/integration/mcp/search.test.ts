@@ -76,8 +76,11 @@ describe('keyword and scope', () => {
   });
 
   it('refuses control characters in the keyword as invalid_arguments, never an internal error', async () => {
-    const r = await mcp.call(u.key, 'svc_get_transcripts', { keyword: 'zephyr\u0000' });
+    const r = await mcp.call(u.key, 'svc_get_transcripts', { keyword: 'zephyr\u0001' });
     expect(r.data.error).toMatchObject({ code: 'invalid_arguments', field: 'keyword', rule: 'no control characters' });
+    // NUL is refused by the one rule for every string argument (test/integration/mcp/argument-text.test.ts).
+    const nul = await mcp.call(u.key, 'svc_get_transcripts', { keyword: 'zephyr\u0000' });
+    expect(nul.data.error).toMatchObject({ code: 'invalid_arguments', field: 'keyword', rule: 'text without NUL characters or lone surrogates' });
   });
 });
 
