@@ -17,6 +17,20 @@ export function optionalString(field: string, v: unknown): string | null {
   return v;
 }
 
+/** The longest URL the service takes (recordings, webhooks, meeting links), in characters. */
+export const URL_MAX = 2048;
+
+/** A URL argument, trimmed: at most URL_MAX characters and a URL at all; `rule` says what it must be. */
+export function parseUrl(field: string, raw: string, rule: string, example: string): URL {
+  const s = raw.trim();
+  if ([...s].length > URL_MAX) throw invalid(field, `at most ${URL_MAX} characters`, `${field} must be at most ${URL_MAX} characters long`);
+  try {
+    return new URL(s);
+  } catch {
+    throw invalid(field, rule, `${field} ${rule} like ${example}; ${JSON.stringify(s.slice(0, 80))} is not a URL`);
+  }
+}
+
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function isEmail(s: string): boolean {

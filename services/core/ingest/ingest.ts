@@ -14,6 +14,7 @@ import type { Sentence } from '../../intelligence/types';
 import { audit } from '../audit';
 import { notFound } from '../../platform/errors';
 import type { Attendee, UploadOptions } from '../uploads';
+import type { MeetingRow } from '../meetings';
 
 /** What the pipeline hands over for one meeting. */
 export interface ProcessedTranscript {
@@ -32,14 +33,7 @@ export interface PersistResult {
 }
 
 /** The meeting as the pipeline needs it: owner, title, date, attendees and options. */
-export interface IngestMeeting {
-  id: string;
-  team_id: string;
-  organizer_id: string | null;
-  organizer_email: string;
-  title: string;
-  date: Date;
-  status: string;
+export interface IngestMeeting extends Pick<MeetingRow, 'id' | 'team_id' | 'organizer_id' | 'organizer_email' | 'title' | 'date' | 'status'> {
   custom_language: string | null;
   upload_options: UploadOptions;
 }

@@ -24,6 +24,7 @@ import { requireMayStartLiveMeetingFor } from '../access';
 import { audit } from '../audit';
 import type { ServiceDeps } from '../deps';
 import { newId } from '../ids';
+import { addParticipants } from '../meetings';
 import type { Principal } from '../principal';
 import type { StartOutcome, WorkflowPort } from '../workflow-port';
 import { validateLiveMeeting, type StartLiveMeetingInput } from './validate';
@@ -87,11 +88,10 @@ export async function startLiveMeeting(deps: LiveDeps, p: Principal, input: Star
       scheduled_end: m.scheduledEnd,
       upload_options: JSON.stringify({ attendees: m.attendees, save_video: false, bypass_size_check: false, request_hash: '', live_speakers: {} }),
     });
-    const people = [{ email: organizer.email.toLowerCase(), name: organizer.name, userId: organizer.id as string | null }, ...m.attendees.map((a) => ({ email: a.email, name: a.displayName, userId: null }))];
-    await tx('meeting_participants')
-      .insert(people.map((x) => ({ meeting_id: id, email: x.email, name: x.name ?? null, user_id: x.userId })))
-      .onConflict(['meeting_id', 'email'])
-      .ignore();
+    await addParticipants(tx, id, [
+      { email: organizer.email.toLowerCase(), name: organizer.name, userId: organizer.id },
+      ...m.attendees.map((a) => ({ email: a.email, name: a.displayName, userId: null })),
+    ]);
     await audit(tx, p, 'meeting.live_started', { type: 'meeting', id }, { organizer: organizer.email.toLowerCase(), meeting_link: m.meetingLink, privacy: m.privacy });
   });
 

@@ -20,6 +20,7 @@
 import type { Knex } from 'knex';
 import type { Sentence } from '../../intelligence/types';
 import type { Principal } from '../principal';
+import { sentenceFromRow } from '../meetings';
 import { audit } from '../audit';
 import { notFound, ServiceError } from '../../platform/errors';
 import type { EndReason, LiveSentenceInput, LiveState } from './protocol';
@@ -145,15 +146,8 @@ export async function closeLiveMeetingIfIdle(db: Knex, meetingId: string, idleTi
 /** The meeting's sentences in index order, as the intelligence steps take them. */
 export async function readLiveSentences(db: Knex, meetingId: string): Promise<Sentence[]> {
   const rows = await db('sentences').where({ meeting_id: meetingId }).orderBy('idx').select('idx', ...SENTENCE_COLUMNS);
-  return rows.map((r) => ({
-    index: r.idx,
-    speaker_name: r.speaker_name,
-    speaker_id: r.speaker_id,
-    text: r.text,
-    raw_text: r.raw_text,
-    start_time: Number(r.start_time),
-    end_time: Number(r.end_time),
-  }));
+  // Live sentences always keep their raw text (it is what the recorder sent).
+  return rows.map((r) => sentenceFromRow(r) as Sentence);
 }
 
 /**

@@ -7,3 +7,4 @@ export * from './query';
 export * from './tsquery';
 export * from './transcripts';
 export * from './admin';
+export * from './participants';

@@ -13,6 +13,7 @@ import { visibleTo } from '../access';
 import { invalid, notFound } from '../../platform/errors';
 import type { Principal } from '../principal';
 import { MeetingRecord, MeetingRow, toMeetingRecord, meetingColumns } from './records';
+import type { MeetingAnalytics, SpeakerAnalytics } from '../../intelligence';
 
 // ---------------------------------------------------------------------------------------------------
 // Shapes
@@ -30,30 +31,10 @@ export interface SentenceRecord {
 }
 
 /** One speaker's conversation metrics; sentiments are three flat columns so TOON renders a table. */
-export interface SpeakerAnalyticsRecord {
-  speaker_id: number;
-  name: string;
-  duration: number;
-  word_count: number;
-  longest_monologue: number;
-  monologues_count: number;
-  filler_words: number;
-  questions: number;
-  duration_pct: number;
-  words_per_minute: number;
-  positive_pct: number;
-  neutral_pct: number;
-  negative_pct: number;
-}
+/** A speaker's analytics as answered (the stored row; its email stays internal). */
+export type SpeakerAnalyticsRecord = Omit<SpeakerAnalytics, 'email'>;
 
-export interface MeetingAnalyticsRecord {
-  duration_seconds: number;
-  silence_seconds: number;
-  talk_listen_ratio: number | null;
-  positive_pct: number;
-  neutral_pct: number;
-  negative_pct: number;
-}
+export type MeetingAnalyticsRecord = MeetingAnalytics;
 
 /** processed: a summary exists · pending: live, summarized when it ends · processing · failed · unavailable: ready but no summary. */
 export type SummaryStatus = 'processed' | 'pending' | 'processing' | 'failed' | 'unavailable';
@@ -193,39 +174,11 @@ interface SummaryRow {
   notes: Record<string, unknown> | null;
 }
 
-interface SpeakerAnalyticsRow {
-  speaker_id: number;
-  name: string;
-  duration: number;
-  word_count: number;
-  longest_monologue: number;
-  monologues_count: number;
-  filler_words: number;
-  questions: number;
-  duration_pct: number;
-  words_per_minute: number;
-  positive_pct: number;
-  neutral_pct: number;
-  negative_pct: number;
-}
 
-interface MeetingAnalyticsRow {
-  duration_seconds: number;
-  silence_seconds: number;
-  talk_listen_ratio: number | null;
-  positive_pct: number;
-  neutral_pct: number;
-  negative_pct: number;
-}
 
-interface SentenceRow {
+/** A row of `sentences` as selected (idx, speaker, text, times). */
+export interface SentenceRow extends Omit<SentenceRecord, 'index'> {
   idx: number;
-  speaker_name: string;
-  speaker_id: number;
-  text: string;
-  raw_text: string | null;
-  start_time: number;
-  end_time: number;
 }
 
 /** The meeting row plus what `ReadWants` asked for; summary and has_summary are null/false unless status is completed. */
@@ -233,8 +186,8 @@ interface ReadRow extends MeetingRow {
   summary?: SummaryRow | null;
   has_summary?: boolean;
   participants?: string[];
-  analytics?: SpeakerAnalyticsRow[] | null;
-  meeting_analytics?: MeetingAnalyticsRow | null;
+  analytics?: SpeakerAnalyticsRecord[] | null;
+  meeting_analytics?: MeetingAnalyticsRecord | null;
   /** null when the meeting is not readable yet (see `readable`) or no sentence is at or past fromIndex. */
   sentences?: SentenceRow[] | null;
 }
@@ -306,7 +259,7 @@ function meetingInfo(m: MeetingRow, hasSummary: boolean): MeetingInfo {
   }
 }
 
-const toSentence = (r: SentenceRow): SentenceRecord => ({
+export const sentenceFromRow = (r: SentenceRow): SentenceRecord => ({
   index: r.idx,
   speaker_name: r.speaker_name,
   speaker_id: r.speaker_id,
@@ -331,7 +284,7 @@ function sentencePage(rows: SentenceRow[], budget: number) {
   const sentences: SentenceRecord[] = [];
   let used = 0;
   for (const row of rows) {
-    const s = toSentence(row);
+    const s = sentenceFromRow(row);
     const cost = estimateSentenceTokens(s);
     if (sentences.length > 0 && used + cost > budget) return { sentences, has_more: true, next_index: s.index };
     sentences.push(s);
@@ -341,7 +294,7 @@ function sentencePage(rows: SentenceRow[], budget: number) {
   return { sentences, has_more: false, next_index: null };
 }
 
-function toSpeakerAnalytics(rows: SpeakerAnalyticsRow[] | null | undefined): SpeakerAnalyticsRecord[] {
+function toSpeakerAnalytics(rows: SpeakerAnalyticsRecord[] | null | undefined): SpeakerAnalyticsRecord[] {
   return (rows ?? []).map((r) => ({
     speaker_id: r.speaker_id,
     name: r.name,
@@ -359,7 +312,7 @@ function toSpeakerAnalytics(rows: SpeakerAnalyticsRow[] | null | undefined): Spe
   }));
 }
 
-function toMeetingAnalytics(r: MeetingAnalyticsRow | null | undefined): MeetingAnalyticsRecord | null {
+function toMeetingAnalytics(r: MeetingAnalyticsRecord | null | undefined): MeetingAnalyticsRecord | null {
   if (!r) return null;
   return {
     duration_seconds: Number(r.duration_seconds),

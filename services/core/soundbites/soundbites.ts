@@ -59,15 +59,8 @@ export interface CreateSoundbiteInput {
 
 export const shareUrl = (config: Pick<Config, 'publicBaseUrl'>, id: string) => `${config.publicBaseUrl}/soundbites/${encodeURIComponent(id)}`;
 
-interface SoundbiteRow {
-  id: string;
+interface SoundbiteRow extends Pick<SoundbiteRecord, 'id' | 'meeting_title' | 'name' | 'start_time' | 'end_time' | 'summary' | 'media_type'> {
   meeting_id: string;
-  meeting_title: string;
-  name: string;
-  start_time: number;
-  end_time: number;
-  summary: string | null;
-  media_type: string;
   privacies: string[];
   created_at: Date;
 }

@@ -16,6 +16,7 @@ import type { Knex } from 'knex';
 import { audit } from '../audit';
 import { invalid, ServiceError } from '../../platform/errors';
 import { newId } from '../ids';
+import { addParticipants } from '../meetings';
 import type { Principal } from '../principal';
 import type { Config } from '../../platform/config';
 import { logger } from '../../platform/logger';
@@ -83,13 +84,11 @@ async function insertMeeting(db: Knex, p: Principal, u: NormalizedUpload, config
       upload_webhook: u.webhook,
       upload_options: JSON.stringify(options),
     });
-    // The organizer and the named attendees can find the meeting while it is processed; the
-    // transcript's speakers join them when it is persisted.
-    const people = [{ email: p.email.toLowerCase(), name: p.name }, ...u.attendees.map((a) => ({ email: a.email, name: a.displayName }))];
-    await tx('meeting_participants')
-      .insert(people.map((x) => ({ meeting_id: id, email: x.email, name: x.name ?? null, user_id: x.email === p.email.toLowerCase() ? p.userId : null })))
-      .onConflict(['meeting_id', 'email'])
-      .ignore();
+    const organizer = p.email.toLowerCase();
+    await addParticipants(tx, id, [
+      { email: organizer, name: p.name, userId: p.userId },
+      ...u.attendees.map((a) => ({ email: a.email, name: a.displayName, userId: a.email === organizer ? p.userId : null })),
+    ]);
     await audit(tx, p, 'meeting.upload', { type: 'meeting', id }, {
       source_url: u.displayUrl,
       client_reference_id: u.clientReferenceId,

@@ -5,14 +5,15 @@
 import { requireAdmin } from '../access';
 import { invalid, ServiceError } from '../../platform/errors';
 import type { Principal } from '../principal';
-import { hasControl, isEmail, optionalString } from '../validate';
+import { hasControl, isEmail, optionalString, parseUrl, URL_MAX } from '../validate';
+import { validateWebhookUrl } from '../webhooks';
 import { isPrivateLiteralHost } from '../../net/address-policy';
 import type { Config } from '../../platform/config';
 import type { Attendee, AttendeeInput, DownloadAuthInput, NormalizedUpload, UploadInput } from './types';
 import type { FetchSecret } from './fetch-secret';
 
 export const UPLOAD_LIMITS = {
-  urlMax: 2048,
+  urlMax: URL_MAX,
   titleMax: 256,
   clientReferenceMax: 128,
   attendeesMax: 100,
@@ -28,31 +29,20 @@ const PHONE = /^\+?[0-9 ().-]{3,32}$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 
-function requireWebUrl(field: string, raw: string, opts: { httpsOnly: boolean; allowPrivate: boolean }): URL {
-  const s = raw.trim();
-  const schemes = opts.httpsOnly ? 'an https URL' : 'an http or https URL';
-  if (!s) throw new ServiceError('args_required', `${field} is required: ${schemes}`, { field, rule: 'required' });
-  if ([...s].length > UPLOAD_LIMITS.urlMax) {
-    throw invalid(field, `at most ${UPLOAD_LIMITS.urlMax} characters`, `${field} must be at most ${UPLOAD_LIMITS.urlMax} characters long`);
-  }
-  let url: URL;
-  try {
-    url = new URL(s);
-  } catch {
-    throw invalid(field, `must be ${schemes}`, `${field} must be ${schemes} like https://example.com/recording.mp3`);
-  }
-  const okScheme = opts.httpsOnly ? url.protocol === 'https:' : url.protocol === 'http:' || url.protocol === 'https:';
-  if (!okScheme) {
-    throw invalid(field, `must be ${schemes}`, `${field} must be ${schemes}; got a ${url.protocol.replace(/:$/, '')} URL`);
+const MEDIA_URL_RULE = 'must be an http or https URL';
+
+/** The recording's address: http or https, no credentials in it (they go in download_auth), public. */
+function requireMediaUrl(raw: string, allowPrivate: boolean): URL {
+  const field = 'url';
+  if (!raw.trim()) throw new ServiceError('args_required', `${field} is required: an http or https URL`, { field, rule: 'required' });
+  const url = parseUrl(field, raw, MEDIA_URL_RULE, 'https://example.com/recording.mp3');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw invalid(field, MEDIA_URL_RULE, `${field} ${MEDIA_URL_RULE}; got a ${url.protocol.replace(/:$/, '')} URL`);
   }
   if (url.username || url.password) {
-    throw invalid(
-      field,
-      'no credentials in the URL',
-      `${field} must not carry a user name or password; ${field === 'url' ? 'pass them in download_auth' : 'remove them'}`,
-    );
+    throw invalid(field, 'no credentials in the URL', `${field} must not carry a user name or password; pass them in download_auth`);
   }
-  if (!opts.allowPrivate && isPrivateLiteralHost(url.hostname)) {
+  if (!allowPrivate && isPrivateLiteralHost(url.hostname)) {
     throw invalid(field, 'must be a public address', `${field} points at a private, loopback or reserved address (${url.hostname}); use a publicly reachable host`);
   }
   return url;
@@ -167,7 +157,7 @@ function validateMeetingDate(raw: string | null): Date {
 export function validateUpload(p: Principal, input: UploadInput, config: Pick<Config, 'allowPrivateNetwork'>): NormalizedUpload {
   const allowPrivate = config.allowPrivateNetwork;
   if (typeof input?.url !== 'string') throw new ServiceError('args_required', 'url is required: the http or https address of the recording', { field: 'url', rule: 'required' });
-  const url = requireWebUrl('url', input.url, { httpsOnly: false, allowPrivate });
+  const url = requireMediaUrl(input.url, allowPrivate);
 
   const rawTitle = optionalString('title', input.title);
   let title: string;
@@ -181,7 +171,7 @@ export function validateUpload(p: Principal, input: UploadInput, config: Pick<Co
   }
 
   const rawWebhook = optionalString('webhook', input.webhook);
-  const webhook = rawWebhook === null ? null : requireWebUrl('webhook', rawWebhook, { httpsOnly: true, allowPrivate }).toString();
+  const webhook = rawWebhook === null ? null : validateWebhookUrl('webhook', rawWebhook, { allowPrivateNetwork: allowPrivate });
 
   const clientReferenceId = optionalString('client_reference_id', input.client_reference_id);
   if (clientReferenceId !== null) {

@@ -1,7 +1,7 @@
 /** The rules of a webhook URL, for the saved webhooks and an upload's own. */
 import { invalid, ServiceError } from '../../platform/errors';
 import { isPrivateLiteralHost } from '../../net/address-policy';
-import { UPLOAD_LIMITS } from '../uploads';
+import { parseUrl } from '../validate';
 
 const HTTPS_RULE = 'must be a valid https URL';
 
@@ -15,16 +15,7 @@ export function validateWebhookUrl(field: string, raw: unknown, opts: { allowPri
     throw new ServiceError('args_required', `${field} is required: an https URL like https://example.com/hooks/transcripts`, { field, rule: 'required' });
   }
   if (typeof raw !== 'string') throw invalid(field, HTTPS_RULE, `${field} ${HTTPS_RULE}`);
-  const s = raw.trim();
-  if ([...s].length > UPLOAD_LIMITS.urlMax) {
-    throw invalid(field, `at most ${UPLOAD_LIMITS.urlMax} characters`, `${field} must be at most ${UPLOAD_LIMITS.urlMax} characters long`);
-  }
-  let url: URL;
-  try {
-    url = new URL(s);
-  } catch {
-    throw invalid(field, HTTPS_RULE, `${field} ${HTTPS_RULE} like https://example.com/hooks/transcripts; ${JSON.stringify(s.slice(0, 80))} is not a URL`);
-  }
+  const url = parseUrl(field, raw, HTTPS_RULE, 'https://example.com/hooks/transcripts');
   if (url.protocol !== 'https:') {
     throw invalid(field, HTTPS_RULE, `${field} ${HTTPS_RULE}; got a ${url.protocol.replace(/:$/, '')} URL (webhooks are only sent over https)`);
   }
