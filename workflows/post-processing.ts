@@ -1,7 +1,7 @@
 /**
- * What runs after a transcript is persisted (DESIGN flow 2): each entry becomes a child workflow
- * started with parent-close policy ABANDON, so a slow webhook consumer never holds the transcription
- * run open and the children outlive it.
+ * What runs after a transcript is persisted (docs/architecture.md, the path of an upload): each
+ * entry becomes a child workflow started with parent-close policy ABANDON, so a slow webhook consumer
+ * never holds the transcription run open and the children outlive it.
  *
  * From a workflow, call `startPostProcessing(meetingId)` (TranscriptionWorkflow and LiveMeetingWorkflow
  * both do): it first runs the `prepareWebhookDeliveries` activity, because webhook targets come

@@ -213,9 +213,9 @@ export function ruleAuthorRefusal(author: Principal | undefined, ruleTeamId: str
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Webhooks (added for the webhook issue, spec §5.2 and §6.2). A user's developer settings (saved
+// Webhooks (README "Webhooks"). A user's developer settings (saved
 // webhook URL and secret) are their own and anyone signed in may set them; their saved webhook fires
-// only for meetings they organize (services/core/webhooks.ts). The team-wide webhook, and its
+// only for meetings they organize (services/core/webhooks/deliveries.ts). The team-wide webhook, and its
 // deliveries, belong to the super admins of an Enterprise-tier team: the tier is checked first
 // (paid_required), then the role (require_elevated_privilege). Deliveries of per-upload and saved
 // webhooks are visible to the user they were made for (the uploader, the organizer) and nobody else.
@@ -239,7 +239,7 @@ export function webhookDeliveryVisibleTo(p: Principal, alias = 'webhook_deliveri
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Live meetings (added for the live-meetings issue, spec §2 active meeting, §3). A live meeting is
+// Live meetings (README "Live meetings"). A live meeting is
 // started for an organizer who is a user of the caller's team: by that organizer, or by a team admin
 // for anyone of the team. Driving it (append sentences, pause, resume, end) is for its organizer or
 // an admin of its team; another team's meeting is never found. Reading it follows visibleTo.

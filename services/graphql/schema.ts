@@ -1,6 +1,6 @@
 /**
- * The GraphQL schema (SDL). uploadAudio follows spec §4.8 and the best-known public API of this kind
- * (snake_case input fields); the reads return the same records, with the same field names, as the MCP
+ * The GraphQL schema (SDL). uploadAudio's input rules are services/core/uploads/validate.ts; its fields
+ * follow the best-known public API of this kind (snake_case input fields); the reads return the same records, with the same field names, as the MCP
  * tools svc_get_transcript, svc_get_summary, svc_get_transcripts and svc_get_user, because they call
  * the same core functions.
  */

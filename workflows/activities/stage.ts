@@ -4,7 +4,8 @@
  * references (types.ts) through Temporal.
  *
  * Activities of one run may land on different worker pods; a step that finds the stage empty (other
- * pod, restarted pod) re-derives what it needs (see pipeline.ts), so the stage is a cache, never the
+ * pod, restarted pod) re-derives what it needs (mediaFor in media.ts, sentencesFor in transcribe.ts,
+ * analyticsFor in analyze.ts, summaryFor in summarize.ts), so the stage is a cache, never the
  * only copy. Files are written atomically (temp file + rename), so a killed worker leaves no torn file.
  */
 import { createHash, randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The svc_search query grammar (spec §4.1), parsed into the same MeetingFilters that
+ * The svc_search query grammar (svc_search in docs/tools.md), parsed into the same MeetingFilters that
  * svc_get_transcripts builds from its structured parameters, so both tools list meetings alike.
  *
  *   query   := chunk (whitespace chunk)*

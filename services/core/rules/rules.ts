@@ -1,5 +1,5 @@
 /**
- * Automation rules (spec §2 rule execution log, §4.6; Enterprise tier): "when a meeting's transcript
+ * Automation rules (README "Automation rules"; Enterprise tier): "when a meeting's transcript
  * is ready and it matches these conditions, do these actions". A team admin manages them over
  * GraphQL; RuleExecutionWorkflow runs them after every transcript (and when a live meeting ends).
  *
@@ -9,7 +9,7 @@
  * A run, per meeting (run key `meeting:<meetingId>`):
  *   1. planRuleRun: the team's enabled rules, oldest first, each evaluated against the meeting as it
  *      is before any rule acts, so one rule's action never decides whether another matches;
- *   2. executeRule, per matching rule in order: its actions as its author (rule-actions.ts), or for
+ *   2. executeRule, per matching rule in order: its actions as its author (actions.ts), or for
  *      a dry-run rule what they would do; then one rule_executions row.
  * The log row is keyed by (run_key, rule_id), so a retried or repeated run updates the row instead of
  * adding one, and idempotent actions never share twice.

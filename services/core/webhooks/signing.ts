@@ -1,5 +1,5 @@
 /**
- * Webhook signing (spec §5.2; DESIGN "Webhook signature"): pure functions over the exact bytes sent.
+ * Webhook signing (README "Webhooks", The request): pure functions over the exact bytes sent.
  *
  * Every request carries:
  *   content-type: application/json

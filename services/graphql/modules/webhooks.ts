@@ -1,7 +1,7 @@
 /**
- * Webhooks over GraphQL (spec §5.2, §6): the signed-in user's developer settings (webhook URL and
+ * Webhooks over GraphQL (README "Webhooks"): the signed-in user's developer settings (webhook URL and
  * secret), the team-wide webhook (super admins of Enterprise teams), and the delivery ledger with
- * redelivery. Thin: each resolver calls one function of services/core/webhooks.ts with the caller's
+ * redelivery. Thin: each resolver calls one function of services/core/webhooks with the caller's
  * principal; every rule and limit lives there.
  */
 import {

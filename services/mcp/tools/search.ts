@@ -1,6 +1,6 @@
 /**
- * Finding meetings (spec §4.1): svc_get_transcripts with structured filters and svc_search
- * (experimental) with one query string in the spec's grammar. Both call the same core list, so they
+ * Finding meetings: svc_get_transcripts with structured filters and svc_search (experimental) with
+ * one query string in the grammar of services/core/meetings/grammar.ts. Both call the same core list, so they
  * answer the same records for the same filters.
  */
 import { z } from 'zod';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The whole data model of DESIGN.md. Ids are text (ULIDs made by the application), so a malformed id
+ * The initial data model (the later migrations of this folder add to it). Ids are text (ULIDs made by the application), so a malformed id
  * from a caller is simply "not found" and never a cast error.
  */
 export async function up(knex: Knex): Promise<void> {
