@@ -1,0 +1,46 @@
+import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
+import {
+  failureCause,
+  failureMessage,
+  LIVE_WORKFLOW,
+  liveWorkflowId,
+  RULE_EXECUTION_WORKFLOW,
+  ruleExecutionWorkflowId,
+  TRANSCRIPTION_WORKFLOW,
+  transcriptionWorkflowId,
+  WEBHOOK_DELIVERY_WORKFLOW,
+  webhookWorkflowId,
+} from '../../../workflows/contracts';
+import * as workflows from '../../../workflows';
+
+describe('the workflow contract', () => {
+  it('names each workflow as the worker registers it (the exported function name)', () => {
+    expect(workflows.TranscriptionWorkflow.name).toBe(TRANSCRIPTION_WORKFLOW);
+    expect(workflows.RuleExecutionWorkflow.name).toBe(RULE_EXECUTION_WORKFLOW);
+    expect(workflows.WebhookDeliveryWorkflow.name).toBe(WEBHOOK_DELIVERY_WORKFLOW);
+    expect(workflows.LiveMeetingWorkflow.name).toBe(LIVE_WORKFLOW);
+  });
+
+  it('keeps the workflow ids running workflows were started with', () => {
+    expect(transcriptionWorkflowId('01ABC')).toBe('transcription-01ABC');
+    expect(ruleExecutionWorkflowId('01ABC')).toBe('rules-01ABC');
+    expect(webhookWorkflowId('01ABC', 'team')).toBe('webhook-01ABC-team');
+    expect(liveWorkflowId('01ABC')).toBe('live-01ABC');
+  });
+
+  const activityFailure = (cause: Error) => new ActivityFailure('activity failed', 'fetchMedia', '1', 0, undefined, cause);
+
+  it('finds the ApplicationFailure under the failures that wrap it, and its message', () => {
+    const app = ApplicationFailure.nonRetryable('the recording is not a media file', 'BadInput');
+    const wrapped = activityFailure(app);
+    expect(failureCause(wrapped)).toBe(app);
+    expect(failureMessage(wrapped)).toBe('the recording is not a media file');
+  });
+
+  it('answers no cause for a timeout, and its innermost message, or the fallback when there is none', () => {
+    const timeout = activityFailure(new TimeoutFailure('activity Heartbeat timeout', undefined, 'HEARTBEAT'));
+    expect(failureCause(timeout)).toBeUndefined();
+    expect(failureMessage(timeout)).toBe('activity Heartbeat timeout');
+    expect(failureMessage(new Error('  '), 'transcription failed for an unknown reason')).toBe('transcription failed for an unknown reason');
+  });
+});
