@@ -29,6 +29,29 @@ function useLightweightResponses(): void {
 }
 
 /**
+ * Refuses a request whose Origin header names a site other than the allowed ones (MCP_ALLOWED_ORIGINS,
+ * default the origin of PUBLIC_BASE_URL): the transport spec's protection of a local server against
+ * pages of other sites (DNS rebinding, cross-site posts). `Origin: null` (sandboxed frames, file:
+ * pages) is refused too. Requests without an Origin (every non-browser client) are not affected.
+ */
+export function originCheck(allowed: string[]) {
+  const any = allowed.includes('*');
+  const origins = new Set(allowed.map((o) => o.toLowerCase()));
+  return (req: Request, res: Response, next: NextFunction) => {
+    const origin = req.headers.origin;
+    if (origin === undefined || any) return next();
+    let normalized: string | undefined;
+    try {
+      normalized = new URL(origin).origin.toLowerCase();
+    } catch {
+      normalized = undefined;
+    }
+    if (normalized && normalized !== 'null' && origins.has(normalized)) return next();
+    rpcError(res, 403, -32000, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed to use this server (MCP_ALLOWED_ORIGINS)`);
+  };
+}
+
+/**
  * The mcp role's HTTP surface: POST /mcp (Streamable HTTP, stateless, JSON responses) and, when
  * OAUTH_MODE is not none, the OAuth discovery documents (and the built-in authorization server).
  */
@@ -37,11 +60,12 @@ export function createMcpApp(deps: Deps, checks: ReadinessCheck[]): Express {
   const app = createBaseApp(checks, { trustProxy: deps.config.trustProxy });
   const allowed = deps.config.mcpAllowedHosts;
   const hostCheck = allowed.includes('*') ? (_q: Request, _s: Response, n: NextFunction) => n() : hostHeaderValidation(allowed);
+  const guards = [hostCheck, originCheck(deps.config.mcpAllowedOrigins)];
   const oauth = createOAuth(deps.db, deps.config);
   if (oauth) app.use(oauth.router);
 
   const auth = [requireAuth(deps, oauth?.resourceServer), requireToolScopes(oauth?.resourceServer)];
-  app.post('/mcp', hostCheck, express.json({ limit: '1mb' }), ...auth, async (req: AuthedRequest, res: Response) => {
+  app.post('/mcp', ...guards, express.json({ limit: '1mb' }), ...auth, async (req: AuthedRequest, res: Response) => {
     const log = requestLog(res);
     const server = createMcpServer(req.principal!, { ...deps, log });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -63,8 +87,8 @@ export function createMcpApp(deps: Deps, checks: ReadinessCheck[]): Express {
     res.set('Allow', 'POST');
     rpcError(res, 405, -32000, 'Method not allowed: this server is stateless; POST JSON-RPC messages to /mcp');
   };
-  app.get('/mcp', hostCheck, notAllowed);
-  app.delete('/mcp', hostCheck, notAllowed);
+  app.get('/mcp', ...guards, notAllowed);
+  app.delete('/mcp', ...guards, notAllowed);
 
   // Body-parser failures (malformed JSON, too large) answer as JSON-RPC errors, not HTML.
   app.use((err: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {

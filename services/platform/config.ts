@@ -40,6 +40,7 @@ export const SETTINGS = {
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: { kind: 'int', default: '40', min: 2, doc: 'Most workflow tasks one worker process runs at once (at least 2).' },
   PUBLIC_BASE_URL: { kind: 'url', default: 'http://localhost:3000', doc: 'External base URL, used in transcript_url and share_url links.' },
   MCP_ALLOWED_HOSTS: { kind: 'list', default: 'localhost,127.0.0.1,[::1]', doc: 'Host header values accepted by /mcp (DNS-rebinding protection); `*` accepts any.' },
+  MCP_ALLOWED_ORIGINS: { kind: 'list', default: '', doc: 'Origin header values accepted by /mcp, comma-separated (e.g. https://app.example.com); a request with any other Origin, `null` included, is refused with 403, and requests without an Origin are not affected. Empty: the origin of PUBLIC_BASE_URL; `*` accepts any.' },
   MCP_MAX_TRANSCRIPT_TOKENS: { kind: 'int', default: '20000', min: 100, doc: 'Default token budget of one svc_get_transcript page.' },
   RATE_LIMIT_PER_MINUTE: { kind: 'int', default: '600', min: 1, doc: 'Tool calls or GraphQL operations one API key may make per minute (too_many_requests beyond).' },
   SHUTDOWN_GRACE_MS: { kind: 'int', default: '10000', min: 0, doc: 'How long SIGTERM waits for in-flight requests and activities before closing.' },
@@ -98,6 +99,8 @@ export interface Config {
   workerConcurrency: { maxActivities: number; maxWorkflowTasks: number };
   publicBaseUrl: string;
   mcpAllowedHosts: string[];
+  /** Origins accepted by /mcp (scheme://host[:port], lowercase), or ['*']; never empty. */
+  mcpAllowedOrigins: string[];
   mcpMaxTranscriptTokens: number;
   rateLimitPerMinute: number;
   shutdownGraceMs: number;
@@ -233,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
     problems.push('TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH must be set together');
   }
   const oauth = parseOAuth(v, role, Boolean(secretsKey), problems);
+  const mcpAllowedOrigins = allowedOrigins(v.MCP_ALLOWED_ORIGINS as string[] | undefined, v.PUBLIC_BASE_URL as string, problems);
   if (problems.length) throw new ConfigError(problems);
 
   return {
@@ -260,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
     workerConcurrency: { maxActivities: v.WORKER_MAX_CONCURRENT_ACTIVITIES as number, maxWorkflowTasks: v.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS as number },
     publicBaseUrl: (v.PUBLIC_BASE_URL as string).replace(/\/+$/, ''),
     mcpAllowedHosts: v.MCP_ALLOWED_HOSTS as string[],
+    mcpAllowedOrigins,
     mcpMaxTranscriptTokens: v.MCP_MAX_TRANSCRIPT_TOKENS as number,
     rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE as number,
     shutdownGraceMs: v.SHUTDOWN_GRACE_MS as number,
@@ -283,6 +288,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
     temporalMetricsBindAddress: v.TEMPORAL_METRICS_BIND_ADDRESS as string,
     oauth: oauth!,
   };
+}
+
+/** MCP_ALLOWED_ORIGINS as origins (URL.origin form), defaulting to the origin of PUBLIC_BASE_URL. */
+function allowedOrigins(list: string[] | undefined, publicBaseUrl: string, problems: string[]): string[] {
+  if (!list || list.length === 0) {
+    try {
+      return [new URL(publicBaseUrl).origin];
+    } catch {
+      return []; // PUBLIC_BASE_URL is malformed, which is reported on its own
+    }
+  }
+  if (list.includes('*')) return ['*'];
+  const out: string[] = [];
+  for (const o of list) {
+    let origin: string | undefined;
+    try {
+      origin = new URL(o).origin;
+    } catch {
+      origin = undefined;
+    }
+    if (!origin || origin === 'null' || !/^https?:/.test(origin)) problems.push(`MCP_ALLOWED_ORIGINS must list origins like https://app.example.com (or *); got "${o}"`);
+    else out.push(origin);
+  }
+  return out;
 }
 
 /** The OAUTH_* and OIDC_* settings, checked against each other. */

@@ -174,6 +174,8 @@ WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: {{ .Values.worker.concurrency.maxWorkflowT
 TEMPORAL_METRICS_BIND_ADDRESS: {{ ternary (printf "0.0.0.0:%d" (int .Values.worker.temporalMetrics.port)) "" .Values.worker.temporalMetrics.enabled | quote }}
 PUBLIC_BASE_URL: {{ include "mi.publicBaseUrl" . | quote }}
 MCP_ALLOWED_HOSTS: {{ include "mi.mcpAllowedHosts" . | quote }}
+{{- /* Empty: the service accepts the origin of PUBLIC_BASE_URL. */}}
+MCP_ALLOWED_ORIGINS: {{ join "," $c.mcp.allowedOrigins | quote }}
 MCP_MAX_TRANSCRIPT_TOKENS: {{ $c.mcp.maxTranscriptTokens | int64 | toString | quote }}
 RATE_LIMIT_PER_MINUTE: {{ $c.rateLimitPerMinute | int64 | toString | quote }}
 SHUTDOWN_GRACE_MS: {{ $c.shutdownGraceMs | int64 | toString | quote }}

@@ -85,7 +85,7 @@ export const SCHEMA_OVERRIDES: [RegExp, Schema][] = [
   [/^config\.shutdownGraceMs$/, { type: 'integer', minimum: 0 }],
   [/^config\.(rateLimitPerMinute|database\.poolMax|graphql\.maxDepth|media\.maxBytes)$/, { type: 'integer', minimum: 1 }],
   [/^config\.mcp\.maxTranscriptTokens$|^config\.graphql\.maxQueryBytes$/, { type: 'integer', minimum: 100 }],
-  [/^config\.mcp\.allowedHosts$/, stringList],
+  [/^config\.mcp\.(allowedHosts|allowedOrigins)$/, stringList],
   [/^config\.(media\.fetchTimeout|webhook\.timeout|webhook\.secretOverlap|live\.idleTimeout|oauth\.clockSkew|oauth\.accessTokenTtl|oauth\.refreshTokenTtl)$/, duration],
   [/^config\.oauth\.mode$/, { type: 'string', enum: ['none', 'external', 'builtin'] }],
   [/^config\.oauth\.signingAlg$/, { type: 'string', enum: ['ES256', 'RS256'] }],
