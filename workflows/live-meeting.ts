@@ -48,7 +48,6 @@ import {
   type LiveMeetingWorkflowInput,
   type LiveState,
   type LiveStateResult,
-  type LiveStatus,
   type LiveWorkflowState,
 } from '../services/core/live/protocol';
 import { startPostProcessing } from './post-processing';

@@ -4,7 +4,7 @@ import { requireTeamWebhookManager, webhookDeliveryVisibleTo } from '../access';
 import { invalid, notFound } from '../../platform/errors';
 import type { Principal } from '../principal';
 import { requireOneOf } from '../validate';
-import { DELIVERY_STATUSES, LEDGER_LIMITS, WEBHOOK_TARGETS, type DeliveryStatus, type WebhookTarget } from './types';
+import { DELIVERY_STATUSES, LEDGER_LIMITS, type DeliveryStatus, type WebhookTarget } from './types';
 
 export interface WebhookAttemptRecord {
   attempt_no: number;
@@ -64,6 +64,7 @@ function decodeCursor(scope: string, raw: string): string {
   throw invalid('cursor', 'a next_cursor from a previous page', 'cursor must be the next_cursor of a previous page of the same scope; omit it for the first page');
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a knex row
 function deliveryRecord(row: Record<string, any>, attempts: WebhookAttemptRecord[]): WebhookDeliveryRecord {
   return {
     id: row.id,
@@ -139,6 +140,7 @@ export async function listWebhookDeliveries(db: Knex, p: Principal, args: Delive
   };
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a knex row
 export async function visibleDelivery(db: Knex, p: Principal, id: string): Promise<Record<string, any>> {
   const row = typeof id === 'string' && ULID.test(id) ? await db('webhook_deliveries as d').where('d.id', id).where(webhookDeliveryVisibleTo(p, 'd')).first('d.*') : undefined;
   if (!row) throw notFound('webhook delivery', String(id));

@@ -5,7 +5,6 @@
 import type { Knex } from 'knex';
 import { requireTeamWebhookManager } from '../access';
 import { audit } from '../audit';
-import { notFound, ServiceError } from '../../platform/errors';
 import { newId } from '../ids';
 import type { Principal } from '../principal';
 import { chooseSecret, rotatedColumns, type SecretColumns } from './secrets';

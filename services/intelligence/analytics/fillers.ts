@@ -19,7 +19,7 @@
  * sometimes and a heuristic would mostly guess.
  */
 
-const TOKEN = /[\p{L}\p{N}]+(?:['’\-][\p{L}\p{N}]+)*|[,.;:!?…—–]/gu;
+const TOKEN = /[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*|[,.;:!?…—–]/gu;
 const HESITATION = /^(?:u+m+|u+h+m*|e+r+m*|e+r+|a+h+|h+m+)$/;
 const PUNCT = /^[,.;:!?…—–]$/;
 

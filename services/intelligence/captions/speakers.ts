@@ -16,7 +16,7 @@ const VOICE_OPEN = /<v(?:\.[^\s>]*)?(?:[ \t]+([^>]*))?>/g;
 // A label is 1–4 capitalised words ("Ada", "Dr. Grace Okafor", "Speaker 2") or a diarizer id
 // ("SPEAKER_01"), then a colon and a space. Lower-case starts ("note: …") are never labels.
 const LABEL =
-  /^(?:-\s*|>>\s*)?((?:[\p{Lu}][\p{L}\p{M}'’.\-]*)(?:[ \t]+[\p{Lu}\p{N}][\p{L}\p{M}\p{N}'’.\-]*){0,3}|SPEAKER_\d+)[ \t]*:[ \t]+(\S[\s\S]*)$/u;
+  /^(?:-\s*|>>\s*)?((?:[\p{Lu}][\p{L}\p{M}'’.-]*)(?:[ \t]+[\p{Lu}\p{N}][\p{L}\p{M}\p{N}'’.-]*){0,3}|SPEAKER_\d+)[ \t]*:[ \t]+(\S[\s\S]*)$/u;
 
 // Capitalised words that introduce content rather than name a person ("Action Item: send the deck").
 const NOT_A_SPEAKER = new Set(

@@ -8,7 +8,7 @@ import { STOPWORDS } from './stopwords';
  * shown in their most common spelling ("API", "Northwind" keep their capitals).
  */
 
-const WORD = /[\p{L}\p{N}]+(?:['’\-][\p{L}\p{N}]+)*/gu;
+const WORD = /[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu;
 
 export interface PreparedSentence {
   sentence: Sentence;

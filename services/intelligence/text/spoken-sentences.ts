@@ -10,7 +10,7 @@ import type { Sentence } from '../types';
 
 // A sentence ends at . ? ! or … (closing quotes and brackets included) followed by space and a capital,
 // digit or opening quote: "3.5 days" and "e.g. this" stay whole.
-const BOUNDARY = /[.?!…]+["'”’)\]]*\s+(?=["'“‘(\[]?[\p{Lu}\d])/gu;
+const BOUNDARY = /[.?!…]+["'”’)\]]*\s+(?=["'“‘([]?[\p{Lu}\d])/gu;
 
 interface Piece {
   from: number; // character offset in the joined text

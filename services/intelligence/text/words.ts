@@ -2,7 +2,7 @@
  * One definition of a "word" for analytics, keywords and the benchmark baseline, so word counts agree
  * everywhere. Contractions ("I'll", "don't") and hyphenated compounds ("follow-up") are one word.
  */
-const WORD = /[\p{L}\p{N}]+(?:['’\-][\p{L}\p{N}]+)*/gu;
+const WORD = /[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu;
 
 export function words(text: string): string[] {
   return text.match(WORD) ?? [];

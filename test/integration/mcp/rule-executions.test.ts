@@ -14,7 +14,7 @@ describe('svc_get_rule_executions', () => {
   let foreignAdmin: TestUser;
   let proUser: TestUser;
   /** The 120 meetings of the main team, oldest first (ULIDs ascend with creation). */
-  let meetings: { id: string; title: string; privacy: string }[] = [];
+  const meetings: { id: string; title: string; privacy: string }[] = [];
 
   async function addMeeting(organizer: TestUser, title: string, privacy = 'teammates') {
     const id = newId();
