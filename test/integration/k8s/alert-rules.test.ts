@@ -4,7 +4,7 @@
  * test/fixtures/alerts/*.test.yaml, and `promtool test rules` runs them. Each alert needs at least one
  * check where it fires and one where it must not, so an alert added without tests fails here.
  */
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -18,6 +18,9 @@ import {
   RuleGroup,
   ruleFileText,
 } from '../../support/k8s/alert-rules';
+import { dashboardExpressions } from '../../support/k8s/dashboards';
+import { metricNamesIn } from '../../support/k8s/promql';
+import { CHART_DIR } from '../../support/k8s/render';
 import { ensureTool } from '../../support/k8s/tools';
 
 let dir: string;
@@ -72,5 +75,16 @@ describe('chart alerts', () => {
     const { code, output } = await promtool(['test', 'rules', 'broken.test.yaml'], dir);
     expect(code).toBe(1);
     expect(output).toContain('FAILED');
+  });
+});
+
+describe('OAuth monitoring', () => {
+  it('has an alert on refusals and failed sign-ins, and panels for every OAuth metric', () => {
+    const oauthAlert = groups.flatMap((g) => g.rules).find((r) => r.alert === 'MeetingIntelOAuthRefusalBurst');
+    expect(oauthAlert?.expr).toContain('oauth_refusals_total');
+    expect(oauthAlert?.expr).toContain('oauth_sign_ins_total');
+    const dashboard = JSON.parse(readFileSync(path.join(CHART_DIR, 'dashboards', 'mcp-tools.json'), 'utf8')) as Record<string, unknown>;
+    const used = new Set(dashboardExpressions(dashboard).flatMap((e) => metricNamesIn(e.expr)));
+    for (const n of ['oauth_sign_ins_total', 'oauth_tokens_issued_total', 'oauth_refusals_total']) expect([n, used.has(n)]).toEqual([n, true]);
   });
 });

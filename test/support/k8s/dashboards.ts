@@ -116,7 +116,7 @@ export const DASHBOARDS: DashboardSpec[] = [
     file: 'mcp-tools.json',
     uid: 'mi-mcp-tools',
     title: 'Meeting Intelligence / MCP tools',
-    description: 'MCP tool calls: rate, outcomes (ok or the error code) and latency per tool.',
+    description: 'MCP tool calls: rate, outcomes (ok or the error code) and latency per tool; OAuth sign-ins, tokens and refusals of the /mcp endpoint.',
     variables: [namespaceVar('mcp_tool_calls_total'), { name: 'tool', label: 'Tool', query: `label_values(mcp_tool_calls_total{${NS}}, tool)`, multi: true }],
     rows: [
       {
@@ -153,6 +153,37 @@ export const DASHBOARDS: DashboardSpec[] = [
           { title: 'Latency (p50 / p95 / p99)', unit: 's', targets: quantiles('mcp_tool_duration_seconds', '', `${NS},tool=~"$tool"`) },
           { title: 'Most called tools (range)', type: 'bargauge', unit: 'short', targets: [{ expr: `topk(10, sum by (tool) (increase(mcp_tool_calls_total{${NS},tool=~"$tool"}[$__range])))`, legend: '{{tool}}' }] },
           { title: '/mcp HTTP responses by status', unit: 'reqps', width: 24, stack: true, targets: [{ expr: `sum by (status) (rate(http_requests_total{${NS},route="/mcp"}[${RI}]))`, legend: '{{status}}' }] },
+        ],
+      },
+      {
+        row: 'OAuth (sign-in to /mcp)',
+        panels: [
+          {
+            title: 'Sign-ins by outcome',
+            description: 'Sign-ins on the built-in authorization server (config.oauth.mode=builtin): ok, bad_credentials (a wrong API key), unknown_user, provider_error.',
+            unit: 'ops',
+            stack: true,
+            targets: [{ expr: `sum by (outcome) (rate(oauth_sign_ins_total{${NS}}[${RI}]))`, legend: '{{outcome}}' }],
+          },
+          { title: 'Access tokens issued by grant type', unit: 'ops', stack: true, targets: [{ expr: `sum by (grant_type) (rate(oauth_tokens_issued_total{${NS}}[${RI}]))`, legend: '{{grant_type}}' }] },
+          {
+            title: 'Refusals by reason',
+            description: 'Access tokens refused at /mcp and requests refused by the authorization server. missing_token is the normal first request of an MCP client; expired precedes a refresh.',
+            unit: 'ops',
+            stack: true,
+            targets: [{ expr: `sum by (reason) (rate(oauth_refusals_total{${NS}}[${RI}]))`, legend: '{{reason}}' }],
+          },
+          {
+            title: 'Suspicious refusals and failed sign-ins',
+            description: 'What the MeetingIntelOAuthRefusalBurst alert counts: refusals other than missing_token and expired, plus sign-ins with a wrong API key or an unknown user. A burst suggests credential stuffing or token guessing.',
+            unit: 'ops',
+            targets: [
+              {
+                expr: `sum(rate(oauth_refusals_total{${NS},reason!~"missing_token|expired"}[${RI}]) or rate(oauth_sign_ins_total{${NS},outcome=~"bad_credentials|unknown_user"}[${RI}]))`,
+                legend: 'per second',
+              },
+            ],
+          },
         ],
       },
     ],
