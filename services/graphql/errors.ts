@@ -1,6 +1,6 @@
 /**
  * Errors on the wire: every GraphQL error carries `extensions.code` from the service's codes
- * (services/core/errors.ts), invalid_arguments/args_required with `field` and `rule`. Apollo's own
+ * (services/platform/errors.ts), invalid_arguments/args_required with `field` and `rule`. Apollo's own
  * request errors are translated to the same codes; anything unexpected becomes internal_error with a
  * generic message. Never a stack trace or SQL.
  */

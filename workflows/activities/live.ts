@@ -1,6 +1,6 @@
 /**
  * The activities of LiveMeetingWorkflow: the I/O of a live meeting. Each is idempotent (see
- * services/core/live-store.ts), so Temporal may retry any of them, on any worker, at any time.
+ * services/core/live/store.ts), so Temporal may retry any of them, on any worker, at any time.
  *
  * - openLiveMeeting: at the first run, whether the meeting row is there (it is gone when the API pod
  *   removed it after a failed start);

@@ -1,6 +1,6 @@
 /**
  * persist: the transcript, participants, summary and analytics in ONE transaction that replaces any
- * earlier attempt's rows and marks the meeting completed (services/core/ingest.ts). markFailed: the
+ * earlier attempt's rows and marks the meeting completed (services/core/ingest/ingest.ts). markFailed: the
  * end of a run that could not finish. Both clear the meeting's stage.
  */
 import { markMeetingFailed, persistTranscript } from '../../services/core/ingest';

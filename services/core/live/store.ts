@@ -1,6 +1,6 @@
 /**
- * The rows of a live meeting. Sentences are written by the API pods as they arrive (services/core/
- * live.ts); state changes by LiveMeetingWorkflow's activities (workflows/activities/live.ts). Every
+ * The rows of a live meeting. Sentences are written by the API pods as they arrive (drive.ts);
+ * state changes by LiveMeetingWorkflow's activities (workflows/activities/live.ts). Every
  * function is idempotent, so a retried call or activity never duplicates or reorders anything:
  *
  * - Sentences are upserted by (meeting, chunk_id) under the meeting's row lock: a chunk seen before

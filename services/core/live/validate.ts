@@ -100,7 +100,7 @@ function finiteSeconds(field: string, v: unknown): number {
 
 /**
  * Check a call's sentences and normalise them (trimmed speaker and chunk id). `text` keeps what the
- * caller sent; the stored clean text collapses its whitespace (live-store.ts).
+ * caller sent; the stored clean text collapses its whitespace (store.ts).
  */
 export function validateLiveSentences(raw: unknown, field = 'sentences'): LiveSentenceInput[] {
   if (raw === undefined || raw === null) throw required(field, `a list of ${LIVE_LIMITS.sentencesMin} to ${LIVE_LIMITS.sentencesMax} sentences`);

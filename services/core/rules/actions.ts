@@ -1,5 +1,5 @@
 /**
- * A rule's actions, run in order through the same core functions as the MCP tools (meeting-admin.ts:
+ * A rule's actions, run in order through the same core functions as the MCP tools (../meetings/admin.ts:
  * shareMeeting, moveMeetings, updateMeetingPrivacy), as the rule's author, so their permission rules,
  * limits and audit rows are those of a person doing it by hand.
  *

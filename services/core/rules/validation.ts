@@ -5,7 +5,7 @@
  * (`conditions.2.text`, `actions.0.emails.14`) and the rule it broke; nothing is stored on refusal.
  *
  * The action limits are those of the MCP tools (svc_share_meeting, svc_move_meeting), imported from
- * meeting-admin.ts, because a rule's actions run through the very same core functions.
+ * ../meetings/admin.ts, because a rule's actions run through the very same core functions.
  */
 import { MEETING_TYPES, type MeetingType } from '../../intelligence/summarize/types';
 import { invalid } from '../../platform/errors';

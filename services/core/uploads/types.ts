@@ -41,7 +41,7 @@ export interface UploadOptions {
   request_hash: string;
   /** Sealed FetchSecret; removed when the meeting leaves `processing`. */
   fetch_secret?: string;
-  /** Seconds already added to the owner's minutes_consumed (set once; see chargeMinutes in ingest.ts). */
+  /** Seconds already added to the owner's minutes_consumed (set once; see chargeMinutes in ../ingest/ingest.ts). */
   minutes_charged_seconds?: number;
 }
 

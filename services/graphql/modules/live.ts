@@ -1,7 +1,7 @@
 /**
  * Live meetings over GraphQL, for recorders and meeting bots: start a live meeting, stream its
  * sentences while it runs, pause, resume and end it. Thin: each resolver calls one function of
- * services/core/live.ts with the caller's principal; errors name fields as the caller wrote them
+ * services/core/live with the caller's principal; errors name fields as the caller wrote them
  * (`input.title`, `sentences[3].text`). Reads go through the usual `transcript(id)` (is_live, a
  * snapshot of the sentences so far) and svc_get_active_meetings.
  */

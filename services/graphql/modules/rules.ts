@@ -1,7 +1,7 @@
 /**
  * Automation rules over GraphQL (Enterprise tier, team admins): list, read, create, update,
  * enable/disable, delete, and test one rule on one meeting without changing anything. Thin: each
- * resolver calls one function of services/core/rules.ts with the caller's principal; field names in
+ * resolver calls one function of services/core/rules with the caller's principal; field names in
  * errors are given as the caller wrote them (`input.actions.0.emails.3`).
  */
 import { isServiceError } from '../../platform/errors';

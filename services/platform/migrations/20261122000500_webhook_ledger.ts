@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The webhook ledger's invariants (services/core/webhooks.ts):
+ * The webhook ledger's invariants (services/core/webhooks: deliveries.ts, sender.ts, ledger.ts):
  *   - one delivery per meeting and target, so preparing the deliveries again (a retried activity)
  *     finds the rows it made instead of making new ones with new delivery ids;
  *   - attempt numbers unique within a delivery (they are allocated under the delivery's row lock);

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 /**
  * Live ingest upserts sentences by (meeting, chunk_id): a recorder that sends a chunk again replaces
  * its sentence. The unique index makes "one row per chunk" a property of the schema rather than only
- * of the code that writes it (services/core/live-store.ts). Uploaded transcripts have no chunk ids
+ * of the code that writes it (services/core/live/store.ts). Uploaded transcripts have no chunk ids
  * (NULL), which the partial index leaves out. It replaces the plain index of the initial schema.
  */
 export async function up(knex: Knex): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * live_append(meeting, sentences): one live append in ONE statement (services/core/live-store.ts).
+ * live_append(meeting, sentences): one live append in ONE statement (services/core/live/store.ts).
  *
  * An append must run under the meeting's row lock: new chunks take the next indices, so two appends
  * of one meeting must not interleave. Done from Node, the lock was held across seven round trips

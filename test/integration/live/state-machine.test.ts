@@ -1,5 +1,5 @@
 /**
- * The live meeting state machine (services/core/live-protocol.ts) as a table: every state against
+ * The live meeting state machine (services/core/live/protocol.ts) as a table: every state against
  * every request. The workflow's update validators apply exactly this; the integration tests drive
  * the same refusals through GraphQL.
  */

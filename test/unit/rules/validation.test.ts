@@ -1,6 +1,6 @@
 /**
  * What a rule may say: every limit on both sides, every refusal naming the field as the caller wrote
- * it and the rule it broke. Pure checks (rule-validation.ts); the database checks are in
+ * it and the rule it broke. Pure checks (services/core/rules/validation.ts); the database checks are in
  * test/integration/rules/management.test.ts.
  */
 import { ServiceError } from '../../../services/platform/errors';
