@@ -1,5 +1,6 @@
 /**
- * The three answer formats of the spec. TOON (default) comes from @toon-format/toon; records are
+ * The three answer formats (docs/tools.md, Conventions). TOON (default) comes from
+ * @toon-format/toon; records are
  * shaped flat by the tools so lists render as TOON tables. One representation per result.
  */
 import { encode } from '@toon-format/toon';

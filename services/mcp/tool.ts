@@ -34,7 +34,7 @@ export interface ToolDef<S extends z.ZodRawShape = z.ZodRawShape> {
   scope: 'meetings:read' | 'meetings:write';
   /** Experimental tools exist only for teams with this flag. */
   flag?: FeatureFlag;
-  /** Whether the tool takes the spec's `format` parameter; tools without it answer in TOON. */
+  /** Whether the tool takes the `format` parameter (docs/tools.md, Conventions); tools without it answer in TOON. */
   formats?: boolean;
   run(args: z.infer<z.ZodObject<S>>, ctx: ToolContext): Promise<unknown>;
   /** Renderer for format=text; without one, a generic key/value rendering is used. */

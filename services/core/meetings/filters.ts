@@ -1,7 +1,8 @@
 /**
  * The filters of a meeting list, shared by every way of asking for one: svc_get_transcripts builds
  * them from its structured parameters, svc_search parses them from its query grammar, GraphQL
- * `transcripts` from its arguments. The checks below are the spec's limits, written once; each takes
+ * `transcripts` from its arguments. The checks below are the list's limits (svc_get_transcripts in
+ * docs/tools.md), written once; each takes
  * the name the caller used for the value (`limit` in the grammar, `fromDate` in the structured
  * tool), so an error names what the caller actually wrote.
  */

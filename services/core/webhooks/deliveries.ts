@@ -4,8 +4,8 @@
  * Who gets what, for a meeting whose transcript is ready (one delivery per target, each its own
  * delivery run):
  *   - `upload`: the upload's own `webhook` (meetings.upload_webhook), for that upload only. Signed with
- *     the uploader's saved secret when they have one; sent unsigned otherwise (the spec lets an upload
- *     name a webhook without any developer settings).
+ *     the uploader's saved secret when they have one; sent unsigned otherwise (an upload may
+ *     name a webhook without any developer settings: README "Webhooks", Who gets what).
  *   - `owner`: the saved webhook of the meeting's owner, the user whose email is the meeting's
  *     organizer email (within the meeting's team). Never for meetings a user merely attended. A saved
  *     webhook REQUIRES a secret: without one the delivery is recorded `skipped` and nothing is sent

@@ -1,5 +1,6 @@
 /**
- * Every tool, one file per group (the spec's sections). Order is the order of tools/list.
+ * Every tool, one file per group (search, transcripts, meeting-admin, channels, soundbites, people,
+ * analytics, automation, live). Order is the order of tools/list.
  */
 import type { ToolDef } from '../tool';
 import { searchTools } from './search';

@@ -22,7 +22,7 @@ function parseOrRefusal(query: string): MeetingFilters | ServiceError {
   }
 }
 
-/** Whatever parses is within every limit of the spec. */
+/** Whatever parses is within every limit of the list (services/core/meetings/filters.ts). */
 function assertWithinLimits(f: MeetingFilters): void {
   if (f.keyword !== undefined) expect(f.keyword.length).toBeLessThanOrEqual(255);
   if (f.keyword !== undefined) expect(f.keyword.trim()).not.toBe('');
