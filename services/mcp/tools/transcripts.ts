@@ -18,7 +18,10 @@ const paging = {
     .min(TRANSCRIPT_TOKENS.min, `at least ${TRANSCRIPT_TOKENS.min}`)
     .max(TRANSCRIPT_TOKENS.max, `at most ${TRANSCRIPT_TOKENS.max}`)
     .optional()
-    .describe(`Token budget of this page, ${TRANSCRIPT_TOKENS.min} to ${TRANSCRIPT_TOKENS.max} (default set by the server, normally 20000).`),
+    .describe(
+      `Token budget of this page, ${TRANSCRIPT_TOKENS.min} to ${TRANSCRIPT_TOKENS.max} (default set by the server, normally ${TRANSCRIPT_TOKENS.max}). ` +
+        `The maximum keeps one answer within what MCP clients accept (25,000 tokens); read longer meetings page by page.`,
+    ),
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -66,7 +69,7 @@ const getTranscriptTool = defineTool({
     'start_time, end_time in seconds; raw_text is the words before clean-up, null where they are the same as text), per-speaker analytics (duration, word_count, longest_monologue, monologues_count, filler_words, questions, duration_pct, ' +
     'words_per_minute, sentiment as positive_pct/neutral_pct/negative_pct), meeting_analytics, and metadata (title, dateString, duration in minutes, ' +
     'participants, privacy, status, meeting_info). No summary: use svc_get_summary for that. ' +
-    'Long meetings come in pages within a token budget: when has_more is true, call again with fromIndex set to next_index. ' +
+    `Long meetings come in pages within a token budget (maxTokens, at most ${TRANSCRIPT_TOKENS.max.toLocaleString('en-US')} so an answer stays under clients' 25,000-token limit): when has_more is true, call again with fromIndex set to next_index. ` +
     'A live meeting (is_live: true) answers a snapshot of the sentences captured so far. A meeting still processing or failed has no sentences; meeting_info.message says why. ' +
     'format text gives "[mm:ss - mm:ss] Speaker: text" lines.',
   input: {

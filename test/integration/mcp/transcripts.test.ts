@@ -3,7 +3,7 @@ import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
 import { authenticateApiKey } from '../../../services/core/people';
-import { getTranscript } from '../../../services/core/meetings';
+import { getTranscript, TRANSCRIPT_TOKENS } from '../../../services/core/meetings';
 
 const SENTENCE_KEYS = ['end_time', 'index', 'raw_text', 'speaker_id', 'speaker_name', 'start_time', 'text'];
 const SPEAKER_KEYS = [
@@ -203,18 +203,34 @@ describe('transcript tools: svc_get_transcript, svc_fetch, svc_get_summary', () 
       expect(tokens).toBeGreaterThan(mcp.config.mcpMaxTranscriptTokens / 2);
     });
 
-    it('accepts maxTokens 500 and 100000, refuses 499 and 100001', async () => {
+    it(`accepts maxTokens 500 and ${TRANSCRIPT_TOKENS.max} (the answer, in every format, under clients' 25,000-token cap and within the budget), refuses 499 and ${TRANSCRIPT_TOKENS.max + 1}`, async () => {
+      expect(TRANSCRIPT_TOKENS.max).toBeLessThanOrEqual(24_000);
       const small = await mcp.call(olivia.key, 'svc_get_transcript', { transcriptId: long.id, maxTokens: 500, format: 'json' });
       expect(small.isError).toBe(false);
       expect(small.data.has_more).toBe(true);
-      const big = await mcp.call(olivia.key, 'svc_get_transcript', { transcriptId: long.id, maxTokens: 100000, format: 'json' });
-      expect(big.isError).toBe(false);
-      expect(big.data.sentences.length).toBeGreaterThan(small.data.sentences.length);
-      for (const maxTokens of [499, 100001]) {
+      for (const format of ['toon', 'json', 'text']) {
+        const big = await mcp.call(olivia.key, 'svc_get_transcript', { transcriptId: long.id, maxTokens: TRANSCRIPT_TOKENS.max, format });
+        expect(big.isError).toBe(false);
+        const tokens = countTokens(big.text);
+        // The budget is estimated on the TOON rows; JSON repeats every key per sentence and overshoots it
+        // a little (~13% at the maximum), still under the 25,000 tokens clients accept.
+        expect(tokens).toBeLessThanOrEqual(format === 'json' ? 24_000 : TRANSCRIPT_TOKENS.max);
+        expect(tokens).toBeGreaterThan(TRANSCRIPT_TOKENS.max / 2);
+        if (format === 'json') {
+          expect(big.data.has_more).toBe(true);
+          expect(big.data.sentences.length).toBeGreaterThan(small.data.sentences.length);
+        }
+      }
+      for (const maxTokens of [499, TRANSCRIPT_TOKENS.max + 1, 100000]) {
         const bad = await mcp.call(olivia.key, 'svc_get_transcript', { transcriptId: long.id, maxTokens });
         expect(bad.isError).toBe(true);
         expect(bad.data.error).toMatchObject({ code: 'invalid_arguments', field: 'maxTokens' });
       }
+      // The description tells a model the bound.
+      const { tools } = await (await mcp.client(olivia.key)).listTools();
+      const tool = tools.find((t) => t.name === 'svc_get_transcript')!;
+      expect((tool.inputSchema.properties as Record<string, { maximum: number }>).maxTokens.maximum).toBe(TRANSCRIPT_TOKENS.max);
+      expect(tool.description).toContain(TRANSCRIPT_TOKENS.max.toLocaleString('en-US'));
       // A fraction is refused naming the field (its code is the server's mapping of zod's integer check).
       const fraction = await mcp.call(olivia.key, 'svc_get_transcript', { transcriptId: long.id, maxTokens: 1500.5 });
       expect(fraction.isError).toBe(true);
