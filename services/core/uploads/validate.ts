@@ -1,6 +1,7 @@
 /**
  * The rules of AudioUploadInput: every rule names its field (relative to the input object) and nothing
- * is stored on refusal. The limits are documented in the README's GraphQL reference.
+ * is stored on refusal. The limits are UPLOAD_LIMITS below; each field's description in the GraphQL
+ * schema (services/graphql/schema.ts, AudioUploadInput) states them to callers.
  */
 import { requireAdmin } from '../access';
 import { invalid, ServiceError } from '../../platform/errors';
