@@ -12,7 +12,7 @@ HELM_LDFLAGS := -s -w -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION
 KUSTOMIZE_MODULE := sigs.k8s.io/kustomize/kustomize/v5@v5.8.2
 export PATH := $(TOOLS):$(PATH)
 
-.PHONY: dev test bench install tools build typecheck clean-dev help chart-test k8s-generate
+.PHONY: dev test bench install tools build typecheck lint clean-dev help chart-test k8s-generate
 
 help:
 	@echo "make dev    run the whole service locally with a demo team (PostgreSQL + Temporal started for you)"
@@ -44,10 +44,15 @@ dev: install
 typecheck: install
 	npx tsc --noEmit -p tsconfig.json
 
+# ESLint (with Temporal's workflow rules) and the import boundaries of .dependency-cruiser.cjs.
+lint: install
+	npx eslint . --max-warnings 0
+	npx depcruise --config .dependency-cruiser.cjs services workflows
+
 build: install
 	npm run build
 
-test: install tools typecheck
+test: install tools typecheck lint
 	@mkdir -p .test-data
 	npx jest --json --outputFile=.test-data/jest-results.json
 

@@ -1,0 +1,146 @@
+/**
+ * Import boundaries, checked by `make lint` (npx depcruise --config .dependency-cruiser.cjs services workflows)
+ * and by test/unit/boundaries.test.ts. Layers, lowest first; a layer imports only layers below it:
+ *
+ *   services/platform      config, db, errors, sealing, logger, metrics, http, temporal client factory, migrations
+ *   services/net           guarded outbound fetch, address policy
+ *   services/intelligence  captions, media detection, ASR, analytics, summarizer
+ *   services/core          domain folders (each entered through its index.ts) and the root files
+ *   workflows              contracts.ts (pure), client.ts (core's workflow port), activities/ (I/O), workflow files
+ *   transports             services/mcp, services/graphql, services/oauth (mcp may use oauth)
+ *   top                    services/worker < services/cli < services/devstack (cli's `serve` starts the worker role)
+ *
+ * Type-only imports (`import type`) are seen (tsPreCompilationDeps) and count for the layers, but not
+ * for no-circular: a cycle is a problem only when it is one at run time.
+ */
+const ABOVE_PLATFORM = '^(services/(net|intelligence|core|mcp|graphql|oauth|worker|cli|devstack)|workflows)/';
+const ABOVE_NET = '^(services/(intelligence|core|mcp|graphql|oauth|worker|cli|devstack)|workflows)/';
+const ABOVE_INTELLIGENCE = '^(services/(core|mcp|graphql|oauth|worker|cli|devstack)|workflows)/';
+const ABOVE_CORE = '^(services/(mcp|graphql|oauth|worker|cli|devstack)|workflows)/';
+const ABOVE_WORKFLOWS = '^services/(mcp|graphql|oauth|worker|cli|devstack)/';
+const TOP = '^services/(worker|cli|devstack)/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A run-time import cycle (type-only imports excluded): split the shared part into a module both import.',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'platform-is-the-bottom',
+      severity: 'error',
+      comment: 'services/platform imports no other layer of ours.',
+      from: { path: '^services/platform/' },
+      to: { path: ABOVE_PLATFORM },
+    },
+    {
+      name: 'net-over-platform-only',
+      severity: 'error',
+      comment: 'services/net imports only services/platform.',
+      from: { path: '^services/net/' },
+      to: { path: ABOVE_NET },
+    },
+    {
+      name: 'intelligence-under-core',
+      severity: 'error',
+      comment: 'services/intelligence imports only services/platform and services/net.',
+      from: { path: '^services/intelligence/' },
+      to: { path: ABOVE_INTELLIGENCE },
+    },
+    {
+      name: 'core-under-workflows-and-transports',
+      severity: 'error',
+      comment: 'services/core reaches workflows through its port (core/workflow-port.ts), never by import.',
+      from: { path: '^services/core/' },
+      to: { path: ABOVE_CORE },
+    },
+    {
+      name: 'workflows-under-transports',
+      severity: 'error',
+      comment: 'workflows/ imports only core, intelligence, net and platform.',
+      from: { path: '^workflows/' },
+      to: { path: ABOVE_WORKFLOWS },
+    },
+    {
+      name: 'transports-under-top',
+      severity: 'error',
+      comment: 'mcp, graphql and oauth do not import worker, cli or devstack.',
+      from: { path: '^services/(mcp|graphql|oauth)/' },
+      to: { path: TOP },
+    },
+    {
+      name: 'transports-side-by-side',
+      severity: 'error',
+      comment: 'graphql and oauth import no other transport.',
+      from: { path: '^services/(graphql|oauth)/' },
+      to: { path: '^services/(mcp|graphql|oauth)/', pathNot: '^services/$1/' },
+    },
+    {
+      name: 'mcp-over-oauth-only',
+      severity: 'error',
+      comment: 'mcp uses oauth (its authorization server), never graphql.',
+      from: { path: '^services/mcp/' },
+      to: { path: '^services/graphql/' },
+    },
+    {
+      name: 'transports-use-the-workflow-client',
+      severity: 'error',
+      comment: 'A transport starts and signals workflows through workflows/client.ts only (or core\'s port).',
+      from: { path: '^services/(mcp|graphql|oauth)/' },
+      to: { path: '^workflows/', pathNot: '^workflows/client\\.ts$' },
+    },
+    {
+      name: 'worker-under-cli',
+      severity: 'error',
+      comment: 'The worker imports neither the cli nor devstack (the cli\'s `serve worker` starts the worker, not the reverse).',
+      from: { path: '^services/worker/' },
+      to: { path: '^services/(cli|devstack)/' },
+    },
+    {
+      name: 'cli-under-devstack',
+      severity: 'error',
+      comment: 'The cli imports the worker (serve, demo seeding) but not devstack; devstack may import both.',
+      from: { path: '^services/cli/' },
+      to: { path: '^services/devstack/' },
+    },
+    {
+      name: 'core-domain-through-its-index',
+      severity: 'error',
+      comment:
+        'Outside a core domain, import it through services/core/<domain>/index.ts (workflows may also use the pure ' +
+        'services/core/live/protocol.ts). Files of the same domain import each other freely.',
+      from: { path: '^(services|workflows)/', pathNot: '^services/core/([^/]+)/' },
+      to: {
+        path: '^services/core/[^/]+/',
+        pathNot: ['^services/core/[^/]+/index\\.ts$', '^services/core/live/protocol\\.ts$'],
+      },
+    },
+    {
+      name: 'core-domains-through-each-others-index',
+      severity: 'error',
+      comment: 'One core domain imports another through that domain\'s index.ts.',
+      from: { path: '^services/core/([^/]+)/' },
+      to: {
+        path: '^services/core/[^/]+/',
+        pathNot: ['^services/core/$1/', '^services/core/[^/]+/index\\.ts$', '^services/core/live/protocol\\.ts$'],
+      },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist|\\.tools|\\.dev|\\.test-data|charts|k8s)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.d.ts', '.js', '.cjs', '.mjs', '.json'],
+    },
+    skipAnalysisNotInRules: true,
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
