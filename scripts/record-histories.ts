@@ -1,0 +1,205 @@
+/**
+ * Records the event histories that test/integration/workflows/replay.test.ts replays: real scenarios of
+ * every workflow, run by a worker in this process on a real Temporal server over a real PostgreSQL
+ * database, each closed run's history saved as test/fixtures/histories/<name>.json.
+ *
+ *   npx tsx scripts/record-histories.ts                     # every scenario
+ *   npx tsx scripts/record-histories.ts live-idle           # only the named scenarios (see SCENARIOS)
+ *   npx tsx scripts/record-histories.ts --tag v2 [names]    # files named <history>.v2.json
+ *   npx tsx scripts/record-histories.ts --overwrite [names] # replace existing files (a history of an
+ *                                                           # unreleased change only)
+ *
+ * PostgreSQL and Temporal are provisioned as `make test` does (test/support/globalSetup.ts): the ones
+ * named by DATABASE_URL / TEMPORAL_ADDRESS, else local binaries, else testcontainers.
+ *
+ * Record a new history only when a workflow changed ON PURPOSE, and add it beside the old ones: the
+ * histories of released versions must keep replaying (running workflows were started by them).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@temporalio/client';
+import globalSetup from '../test/support/globalSetup';
+import globalTeardown from '../test/support/globalTeardown';
+import { createTestDatabase, testTaskQueue, type TestDatabase } from '../test/support/testDb';
+import { makeChannel, makeTeam, makeUser, type TestUser } from '../test/support/factory';
+import { startGraphql, UPLOAD_AUDIO, type GraphqlHarness, type GraphqlResponse } from '../test/support/graphql';
+import { startTestWorker, waitForRun, type TestWorker } from '../test/support/worker';
+import { startWebhookReceiver, type WebhookReceiver } from '../test/support/webhook-receiver';
+import { startMediaServer, type MediaServer } from '../test/integration/ingest/media-server';
+import { CREATE_RULE } from '../test/integration/rules/support';
+import { APPEND, END, PAUSE, RESUME, said, START } from '../test/integration/live/support';
+import { historyToJSON } from '../test/integration/workflows/history-json';
+import { liveWorkflowId, ruleExecutionWorkflowId, transcriptionWorkflowId, webhookWorkflowId } from '../workflows/contracts';
+
+const ROOT = join(__dirname, '..');
+const OUT = join(ROOT, 'test', 'fixtures', 'histories');
+const KICKOFF = readFileSync(join(ROOT, 'test', 'fixtures', 'meetings', '2026-11-05-q1-planning-kickoff.vtt'));
+/** Short enough that a recording takes seconds: one failed webhook attempt, then 200 ms later the next. */
+const WEBHOOK_ENV = { WEBHOOK_RETRY_SCHEDULE: '0s,200ms,400ms', WEBHOOK_TIMEOUT: '2s' };
+const IDLE_TIMEOUT = '2s';
+
+interface Ctx {
+  t: TestDatabase;
+  gql: GraphqlHarness;
+  /** The graphql role with LIVE_IDLE_TIMEOUT=2s (live meetings started through it idle out quickly). */
+  gqlIdle: GraphqlHarness;
+  temporal: Client;
+  media: MediaServer;
+  rx: WebhookReceiver;
+  admin: TestUser;
+  member: TestUser;
+  channelId: string;
+}
+
+/** The data of an operation that must succeed. */
+function data(res: GraphqlResponse, field: string): any {
+  if (res.body.errors?.length) throw new Error(`${field} failed: ${JSON.stringify(res.body.errors[0])}`);
+  return res.body.data[field];
+}
+
+const options = { tag: '', overwrite: false };
+
+async function save(temporal: Client, workflowId: string, history_: string): Promise<void> {
+  const name = options.tag ? `${history_}.${options.tag}` : history_;
+  const handle = temporal.workflow.getHandle(workflowId);
+  await handle.result().catch(() => undefined); // closed runs only: a failed run is a history too
+  const history = await handle.fetchHistory();
+  const json = historyToJSON(history);
+  const file = join(OUT, `${name}.json`);
+  if (existsSync(file) && !options.overwrite) throw new Error(`${file} exists: histories of released versions are kept; record with --tag <version>, or --overwrite`);
+  writeFileSync(file, json);
+  console.log(`  ${name}.json: ${history.events?.length ?? 0} events, ${(json.length / 1024).toFixed(1)} KB (${workflowId})`);
+}
+
+function expectThat(cond: unknown, what: string): void {
+  if (!cond) throw new Error(`scenario did not go as planned: ${what}`);
+}
+
+const SCENARIOS: Record<string, (c: Ctx) => Promise<void>> = {
+  /** An upload of a caption file with two matching rules and a per-upload webhook that answers 503, then 200. */
+  async 'transcription-post-processing'(c) {
+    for (const [name, text] of [
+      ['Board meetings', 'Board'],
+      ['Planning', 'planning'],
+    ]) {
+      data(
+        await c.gql.request(c.admin.key, CREATE_RULE, {
+          input: {
+            name,
+            conditions: [{ type: 'title_contains', text }],
+            actions: name === 'Planning' ? [{ type: 'move', channel_id: c.channelId }] : [{ type: 'share', emails: ['x@y.test'], expiry_days: 7 }, { type: 'privacy', privacy: 'teammates' }],
+          },
+        }),
+        'createRule',
+      );
+    }
+    c.rx.script('/upload', [503, 200]);
+    const url = c.media.serve('/recordings/q1-board-kickoff.vtt', { body: KICKOFF, contentType: 'text/vtt' });
+    const up = data(
+      await c.gql.request(c.member.key, UPLOAD_AUDIO, { input: { url, title: 'Q1 Board planning kickoff', meeting_date: '2026-11-05T15:00:00Z', webhook: c.rx.url('/upload') } }),
+      'uploadAudio',
+    );
+    const id: string = up.meetingId;
+    const run = await waitForRun(c.temporal, id, 120_000);
+    expectThat(run.status === 'completed', `transcription completed (${JSON.stringify(run)})`);
+    const webhookId = webhookWorkflowId(id, 'upload');
+    expectThat(run.status === 'completed' && run.result.children.join() === [ruleExecutionWorkflowId(id), webhookId].join(), 'children: rules and the upload webhook');
+    const rules = await c.temporal.workflow.getHandle(ruleExecutionWorkflowId(id)).result();
+    expectThat(rules.matched === 2 && rules.executions.every((e: { status: string }) => e.status === 'success'), `two rules ran (${JSON.stringify(rules)})`);
+    const delivery = await c.temporal.workflow.getHandle(webhookId).result();
+    expectThat(delivery.status === 'delivered' && delivery.attempts === 2, `delivered at the second attempt (${JSON.stringify(delivery)})`);
+    await save(c.temporal, transcriptionWorkflowId(id), 'transcription-captions-with-post-processing');
+    await save(c.temporal, ruleExecutionWorkflowId(id), 'rule-execution-two-matching-rules');
+    await save(c.temporal, webhookId, 'webhook-delivery-503-then-delivered');
+  },
+
+  /** A caption file without cues: bad input, the run fails and marks the meeting failed. */
+  async 'transcription-failure'(c) {
+    const url = c.media.serve('/recordings/empty.vtt', { body: 'WEBVTT\n\nNOTE nothing was said\n', contentType: 'text/vtt' });
+    const id: string = data(await c.gql.request(c.member.key, UPLOAD_AUDIO, { input: { url, title: 'Nothing said' } }), 'uploadAudio').meetingId;
+    const run = await waitForRun(c.temporal, id, 120_000);
+    expectThat(run.status === 'failed', `the run failed (${JSON.stringify(run)})`);
+    await save(c.temporal, transcriptionWorkflowId(id), 'transcription-bad-input-fails');
+  },
+
+  /** A live meeting: appends, a pause, a resume, another append, an end; then its post-processing. */
+  async 'live-lifecycle'(c) {
+    const id: string = data(await c.gql.request(c.member.key, START, { input: { title: 'Weekly sync' } }), 'startLiveMeeting');
+    const append = async (n: number, text: string) => data(await c.gql.request(c.member.key, APPEND, { id, sentences: [said(n, 'Priya', text)] }), 'appendLiveSentences');
+    await append(0, 'Good morning, everyone.');
+    await append(1, 'Let us start with the release.');
+    expectThat(data(await c.gql.request(c.member.key, PAUSE, { id }), 'pauseLiveMeeting').state === 'paused', 'paused');
+    expectThat(data(await c.gql.request(c.member.key, RESUME, { id }), 'resumeLiveMeeting').state === 'active', 'resumed');
+    await append(2, 'The release ships on Friday.');
+    expectThat(data(await c.gql.request(c.member.key, END, { id }), 'endLiveMeeting').is_live === false, 'ended');
+    const result = await c.temporal.workflow.getHandle(liveWorkflowId(id)).result();
+    expectThat(result.status === 'completed' && result.endReason === 'requested' && result.sentences === 3, `completed (${JSON.stringify(result)})`);
+    await c.temporal.workflow.getHandle(ruleExecutionWorkflowId(id)).result();
+    await save(c.temporal, liveWorkflowId(id), 'live-meeting-pause-resume-end');
+  },
+
+  /** A live meeting nobody talks to after one append: ends by LIVE_IDLE_TIMEOUT (2 s here). */
+  async 'live-idle'(c) {
+    const id: string = data(await c.gqlIdle.request(c.member.key, START, { input: { title: 'Forgotten bot' } }), 'startLiveMeeting');
+    data(await c.gqlIdle.request(c.member.key, APPEND, { id, sentences: [said(0, 'Priya', 'Is anyone there?')] }), 'appendLiveSentences');
+    const result = await c.temporal.workflow.getHandle(liveWorkflowId(id)).result();
+    expectThat(result.status === 'completed' && result.endReason === 'idle' && result.sentences === 1, `idled out (${JSON.stringify(result)})`);
+    await c.temporal.workflow.getHandle(ruleExecutionWorkflowId(id)).result();
+    await save(c.temporal, liveWorkflowId(id), 'live-meeting-idle-timeout');
+  },
+};
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const wanted: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--overwrite') options.overwrite = true;
+    else if (args[i] === '--tag' && /^[\w.-]+$/.test(args[i + 1] ?? '')) options.tag = args[++i];
+    else if (args[i].startsWith('-')) throw new Error(`unknown option ${args[i]} (known: --tag <version>, --overwrite)`);
+    else wanted.push(args[i]);
+  }
+  const unknown = wanted.filter((w) => !(w in SCENARIOS));
+  if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+  mkdirSync(OUT, { recursive: true });
+
+  await globalSetup();
+  const t = await createTestDatabase();
+  const queue = testTaskQueue('record-histories');
+  let worker: TestWorker | undefined;
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    const team = await makeTeam(t.db, { tier: 'enterprise', name: 'Ledgerly' });
+    const admin = await makeUser(t.db, team, { role: 'admin', email: 'grace@demo.example', name: 'Grace Okafor' });
+    const member = await makeUser(t.db, team, { email: 'priya@demo.example', name: 'Priya Raman' });
+    const channelId = (await makeChannel(t.db, team.id, 'Planning', [])).id;
+    const media = await startMediaServer();
+    closers.push(() => media.close());
+    const rx = await startWebhookReceiver();
+    closers.push(() => rx.close());
+    const gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: queue, ...WEBHOOK_ENV });
+    closers.push(() => gql.close());
+    const gqlIdle = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: queue, ...WEBHOOK_ENV, LIVE_IDLE_TIMEOUT: IDLE_TIMEOUT });
+    closers.push(() => gqlIdle.close());
+    worker = await startTestWorker(t.db, { taskQueue: queue, env: WEBHOOK_ENV });
+    const ctx: Ctx = { t, gql, gqlIdle, temporal: gql.temporal, media, rx, admin, member, channelId };
+
+    for (const [name, run] of Object.entries(SCENARIOS)) {
+      if (wanted.length && !wanted.includes(name)) continue;
+      console.log(`scenario ${name}`);
+      await run(ctx);
+    }
+  } finally {
+    await worker?.stop();
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    await t.drop();
+    await globalTeardown();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

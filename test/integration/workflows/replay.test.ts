@@ -1,0 +1,70 @@
+/**
+ * Replay tests: every recorded history in test/fixtures/histories (real runs of the workflows, recorded
+ * by scripts/record-histories.ts) replays against today's workflow code without a determinism error.
+ * A workflow change that would break running workflows (an activity added, removed or reordered, a
+ * child, timer or update handled differently) fails here instead of in production. Histories of
+ * released versions stay: a change that is meant to break them needs patching (workflow.patched).
+ *
+ * No Temporal server is involved: the replay worker only runs the bundled workflow code against the
+ * recorded events.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type ReplayResult, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import { WORKFLOWS_PATH } from '../../../services/worker/worker';
+import { historyFromJSON } from './history-json';
+
+const HISTORIES = join(__dirname, '..', '..', 'fixtures', 'histories');
+const BROKEN = join(__dirname, '..', '..', 'fixtures', 'replay-broken');
+
+try {
+  // The broken replay below makes core log the nondeterminism it found at WARN: expected, not shown.
+  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+} catch {
+  // Already installed in this test file's process.
+}
+
+const noop = () => {};
+const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop } as never;
+
+const files = readdirSync(HISTORIES).filter((f) => f.endsWith('.json')).sort();
+const load = (file: string) => ({ workflowId: file.replace(/\.json$/, ''), history: historyFromJSON(JSON.parse(readFileSync(join(HISTORIES, file), 'utf8'))) });
+
+async function replayAll(workflowBundle: WorkflowBundleWithSourceMap, names: string[]): Promise<ReplayResult[]> {
+  const results: ReplayResult[] = [];
+  for await (const r of Worker.runReplayHistories({ workflowBundle }, names.map(load))) results.push(r);
+  return results;
+}
+
+describe('replay of recorded workflow histories', () => {
+  let bundle: WorkflowBundleWithSourceMap;
+
+  beforeAll(async () => {
+    bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet });
+  });
+
+  it('has a history of every workflow', () => {
+    const types = new Set(files.map((f) => load(f).history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name));
+    expect([...types].sort()).toEqual(['LiveMeetingWorkflow', 'RuleExecutionWorkflow', 'TranscriptionWorkflow', 'WebhookDeliveryWorkflow']);
+  });
+
+  it('replays every history in test/fixtures/histories against today\'s workflows', async () => {
+    const results = await replayAll(bundle, files);
+    expect(results.map((r) => r.workflowId)).toEqual(files.map((f) => f.replace(/\.json$/, '')));
+    // One line per history, so a failure names the history and the error.
+    expect(results.map((r) => `${r.workflowId}: ${r.error ? `${r.error.name}: ${r.error.message}` : 'ok'}`)).toEqual(files.map((f) => `${f.replace(/\.json$/, '')}: ok`));
+  });
+
+  it('bites: a TranscriptionWorkflow that schedules another activity first is refused with a determinism error', async () => {
+    const broken = await bundleWorkflowCode({ workflowsPath: require.resolve(BROKEN), logger: quiet });
+    const transcriptions = files.filter((f) => f.startsWith('transcription-'));
+    expect(transcriptions.length).toBeGreaterThan(0);
+    const results = await replayAll(broken, transcriptions);
+    expect(results).toHaveLength(transcriptions.length);
+    for (const r of results) {
+      expect(r.error).toBeInstanceOf(DeterminismViolationError);
+      expect(r.error!.message).toMatch(/fetchMedia|transcribe|nondetermin/i);
+    }
+  });
+});
