@@ -106,7 +106,13 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** Resolves the URL's host and returns the address to dial, after checking every address it resolves to. */
+/**
+ * Resolves the URL's host and returns the address to dial, after checking every address it resolves to.
+ * A literal host (already normalized by the URL parser: 0x7f.1, 2130706433, 0177.0.0.1 and 127.1 are
+ * 127.0.0.1 here, an IPv6 literal is bracketed and cannot carry a zone id) and every DNS answer (a zone
+ * id included) go through the one policy, checkAddress: global unicast only, and no IPv6 form that
+ * carries an IPv4 address (mapped, compatible, translated, NAT64, 6to4, Teredo).
+ */
 async function vetHost(url: URL, options: SafeFetchOptions, field: string, signal: AbortSignal): Promise<ResolvedAddress> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: ResolvedAddress[];
