@@ -9,6 +9,7 @@ import { apikeyCreate, apikeyRevoke, teamCreate, teamFlags, userCreate } from '.
 import { migrate } from './commands/migrate';
 import { serve } from './commands/serve';
 import { CommandContext } from './context';
+import { CliFailure, databaseFailure, isTemporalTransportError, temporalFailure, withinDeadline, withoutSql } from './failures';
 import { output } from './output';
 
 export const USAGE = `meeting-intel <command> [options] [--json]
@@ -68,16 +69,31 @@ export async function main(argv: string[]): Promise<void> {
     await handler.run(ctx, parsed);
     if (name === 'serve') return; // keeps running until a signal
   } catch (e) {
-    code = report(e, json);
+    code = report(explain(e, ctx), json);
   }
-  await ctx.close();
+  await withinDeadline(ctx.close(), 5000, 'closing').catch(() => {});
   process.exitCode = code;
+  // A command has ended: nothing left open (a connection still retrying, a socket) may keep the
+  // process alive. The timer does not itself hold the process; it fires only if something else does.
+  setTimeout(() => process.exit(code), 1000).unref();
+}
+
+/** Database and Temporal failures as messages naming the variable to fix. */
+function explain(e: unknown, ctx: CommandContext): unknown {
+  if (e instanceof UsageError || e instanceof ConfigError || isServiceError(e) || e instanceof CliFailure) return e;
+  const where = ctx.where();
+  const db = databaseFailure(e, where.databaseUrl);
+  if (db) return db;
+  if (isTemporalTransportError(e)) return temporalFailure(e, where.temporalAddress);
+  return e;
 }
 
 function report(e: unknown, json: boolean): number {
   let code = 1;
   let error: Record<string, unknown>;
-  if (e instanceof UsageError) {
+  if (e instanceof CliFailure) {
+    error = { code: e.code, message: e.message };
+  } else if (e instanceof UsageError) {
     code = 2;
     error = { code: 'usage', message: e.message };
   } else if (e instanceof ConfigError) {
@@ -87,7 +103,7 @@ function report(e: unknown, json: boolean): number {
     code = ['invalid_arguments', 'args_required', 'object_not_found'].includes(e.code) ? 2 : 1;
     error = e.toJSON();
   } else {
-    error = { code: 'internal_error', message: e instanceof Error ? e.message : String(e) };
+    error = { code: 'internal_error', message: withoutSql(e instanceof Error ? e.message : String(e)) };
   }
   process.stderr.write(json ? `${JSON.stringify({ error })}\n` : `error: ${error.message}\n`);
   return code;

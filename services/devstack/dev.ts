@@ -70,6 +70,16 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
   return u.toString();
 }
 
+function redactPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '****';
+    return u.toString();
+  } catch {
+    return 'your DATABASE_URL';
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   mkdirSync(DEV, { recursive: true });
@@ -149,6 +159,9 @@ async function main(): Promise<void> {
     say('stopped everything it started');
   });
 
+  // The CLI's own database is the service's: the URL of the cluster started here, or the caller's
+  // DATABASE_URL (its password not printed).
+  const cliDatabaseUrl = process.env.DATABASE_URL ? redactPassword(databaseUrl) : databaseUrl;
   const mcpUrl = roles[0].url;
   const graphqlUrl = roles[1].url;
   process.stdout.write(`
@@ -164,6 +177,9 @@ async function main(): Promise<void> {
     curl -s ${mcpUrl} -H "Authorization: Bearer ${apiKey}" -H 'content-type: application/json' \\
       -H 'accept: application/json, text/event-stream' \\
       -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_get_transcripts","arguments":{"limit":3}}}'
+
+  The admin CLI against this service's database:
+    CLI: DATABASE_URL=${cliDatabaseUrl} npx meeting-intel team create --name Acme --tier pro
 
   Ctrl-C stops everything.
 `);

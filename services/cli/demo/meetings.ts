@@ -13,7 +13,7 @@ import { newId } from '../../core/ids';
 import type { Principal } from '../../core/principal';
 import { uploadAudio } from '../../core/uploads';
 import type { Config } from '../../platform/config';
-import { createTemporalClient } from '../../platform/temporal';
+import { connectTemporal } from '../temporal';
 import { FIXTURES_DIR, DemoPeople, readTeamFile } from './people';
 import { temporalWorkflows } from '../../../workflows/client';
 import { transcriptionWorkflowId } from '../../../workflows/contracts';
@@ -69,11 +69,13 @@ export async function importDemoMeetings(db: Knex, config: Config, people: DemoP
   if (todo.length) {
     log(`importing ${todo.length} demo meetings through the transcription pipeline`);
     // Loaded only here: the worker (and its bundler) is not needed when everything is imported.
-    const { connectWorker, createWorker } = require('../../worker/worker') as typeof import('../../worker/worker');
+    const { createWorker } = require('../../worker/worker') as typeof import('../../worker/worker');
     const seedConfig: Config = { ...config, allowPrivateNetwork: true, temporal: { ...config.temporal, taskQueue: `seed-demo-${randomBytes(4).toString('hex')}` } };
+    // Temporal answers within the deadline, or this fails naming TEMPORAL_ADDRESS; only then is
+    // anything served or started (a failure here must leave nothing open).
+    const temporal = await connectTemporal(config);
+    const { client, nativeConnection } = temporal;
     const { server, base } = await serveFixtures();
-    const { client, connection } = createTemporalClient(config);
-    const nativeConnection = await connectWorker(config);
     try {
       const worker = await createWorker({ db, config: seedConfig, connection: nativeConnection }, { taskQueue: seedConfig.temporal.taskQueue });
       await worker.runUntil(async () => {
@@ -92,8 +94,7 @@ export async function importDemoMeetings(db: Knex, config: Config, people: DemoP
       });
     } finally {
       server.close();
-      await nativeConnection.close();
-      await connection.close();
+      await temporal.close();
     }
   }
   await applyManifest(db, people, manifest);
