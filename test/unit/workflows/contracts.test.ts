@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from '@temporalio/common';
 import {
   failureCause,
   failureMessage,
@@ -28,7 +28,7 @@ describe('the workflow contract', () => {
     expect(liveWorkflowId('01ABC')).toBe('live-01ABC');
   });
 
-  const activityFailure = (cause: Error) => new ActivityFailure('activity failed', 'fetchMedia', '1', 0, undefined, cause);
+  const activityFailure = (cause: Error) => new ActivityFailure('activity failed', 'fetchMedia', '1', RetryState.NON_RETRYABLE_FAILURE, undefined, cause);
 
   it('finds the ApplicationFailure under the failures that wrap it, and its message', () => {
     const app = ApplicationFailure.nonRetryable('the recording is not a media file', 'BadInput');
