@@ -54,7 +54,7 @@ export async function startMcp(db: Knex, env: Record<string, string> = {}): Prom
       const text = res.content.map((p) => p.text).join('\n');
       const format = (args.format as string | undefined) ?? 'toon';
       let data: unknown;
-      if (format === 'json' && !res.isError) data = JSON.parse(text);
+      if (format === 'json') data = res.isError ? tryDecode(text, true) : JSON.parse(text);
       else if (format !== 'text' || res.isError) data = tryDecode(text);
       return { isError: Boolean(res.isError), text, data };
     },
@@ -65,7 +65,15 @@ export async function startMcp(db: Knex, env: Record<string, string> = {}): Prom
   };
 }
 
-function tryDecode(text: string): unknown {
+/** TOON first, then JSON; errors of a format json call are JSON, so those are read as JSON first. */
+function tryDecode(text: string, jsonFirst = false): unknown {
+  if (jsonFirst) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // not JSON: fall through to TOON
+    }
+  }
   try {
     return decode(text);
   } catch {

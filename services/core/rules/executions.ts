@@ -11,7 +11,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { requireTier, visibleTo } from '../access';
-import { invalid } from '../../platform/errors';
+import { invalid, notFound } from '../../platform/errors';
 import type { Principal } from '../principal';
 import type { Page } from '../meetings';
 import { requireDateTime } from '../analytics';
@@ -68,6 +68,11 @@ export async function listRuleExecutions(db: Knex, p: Principal, args: RuleExecu
   const limit = args.limit ?? DEFAULT_GROUP_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_GROUP_LIMIT) {
     throw invalid('limit', `whole number 1 to ${MAX_GROUP_LIMIT}`, `limit must be a whole number from 1 to ${MAX_GROUP_LIMIT}; got ${limit}`);
+  }
+  // A meeting the caller cannot see (unknown, another team's) is object_not_found, as in every other
+  // tool, not an empty log.
+  if (filters.meetingId && !(await db('meetings as m').modify(visibleTo(p, 'm')).where('m.id', filters.meetingId).first('m.id'))) {
+    throw notFound('meeting', filters.meetingId);
   }
   const key = await cursorKey(db, opts.secretsKey);
   const fhash = filtersHash(filters);

@@ -113,8 +113,20 @@ export async function listSoundbites(db: Knex, config: Config, p: Principal, inp
   if (input.my_team === true) q.where('sb.team_id', p.teamId);
   const rows: SoundbiteRow[] = await q.orderBy([{ column: 'sb.created_at', order: 'desc' }, { column: 'sb.id', order: 'desc' }]).offset(skip).limit(limit + 1).select(COLUMNS);
 
+  // A meeting the caller cannot see (unknown, another team's, not visible) is object_not_found, as in
+  // every other tool, not an empty list: seen means readable (access.visibleTo) or holding a clip the
+  // caller may see (access.soundbiteVisibleTo: a `team` or `participants` clip of an owner-only meeting).
+  if (transcriptId && rows.length === 0) await requireSeenMeeting(db, p, transcriptId);
+
   const has_more = rows.length > limit;
   return { soundbites: rows.slice(0, limit).map((r) => toRecord(config, r)), has_more, next_skip: has_more ? skip + limit : null };
+}
+
+async function requireSeenMeeting(db: Knex, p: Principal, id: string): Promise<void> {
+  const readable = await db('meetings as m').modify(visibleTo(p, 'm')).where('m.id', id).first('m.id');
+  if (readable) return;
+  const clip = await db('soundbites as sb').join('meetings as m', 'm.id', 'sb.meeting_id').modify(soundbiteVisibleTo(p, 'sb', 'm')).where('sb.meeting_id', id).first('sb.id');
+  if (!clip) throw notFound('meeting', id);
 }
 
 // ---------------------------------------------------------------------------------------------------

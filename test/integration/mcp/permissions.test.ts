@@ -13,7 +13,8 @@
  *   - clips (svc_get_soundbites with transcript_id): the organizer's clip, shared with
  *     `participants`, is listed to whoever can read the meeting and to its participants of the same
  *     team
- *     (access.soundbiteVisibleTo), else absent.
+ *     (access.soundbiteVisibleTo); when the caller sees neither the meeting nor a clip of it,
+ *     object_not_found, as for every other tool.
  * A refused change must change nothing; an allowed one must take effect.
  */
 import { newId } from '../../../services/core/ids';
@@ -56,7 +57,7 @@ const MATRIX: Record<'participants' | 'owner', Row[]> = {
     member       participant   ok   listed  listed  FB  ok
     member       shared        ok   listed  listed  FB  FB
     member       channel       ok   listed  listed  FB  ok
-    member       none          NF   absent  absent  NF  NF
+    member       none          NF   absent  NF      NF  NF
     admin        owner         ok   listed  listed  ok  ok
     admin        participant   ok   listed  listed  ok  ok
     admin        shared        ok   listed  listed  ok  ok
@@ -68,18 +69,18 @@ const MATRIX: Record<'participants' | 'owner', Row[]> = {
     super_admin  channel       ok   listed  listed  ok  ok
     super_admin  none          ok   listed  listed  ok  ok
     other_admin  owner         -
-    other_admin  participant   NF   absent  absent  NF  NF
+    other_admin  participant   NF   absent  NF      NF  NF
     other_admin  shared        ok   listed  listed  FB  FB
-    other_admin  channel       NF   absent  absent  NF  NF
-    other_admin  none          NF   absent  absent  NF  NF
+    other_admin  channel       NF   absent  NF      NF  NF
+    other_admin  none          NF   absent  NF      NF  NF
   `),
   /* Meeting privacy `owner`: only the organizer, admins and explicit shares read it. */
   owner: table(`
     member       owner         ok   listed  listed  ok  ok
     member       participant   NF   absent  listed  NF  NF
     member       shared        ok   listed  listed  FB  FB
-    member       channel       NF   absent  absent  NF  NF
-    member       none          NF   absent  absent  NF  NF
+    member       channel       NF   absent  NF      NF  NF
+    member       none          NF   absent  NF      NF  NF
     admin        owner         ok   listed  listed  ok  ok
     admin        participant   ok   listed  listed  ok  ok
     admin        shared        ok   listed  listed  ok  ok
@@ -91,10 +92,10 @@ const MATRIX: Record<'participants' | 'owner', Row[]> = {
     super_admin  channel       ok   listed  listed  ok  ok
     super_admin  none          ok   listed  listed  ok  ok
     other_admin  owner         -
-    other_admin  participant   NF   absent  absent  NF  NF
+    other_admin  participant   NF   absent  NF      NF  NF
     other_admin  shared        ok   listed  listed  FB  FB
-    other_admin  channel       NF   absent  absent  NF  NF
-    other_admin  none          NF   absent  absent  NF  NF
+    other_admin  channel       NF   absent  NF      NF  NF
+    other_admin  none          NF   absent  NF      NF  NF
   `),
 };
 

@@ -197,7 +197,8 @@ describe('svc_get_rule_executions', () => {
     expect(instant.data.meetings.map((g: { meeting_id: string }) => g.meeting_id)).toEqual([meetings[10].id]);
 
     const none = await mcp.call(admin.key, TOOL, { meetingId: 'no-such-meeting' });
-    expect(none.data).toEqual({ meetings: [], has_more: false, next_cursor: null });
+    expect(none.isError).toBe(true);
+    expect(none.data.error.code).toBe('object_not_found');
   });
 
   it('shows a member only the groups of meetings visible to them; another team only its own', async () => {
@@ -205,10 +206,10 @@ describe('svc_get_rule_executions', () => {
     expect(mine.seen).toEqual(newestFirst(meetings.filter((m) => m.privacy !== 'owner').map((m) => m.id)));
     expect(mine.seen).toHaveLength(110);
     const hidden = meetings.find((m) => m.privacy === 'owner')!;
-    expect((await mcp.call(member.key, TOOL, { meetingId: hidden.id })).data.meetings).toEqual([]);
+    expect((await mcp.call(member.key, TOOL, { meetingId: hidden.id })).data.error.code).toBe('object_not_found');
     const foreign = await mcp.call(foreignAdmin.key, TOOL, { limit: 50 });
     expect(foreign.data.meetings.map((g: { meeting: string }) => g.meeting)).toEqual(['Foreign 2', 'Foreign 1', 'Foreign 0']);
-    expect((await mcp.call(foreignAdmin.key, TOOL, { meetingId: meetings[1].id })).data.meetings).toEqual([]);
+    expect((await mcp.call(foreignAdmin.key, TOOL, { meetingId: meetings[1].id })).data.error.code).toBe('object_not_found');
   });
 
   describe('cursor', () => {

@@ -257,10 +257,12 @@ describe('soundbite tools: svc_create_soundbite, svc_get_soundbites', () => {
       expect(await ids(admin)).toEqual([teamClip, participantsClip, publicClip].sort());
       expect(await ids(pat)).toEqual([teamClip, participantsClip, publicClip].sort());
       expect(await ids(tom)).toEqual([teamClip, publicClip].sort());
-      // One team never sees another's data: not even a public clip is listed across teams.
-      expect(await ids(outsider)).toEqual([]);
+      // One team never sees another's data: not even a public clip is listed across teams, and the
+      // meeting itself is object_not_found to them, as in every other tool.
+      const outside = await mcp.call(outsider.key, 'svc_get_soundbites', { transcript_id: secret.id, format: 'json' });
+      expect(outside.data.error.code).toBe('object_not_found');
       const mineOnly = await mcp.call(outsider.key, 'svc_get_soundbites', { transcript_id: secret.id, my_team: true });
-      expect(mineOnly.data.soundbites).toEqual([]);
+      expect(mineOnly.data.error.code).toBe('object_not_found');
     });
   });
 });
