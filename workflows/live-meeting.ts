@@ -94,7 +94,7 @@ const { failLiveMeeting } = proxyActivities<Pick<LiveActivities, 'failLiveMeetin
 /** Analytics and summary (a chat model when LLM_URL is set) and the one-transaction persist. */
 const { completeLiveMeeting } = proxyActivities<Pick<LiveActivities, 'completeLiveMeeting'>>({
   startToCloseTimeout: '20 minutes',
-  heartbeatTimeout: '2 minutes',
+  heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10, nonRetryableErrorTypes: NON_RETRYABLE },
 });
 

@@ -39,28 +39,28 @@ const NON_RETRYABLE = [FAILURE.badInput, FAILURE.meetingGone, 'NonRetryableNetEr
 /** Downloads are bounded by MEDIA_FETCH_TIMEOUT inside the activity; this only catches a lost worker. */
 const { fetchMedia } = proxyActivities<Pick<TranscriptionActivities, 'fetchMedia'>>({
   startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '1 minute',
+  heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
 /** Speech recognition of a long recording on a CPU takes a while; it heartbeats while it waits. */
 const { transcribe } = proxyActivities<Pick<TranscriptionActivities, 'transcribe'>>({
   startToCloseTimeout: '3 hours',
-  heartbeatTimeout: '2 minutes',
+  heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
 /** Pure computation (and the chat model when LLM_URL is set). */
 const { analyze, summarize } = proxyActivities<Pick<TranscriptionActivities, 'analyze' | 'summarize'>>({
   startToCloseTimeout: '20 minutes',
-  heartbeatTimeout: '2 minutes',
+  heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
 /** One database transaction; retried generously because a database blip must not lose a transcript. */
 const { persist, markFailed } = proxyActivities<Pick<TranscriptionActivities, 'persist' | 'markFailed'>>({
   startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '2 minutes',
+  heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE },
 });
 

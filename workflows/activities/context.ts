@@ -39,7 +39,10 @@ export function attempt(): number {
   }
 }
 
-/** Heartbeat every few seconds while `work` runs, so a lost worker is noticed within the heartbeat timeout. */
+/**
+ * Heartbeat every 5 s from a timer while `work` runs (a long download or ASR request included), so a
+ * killed worker is noticed within the 20 s heartbeatTimeout of workflows/*.ts and its step retried.
+ */
 async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
   let ctx: Context | undefined;
   try {
