@@ -18,12 +18,15 @@ export interface ToolContext {
   format: Format;
 }
 
-export interface ToolAnnotations {
-  readOnlyHint: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint?: boolean;
-}
+/**
+ * The MCP tool annotations, true to what the tool does (clients use them to decide what needs the
+ * user's confirmation). A tool that only reads says so; a tool that writes states all three hints:
+ * destructiveHint when it can change or remove what exists (not only add), idempotentHint when
+ * repeating the same call changes nothing more, openWorldHint when it reaches beyond this service.
+ */
+export type ToolAnnotations =
+  | { readOnlyHint: true; openWorldHint: boolean }
+  | { readOnlyHint: false; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
 
 export interface ToolDef<S extends z.ZodRawShape = z.ZodRawShape> {
   name: string;

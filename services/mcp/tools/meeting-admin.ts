@@ -23,8 +23,8 @@ const shareTool = defineTool({
   title: 'Share a meeting',
   description:
     'Give people (by email, inside or outside your team) read access to one meeting, optionally for 7, 14 or 30 days (omit expiryDays for no expiry). ' +
-    'At most 100 emails per call; repeated emails count once. Sharing again with an email that already has a share sets its expiry anew (change: updated) ' +
-    `instead of adding another. Returns success, meetingId and a table of shares (email, expires_at, change). ${WHO} ` +
+    'At most 100 emails per call; repeated emails count once. Sharing again with an email that already has a share replaces its expiry (change: updated) ' +
+    `instead of adding another: with expiryDays an open-ended share then ends, without it an expiring share no longer does. Returns success, meetingId and a table of shares (email, expires_at, change). ${WHO} ` +
     'To take access away use svc_revoke_meeting_access; to open a meeting to the whole team use svc_update_meeting_privacy.',
   input: {
     meetingId,
@@ -38,7 +38,8 @@ const shareTool = defineTool({
       .optional()
       .describe('Days until the share expires: 7, 14 or 30. Omit for a share that does not expire.'),
   },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // Destructive: sharing again replaces an existing share's expiry (an open-ended share can be made to end).
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   scope: 'meetings:write',
   run: (args, { principal, deps }) => shareMeeting(deps.db, principal, args),
 });
