@@ -4,9 +4,11 @@
 #   docker run IMAGE serve mcp        (Kubernetes: args: ["serve", "mcp"])
 #   docker run IMAGE migrate up
 # Runs as uid 10001 on a read-only root filesystem; it writes only to /tmp.
-# Pin the base image by digest in your registry mirror (node:20.20.2-bookworm-slim@sha256:...) if you
-# need bit-for-bit rebuilds; the tag below is an exact Node release.
-ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+# Node 24, the current LTS line (Node 20 reached end of life on 2026-04-30); the code itself also runs
+# on Node 20.19+ (package.json engines), which CI tests. Pin the base image by digest in your registry
+# mirror (node:24.19.0-bookworm-slim@sha256:...) if you need bit-for-bit rebuilds; the tag below is an
+# exact Node release.
+ARG NODE_IMAGE=node:24.19.0-bookworm-slim
 
 # ---- build: compile TypeScript and prebuild the Temporal workflow bundle -------------------------
 FROM ${NODE_IMAGE} AS build
