@@ -1,7 +1,7 @@
 /** Users of the caller's team, their groups, and the people the caller has met, as the people tools show them. */
 import type { Knex } from 'knex';
 import { visibleTo } from '../access';
-import { notFound } from '../../platform/errors';
+import { invalid, notFound } from '../../platform/errors';
 import type { Principal } from '../principal';
 import type { Page } from '../meetings';
 
@@ -109,8 +109,15 @@ export const CONTACT_LIST_CAP = 200;
  * People the caller has met: everyone other than the caller who organized or took part in a meeting
  * the caller can see, most recently met first. Name and picture come from the team's user record when
  * the contact is a teammate (pictures of other teams' users are not exposed), else from the meeting.
+ * Paged with limit (at most CONTACT_LIST_CAP, the default) and skip; next_skip when more follow.
  */
-export async function getUserContacts(db: Knex, p: Principal): Promise<{ contacts: ContactRecord[] } & Page> {
+export async function getUserContacts(db: Knex, p: Principal, opts: { limit?: number; skip?: number } = {}): Promise<{ contacts: ContactRecord[] } & Page> {
+  const limit = opts.limit ?? CONTACT_LIST_CAP;
+  const skip = opts.skip ?? 0;
+  if (!Number.isInteger(limit) || limit < 1 || limit > CONTACT_LIST_CAP) {
+    throw invalid('limit', `a whole number from 1 to ${CONTACT_LIST_CAP}`, `limit must be a whole number from 1 to ${CONTACT_LIST_CAP}; got ${limit}`);
+  }
+  if (!Number.isInteger(skip) || skip < 0) throw invalid('skip', 'a whole number, 0 or more', `skip must be a whole number, 0 or more; got ${skip}`);
   const rows: { email: string; met_name: string | null; last: Date; user_name: string | null; picture: string | null }[] = await db
     .with('vis', (qb) => qb.from('meetings as m').modify(visibleTo(p, 'm')).select('m.id', 'm.date', 'm.organizer_email'))
     .with('people', (qb) =>
@@ -132,15 +139,18 @@ export async function getUserContacts(db: Knex, p: Principal): Promise<{ contact
     .from('met')
     .leftJoin('users as u', (j) => j.on(db.raw('lower(u.email) = met.email')).andOnVal('u.team_id', '=', p.teamId))
     .orderBy([{ column: 'met.last', order: 'desc' }, { column: 'met.email' }])
-    .limit(CONTACT_LIST_CAP + 1)
+    .offset(skip)
+    .limit(limit + 1)
     .select('met.email', 'met.met_name', 'met.last', 'u.name as user_name', 'u.picture');
+  const has_more = rows.length > limit;
   return {
-    contacts: rows.slice(0, CONTACT_LIST_CAP).map((r) => ({
+    contacts: rows.slice(0, limit).map((r) => ({
       email: r.email,
       name: r.user_name ?? r.met_name ?? r.email.split('@')[0],
       picture: r.picture ?? null,
       last_meeting_date: new Date(r.last).toISOString(),
     })),
-    has_more: rows.length > CONTACT_LIST_CAP,
+    has_more,
+    next_skip: has_more ? skip + limit : null,
   };
 }

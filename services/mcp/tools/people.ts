@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ContactRecord, getUser, getUserContacts, getUserGroups } from '../../core/people';
+import { CONTACT_LIST_CAP, ContactRecord, getUser, getUserContacts, getUserGroups } from '../../core/people';
 import { defineTool, ToolDef } from '../tool';
 
 const getUserTool = defineTool({
@@ -27,10 +27,10 @@ const getUserGroupsTool = defineTool({
   run: ({ mine }, { principal, deps }) => getUserGroups(deps.db, principal, { mine: mine ?? false }),
 });
 
-function contactsText(result: { contacts: ContactRecord[]; has_more: boolean }): string {
+function contactsText(result: { contacts: ContactRecord[]; has_more: boolean; next_skip?: number | null }): string {
   if (result.contacts.length === 0) return 'No contacts yet: nobody else appears in the meetings you can see.';
   const lines = result.contacts.map((c) => `${c.name} <${c.email}> - last met ${c.last_meeting_date.slice(0, 10)}`);
-  if (result.has_more) lines.push(`(only the ${result.contacts.length} most recent contacts are listed)`);
+  if (result.has_more) lines.push(`(more contacts: call again with skip ${result.next_skip})`);
   return lines.join('\n');
 }
 
@@ -39,13 +39,23 @@ const getUserContactsTool = defineTool({
   title: 'List contacts',
   description:
     'People you have met: everyone other than you who organized or took part in meetings you can see, most recently met first. ' +
-    'Rows: email, name, picture (profile picture URL of teammates, else null), last_meeting_date; has_more when the list was cut at 200. ' +
+    `Rows: email, name, picture (profile picture URL of teammates, else null), last_meeting_date; up to ${CONTACT_LIST_CAP} per page (limit). ` +
+    'When has_more is true, call again with skip = next_skip. ' +
     'Use it to resolve a person\'s email for svc_get_transcripts participants or svc_share_meeting.',
-  input: {},
+  input: {
+    limit: z
+      .number()
+      .int('must be a whole number')
+      .min(1, 'at least 1')
+      .max(CONTACT_LIST_CAP, `at most ${CONTACT_LIST_CAP}; page with skip for more`)
+      .optional()
+      .describe(`Contacts per page, 1 to ${CONTACT_LIST_CAP} (default ${CONTACT_LIST_CAP}).`),
+    skip: z.number().int('must be a whole number').min(0, 'must be 0 or more').optional().describe('Contacts to skip: the next_skip of the previous page.'),
+  },
   formats: true,
   annotations: { readOnlyHint: true, openWorldHint: false },
   scope: 'meetings:read',
-  run: (_args, { principal, deps }) => getUserContacts(deps.db, principal),
+  run: (args, { principal, deps }) => getUserContacts(deps.db, principal, args),
   text: contactsText,
 });
 

@@ -139,6 +139,7 @@ describe('people tools', () => {
         { email: 'guest@ext.test', name: 'Gina Guest', picture: null, last_meeting_date: '2026-10-01T10:00:00.000Z' },
       ],
       has_more: false,
+      next_skip: null,
     });
 
     it('lists the people in meetings the caller can see, most recent first, without the caller (json)', async () => {
@@ -179,8 +180,8 @@ describe('people tools', () => {
 
     it('answers an empty list for someone with no meetings, in every format', async () => {
       const loner = await makeUser(t.db, await makeTeam(t.db));
-      expect((await mcp.call(loner.key, 'svc_get_user_contacts', { format: 'json' })).data).toEqual({ contacts: [], has_more: false });
-      expect((await mcp.call(loner.key, 'svc_get_user_contacts')).data).toEqual({ contacts: [], has_more: false });
+      expect((await mcp.call(loner.key, 'svc_get_user_contacts', { format: 'json' })).data).toEqual({ contacts: [], has_more: false, next_skip: null });
+      expect((await mcp.call(loner.key, 'svc_get_user_contacts')).data).toEqual({ contacts: [], has_more: false, next_skip: null });
       expect((await mcp.call(loner.key, 'svc_get_user_contacts', { format: 'text' })).text).toMatch(/^No contacts yet/);
     });
 
@@ -190,7 +191,7 @@ describe('people tools', () => {
       expect(res.data.error).toMatchObject({ code: 'invalid_arguments', field: 'format' });
     });
 
-    it(`lists at most ${CONTACT_LIST_CAP} contacts and says has_more beyond`, async () => {
+    it(`lists at most ${CONTACT_LIST_CAP} contacts a page and says has_more and next_skip beyond`, async () => {
       const crowdTeam = await makeTeam(t.db);
       const host = await makeUser(t.db, crowdTeam);
       const guests = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ email: `p${from + i}@crowd.test` }));
@@ -202,10 +203,13 @@ describe('people tools', () => {
       const over = await mcp.call(host.key, 'svc_get_user_contacts', { format: 'json' });
       expect(over.data.contacts).toHaveLength(CONTACT_LIST_CAP);
       expect(over.data.has_more).toBe(true);
+      expect(over.data.next_skip).toBe(CONTACT_LIST_CAP);
       // The oldest contact is the one left off.
       expect(over.data.contacts.map((c: { email: string }) => c.email)).not.toContain(`p${CONTACT_LIST_CAP}@crowd.test`);
       const text = await mcp.call(host.key, 'svc_get_user_contacts', { format: 'text' });
-      expect(text.text).toMatch(/only the 200 most recent contacts are listed\)$/);
+      expect(text.text).toMatch(/\(more contacts: call again with skip 200\)$/);
+      const rest = await mcp.call(host.key, 'svc_get_user_contacts', { format: 'json', skip: over.data.next_skip });
+      expect(rest.data).toMatchObject({ contacts: [expect.objectContaining({ email: `p${CONTACT_LIST_CAP}@crowd.test` })], has_more: false, next_skip: null });
     });
   });
 
