@@ -7,7 +7,8 @@
  *   services/intelligence  captions, media detection, ASR, analytics, summarizer
  *   services/core          domain folders (each entered through its index.ts) and the root files
  *   workflows              contracts.ts (pure), client.ts (core's workflow port), activities/ (I/O), workflow files
- *   transports             services/mcp, services/graphql, services/oauth, services/web (mcp and web may use oauth)
+ *   transports             services/mcp, services/graphql, services/oauth, services/web (the mcp app mounts oauth
+ *                          and web's pages; web uses oauth's sign-in)
  *   top                    services/worker < services/cli < services/devstack (cli's `serve` starts the worker role)
  *
  * Each layer's rule lists what it may import (so a new folder is above it); a new folder under services/
@@ -76,16 +77,23 @@ module.exports = {
     {
       name: 'transports-side-by-side',
       severity: 'error',
-      comment: 'A transport imports no other transport, except oauth (used by mcp and web).',
-      from: { path: TRANSPORTS },
-      to: { path: TRANSPORTS, pathNot: ['^services/$1/', '^services/oauth/'] },
+      comment: 'graphql and oauth import no other transport (graphql authenticates with API keys).',
+      from: { path: '^services/(graphql|oauth)/' },
+      to: { path: TRANSPORTS, pathNot: '^services/$1/' },
     },
     {
-      name: 'oauth-for-mcp-and-web',
+      name: 'web-over-oauth-only',
       severity: 'error',
-      comment: 'oauth is the authorization server of mcp (and the web pages); graphql authenticates with API keys.',
-      from: { path: '^services/graphql/' },
-      to: { path: '^services/oauth/' },
+      comment: 'The pages (services/web) use oauth\'s sign-in; the mcp app mounts them, not the other way round.',
+      from: { path: '^services/web/' },
+      to: { path: '^services/(mcp|graphql)/' },
+    },
+    {
+      name: 'mcp-over-oauth-and-web',
+      severity: 'error',
+      comment: 'The mcp app mounts oauth and the pages (services/web); it never imports graphql.',
+      from: { path: '^services/mcp/' },
+      to: { path: '^services/graphql/' },
     },
     {
       name: 'transports-use-the-workflow-client',
