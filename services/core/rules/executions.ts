@@ -20,6 +20,51 @@ export const DEFAULT_GROUP_LIMIT = 10;
 export const MAX_GROUP_LIMIT = 50;
 /** Executions shown per meeting; execution_count says how many matched in all. */
 export const EXECUTIONS_PER_GROUP = 100;
+/**
+ * Token budget of one page: MCP clients refuse answers over 25,000 tokens (Claude Code), and 50 groups
+ * of busy meetings came to ~28,000. A page holds the groups that fit (at least one), and has_more /
+ * next_cursor lead on to the rest, so a page may hold fewer groups than limit.
+ */
+export const RULE_LOG_TOKENS = 20_000;
+/** What the page around the groups costs (has_more, next_cursor, the table headers). */
+const PAGE_ENVELOPE_TOKENS = 150;
+
+/**
+ * A group's cost, estimated on its JSON (longer than its TOON) at the dense rate of ids, dates and
+ * URLs: pessimistic, so the page stays under the budget in either format.
+ */
+function estimateJsonTokens(v: unknown): number {
+  return Math.ceil(Buffer.byteLength(JSON.stringify(v), 'utf8') / 2.5) + 4;
+}
+
+/** The leading groups that fit the budget; the first always, its executions cut to fit if need be. */
+function fitBudget(groups: RuleExecutionGroup[], budget: number): RuleExecutionGroup[] {
+  const out: RuleExecutionGroup[] = [];
+  let left = budget - PAGE_ENVELOPE_TOKENS;
+  for (const g of groups) {
+    const cost = estimateJsonTokens(g);
+    if (cost <= left) {
+      out.push(g);
+      left -= cost;
+      continue;
+    }
+    if (out.length === 0) {
+      // One meeting alone over the budget: its newest executions that fit, executions_has_more set.
+      const head = { ...g, executions: [] as RuleExecutionRecord[], executions_has_more: true };
+      let used = estimateJsonTokens(head);
+      for (const e of g.executions) {
+        const c = estimateJsonTokens(e);
+        if (head.executions.length > 0 && used + c > left) break;
+        head.executions.push(e);
+        used += c;
+      }
+      head.executions_has_more = head.execution_count > head.executions.length;
+      out.push(head);
+    }
+    break;
+  }
+  return out;
+}
 
 export interface RuleExecutionArgs {
   ruleId?: string;
@@ -62,7 +107,7 @@ interface Filters {
   dateTo?: Date;
 }
 
-export async function listRuleExecutions(db: Knex, p: Principal, args: RuleExecutionArgs, opts: { secretsKey?: Buffer } = {}): Promise<RuleExecutionPage> {
+export async function listRuleExecutions(db: Knex, p: Principal, args: RuleExecutionArgs, opts: { secretsKey?: Buffer; maxTokens?: number } = {}): Promise<RuleExecutionPage> {
   requireTier(p, 'enterprise', 'The rule execution log');
   const filters = parseFilters(args);
   const limit = args.limit ?? DEFAULT_GROUP_LIMIT;
@@ -127,11 +172,12 @@ export async function listRuleExecutions(db: Knex, p: Principal, args: RuleExecu
     g.executions.push(toRecord(r));
   }
   for (const g of groups) g.executions_has_more = g.execution_count > g.executions.length;
-  const hasMore = rows.length > 0 && Number(rows[0].fetched) > limit;
+  const shown = fitBudget(groups, opts.maxTokens ?? RULE_LOG_TOKENS);
+  const hasMore = shown.length < groups.length || (rows.length > 0 && Number(rows[0].fetched) > limit);
   return {
-    meetings: groups,
+    meetings: shown,
     has_more: hasMore,
-    next_cursor: hasMore ? sealCursor(key, { v: 1, t: p.teamId, k: groups[groups.length - 1].meeting_id, f: fhash }) : null,
+    next_cursor: hasMore ? sealCursor(key, { v: 1, t: p.teamId, k: shown[shown.length - 1].meeting_id, f: fhash }) : null,
   };
 }
 

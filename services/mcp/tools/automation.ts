@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_GROUP_LIMIT, listRuleExecutions, MAX_GROUP_LIMIT } from '../../core/rules';
+import { DEFAULT_GROUP_LIMIT, listRuleExecutions, MAX_GROUP_LIMIT, RULE_LOG_TOKENS } from '../../core/rules';
 import { defineTool, ToolDef } from '../tool';
 
 const dateTime = (what: string) =>
@@ -15,6 +15,7 @@ const getRuleExecutionsTool = defineTool({
     'What your team\'s automation rules did (sharing, moving to channels, changing privacy), grouped by meeting, newest meeting first. Enterprise tier only. ' +
     'Returns meetings: [{meeting_id, meeting (title), execution_count, executions_has_more, executions: rows of id, rule_id, rule_name, status (success|partial|failed|skipped), ' +
     'actions (one line, e.g. "share(emails=a@x.com) -> done"), error, dry_run, executed_at}], has_more, next_cursor. ' +
+    `A page holds at most limit meeting groups and stays within ~${RULE_LOG_TOKENS.toLocaleString('en-US')} tokens, so it may hold fewer groups than limit. ` +
     'When has_more is true, call again with the same filters and cursor set to next_cursor. Filter with ruleId, meetingId, dateFrom/dateTo (on executed_at).',
   input: {
     ruleId: z.string().min(1, 'must not be empty').max(64, 'at most 64 characters').optional().describe('Only executions of this rule.'),
@@ -27,7 +28,7 @@ const getRuleExecutionsTool = defineTool({
       .min(1, 'at least 1')
       .max(MAX_GROUP_LIMIT, `at most ${MAX_GROUP_LIMIT} meeting groups`)
       .optional()
-      .describe(`Meeting groups per page, 1 to ${MAX_GROUP_LIMIT} (default ${DEFAULT_GROUP_LIMIT}).`),
+      .describe(`Most meeting groups per page, 1 to ${MAX_GROUP_LIMIT} (default ${DEFAULT_GROUP_LIMIT}); fewer when the token budget is reached first.`),
     cursor: z.string().min(1, 'must not be empty').max(1000, 'at most 1000 characters').optional().describe('next_cursor from the previous page; omit for the first page.'),
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
