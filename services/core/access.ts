@@ -181,6 +181,19 @@ export function soundbiteVisibleTo(p: Principal, sb = 'soundbites', m = 'meeting
     });
 }
 
+/**
+ * Soundbites a share link opens on the soundbite page: those with the `public` privacy to anyone,
+ * signed in or not (the page is where `public` means public), and to a signed-in viewer whatever
+ * soundbiteVisibleTo lets them see.
+ */
+export function soundbiteOpenByLink(viewer: Principal | null, sb = 'soundbites', m = 'meetings'): Where {
+  return (qb) =>
+    qb.where((w) => {
+      w.whereRaw(`'public' = any(${sb}.privacies)`);
+      if (viewer) w.orWhere((v) => soundbiteVisibleTo(viewer, sb, m)(v));
+    });
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Automation rules (added for the rules issue). Rules belong to a team. Managing them (list, read,
 // create, update, enable/disable, delete, test) needs the Enterprise tier (else paid_required) and a

@@ -7,6 +7,7 @@ import { createBaseApp, ReadinessCheck, requestLog } from '../platform/http';
 import { createOAuth } from '../oauth';
 import { AuthedRequest, requireAuth, requireToolScopes } from './auth';
 import { createMcpServer } from './server';
+import { createWebRouter } from '../web/router';
 import type { Deps } from './tool';
 
 const rpcError = (res: Response, status: number, code: number, message: string) =>
@@ -89,6 +90,9 @@ export function createMcpApp(deps: Deps, checks: ReadinessCheck[]): Express {
   };
   app.get('/mcp', ...guards, notAllowed);
   app.delete('/mcp', ...guards, notAllowed);
+
+  // The pages the service's links open (transcript_url, a soundbite's share_url): services/web.
+  app.use(createWebRouter(deps));
 
   // Body-parser failures (malformed JSON, too large) answer as JSON-RPC errors, not HTML.
   app.use((err: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {

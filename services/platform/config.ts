@@ -63,6 +63,7 @@ export const SETTINGS = {
   WEBHOOK_SECRET_OVERLAP: { kind: 'duration', default: '24h', doc: 'How long a rotated-out webhook secret keeps signing alongside the new one.' },
   TEMPORAL_METRICS_BIND_ADDRESS: { kind: 'string', default: '', doc: 'host:port where the worker exports the Temporal SDK metrics (temporal_*) for Prometheus, e.g. 0.0.0.0:9465; empty: off.' },
   LIVE_IDLE_TIMEOUT: { kind: 'duration', default: '30m', doc: 'A live meeting with no activity for this long ends by itself.' },
+  WEB_SESSION_TTL: { kind: 'duration', default: '12h', doc: 'Lifetime of a sign-in to the meeting and soundbite pages (/meetings, /soundbites); signing in again starts a new one.' },
   // OAuth for the MCP endpoint (docs/oauth.md). API keys keep working in every mode.
   OAUTH_MODE: { kind: 'enum', default: 'none', values: ['none', 'external', 'builtin'], doc: 'How MCP clients sign in besides API keys: none (API keys only), external (access tokens from your identity provider at OAUTH_ISSUER), builtin (this service is the authorization server, with dynamic client registration).' },
   OAUTH_ISSUER: { kind: 'url', doc: 'OAUTH_MODE=external: issuer URL of the identity provider, exactly as in its tokens\' iss claim. (In builtin mode the issuer is PUBLIC_BASE_URL.)' },
@@ -113,6 +114,8 @@ export interface Config {
   llm: { url: string; apiKey: string; model: string };
   webhook: { timeoutMs: number; retryScheduleMs: number[]; secretOverlapMs: number };
   liveIdleTimeoutMs: number;
+  /** WEB_SESSION_TTL: how long a page sign-in lasts. */
+  webSessionTtlMs: number;
   temporalMetricsBindAddress: string;
   oauth: OAuthConfig;
 }
@@ -285,6 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
       secretOverlapMs: v.WEBHOOK_SECRET_OVERLAP as number,
     },
     liveIdleTimeoutMs: v.LIVE_IDLE_TIMEOUT as number,
+    webSessionTtlMs: v.WEB_SESSION_TTL as number,
     temporalMetricsBindAddress: v.TEMPORAL_METRICS_BIND_ADDRESS as string,
     oauth: oauth!,
   };

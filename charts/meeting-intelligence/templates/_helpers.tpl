@@ -194,6 +194,7 @@ WEBHOOK_TIMEOUT: {{ $c.webhook.timeout | quote }}
 WEBHOOK_RETRY_SCHEDULE: {{ $c.webhook.retrySchedule | quote }}
 WEBHOOK_SECRET_OVERLAP: {{ $c.webhook.secretOverlap | quote }}
 LIVE_IDLE_TIMEOUT: {{ $c.live.idleTimeout | quote }}
+WEB_SESSION_TTL: {{ $c.web.sessionTtl | quote }}
 OAUTH_MODE: {{ $c.oauth.mode | quote }}
 OAUTH_ISSUER: {{ $c.oauth.issuer | quote }}
 OAUTH_JWKS_URL: {{ $c.oauth.jwksUrl | quote }}
@@ -274,7 +275,8 @@ built-in OAuth server, whose signing keys it encrypts).
 
 {{/* Paths the mcp role answers publicly: the endpoint, RFC 9728 metadata and, in builtin OAuth mode, the authorization server. */}}
 {{- define "mi.mcpPublicPaths" -}}
-{{- $paths := list "/mcp" "/.well-known/oauth-protected-resource" -}}
+{{- /* The meeting and soundbite pages (transcript_url, share_url) are served by the mcp role too. */ -}}
+{{- $paths := list "/mcp" "/.well-known/oauth-protected-resource" "/meetings" "/soundbites" "/signin" "/signout" "/assets" -}}
 {{- if eq .Values.config.oauth.mode "builtin" -}}
 {{- $paths = concat $paths (list "/.well-known/oauth-authorization-server" "/oauth") -}}
 {{- end -}}

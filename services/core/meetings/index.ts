@@ -8,3 +8,4 @@ export * from './tsquery';
 export * from './transcripts';
 export * from './admin';
 export * from './participants';
+export * from './timeline';

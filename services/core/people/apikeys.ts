@@ -71,6 +71,11 @@ interface KeyRow {
 
 /** The caller behind a key, or auth_failed for a missing, malformed, unknown or revoked key. */
 export async function authenticateApiKey(db: Knex, key: string | undefined): Promise<Principal> {
+  return (await apiKeyCredential(db, key)).principal;
+}
+
+/** The caller behind a key and the key's id (what a sign-in made with the key remembers). */
+export async function apiKeyCredential(db: Knex, key: string | undefined): Promise<{ principal: Principal; keyId: string }> {
   const m = key ? KEY.exec(key) : null;
   if (!key || !m) throw new ServiceError('auth_failed', 'send a valid API key as "Authorization: Bearer <key>"');
   const [row] = await runSql<KeyRow>(db, { text: API_KEY_LOOKUP_SQL, values: [m[1]] }, 'mi_api_key_lookup');
@@ -84,13 +89,16 @@ export async function authenticateApiKey(db: Knex, key: string | undefined): Pro
     void db('api_keys').where({ id: row.id }).update({ last_used_at: db.fn.now() }).catch(() => {});
   }
   return {
-    userId: row.user_id,
-    teamId: row.team_id,
-    email: row.email,
-    name: row.name,
-    role: row.role,
-    tier: row.tier,
-    flags: row.feature_flags,
-    sharedWith: row.shared_with,
+    keyId: row.id,
+    principal: {
+      userId: row.user_id,
+      teamId: row.team_id,
+      email: row.email,
+      name: row.name,
+      role: row.role,
+      tier: row.tier,
+      flags: row.feature_flags,
+      sharedWith: row.shared_with,
+    },
   };
 }

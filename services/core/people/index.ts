@@ -3,3 +3,4 @@ export * from './teams';
 export * from './users';
 export * from './people';
 export * from './apikeys';
+export * from './sessions';

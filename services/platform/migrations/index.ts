@@ -12,6 +12,7 @@ import * as webhookLedger from './20261122000500_webhook_ledger';
 import * as liveSentenceChunks from './20261122001000_live_sentence_chunks';
 import * as liveAppendFunction from './20261124000000_live_append_function';
 import * as phrasePairs from './20261125000000_phrase_pairs';
+import * as webSessions from './20261126000000_web_sessions';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -27,6 +28,7 @@ const MIGRATIONS: [string, Migration][] = [
   ['20261122001000_live_sentence_chunks', liveSentenceChunks],
   ['20261124000000_live_append_function', liveAppendFunction],
   ['20261125000000_phrase_pairs', phrasePairs],
+  ['20261126000000_web_sessions', webSessions],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
