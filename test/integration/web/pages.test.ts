@@ -89,7 +89,7 @@ describe('meeting and soundbite pages', () => {
   async function noSeriousViolations(page: Page): Promise<void> {
     await page.evaluate(AXE);
     const violations = await page.evaluate(async () => {
-      const r = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
+      const r = await (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
       return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
     });
     expect(violations).toEqual([]);
@@ -115,7 +115,7 @@ describe('meeting and soundbite pages', () => {
     await page.waitForSelector('#s-77.current');
     const inView = await page.locator('#s-77').evaluate((el) => {
       const r = el.getBoundingClientRect();
-      return r.top >= 0 && r.bottom <= window.innerHeight;
+      return r.top >= 0 && r.bottom <= (globalThis as unknown as { innerHeight: number }).innerHeight;
     });
     expect(inView).toBe(true);
     expect(await page.locator('#s-77 p').textContent()).toBe('We decided the budget is 40k for the launch.');
