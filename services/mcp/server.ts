@@ -29,7 +29,14 @@ const INSTRUCTIONS =
 interface CompiledTool {
   def: ToolDef;
   validator: z.ZodObject;
-  listing: { name: string; title: string; description: string; inputSchema: Record<string, unknown>; annotations: Record<string, unknown> };
+  listing: {
+    name: string;
+    title: string;
+    description: string;
+    inputSchema: Record<string, unknown>;
+    outputSchema?: Record<string, unknown>;
+    annotations: Record<string, unknown>;
+  };
 }
 
 function compile(def: ToolDef): CompiledTool {
@@ -37,10 +44,12 @@ function compile(def: ToolDef): CompiledTool {
   const validator = z.object(shape).strict();
   const inputSchema = z.toJSONSchema(validator, { io: 'input' }) as Record<string, unknown>;
   delete inputSchema.$schema;
+  const outputSchema = def.output ? (z.toJSONSchema(z.object(def.output), { io: 'output' }) as Record<string, unknown>) : undefined;
+  if (outputSchema) delete outputSchema.$schema;
   return {
     def,
     validator,
-    listing: { name: def.name, title: def.title, description: def.description, inputSchema, annotations: { title: def.title, ...def.annotations } },
+    listing: { name: def.name, title: def.title, description: def.description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations: { title: def.title, ...def.annotations } },
   };
 }
 
@@ -91,7 +100,10 @@ export async function callTool(name: string, args: unknown, principal: Principal
     const { format: f, ...rest } = parsed.data as { format?: Format };
     format = f ?? 'toon';
     const result = await tool.def.run(rest, { principal, deps, format });
-    return { content: [{ type: 'text' as const, text: render(result, format, tool.def.text, tool.def.toonDelimiter) }] };
+    const text = render(result, format, tool.def.text, tool.def.toonDelimiter);
+    // The structured form beside the text (MCP structured tool output): the answer as JSON, which
+    // the client checks against the tool's outputSchema. The text stays what the format asks for.
+    return { content: [{ type: 'text' as const, text }], ...(tool.def.output ? { structuredContent: result as Record<string, unknown> } : {}) };
   } catch (e) {
     const err = toServiceError(e);
     outcome = err.code;

@@ -39,6 +39,11 @@ export interface ToolDef<S extends z.ZodRawShape = z.ZodRawShape> {
   flag?: FeatureFlag;
   /** Whether the tool takes the `format` parameter (docs/tools.md, Conventions); tools without it answer in TOON. */
   formats?: boolean;
+  /**
+   * The answer's shape (MCP outputSchema): the server answers structuredContent, the JSON form of
+   * the answer, beside the text, and clients validate it against this schema.
+   */
+  output?: z.ZodRawShape;
   run(args: z.infer<z.ZodObject<S>>, ctx: ToolContext): Promise<unknown>;
   /** Renderer for format=text; without one, a generic key/value rendering is used. */
   text?(result: never): string;

@@ -86,6 +86,12 @@ export interface PageOptions {
    * twice (most sentences are never cleaned: captions and recognised speech are stored as said).
    */
   rawText?: 'always' | 'when-different';
+  /**
+   * The form the budget must hold for: `toon` (default) sizes the page by its TOON table; `json` by
+   * its JSON, which repeats every key on every sentence. MCP answers carry the JSON form as
+   * structuredContent, which some clients (Claude Code) show the model instead of the text.
+   */
+  budgetFor?: 'toon' | 'json';
 }
 
 /**
@@ -101,6 +107,11 @@ export const TRANSCRIPT_TOKENS = { min: 500, max: 20_000 } as const;
 
 /** Indent, six delimiters and the line break of one rendered sentence row. */
 const SENTENCE_ROW_STRUCTURE = 9;
+/**
+ * What a sentence costs more as a JSON object than as a TOON row: its seven quoted keys with colons,
+ * braces and the quotes of its texts (measured ~24 tokens; erring high).
+ */
+const SENTENCE_JSON_EXTRA = 26;
 /** The least a row can cost (empty texts, one-digit numbers): bounds how many rows a page can hold. */
 const SENTENCE_ROW_MIN = SENTENCE_ROW_STRUCTURE + 4;
 
@@ -285,12 +296,12 @@ const sentenceCap = (budget: number) => Math.max(1, Math.floor(budget / SENTENCE
  * Sentences from fromIndex while they fit the remaining budget. At least one sentence is returned
  * when any remains, so paging always moves forward even past one enormous sentence.
  */
-function sentencePage(rows: SentenceRow[], budget: number) {
+function sentencePage(rows: SentenceRow[], budget: number, extraPerRow = 0) {
   const sentences: SentenceRecord[] = [];
   let used = 0;
   for (const row of rows) {
     const s = sentenceFromRow(row);
-    const cost = estimateSentenceTokens(s);
+    const cost = estimateSentenceTokens(s) + extraPerRow;
     if (sentences.length > 0 && used + cost > budget) return { sentences, has_more: true, next_index: s.index };
     sentences.push(s);
     used += cost;
@@ -403,7 +414,7 @@ async function readPage(db: Knex, config: Config, p: Principal, id: string, opts
     analytics: toSpeakerAnalytics(m.analytics),
   };
   const sentences = readable(m)
-    ? sentencePage(m.sentences ?? [], maxTokens - estimateEnvelopeTokens(envelope))
+    ? sentencePage(m.sentences ?? [], maxTokens - estimateEnvelopeTokens(envelope), opts.budgetFor === 'json' ? SENTENCE_JSON_EXTRA : 0)
     : { sentences: [], has_more: false, next_index: null };
   return { ...envelope, ...sentences };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { getAnalytics } from '../../core/analytics';
+import { analyticsOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 
 const dateTime = (what: string) =>
@@ -22,6 +23,7 @@ const getAnalyticsTool = defineTool({
     endTime: dateTime('End of the window (exclusive), e.g. 2026-11-01T00:00:00Z. Default: now.'),
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
+  output: analyticsOutput,
   scope: 'meetings:read',
   run: (args, { principal, deps }) => getAnalytics(deps.db, principal, args),
 });

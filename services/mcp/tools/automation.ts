@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_GROUP_LIMIT, listRuleExecutions, MAX_GROUP_LIMIT, RULE_LOG_TOKENS } from '../../core/rules';
+import { ruleExecutionsOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 
 const dateTime = (what: string) =>
@@ -32,6 +33,7 @@ const getRuleExecutionsTool = defineTool({
     cursor: z.string().min(1, 'must not be empty').max(1000, 'at most 1000 characters').optional().describe('next_cursor from the previous page; omit for the first page.'),
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
+  output: ruleExecutionsOutput,
   scope: 'meetings:read',
   run: (args, { principal, deps }) => listRuleExecutions(deps.db, principal, args, { secretsKey: deps.config.secretsKey }),
 });

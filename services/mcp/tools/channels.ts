@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { getChannel, listChannels } from '../../core/channels';
+import { channelListOutput, channelOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 
 const listChannelsTool = defineTool({
@@ -11,6 +12,7 @@ const listChannelsTool = defineTool({
     'Use the id with svc_move_meeting to file meetings, or svc_get_channel for member names and roles.',
   input: {},
   annotations: { readOnlyHint: true, openWorldHint: false },
+  output: channelListOutput,
   scope: 'meetings:read',
   run: (_args, { principal, deps }) => listChannels(deps.db, principal),
 });
@@ -23,6 +25,7 @@ const getChannelTool = defineTool({
     'A private channel you are not in, or another team\'s, is reported as object_not_found.',
   input: { channelId: z.string().min(1, 'must not be empty').max(64, 'at most 64 characters').describe('Channel id from svc_list_channels.') },
   annotations: { readOnlyHint: true, openWorldHint: false },
+  output: channelOutput,
   scope: 'meetings:read',
   run: ({ channelId }, { principal, deps }) => getChannel(deps.db, principal, channelId),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LIVE_STATES, listActiveMeetings } from '../../core/live';
+import { activeMeetingsOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 
 const getActiveMeetingsTool = defineTool({
@@ -20,6 +21,7 @@ const getActiveMeetingsTool = defineTool({
       .describe('Live states to include: active, paused. Both when omitted.'),
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
+  output: activeMeetingsOutput,
   scope: 'meetings:read',
   run: (args, { principal, deps }) => listActiveMeetings(deps.db, principal, args),
 });

@@ -12,6 +12,7 @@ import {
   updateMeetingTitle,
 } from '../../core/meetings';
 import { isEmail } from '../../core/validate';
+import { moveOutput, privacyOutput, revokeOutput, shareOutput, titleOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 
 const meetingId = z.string().min(1, 'must not be empty').max(64, 'at most 64 characters').describe('Meeting (transcript) id.');
@@ -40,6 +41,7 @@ const shareTool = defineTool({
   },
   // Destructive: sharing again replaces an existing share's expiry (an open-ended share can be made to end).
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  output: shareOutput,
   scope: 'meetings:write',
   run: (args, { principal, deps }) => shareMeeting(deps.db, principal, args),
 });
@@ -53,6 +55,7 @@ const revokeTool = defineTool({
     'Teammates who see the meeting through its privacy keep seeing it; change that with svc_update_meeting_privacy.',
   input: { meetingId, email: email.describe('The email address whose shared access ends.') },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  output: revokeOutput,
   scope: 'meetings:write',
   run: (args, { principal, deps }) => revokeMeetingAccess(deps.db, principal, args),
 });
@@ -72,6 +75,7 @@ const titleTool = defineTool({
       .describe('The new title, e.g. "Q3 roadmap review".'),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  output: titleOutput,
   scope: 'meetings:write',
   run: (args, { principal, deps }) => updateMeetingTitle(deps.db, principal, args),
 });
@@ -88,6 +92,7 @@ const privacyTool = defineTool({
     privacy: z.enum(PRIVACIES, { error: `must be one of ${PRIVACIES.join(', ')}` }).describe('The new privacy.'),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  output: privacyOutput,
   scope: 'meetings:write',
   run: (args, { principal, deps }) => updateMeetingPrivacy(deps.db, principal, args),
 });
@@ -109,6 +114,7 @@ const moveTool = defineTool({
     channelId: z.string().min(1, 'must not be empty').max(64, 'at most 64 characters').describe('Target channel id from svc_list_channels.'),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  output: moveOutput,
   scope: 'meetings:write',
   run: (args, { principal, deps }) => moveMeetings(deps.db, principal, args),
 });

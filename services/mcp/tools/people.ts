@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CONTACT_LIST_CAP, ContactRecord, getUser, getUserContacts, getUserGroups } from '../../core/people';
+import { contactsOutput, userGroupsOutput, userOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 
 const getUserTool = defineTool({
@@ -10,6 +11,7 @@ const getUserTool = defineTool({
     'minutes_consumed, is_admin, integrations. Omit userId for yourself. To list teammates, use svc_get_usergroups or svc_get_user_contacts.',
   input: { userId: z.string().min(1, 'must not be empty').max(64, 'at most 64 characters').optional().describe('User id; omit for the signed-in user.') },
   annotations: { readOnlyHint: true, openWorldHint: false },
+  output: userOutput,
   scope: 'meetings:read',
   run: ({ userId }, { principal, deps }) => getUser(deps.db, principal, userId),
 });
@@ -23,6 +25,7 @@ const getUserGroupsTool = defineTool({
     'mine: true lists only the groups you belong to; default false lists all of the team\'s groups.',
   input: { mine: z.boolean({ error: 'must be true or false' }).optional().describe('true: only your groups; false (default): all groups of your team.') },
   annotations: { readOnlyHint: true, openWorldHint: false },
+  output: userGroupsOutput,
   scope: 'meetings:read',
   run: ({ mine }, { principal, deps }) => getUserGroups(deps.db, principal, { mine: mine ?? false }),
 });
@@ -54,6 +57,7 @@ const getUserContactsTool = defineTool({
   },
   formats: true,
   annotations: { readOnlyHint: true, openWorldHint: false },
+  output: contactsOutput,
   scope: 'meetings:read',
   run: (args, { principal, deps }) => getUserContacts(deps.db, principal, args),
   text: contactsText,

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { listMeetings, MeetingList, searchMeetings } from '../../core/meetings';
 import { EMAILS_MAX, isCalendarDate, isSearchEmail, KEYWORD_MAX, LIMIT_DEFAULT, LIMIT_MAX, SCOPES, SKIP_MAX } from '../../core/meetings';
 import { QUERY_MAX } from '../../core/meetings';
+import { meetingListOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 
 const RETURNS =
@@ -77,6 +78,7 @@ const getTranscripts = defineTool({
   },
   formats: true,
   annotations: { readOnlyHint: true, openWorldHint: false },
+  output: meetingListOutput,
   scope: 'meetings:read',
   run: (filters, { principal, deps }) => listMeetings(deps.db, deps.config, principal, filters),
   text: (r: MeetingList) => listText(r, (skip) => `call again with skip: ${skip}`),
@@ -106,6 +108,7 @@ const search = defineTool({
   formats: true,
   flag: 'search',
   annotations: { readOnlyHint: true, openWorldHint: false },
+  output: meetingListOutput,
   scope: 'meetings:read',
   run: ({ query }, { principal, deps }) => searchMeetings(deps.db, deps.config, principal, query),
   text: (r: MeetingList) => listText(r, (skip) => `add skip:${skip} to the query`),

@@ -10,6 +10,7 @@ import {
   SoundbiteList,
 } from '../../core/soundbites';
 import { clock } from '../format';
+import { soundbiteListOutput, soundbiteOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 
 const meetingId = z.string().min(1, 'must not be empty').max(64, 'at most 64 characters');
@@ -45,6 +46,7 @@ const getSoundbitesTool = defineTool({
     skip: z.number().int('must be a whole number').min(0, 'must be 0 or more').optional().describe('How many to skip (next_skip of the previous page).'),
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
+  output: soundbiteListOutput,
   scope: 'meetings:read',
   formats: true,
   run: (args, { principal, deps }) => listSoundbites(deps.db, deps.config, principal, args),
@@ -80,6 +82,7 @@ const createSoundbiteTool = defineTool({
     summary: z.string().max(SOUNDBITE_SUMMARY_MAX, `at most ${SOUNDBITE_SUMMARY_MAX} characters`).optional().describe('A short description of the clip.'),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  output: soundbiteOutput,
   scope: 'meetings:write',
   run: (args, { principal, deps }) => createSoundbite(deps.db, deps.config, principal, args),
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { fetchMeeting, FullMeeting, getSummary, getTranscript, SummaryFields, TRANSCRIPT_TOKENS, TranscriptPage } from '../../core/meetings';
 import { clock } from '../format';
+import { fetchOutput, summaryOutput, transcriptOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 
 const meetingId = z.string().min(1, 'must not be empty').max(64, 'at most 64 characters');
@@ -77,10 +78,12 @@ const getTranscriptTool = defineTool({
     ...paging,
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
+  output: transcriptOutput,
   scope: 'meetings:read',
   formats: true,
   run: ({ transcriptId, fromIndex, maxTokens }, { principal, deps }) =>
-    getTranscript(deps.db, deps.config, principal, transcriptId, { fromIndex, maxTokens, rawText: 'when-different' }),
+    // Sized for the JSON form: the answer's structuredContent, which some clients show the model.
+    getTranscript(deps.db, deps.config, principal, transcriptId, { fromIndex, maxTokens, rawText: 'when-different', budgetFor: 'json' }),
   text: transcriptText,
   toonDelimiter: '\t',
 });
@@ -94,10 +97,11 @@ const fetchTool = defineTool({
     'read the rest with svc_get_transcript and fromIndex = next_index. Prefer svc_get_summary or svc_get_transcript when you need only one part.',
   input: { id: meetingId.describe('Meeting (transcript) id.') },
   annotations: { readOnlyHint: true, openWorldHint: false },
+  output: fetchOutput,
   scope: 'meetings:read',
   flag: 'fetch',
   formats: true,
-  run: ({ id }, { principal, deps }) => fetchMeeting(deps.db, deps.config, principal, id, { rawText: 'when-different' }),
+  run: ({ id }, { principal, deps }) => fetchMeeting(deps.db, deps.config, principal, id, { rawText: 'when-different', budgetFor: 'json' }),
   text: fetchText,
   toonDelimiter: '\t',
 });
@@ -111,6 +115,7 @@ const getSummaryTool = defineTool({
     'failed or unavailable, with a message saying why and no summary fields. Use svc_get_transcript for what was said.',
   input: { transcriptId: meetingId.describe('Meeting (transcript) id.') },
   annotations: { readOnlyHint: true, openWorldHint: false },
+  output: summaryOutput,
   scope: 'meetings:read',
   run: ({ transcriptId }, { principal, deps }) => getSummary(deps.db, principal, transcriptId),
 });

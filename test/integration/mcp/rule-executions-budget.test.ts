@@ -77,6 +77,8 @@ describe('svc_get_rule_executions token budget', () => {
         pages++;
         const tokens = countTokens(res.text);
         expect([format, pages, tokens <= RULE_LOG_TOKENS]).toEqual([format, pages, true]);
+        // The JSON form (the answer's structuredContent, which some clients show the model) keeps it too.
+        expect([format, pages, countTokens(JSON.stringify(res.data)) <= RULE_LOG_TOKENS]).toEqual([format, pages, true]);
         expect(res.data.meetings.length).toBeGreaterThan(0);
         expect(res.data.meetings.length).toBeLessThanOrEqual(50);
         seen.push(...res.data.meetings.map((g: { meeting_id: string }) => g.meeting_id));

@@ -1,0 +1,163 @@
+/**
+ * The shapes of the tools' answers (MCP outputSchema), one per tool, mirroring the records core
+ * returns (core/meetings/records.ts, transcripts.ts, admin.ts, …). The server answers the record as
+ * structuredContent beside the text, and clients validate it against these; the structured output
+ * test calls every tool through the SDK client, so a record that drifts from its schema fails there.
+ */
+import { z } from 'zod';
+
+const str = z.string();
+const num = z.number();
+const bool = z.boolean();
+const nullable = <T extends z.ZodType>(t: T) => t.nullable();
+
+const page = { has_more: bool.describe('More items follow this page.') };
+const skipPage = { ...page, next_skip: nullable(z.number().int()).describe('Pass as skip for the next page; null on the last.') };
+
+const meetingRecord = {
+  id: str,
+  title: str,
+  dateString: str,
+  date: num,
+  duration: num,
+  organizer_email: str,
+  participants: str,
+  privacy: str,
+  is_live: bool,
+  transcript_url: str,
+};
+
+export const meetingListOutput = {
+  meetings: z.array(z.object({ ...meetingRecord, summary: nullable(str) })),
+  ...skipPage,
+};
+
+const summaryFields = {
+  keywords: z.array(str),
+  action_items: z.array(z.unknown()),
+  overview: str,
+  short_summary: str,
+  topics_discussed: z.array(z.unknown()),
+  meeting_type: nullable(str),
+  outline: z.array(z.unknown()),
+  notes: z.record(z.string(), str),
+};
+
+const SUMMARY_STATUS = z.enum(['processed', 'pending', 'processing', 'failed', 'unavailable']);
+
+const transcriptPage = {
+  ...meetingRecord,
+  status: str,
+  meeting_info: z.object({ summary_status: SUMMARY_STATUS, message: str }),
+  meeting_analytics: nullable(
+    z.object({ duration_seconds: num, silence_seconds: num, talk_listen_ratio: nullable(num), positive_pct: num, neutral_pct: num, negative_pct: num }),
+  ),
+  analytics: z.array(
+    z.object({
+      speaker_id: num,
+      name: str,
+      duration: num,
+      word_count: num,
+      longest_monologue: num,
+      monologues_count: num,
+      filler_words: num,
+      questions: num,
+      duration_pct: num,
+      words_per_minute: num,
+      positive_pct: num,
+      neutral_pct: num,
+      negative_pct: num,
+    }),
+  ),
+  sentences: z.array(z.object({ index: num, speaker_name: str, speaker_id: num, text: str, raw_text: nullable(str), start_time: num, end_time: num })),
+  has_more: bool,
+  next_index: nullable(z.number().int()),
+};
+
+export const transcriptOutput = transcriptPage;
+export const fetchOutput = { ...transcriptPage, summary: nullable(z.object(summaryFields)) };
+
+/** processed: the summary fields; otherwise a message saying why there are none. */
+export const summaryOutput = {
+  id: str,
+  title: str,
+  dateString: str,
+  summary_status: SUMMARY_STATUS,
+  ...Object.fromEntries(Object.entries(summaryFields).map(([k, v]) => [k, v.optional()])),
+  message: str.optional(),
+};
+
+export const activeMeetingsOutput = {
+  meetings: z.array(
+    z.object({ id: str, title: str, organizer_email: str, meeting_link: nullable(str), start_time: str, end_time: nullable(str), privacy: str, state: z.enum(['active', 'paused']) }),
+  ),
+  ...page,
+};
+
+export const analyticsOutput = {
+  period: z.object({ start: str, end: str, previous_start: str, previous_end: str, days: num }),
+  scope: z.enum(['team', 'self']),
+  team: nullable(z.array(z.object({ metric: str, value: nullable(num), previous: nullable(num), change_pct: nullable(num) }))),
+  users: z.array(z.object({ user_id: str, email: str, name: str }).catchall(nullable(num))),
+  note: str.optional(),
+  ...page,
+  next_skip: nullable(z.number().int()).optional(),
+  next_cursor: nullable(str).optional(),
+};
+
+export const shareOutput = { success: z.literal(true), meetingId: str, shares: z.array(z.object({ email: str, expires_at: nullable(str), change: z.enum(['added', 'updated']) })) };
+export const revokeOutput = { success: z.literal(true), meetingId: str, email: str, revoked: num, message: str };
+export const titleOutput = { success: z.literal(true), meetingId: str, title: str, previous_title: str };
+export const privacyOutput = { success: z.literal(true), meetingId: str, privacy: str, previous_privacy: str };
+export const moveOutput = { success: z.literal(true), channelId: str, channel_title: str, moved: z.array(z.object({ meetingId: str, title: str, previous_channel_id: nullable(str) })) };
+
+export const channelListOutput = { channels: z.array(z.object({ id: str, title: str, is_private: bool, members: str, member_count: num })), ...page };
+export const channelOutput = { id: str, title: str, is_private: bool, members: z.array(z.object({ user_id: str, email: str, name: str, role: str })) };
+
+const soundbite = {
+  id: str,
+  transcript_id: str,
+  meeting_title: str,
+  name: str,
+  start_time: num,
+  end_time: num,
+  summary: nullable(str),
+  media_type: str,
+  privacies: str,
+  created_at: str,
+  share_url: str,
+};
+export const soundbiteOutput = soundbite;
+export const soundbiteListOutput = { soundbites: z.array(z.object(soundbite)), ...skipPage };
+
+export const userOutput = {
+  user_id: str,
+  email: str,
+  name: str,
+  num_transcripts: num,
+  recent_meeting: nullable(str),
+  minutes_consumed: num,
+  is_admin: bool,
+  integrations: str,
+};
+export const userGroupsOutput = {
+  groups: z.array(z.object({ id: str, name: str, handle: str, member_count: num, members: z.array(z.object({ email: str, name: str, role: str })) })),
+  ...page,
+};
+export const contactsOutput = { contacts: z.array(z.object({ email: str, name: str, picture: nullable(str), last_meeting_date: str })), ...skipPage };
+
+export const ruleExecutionsOutput = {
+  meetings: z.array(
+    z.object({
+      meeting_id: str,
+      meeting: str,
+      execution_count: num,
+      executions_has_more: bool,
+      executions: z.array(
+        z.object({ id: str, rule_id: str, rule_name: str, status: str, actions: str, error: nullable(str), dry_run: bool, executed_at: str }),
+      ),
+    }),
+  ),
+  ...page,
+  next_cursor: nullable(str).describe('Pass as cursor for the next page; null on the last.'),
+};
