@@ -12,7 +12,7 @@ export type Format = (typeof FORMATS)[number];
 export const formatParam = z
   .enum(FORMATS, { error: 'must be one of toon, json, text' })
   .optional()
-  .describe('Answer format: toon (default, compact for models), json, or text (human-readable).');
+  .describe('Format of the text answer: toon (default, compact for models), json, or text (human-readable). The structuredContent is JSON whatever the format.');
 
 /** How a tool's TOON tables separate their cells; the table header names it, so readers need not be told. */
 export type ToonDelimiter = ',' | '\t';
