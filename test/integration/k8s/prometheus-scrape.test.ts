@@ -220,6 +220,10 @@ async function workload(): Promise<void> {
   }
   await Promise.all(Array.from({ length: 22 }, (_, i) => mcpCall(burst.key, 100 + i, 'svc_get_user').then((r) => r.text())));
 
+  // Pages: a signed-out visit to the meetings is sent to sign in; the sign-in page itself.
+  expect((await fetch(`${base('mcp')}/meetings`, { redirect: 'manual' })).status).toBe(303);
+  expect((await fetch(`${base('mcp')}/signin`)).status).toBe(200);
+
   // OAuth: a refused access token, a sign-in with a wrong API key, then a good one and a token.
   expect((await mcpCall('not-a-token', 200, 'svc_get_user')).status).toBe(401);
   const client = await registerTestClient(base('mcp'));

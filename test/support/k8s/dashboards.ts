@@ -156,6 +156,22 @@ export const DASHBOARDS: DashboardSpec[] = [
         ],
       },
       {
+        row: 'Meeting and soundbite pages (/meetings, /soundbites, served by the mcp role)',
+        panels: [
+          {
+            title: 'Page requests by route and status',
+            unit: 'reqps',
+            stack: true,
+            targets: [{ expr: `sum by (route, status) (rate(http_requests_total{${NS},route=~"/(meetings|soundbites|signin|signout).*"}[${RI}]))`, legend: '{{route}} {{status}}' }],
+          },
+          {
+            title: 'Page latency p95 by route',
+            unit: 's',
+            targets: [{ expr: `histogram_quantile(0.95, sum by (route, le) (rate(http_request_duration_seconds_bucket{${NS},route=~"/(meetings|soundbites|signin|signout).*"}[${RI}])))`, legend: '{{route}}' }],
+          },
+        ],
+      },
+      {
         row: 'OAuth (sign-in to /mcp)',
         panels: [
           {
