@@ -210,6 +210,19 @@ describe('meeting and soundbite pages', () => {
     await context.close();
   });
 
+  it('says when a meeting is still being processed, and why one failed', async () => {
+    const processing = await makeMeeting(t.db, { organizer: olivia, title: 'Fresh upload', status: 'processing', sentences: [] });
+    const failed = await makeMeeting(t.db, { organizer: olivia, title: 'Broken upload', status: 'failed', sentences: [] });
+    await t.db('meetings').where({ id: failed.id }).update({ failure_reason: 'url: the server answered 404' });
+    const { context, page } = await signedIn(olivia);
+    await page.goto(`${base}/meetings/${processing.id}`);
+    expect(await page.locator('[role=status]').textContent()).toContain('still being processed');
+    await page.goto(`${base}/meetings/${failed.id}`);
+    expect(await page.locator('[role=status]').textContent()).toContain('failed');
+    expect(await page.locator('[role=status]').textContent()).toContain('404');
+    await context.close();
+  });
+
   it('sends no inline script, forbids shared caching, and signs out for good', async () => {
     const { context, page } = await signedIn(olivia);
     const res = await page.goto(`${base}/meetings/${roadmap.id}`);
