@@ -12,12 +12,12 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloServerPluginDisableSuggestions } from '@apollo/server/plugin/disableSuggestions';
-import depthLimit from 'graphql-depth-limit';
 import { authenticateApiKey } from '../core/people';
 import { isServiceError, ServiceError } from '../platform/errors';
 import { checkRateLimit } from '../core/rate-limit';
 import { createBaseApp, ReadinessCheck, requestLog } from '../platform/http';
 import { logger } from '../platform/logger';
+import { depthLimitRule } from './depth-limit';
 import { formatError, toGraphQLError } from './errors';
 import { errorLogPlugin } from './error-log-plugin';
 import { countRefused, metricsPlugin } from './metrics-plugin';
@@ -74,7 +74,7 @@ export async function createGraphqlApp(appDeps: GraphqlAppDeps, checks: Readines
     typeDefs: [typeDefs, ...MODULES.map((m) => m.typeDefs)],
     resolvers: [resolvers, ...MODULES.map((m) => m.resolvers)] as never,
     introspection,
-    validationRules: [depthLimit(config.graphql.maxDepth)],
+    validationRules: [depthLimitRule(config.graphql.maxDepth)],
     formatError,
     includeStacktraceInErrorResponses: false,
     // Automatic persisted queries would keep an unbounded cache of documents per pod; not needed here.

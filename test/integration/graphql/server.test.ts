@@ -55,7 +55,7 @@ describe('GraphQL endpoint', () => {
   });
 
   it('refuses documents deeper than GRAPHQL_MAX_DEPTH, naming the rule', async () => {
-    // Depth counts nesting below the root field (graphql-depth-limit): transcript 0, summary 1, keywords 2.
+    // Depth counts nesting below the root field (services/graphql/depth-limit.ts): transcript 0, summary 1, keywords 2.
     const atLimit = await gql.request(user.key, 'query { transcript(id: "x") { summary { keywords } } }');
     expect(atLimit.body.errors![0].extensions!.code).toBe('object_not_found'); // it ran
     const deep = await gql.request(user.key, 'query Deep { transcript(id: "x") { summary { action_items { text } } } }');
