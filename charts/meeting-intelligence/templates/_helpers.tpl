@@ -186,8 +186,9 @@ GRAPHQL_MAX_QUERY_BYTES: {{ $c.graphql.maxQueryBytes | int64 | toString | quote 
 ALLOW_PRIVATE_NETWORK: {{ $c.allowPrivateNetwork | toString | quote }}
 MEDIA_MAX_BYTES: {{ $c.media.maxBytes | int64 | toString | quote }}
 MEDIA_FETCH_TIMEOUT: {{ $c.media.fetchTimeout | quote }}
-ASR_URL: {{ $c.asr.url | quote }}
-ASR_MODEL: {{ $c.asr.model | quote }}
+{{- /* asr.inCluster: the chart's own speech server (templates/asr.yaml, which refuses a config.asr.url beside it). */}}
+ASR_URL: {{ ternary (include "mi.asrInClusterUrl" .) $c.asr.url .Values.asr.inCluster.enabled | quote }}
+ASR_MODEL: {{ ternary .Values.asr.inCluster.model $c.asr.model .Values.asr.inCluster.enabled | quote }}
 LLM_URL: {{ $c.llm.url | quote }}
 LLM_MODEL: {{ $c.llm.model | quote }}
 WEBHOOK_TIMEOUT: {{ $c.webhook.timeout | quote }}
@@ -338,4 +339,24 @@ successThreshold: {{ .probe.successThreshold }}
 {{- else -}}
 {{- printf "namespace=\"%s\",job=~\"%s-(mcp|graphql|worker)\"" (include "mi.namespace" .) (include "mi.fullname" .) -}}
 {{- end -}}
+{{- end -}}
+
+{{/*
+asr.inCluster: the speaches server. Its image is repository:tag@digest (the tag stays readable; the
+digest decides what is pulled), and ASR_URL is its Service's in-cluster address.
+*/}}
+{{- define "mi.asrImage" -}}
+{{- $i := .Values.asr.inCluster.image -}}
+{{- $registry := default $i.registry .Values.global.imageRegistry -}}
+{{- $repo := ternary $i.repository (printf "%s/%s" $registry $i.repository) (empty $registry) -}}
+{{- $ref := printf "%s:%s" $repo ($i.tag | toString) -}}
+{{- if $i.digest -}}
+{{- printf "%s@%s" $ref $i.digest -}}
+{{- else -}}
+{{- $ref -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "mi.asrInClusterUrl" -}}
+{{- printf "http://%s.%s.svc:%d" (include "mi.roleName" (dict "root" . "role" "asr")) (include "mi.namespace" .) (int .Values.asr.inCluster.servicePort) -}}
 {{- end -}}

@@ -5,7 +5,7 @@
  *   charts/meeting-intelligence/dashboards/*.json    from dashboards.ts
  *   k8s/dashboards/*.json                            the same dashboards, for Grafana without the sidecar
  *   k8s/base/                                        `helm template` with the defaults (plain migration Job)
- *   k8s/components/{monitoring,ingress}/             what metrics.* and ingress.enabled add
+ *   k8s/components/{monitoring,ingress,asr-in-cluster}/  what metrics.*, ingress.enabled and asr.inCluster.enabled add
  *
  *   npx tsx test/support/k8s/generate.ts            # write
  *   npx tsx test/support/k8s/generate.ts --check    # exit 1 when a file is stale (what the tests check)
@@ -29,9 +29,10 @@ export const BASE_SET = { 'migrations.useHooks': false };
 export const BASE_TEMPLATE = { set: BASE_SET, skipTests: true } as const;
 export const MONITORING_SET = { 'metrics.serviceMonitor.enabled': true, 'metrics.prometheusRule.enabled': true };
 export const INGRESS_SET = { 'ingress.enabled': true };
+export const ASR_IN_CLUSTER_SET = { 'asr.inCluster.enabled': true };
 
 /** Generated directories: every file in them must be generated (stale leftovers are reported). */
-export const GENERATED_DIRS = [CHART_DASHBOARDS, path.join(K8S, 'dashboards'), path.join(K8S, 'base'), path.join(K8S, 'components', 'monitoring'), path.join(K8S, 'components', 'ingress')];
+export const GENERATED_DIRS = [CHART_DASHBOARDS, path.join(K8S, 'dashboards'), path.join(K8S, 'base'), path.join(K8S, 'components', 'monitoring'), path.join(K8S, 'components', 'ingress'), path.join(K8S, 'components', 'asr-in-cluster')];
 
 function yamlDoc(obj: unknown): string {
   return YAML.stringify(obj, { lineWidth: 0, blockQuote: 'literal' });
@@ -97,10 +98,11 @@ export function staticFiles(): Map<string, string> {
 /** Phase 2: the kustomize tree, rendered from the chart as it is on disk. */
 export async function renderedFiles(): Promise<Map<string, string>> {
   const files = new Map<string, string>();
-  const [base, monitoring, ingress] = await Promise.all([
+  const [base, monitoring, ingress, asr] = await Promise.all([
     helmTemplate(BASE_TEMPLATE),
     helmTemplate({ set: { ...BASE_SET, ...MONITORING_SET }, skipTests: true }),
     helmTemplate({ set: { ...BASE_SET, ...INGRESS_SET }, skipTests: true }),
+    helmTemplate({ set: { ...BASE_SET, ...ASR_IN_CLUSTER_SET }, skipTests: true }),
   ]);
   const baseDir = path.join(K8S, 'base');
   const baseFiles = objectFiles(baseDir, base);
@@ -113,21 +115,30 @@ export async function renderedFiles(): Promise<Map<string, string>> {
   for (const [f, c] of monFiles) files.set(f, c);
   files.set(path.join(monDir, 'kustomization.yaml'), kustomization('Component', [...monFiles.keys()].map((f) => path.basename(f))));
 
-  // Enabling the Ingress also derives PUBLIC_BASE_URL and MCP_ALLOWED_HOSTS from its host: a ConfigMap
-  // patch carries that (the Deployments' checksum annotation is Helm's business only).
-  const ing = delta(base, ingress, (o) => o.kind === 'ConfigMap' || o.kind === 'Deployment');
-  const ingDir = path.join(K8S, 'components', 'ingress');
-  const ingFiles = objectFiles(ingDir, ing.added);
-  for (const [f, c] of ingFiles) files.set(f, c);
+  // Enabling the Ingress also derives PUBLIC_BASE_URL and MCP_ALLOWED_HOSTS from its host, and the
+  // in-cluster speech server sets ASR_URL and ASR_MODEL: a ConfigMap patch carries that.
+  configComponent(files, path.join(K8S, 'components', 'ingress'), base, ingress, 'ingress.enabled');
+  configComponent(files, path.join(K8S, 'components', 'asr-in-cluster'), base, asr, 'asr.inCluster.enabled');
+  return files;
+}
+
+/**
+ * A component of the objects a values change adds plus a patch of the ConfigMap keys it changes (the
+ * Deployments' checksum annotation is Helm's business only; nothing else may change).
+ */
+function configComponent(files: Map<string, string>, dir: string, base: K8sObject[], other: K8sObject[], what: string): void {
+  const d = delta(base, other, (o) => o.kind === 'ConfigMap' || o.kind === 'Deployment');
+  const added = objectFiles(dir, d.added);
+  for (const [f, c] of added) files.set(f, c);
   const patches: string[] = [];
-  for (const [before, after] of ing.changed) {
+  for (const [before, after] of d.changed) {
     if (after.kind === 'Deployment') {
-      const strip = (d: K8sObject) => {
-        const copy = structuredClone(d) as K8sObject & { spec: { template: { metadata: { annotations: Record<string, string> } } } };
+      const strip = (o: K8sObject) => {
+        const copy = structuredClone(o) as K8sObject & { spec: { template: { metadata: { annotations: Record<string, string> } } } };
         delete copy.spec.template.metadata.annotations['checksum/config'];
         return copy;
       };
-      if (!isDeepStrictEqual(strip(before), strip(after))) throw new Error(`${key(after)} changes beyond its checksum with ingress.enabled`);
+      if (!isDeepStrictEqual(strip(before), strip(after))) throw new Error(`${key(after)} changes beyond its checksum with ${what}`);
       continue;
     }
     const data: Record<string, string> = {};
@@ -135,10 +146,9 @@ export async function renderedFiles(): Promise<Map<string, string>> {
     for (const [k, v] of Object.entries((after as K8sObject & { data: Record<string, string> }).data)) if (b[k] !== v) data[k] = v;
     const name = `configmap-patch.yaml`;
     patches.push(name);
-    files.set(path.join(ingDir, name), HEADER + yamlDoc({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: after.metadata.name, namespace: NAMESPACE }, data }));
+    files.set(path.join(dir, name), HEADER + yamlDoc({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: after.metadata.name, namespace: NAMESPACE }, data }));
   }
-  files.set(path.join(ingDir, 'kustomization.yaml'), kustomization('Component', [...ingFiles.keys()].map((f) => path.basename(f)), patches));
-  return files;
+  files.set(path.join(dir, 'kustomization.yaml'), kustomization('Component', [...added.keys()].map((f) => path.basename(f)), patches));
 }
 
 export interface Staleness {
