@@ -326,11 +326,17 @@ describe('every option on', () => {
     }
   });
 
-  it('publishes /mcp, OAuth metadata and /graphql through the Ingress (TLS) and the HTTPRoute', async () => {
+  it('publishes /mcp, OAuth metadata, the meeting and soundbite pages and /graphql through the Ingress (TLS) and the HTTPRoute', async () => {
     type Ingress = K8sObject & { spec: { tls: { hosts: string[] }[]; rules: { host: string; http: { paths: { path: string; backend: { service: { name: string } } }[] } }[] } };
     const published = {
       '/mcp': `${RELEASE}-mcp`,
       '/.well-known/oauth-protected-resource': `${RELEASE}-mcp`,
+      // The pages the service's links open (transcript_url, share_url) are served by the mcp role.
+      '/meetings': `${RELEASE}-mcp`,
+      '/soundbites': `${RELEASE}-mcp`,
+      '/signin': `${RELEASE}-mcp`,
+      '/signout': `${RELEASE}-mcp`,
+      '/assets': `${RELEASE}-mcp`,
       '/graphql': `${RELEASE}-graphql`,
     };
     // values-all runs the built-in OAuth server, which answers on the mcp role too.
