@@ -21,6 +21,7 @@ import { depthLimitRule } from './depth-limit';
 import { formatError, toGraphQLError } from './errors';
 import { errorLogPlugin } from './error-log-plugin';
 import { countRefused, metricsPlugin } from './metrics-plugin';
+import { storableTextPlugin } from './storable-text';
 import { GraphqlContext, GraphqlDeps, resolvers } from './resolvers';
 import type { Client } from '@temporalio/client';
 import { temporalWorkflows } from '../../workflows/client';
@@ -84,6 +85,8 @@ export async function createGraphqlApp(appDeps: GraphqlAppDeps, checks: Readines
     plugins: [
       metricsPlugin(),
       errorLogPlugin(),
+      // Every string argument of every operation: no NUL characters or lone surrogates (400 invalid_arguments).
+      storableTextPlugin(),
       introspection ? ApolloServerPluginLandingPageLocalDefault({ footer: false }) : ApolloServerPluginLandingPageDisabled(),
       ...(introspection ? [] : [ApolloServerPluginDisableSuggestions()]),
     ],
