@@ -5,7 +5,7 @@
 import { isServiceError } from '../platform/errors';
 import { ConfigError } from '../platform/config';
 import { parse, Parsed, UsageError } from './args';
-import { apikeyCreate, apikeyRevoke, teamCreate, teamFlags, userCreate } from './commands/admin';
+import { apikeyCreate, apikeyList, apikeyRevoke, teamCreate, teamFlags, userCreate, userDeactivate, userEndSignins, userReactivate, userSignins } from './commands/admin';
 import { migrate } from './commands/migrate';
 import { serve } from './commands/serve';
 import { CommandContext } from './context';
@@ -19,8 +19,14 @@ export const USAGE = `meeting-intel <command> [options] [--json]
   team flags --team ID --enable search,fetch [--disable ...]
                                            turn experimental tools on or off for a team
   user create --team ID --email E --name N [--role member|admin|super_admin]
-  apikey create --email E [--name LABEL]   prints the key once
-  apikey revoke --prefix P
+  user deactivate --email E                revokes their keys, ends their sign-ins; no sign-in until reactivated
+  user reactivate --email E
+  user signins --email E                   live OAuth sign-ins and page sessions
+  user end-signins --email E [--id ID]     end one sign-in, or all of them
+  apikey create --email E [--name LABEL] [--scopes meetings:read,meetings:write,admin] [--expires 90d|2027-01-31]
+                                           prints the key once (default scopes: meetings:read,meetings:write)
+  apikey list [--email E]
+  apikey revoke --prefix P                 also ends the OAuth sign-ins and page sessions made with it
   seed demo                                the demo team, people, channels and meetings (idempotent)
   serve mcp|graphql|worker|all             run one role, or all three in one process
 
@@ -36,7 +42,15 @@ const COMMANDS: Record<string, Handler> = {
     options: { team: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' } },
     run: userCreate,
   },
-  'apikey create': { options: { email: { type: 'string' }, name: { type: 'string' } }, run: apikeyCreate },
+  'user deactivate': { options: { email: { type: 'string' } }, run: userDeactivate },
+  'user reactivate': { options: { email: { type: 'string' } }, run: userReactivate },
+  'user signins': { options: { email: { type: 'string' } }, run: userSignins },
+  'user end-signins': { options: { email: { type: 'string' }, id: { type: 'string' } }, run: userEndSignins },
+  'apikey create': {
+    options: { email: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' } },
+    run: apikeyCreate,
+  },
+  'apikey list': { options: { email: { type: 'string' } }, run: apikeyList },
   'apikey revoke': { options: { prefix: { type: 'string' } }, run: apikeyRevoke },
   'seed demo': { options: {}, run: (ctx, p) => (require('./commands/seed') as typeof import('./commands/seed')).seedDemoCommand(ctx, p) },
   serve: { options: {}, run: (ctx, p) => serve(ctx, p.positionals[0]) },

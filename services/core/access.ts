@@ -130,11 +130,44 @@ export function requireFlag(p: Principal, flag: string, tool: string): void {
   }
 }
 
-/** OAuth tokens carry scopes; API keys act with every scope of their user. */
-export function requireScope(p: Principal, scope: 'meetings:read' | 'meetings:write'): void {
+/**
+ * Scopes limit what a credential may do of what its user may do: an OAuth token has the scopes
+ * granted at consent, an API key those it was created with (meetings:read, meetings:write, admin).
+ * One rule for both; the error names the missing scope.
+ */
+export type CredentialScope = 'meetings:read' | 'meetings:write' | 'admin';
+export const CREDENTIAL_SCOPES: readonly CredentialScope[] = ['meetings:read', 'meetings:write', 'admin'];
+
+export function requireScope(p: Principal, scope: CredentialScope): void {
   if (p.scopes && !p.scopes.includes(scope)) {
-    throw new ServiceError('forbidden', `this sign-in lacks the ${scope} scope; sign in again granting it`);
+    throw new ServiceError('insufficient_scope', `this credential lacks the ${scope} scope; use an API key or sign-in that carries ${scope}`, { scope });
   }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Access governance (README "API keys and sign-ins"). Everyone manages their own API keys; a new key
+// never carries a scope its creator's credential lacks, and `admin` only for team admins. Team admins
+// (with a credential carrying `admin`) list and revoke any key of their team, list and end any
+// teammate's sign-ins, and deactivate or reactivate teammates. Never across teams.
+// ---------------------------------------------------------------------------------------------------
+
+/** The scopes a caller may put on a new key: a subset of its own, `admin` only for team admins. */
+export function requireMayGrantScopes(p: Principal, scopes: readonly string[]): void {
+  for (const s of scopes) {
+    if (s === 'admin' && !isAdmin(p)) throw elevated('a key with the admin scope can only be made by a team admin');
+    requireScope(p, s as CredentialScope);
+  }
+}
+
+/** Acting on another user's keys, sign-ins or account: a team admin, with a credential carrying `admin`. */
+export function requireTeamGovernor(p: Principal, what: string): void {
+  requireAdmin(p, what);
+  requireScope(p, 'admin');
+}
+
+/** Acting on user <userId>'s keys or sign-ins: themself, or a governor of their team (sameTeam checked by the caller's SQL). */
+export function requireMayGovern(p: Principal, userId: string, what: string): void {
+  if (userId !== p.userId) requireTeamGovernor(p, what);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import { depthLimitRule } from './depth-limit';
 import { formatError, toGraphQLError } from './errors';
 import { errorLogPlugin } from './error-log-plugin';
 import { countRefused, metricsPlugin } from './metrics-plugin';
+import { scopePlugin } from './scopes';
 import { storableTextPlugin } from './storable-text';
 import { GraphqlContext, GraphqlDeps, resolvers } from './resolvers';
 import type { Client } from '@temporalio/client';
@@ -84,6 +85,7 @@ export async function createGraphqlApp(appDeps: GraphqlAppDeps, checks: Readines
     stopOnTerminationSignals: false,
     plugins: [
       metricsPlugin(),
+      scopePlugin(),
       errorLogPlugin(),
       // Every string argument of every operation: no NUL characters or lone surrogates (400 invalid_arguments).
       storableTextPlugin(),

@@ -37,6 +37,7 @@ const KNOWN_CODES = new Set([
   'args_required',
   'object_not_found',
   'forbidden',
+  'insufficient_scope',
   'require_elevated_privilege',
   'paid_required',
   'feature_unavailable',

@@ -73,10 +73,11 @@ function neededScopes(body: unknown): { scope: NonNullable<ReturnType<typeof too
 }
 
 /**
- * A tool call whose OAuth token lacks the tool's scope is refused here, as HTTP 403 insufficient_scope
+ * A tool call whose credential lacks the tool's scope is refused here, as HTTP 403 insufficient_scope
  * naming the scope, so the client can ask the user for it (MCP step-up authorization). The call sits
  * inside a JSON-RPC POST, so the scope is read from the body before the SDK handles it. core's
- * requireScope stays as the second line of defence. API keys carry every scope.
+ * requireScope stays as the second line of defence. OAuth tokens carry the scopes granted at consent,
+ * API keys those they were created with (Principal.scopes): the same check for both.
  */
 export function requireToolScopes(oauth?: ResourceServer) {
   return (req: AuthedRequest, res: Response, next: NextFunction) => {
@@ -86,6 +87,7 @@ export function requireToolScopes(oauth?: ResourceServer) {
     if (!missing) return next();
     countRefusal('insufficient_scope');
     res.set('WWW-Authenticate', insufficientScopeChallenge(missing.scope, oauth?.resourceMetadataUrl));
-    rpcError(res, 403, `Forbidden: this tool needs the ${missing.scope} scope, which this sign-in did not grant; sign in again and grant it`, missing.id);
+    const fix = looksLikeApiKey(bearerToken(req) ?? '') ? 'use an API key created with it' : 'sign in again and grant it';
+    rpcError(res, 403, `Forbidden: this tool needs the ${missing.scope} scope, which this credential does not carry; ${fix}`, missing.id);
   };
 }

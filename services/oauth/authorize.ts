@@ -12,7 +12,7 @@
  */
 import express, { NextFunction, Request, Response, Router } from 'express';
 import type { Knex } from 'knex';
-import { authenticateApiKey } from '../core/people';
+import { apiKeyCredential } from '../core/people';
 import { audit } from '../core/audit';
 import { isServiceError } from '../platform/errors';
 import type { Principal } from '../core/principal';
@@ -20,7 +20,7 @@ import type { Config } from '../platform/config';
 import { logger } from '../platform/logger';
 import { oauthSignIns } from '../platform/metrics';
 import { codeRedirect, ensureBrowserSecret, browserSecret, errorRedirect, formTarget, redirectTargetLabel } from './browser';
-import { ClientRow, findClient } from './clients';
+import { ClientRow, findClient, redirectUriMatches } from './clients';
 import { issueCode } from './codes';
 import { PKCE_CHALLENGE, sha256 } from './crypto';
 import { countRefusal, isOAuthError, OAuthError } from './errors';
@@ -39,7 +39,7 @@ import {
   setSignedInUser,
   startOidcSignIn,
 } from './requests';
-import { knownScopes, SCOPES } from './scopes';
+import { knownScopes, SCOPES, type Scope } from './scopes';
 import { AS_PATHS, asUrl, builtinIssuer, resourceUrl } from './urls';
 
 type Handler = (req: Request, res: Response) => Promise<void>;
@@ -62,13 +62,16 @@ function page(fn: Handler) {
 const one = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const trimSlash = (s: string) => s.replace(/\/$/, '');
 
-/** The redirect URI of the request: exactly one the client registered (no prefix, port or case leniency). */
+/**
+ * The redirect URI of the request: one the client registered, exactly (no prefix or case leniency),
+ * except that a loopback one may name any port (redirectUriMatches).
+ */
 function registeredRedirectUri(client: ClientRow, requested: string | undefined): string {
   if (requested === undefined) {
     if (client.redirect_uris.length === 1) return client.redirect_uris[0];
     throw new OAuthError('invalid_request', 'The app did not say where to return to (redirect_uri).', 'invalid_redirect_uri');
   }
-  if (!client.redirect_uris.includes(requested)) {
+  if (!client.redirect_uris.some((registered) => redirectUriMatches(registered, requested))) {
     throw new OAuthError('invalid_request', 'The app asked to return to an address it did not register (redirect_uri). Nothing was sent to it.', 'invalid_redirect_uri');
   }
   return requested;
@@ -87,9 +90,9 @@ export function authorizeRouter(db: Knex, config: Config): Router {
   const oidc = config.oauth.oidc ? createOidcClient(config.oauth.oidc, asUrl(config, AS_PATHS.callback), config.oauth.clockSkewMs) : undefined;
   const consentUrl = (id: string) => `${asUrl(config, AS_PATHS.consent)}?request=${encodeURIComponent(id)}`;
 
-  async function signedIn(pending: PendingRequest, principal: Principal, method: 'api_key' | 'oidc'): Promise<void> {
+  async function signedIn(pending: PendingRequest, principal: Principal, method: 'api_key' | 'oidc', key?: { id: string; scopes: Scope[] }): Promise<void> {
     await db.transaction(async (tx) => {
-      await setSignedInUser(tx, pending.id, principal.userId);
+      await setSignedInUser(tx, pending.id, principal.userId, key);
       await audit(tx, principal, 'oauth.sign_in', { type: 'oauth_client', id: pending.client_id }, { method });
     });
     oauthSignIns.inc({ outcome: 'ok' });
@@ -131,7 +134,11 @@ export function authorizeRouter(db: Knex, config: Config): Router {
         if (state !== undefined && state.length > 1024) throw new OAuthError('invalid_request', 'state must be at most 1024 characters', 'invalid_request');
 
         const browser = ensureBrowserSecret(req, res, config);
-        const { id, csrf } = await createPendingRequest(db, { clientId: client.id, redirectUri, scopes, state, codeChallenge: challenge, resource }, browser);
+        const { id, csrf } = await createPendingRequest(
+          db,
+          { clientId: client.id, redirectUri, redirectUriGiven: one(q.redirect_uri) !== undefined, scopes, state, codeChallenge: challenge, resource },
+          browser,
+        );
         if (!oidc) return showSignIn(res, { id, csrf, redirectUri }, client);
         const start = await oidc.start();
         await startOidcSignIn(db, id, { stateHash: sha256(start.state), nonce: start.nonce, verifier: start.verifier });
@@ -159,8 +166,9 @@ export function authorizeRouter(db: Knex, config: Config): Router {
       if (pending.user_id) return void res.redirect(303, consentUrl(pending.id));
       const client = await requestClient(pending);
       let principal: Principal;
+      let keyId: string;
       try {
-        principal = await authenticateApiKey(db, one(b.api_key)?.trim());
+        ({ principal, keyId } = await apiKeyCredential(db, one(b.api_key)?.trim()));
       } catch (e) {
         if (!isServiceError(e) || e.code !== 'auth_failed') throw e;
         oauthSignIns.inc({ outcome: 'bad_credentials' });
@@ -170,7 +178,14 @@ export function authorizeRouter(db: Knex, config: Config): Router {
         const csrf = await csrfFor(db, pending);
         return showSignIn(res, { id: pending.id, csrf, redirectUri: pending.redirect_uri }, client, 401, 'That API key is unknown or revoked. Check it and try again.');
       }
-      await signedIn(pending, principal, 'api_key');
+      // The sign-in obtains at most what the key may do: the app's scopes the key carries.
+      const scopes = pending.scopes.filter((s) => principal.scopes?.includes(s) ?? true);
+      if (!scopes.length) {
+        const csrf = await csrfFor(db, pending);
+        const error = `That API key does not carry ${pending.scopes.join(' or ')}, which the app asks for. Use a key that does.`;
+        return showSignIn(res, { id: pending.id, csrf, redirectUri: pending.redirect_uri }, client, 403, error);
+      }
+      await signedIn(pending, principal, 'api_key', { id: keyId, scopes });
       res.redirect(303, consentUrl(pending.id));
     }),
   );
@@ -251,6 +266,8 @@ export function authorizeRouter(db: Knex, config: Config): Router {
           clientId: pending.client_id,
           userId: principal.userId,
           redirectUri: pending.redirect_uri,
+          redirectUriGiven: pending.redirect_uri_given,
+          apiKeyId: pending.api_key_id,
           scopes: granted,
           codeChallenge: pending.code_challenge,
           resource: pending.resource,

@@ -39,6 +39,27 @@ export function redirectUriProblem(raw: string): string | undefined {
   return undefined; // a private-use scheme of a native app (RFC 8252 §7.1), e.g. cursor://
 }
 
+/**
+ * Whether a requested redirect URI matches a registered one: exactly, or, for a loopback redirect
+ * (plain http to localhost, 127.0.0.1 or [::1]), with any port (RFC 8252 §7.3, OAuth 2.1 §8.4.2: a
+ * native app listens on whatever port is free when it runs). Scheme, host, path and query stay exact;
+ * https and every other host must match exactly, port included.
+ */
+export function redirectUriMatches(registered: string, requested: string): boolean {
+  if (registered === requested) return true;
+  let r: URL;
+  let q: URL;
+  try {
+    r = new URL(registered);
+    q = new URL(requested);
+  } catch {
+    return false;
+  }
+  if (r.protocol !== 'http:' || q.protocol !== 'http:' || !LOOPBACK.has(r.hostname)) return false;
+  if (requested.includes('#') || q.username || q.password) return false;
+  return q.hostname === r.hostname && q.pathname === r.pathname && q.search === r.search;
+}
+
 const uri = z.string().max(2000, 'at most 2000 characters');
 const RegistrationSchema = z.object({
   redirect_uris: z.array(uri).min(1, 'at least one redirect URI').max(10, 'at most 10 redirect URIs'),

@@ -16,6 +16,10 @@ export interface CodeRow {
   client_id: string;
   user_id: string;
   redirect_uri: string;
+  /** Whether the authorization request named redirect_uri (then the token request must name it too). */
+  redirect_uri_given: boolean;
+  /** The API key the user signed in with, if any (handed on to the grant). */
+  api_key_id: string | null;
   scopes: Scope[];
   code_challenge: string;
   resource: string;
@@ -26,7 +30,7 @@ export interface CodeRow {
 
 export async function issueCode(
   db: Knex | Knex.Transaction,
-  c: { clientId: string; userId: string; redirectUri: string; scopes: Scope[]; codeChallenge: string; resource: string },
+  c: { clientId: string; userId: string; redirectUri: string; redirectUriGiven: boolean; apiKeyId: string | null; scopes: Scope[]; codeChallenge: string; resource: string },
 ): Promise<string> {
   const code = `mic_${randomSecret(32)}`;
   await db('oauth_codes').insert({
@@ -34,6 +38,8 @@ export async function issueCode(
     client_id: c.clientId,
     user_id: c.userId,
     redirect_uri: c.redirectUri,
+    redirect_uri_given: c.redirectUriGiven,
+    api_key_id: c.apiKeyId,
     scopes: c.scopes,
     code_challenge: c.codeChallenge,
     resource: c.resource,
@@ -64,6 +70,10 @@ export async function redeemCode(
   }
   if (code.client_id !== r.clientId) throw invalidGrant('code_invalid', 'the authorization code was issued to another client');
   if (new Date(code.expires_at).getTime() <= Date.now()) throw invalidGrant('code_expired', 'the authorization code has expired (codes are valid for 60 seconds); sign in again');
+  // RFC 6749 §4.1.3: present (and identical) when the authorization request carried one.
+  if (r.redirectUri === undefined && code.redirect_uri_given) {
+    throw invalidGrant('redirect_mismatch', 'redirect_uri is required: the authorization request named one, so the token request must name the same');
+  }
   if (r.redirectUri !== undefined && r.redirectUri !== code.redirect_uri) {
     throw invalidGrant('redirect_mismatch', 'redirect_uri differs from the one of the authorization request');
   }

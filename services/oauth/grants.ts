@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import { audit } from '../core/audit';
 import type { Principal } from '../core/principal';
+import { runSql } from '../platform/sql';
 import { randomSecret, sha256 } from './crypto';
 import { invalidGrant, OAuthError } from './errors';
 import { principalById } from './principal';
@@ -18,14 +19,19 @@ export interface Grant {
   user_id: string;
   scopes: Scope[];
   resource: string;
+  /** The API key the user signed in with, if any: revoking it ends this grant. */
+  api_key_id: string | null;
   revoked_at: Date | null;
 }
 
 export type RevocationReason = 'refresh_token_reuse' | 'code_replay' | 'revoked_by_client';
 
-export async function createGrant(tx: Knex.Transaction, g: { clientId: string; userId: string; scopes: Scope[]; resource: string }): Promise<Grant> {
+export async function createGrant(
+  tx: Knex.Transaction,
+  g: { clientId: string; userId: string; scopes: Scope[]; resource: string; apiKeyId: string | null },
+): Promise<Grant> {
   const [row] = await tx('oauth_grants')
-    .insert({ id: `g_${randomSecret(16)}`, client_id: g.clientId, user_id: g.userId, scopes: g.scopes, resource: g.resource })
+    .insert({ id: `g_${randomSecret(16)}`, client_id: g.clientId, user_id: g.userId, scopes: g.scopes, resource: g.resource, api_key_id: g.apiKeyId })
     .returning('*');
   return row as Grant;
 }
@@ -39,10 +45,21 @@ export async function issueRefreshToken(tx: Knex | Knex.Transaction, grantId: st
   return token;
 }
 
-/** Whether access tokens of this grant may still be used (not revoked, user and client still there). */
-export async function grantIsActive(db: Knex, grantId: string): Promise<boolean> {
-  const row = await db('oauth_grants').where({ id: grantId }).first('revoked_at');
-  return Boolean(row && !row.revoked_at);
+/**
+ * The grant's lineage, checked on every request made with one of its access tokens and on every
+ * refresh: the grant is not revoked, its user exists and is not deactivated, and the API key it was
+ * signed in with (if any) is neither revoked nor expired. One indexed statement, prepared once per
+ * connection, so a revocation anywhere up the line takes effect on the next call, not at token expiry.
+ */
+export const GRANT_ACTIVE_SQL =
+  'select 1 from oauth_grants g join users u on u.id = g.user_id left join api_keys k on k.id = g.api_key_id ' +
+  'where g.id = $1 and g.revoked_at is null and u.deactivated_at is null ' +
+  'and (g.api_key_id is null or (k.revoked_at is null and (k.expires_at is null or k.expires_at > now())))';
+
+/** Whether access and refresh tokens of this grant may still be used (see GRANT_ACTIVE_SQL). */
+export async function grantIsActive(db: Knex | Knex.Transaction, grantId: string): Promise<boolean> {
+  const rows = await runSql<{ '?column?': number }>(db as Knex, { text: GRANT_ACTIVE_SQL, values: [grantId] }, 'mi_oauth_grant_active');
+  return rows.length === 1;
 }
 
 /** Revoke a grant (the whole refresh-token family and its access tokens). Idempotent; audited once. */
@@ -77,9 +94,10 @@ export async function rotateRefreshToken(db: Knex, input: { token: string; clien
       .where('r.token_hash', hash)
       .first('r.used_at', 'r.expires_at', 'g.*');
     if (!row) throw invalidGrant('refresh_invalid', 'the refresh token is not valid; sign in again');
-    const grant = { id: row.id, client_id: row.client_id, user_id: row.user_id, scopes: row.scopes, resource: row.resource, revoked_at: row.revoked_at } as Grant;
+    const grant = { id: row.id, client_id: row.client_id, user_id: row.user_id, scopes: row.scopes, resource: row.resource, api_key_id: row.api_key_id, revoked_at: row.revoked_at } as Grant;
     if (grant.client_id !== input.clientId) throw invalidGrant('refresh_invalid', 'the refresh token was issued to another client');
-    if (grant.revoked_at) throw invalidGrant('revoked', 'this sign-in was revoked; sign in again');
+    // Revoked here, or ended up its lineage (the key it was signed in with revoked or expired, its user deactivated).
+    if (grant.revoked_at || !(await grantIsActive(tx, grant.id))) throw invalidGrant('revoked', 'this sign-in was revoked; sign in again');
     if (input.resource !== undefined && input.resource !== grant.resource) {
       throw new OAuthError('invalid_target', `resource must be ${grant.resource}, as when this sign-in was granted`, 'invalid_target');
     }

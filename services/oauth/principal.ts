@@ -1,4 +1,4 @@
-/** The caller behind an OAuth sign-in: a user of the service, found by email (tokens) or id (grants). */
+/** The caller behind an OAuth sign-in: an active (not deactivated) user of the service, found by email (tokens) or id (grants). */
 import type { Knex } from 'knex';
 import { Principal, SHARED_WITH_SQL } from '../core/principal';
 
@@ -8,6 +8,7 @@ async function findPrincipal(db: Knex, where: Where): Promise<Principal | undefi
   const row = await db('users as u')
     .join('teams as t', 't.id', 'u.team_id')
     .where(where)
+    .whereNull('u.deactivated_at')
     .first('u.id as user_id', 'u.email', 'u.name', 'u.role', 't.id as team_id', 't.tier', 't.feature_flags', db.raw(SHARED_WITH_SQL));
   if (!row) return undefined;
   return { userId: row.user_id, teamId: row.team_id, email: row.email, name: row.name, role: row.role, tier: row.tier, flags: row.feature_flags, sharedWith: row.shared_with };

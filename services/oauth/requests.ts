@@ -18,6 +18,9 @@ export interface PendingRequest {
   id: string;
   client_id: string;
   redirect_uri: string;
+  redirect_uri_given: boolean;
+  /** The API key the user signed in with (null for an OIDC sign-in, or before sign-in). */
+  api_key_id: string | null;
   scopes: Scope[];
   state: string | null;
   code_challenge: string;
@@ -35,6 +38,8 @@ export interface PendingRequest {
 export interface NewRequest {
   clientId: string;
   redirectUri: string;
+  /** Whether the request named redirect_uri (rather than relying on the client's only registered one). */
+  redirectUriGiven: boolean;
   scopes: Scope[];
   state?: string;
   codeChallenge: string;
@@ -48,6 +53,7 @@ export async function createPendingRequest(db: Knex, r: NewRequest, browserSecre
     id,
     client_id: r.clientId,
     redirect_uri: r.redirectUri,
+    redirect_uri_given: r.redirectUriGiven,
     scopes: r.scopes,
     state: r.state ?? null,
     code_challenge: r.codeChallenge,
@@ -86,8 +92,14 @@ export async function csrfFor(db: Knex, row: PendingRequest): Promise<string> {
   return csrf;
 }
 
-export async function setSignedInUser(db: Knex | Knex.Transaction, id: string, userId: string): Promise<void> {
-  await db('oauth_requests').where({ id }).update({ user_id: userId, oidc_nonce: null, oidc_verifier: null });
+/**
+ * Record who signed in. With an API key, the request remembers the key (its grant will end with it)
+ * and keeps only the scopes the key carries: a sign-in never obtains more than the credential it used.
+ */
+export async function setSignedInUser(db: Knex | Knex.Transaction, id: string, userId: string, key?: { id: string; scopes: Scope[] }): Promise<void> {
+  await db('oauth_requests')
+    .where({ id })
+    .update({ user_id: userId, oidc_nonce: null, oidc_verifier: null, ...(key ? { api_key_id: key.id, scopes: key.scopes } : {}) });
 }
 
 /** Count a wrong credential; true when the request is now spent. */

@@ -69,7 +69,7 @@ export async function exchangeAuthorizationCode(
   const principal = await principalById(db, code.user_id);
   if (!principal) throw invalidGrant('code_invalid', 'the user of this authorization no longer exists');
   const { grant, refreshToken } = await db.transaction(async (tx) => {
-    const g = await createGrant(tx, { clientId: code.client_id, userId: code.user_id, scopes: code.scopes, resource: code.resource });
+    const g = await createGrant(tx, { clientId: code.client_id, userId: code.user_id, scopes: code.scopes, resource: code.resource, apiKeyId: code.api_key_id });
     await linkCodeToGrant(tx, code.code_hash, g.id);
     return { grant: g, refreshToken: await issueRefreshToken(tx, g.id, config.oauth.refreshTokenTtlMs) };
   });

@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'args_required'
   | 'object_not_found'
   | 'forbidden'
+  | 'insufficient_scope'
   | 'require_elevated_privilege'
   | 'paid_required'
   | 'feature_unavailable'
@@ -19,7 +20,7 @@ export class ServiceError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details: { field?: string; rule?: string; retryAfterSeconds?: number } = {},
+    readonly details: { field?: string; rule?: string; retryAfterSeconds?: number; scope?: string } = {},
   ) {
     super(message);
     this.name = 'ServiceError';

@@ -1,48 +1,202 @@
 /**
  * API keys: shown once, stored as a SHA-256 hash with a short public prefix to find the row.
  * Format: `mi_<prefix>_<secret>`; the prefix names the key in listings and revocation.
+ *
+ * A key carries scopes (meetings:read, meetings:write, admin: what it may do of what its user may do)
+ * and an optional expiry. Revoking a key ends everything obtained with it: the OAuth grants signed in
+ * with it (their access and refresh tokens are refused on the next call) and its page sessions.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { runSql } from '../../platform/sql';
 import { audit } from '../audit';
-import { notFound, ServiceError } from '../../platform/errors';
+import { invalid, notFound, ServiceError } from '../../platform/errors';
 import { newId } from '../ids';
+import { CREDENTIAL_SCOPES, requireMayGovern, requireMayGrantScopes, requireTeamGovernor, type CredentialScope } from '../access';
 import { Principal, SHARED_WITH_SQL } from '../principal';
+import { endLineage } from './signins';
 import { findUserByEmail } from './users';
 
 const KEY = /^mi_([a-z0-9]{8})_([A-Za-z0-9_-]{32,64})$/;
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
+/** What a new key carries when no scopes are named: reading and writing, never admin. */
+export const DEFAULT_KEY_SCOPES: readonly CredentialScope[] = ['meetings:read', 'meetings:write'];
+/** The longest lifetime a key may be given (ten years); longer means "no expiry", say so instead. */
+const MAX_KEY_LIFETIME_MS = 10 * 365 * 86_400_000;
+
 export interface CreatedKey {
   id: string;
   key: string;
   prefix: string;
   userId: string;
+  scopes: CredentialScope[];
+  expiresAt: string | null;
 }
 
-export async function createApiKey(db: Knex, input: { email: string; name?: string }): Promise<CreatedKey> {
+/** The scopes named (a list or a comma/space-separated string), validated, in canonical order. */
+export function parseKeyScopes(raw: string | readonly string[] | undefined | null): CredentialScope[] {
+  if (raw === undefined || raw === null) return [...DEFAULT_KEY_SCOPES];
+  const parts = (typeof raw === 'string' ? raw.split(/[\s,]+/) : [...raw]).map((s) => s.trim()).filter(Boolean);
+  const unknown = parts.filter((s) => !(CREDENTIAL_SCOPES as readonly string[]).includes(s));
+  if (unknown.length) throw invalid('scopes', `one or more of ${CREDENTIAL_SCOPES.join(', ')}`, `scopes: unknown scope ${JSON.stringify(unknown[0])}; known scopes are ${CREDENTIAL_SCOPES.join(', ')}`);
+  if (!parts.length) throw invalid('scopes', `one or more of ${CREDENTIAL_SCOPES.join(', ')}`, `scopes: name at least one of ${CREDENTIAL_SCOPES.join(', ')}`);
+  return CREDENTIAL_SCOPES.filter((s) => parts.includes(s));
+}
+
+/**
+ * When a key expires: an ISO 8601 date or date-time, or a lifetime from now (`90d`, `12h`, `30m`);
+ * null/undefined for none. It must lie in the future.
+ */
+export function parseKeyExpiry(raw: string | Date | undefined | null, now = Date.now()): Date | null {
+  if (raw === undefined || raw === null || raw === '') return null;
+  let at: Date;
+  const lifetime = typeof raw === 'string' ? /^(\d{1,6})([dhm])$/.exec(raw.trim()) : null;
+  if (lifetime) at = new Date(now + Number(lifetime[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[lifetime[2] as 'd' | 'h' | 'm']);
+  else at = raw instanceof Date ? raw : /^\d{4}-\d{2}-\d{2}/.test(raw.trim()) ? new Date(raw.trim()) : new Date(NaN);
+  const rule = 'an ISO 8601 date or date-time in the future, or a lifetime like 90d, 12h or 30m';
+  if (Number.isNaN(at.getTime())) throw invalid('expires', rule, `expires: ${JSON.stringify(String(raw))} is not ${rule}`);
+  if (at.getTime() <= now) throw invalid('expires', rule, `expires: ${at.toISOString()} is not in the future`);
+  if (at.getTime() - now > MAX_KEY_LIFETIME_MS) throw invalid('expires', 'at most ten years ahead', 'expires: at most ten years ahead; omit it for a key that does not expire');
+  return at;
+}
+
+/**
+ * A new key for the user with this email (the CLI, an operator): any scopes, `admin` only for a team
+ * admin. `actor` is the caller when a user makes it for themself (createOwnApiKey).
+ */
+export async function createApiKey(
+  db: Knex,
+  input: { email: string; name?: string; scopes?: string | readonly string[] | null; expires?: string | Date | null },
+  actor: Principal | null = null,
+): Promise<CreatedKey> {
   const user = await findUserByEmail(db, input.email);
   if (!user) throw notFound('user with email', input.email);
+  if (user.deactivated_at) throw invalid('email', 'an active user', `email: ${user.email} is deactivated; reactivate the user first`);
+  const scopes = parseKeyScopes(input.scopes);
+  if (scopes.includes('admin') && user.role === 'member') throw invalid('scopes', 'admin only for team admins', `scopes: ${user.email} is not a team admin, so a key of theirs cannot carry admin`);
+  const expiresAt = parseKeyExpiry(input.expires);
+  const name = input.name?.trim() || null;
+  if (name && name.length > 200) throw invalid('name', 'at most 200 characters');
   const prefix = randomBytes(6).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, '').padEnd(8, '0').slice(0, 8);
   const key = `mi_${prefix}_${randomBytes(32).toString('base64url')}`;
   const id = newId();
   await db.transaction(async (tx) => {
-    await tx('api_keys').insert({ id, user_id: user.id, prefix, hash: sha256(key), name: input.name ?? null });
-    await audit(tx, null, 'apikey.create', { type: 'api_key', id, teamId: user.team_id }, { prefix, user_id: user.id });
+    await tx('api_keys').insert({ id, user_id: user.id, prefix, hash: sha256(key), name, scopes, expires_at: expiresAt });
+    await audit(tx, actor, 'apikey.create', { type: 'api_key', id, teamId: user.team_id }, { prefix, user_id: user.id, scopes, expires_at: expiresAt?.toISOString() ?? null });
   });
-  return { id, key, prefix, userId: user.id };
+  return { id, key, prefix, userId: user.id, scopes, expiresAt: expiresAt?.toISOString() ?? null };
 }
 
-export async function revokeApiKey(db: Knex, prefix: string): Promise<{ prefix: string; revoked: boolean }> {
+/** A key of the caller's own, never carrying more than the caller's credential does. Shown once. */
+export async function createOwnApiKey(db: Knex, p: Principal, input: { name?: string; scopes?: readonly string[] | null; expires?: string | null }): Promise<CreatedKey> {
+  const scopes = parseKeyScopes(input.scopes);
+  requireMayGrantScopes(p, scopes);
+  return createApiKey(db, { email: p.email, name: input.name, scopes, expires: input.expires }, p);
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  prefix: string;
+  name: string | null;
+  user_id: string;
+  user_email: string;
+  scopes: CredentialScope[];
+  status: 'active' | 'expired' | 'revoked';
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
+
+interface KeyListRow {
+  id: string;
+  prefix: string;
+  name: string | null;
+  user_id: string;
+  email: string;
+  scopes: CredentialScope[];
+  created_at: Date;
+  last_used_at: Date | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+function keyRecord(r: KeyListRow): ApiKeyRecord {
+  const expired = r.expires_at !== null && new Date(r.expires_at).getTime() <= Date.now();
+  return {
+    id: r.id,
+    prefix: r.prefix,
+    name: r.name ?? null,
+    user_id: r.user_id,
+    user_email: r.email,
+    scopes: r.scopes,
+    status: r.revoked_at ? 'revoked' : expired ? 'expired' : 'active',
+    created_at: iso(r.created_at)!,
+    last_used_at: iso(r.last_used_at),
+    expires_at: iso(r.expires_at),
+    revoked_at: iso(r.revoked_at),
+  };
+}
+
+/**
+ * Keys, newest first, never the key itself: the caller's own by default; with `userId` another
+ * teammate's, with `team` every key of the caller's team (both for team governors).
+ */
+export async function listApiKeys(db: Knex, p: Principal | null, opts: { userId?: string; team?: boolean; email?: string } = {}): Promise<ApiKeyRecord[]> {
+  const q = db('api_keys as k').join('users as u', 'u.id', 'k.user_id').orderBy([{ column: 'k.created_at', order: 'desc' }, { column: 'k.id' }]);
+  if (p) {
+    if (opts.team) {
+      requireTeamGovernor(p, "Listing your team's API keys");
+      q.where('u.team_id', p.teamId);
+    } else {
+      const userId = opts.userId ?? p.userId;
+      requireMayGovern(p, userId, "Listing another user's API keys");
+      q.where('u.team_id', p.teamId).where('u.id', userId);
+    }
+  } else if (opts.email) {
+    const user = await findUserByEmail(db, opts.email);
+    if (!user) throw notFound('user with email', opts.email);
+    q.where('u.id', user.id);
+  }
+  const rows: KeyListRow[] = await q.select('k.id', 'k.prefix', 'k.name', 'k.user_id', 'u.email', 'k.scopes', 'k.created_at', 'k.last_used_at', 'k.expires_at', 'k.revoked_at');
+  return rows.map(keyRecord);
+}
+
+export interface RevokedKey {
+  prefix: string;
+  revoked: boolean;
+  /** OAuth grants and page sessions obtained with the key that this revocation ended. */
+  grants_ended: number;
+  sessions_ended: number;
+}
+
+/**
+ * Revoke a key by its prefix (or id) and end everything obtained with it. `actor` null is an operator
+ * (the CLI); a caller may revoke their own keys, a team governor any key of the team (other teams'
+ * keys are not found).
+ */
+export async function revokeApiKey(db: Knex, prefix: string, actor: Principal | null = null): Promise<RevokedKey> {
   return db.transaction(async (tx) => {
-    const row = await tx('api_keys').join('users', 'users.id', 'api_keys.user_id').where('api_keys.prefix', prefix).first('api_keys.*', 'users.team_id');
-    if (!row) throw notFound('API key with prefix', prefix);
-    if (row.revoked_at) return { prefix, revoked: false };
-    await tx('api_keys').where({ id: row.id }).update({ revoked_at: tx.fn.now() });
-    await audit(tx, null, 'apikey.revoke', { type: 'api_key', id: row.id, teamId: row.team_id }, { prefix });
-    return { prefix, revoked: true };
+    const row = await tx('api_keys')
+      .join('users', 'users.id', 'api_keys.user_id')
+      .where((w) => w.where('api_keys.prefix', prefix).orWhere('api_keys.id', prefix))
+      .forUpdate()
+      .first('api_keys.*', 'users.team_id');
+    if (!row || (actor && row.team_id !== actor.teamId)) throw notFound('API key with prefix', prefix);
+    if (actor) requireMayGovern(actor, row.user_id, "Revoking another user's API key");
+    let revoked = false;
+    if (!row.revoked_at) {
+      await tx('api_keys').where({ id: row.id }).update({ revoked_at: tx.fn.now() });
+      await audit(tx, actor, 'apikey.revoke', { type: 'api_key', id: row.id, teamId: row.team_id }, { prefix: row.prefix, user_id: row.user_id });
+      revoked = true;
+    }
+    // Run even for an already revoked key: whatever still hangs off it ends now.
+    const ended = await endLineage(tx, actor, { apiKeyId: row.id }, 'api_key_revoked');
+    return { prefix: row.prefix, revoked, grants_ended: ended.grants, sessions_ended: ended.sessions };
   });
 }
 
@@ -51,7 +205,8 @@ export async function revokeApiKey(db: Knex, prefix: string): Promise<{ prefix: 
  * prepares once per connection (named), not parsed and planned on each call.
  */
 export const API_KEY_LOOKUP_SQL =
-  'select k.id, k.hash, k.revoked_at, k.last_used_at, u.id as user_id, u.email, u.name, u.role, t.id as team_id, t.tier, t.feature_flags, ' +
+  'select k.id, k.hash, k.revoked_at, k.last_used_at, k.scopes, k.expires_at <= now() as expired, u.deactivated_at is not null as deactivated, ' +
+  'u.id as user_id, u.email, u.name, u.role, t.id as team_id, t.tier, t.feature_flags, ' +
   `${SHARED_WITH_SQL} from api_keys k join users u on u.id = k.user_id join teams t on t.id = u.team_id where k.prefix = $1 limit 1`;
 
 interface KeyRow {
@@ -59,6 +214,10 @@ interface KeyRow {
   hash: string;
   revoked_at: Date | null;
   last_used_at: Date | null;
+  scopes: string[];
+  /** Judged by the database's clock, the same clock that stamps expires_at. */
+  expired: boolean | null;
+  deactivated: boolean;
   user_id: string;
   email: string;
   name: string;
@@ -69,21 +228,22 @@ interface KeyRow {
   shared_with: Principal['sharedWith'];
 }
 
-/** The caller behind a key, or auth_failed for a missing, malformed, unknown or revoked key. */
+/** The caller behind a key, or auth_failed for a missing, malformed, unknown, revoked or expired key. */
 export async function authenticateApiKey(db: Knex, key: string | undefined): Promise<Principal> {
   return (await apiKeyCredential(db, key)).principal;
 }
 
-/** The caller behind a key and the key's id (what a sign-in made with the key remembers). */
+/** The caller behind a key (with the key's scopes) and the key's id (what a sign-in made with the key remembers). */
 export async function apiKeyCredential(db: Knex, key: string | undefined): Promise<{ principal: Principal; keyId: string }> {
   const m = key ? KEY.exec(key) : null;
   if (!key || !m) throw new ServiceError('auth_failed', 'send a valid API key as "Authorization: Bearer <key>"');
   const [row] = await runSql<KeyRow>(db, { text: API_KEY_LOOKUP_SQL, values: [m[1]] }, 'mi_api_key_lookup');
   const expected = row ? Buffer.from(row.hash, 'hex') : Buffer.alloc(32);
   const given = Buffer.from(sha256(key), 'hex');
-  if (!row || !timingSafeEqual(expected, given) || row.revoked_at) {
+  if (!row || !timingSafeEqual(expected, given) || row.revoked_at || row.deactivated) {
     throw new ServiceError('auth_failed', 'the API key is unknown or revoked; create a new one with: meeting-intel apikey create --email <you>');
   }
+  if (row.expired) throw new ServiceError('auth_failed', 'the API key has expired; create a new one with: meeting-intel apikey create --email <you>');
   // Record use at most once a minute per key, so reads do not turn into a write per call.
   if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > 60_000) {
     void db('api_keys').where({ id: row.id }).update({ last_used_at: db.fn.now() }).catch(() => {});
@@ -98,7 +258,9 @@ export async function apiKeyCredential(db: Knex, key: string | undefined): Promi
       role: row.role,
       tier: row.tier,
       flags: row.feature_flags,
+      scopes: row.scopes,
       sharedWith: row.shared_with,
     },
   };
 }
+

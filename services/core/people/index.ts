@@ -4,3 +4,4 @@ export * from './users';
 export * from './people';
 export * from './apikeys';
 export * from './sessions';
+export * from './signins';

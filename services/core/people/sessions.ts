@@ -50,12 +50,13 @@ export async function startSession(
 }
 
 const SESSION_SQL =
-  'select s.id, s.csrf_secret, s.expires_at, u.id as user_id, u.email, u.name, u.role, t.id as team_id, t.tier, t.feature_flags, ' +
+  'select s.id, s.csrf_secret, s.expires_at, k.scopes as key_scopes, u.id as user_id, u.email, u.name, u.role, t.id as team_id, t.tier, t.feature_flags, ' +
   `${SHARED_WITH_SQL} from web_sessions s join users u on u.id = s.user_id join teams t on t.id = u.team_id ` +
   'left join api_keys k on k.id = s.api_key_id ' +
-  'where s.token_hash = ? and s.ended_at is null and s.expires_at > now() and (s.api_key_id is null or k.revoked_at is null)';
+  'where s.token_hash = ? and s.ended_at is null and s.expires_at > now() and u.deactivated_at is null ' +
+  'and (s.api_key_id is null or (k.revoked_at is null and (k.expires_at is null or k.expires_at > now())))';
 
-/** The live session behind a cookie's token, or undefined (none, malformed, expired, ended, its key revoked). */
+/** The live session behind a cookie's token, or undefined (none, malformed, expired, ended, its key revoked or expired, its user deactivated). */
 export async function sessionOf(db: Knex, token: string | undefined): Promise<PageSession | undefined> {
   if (!token || !TOKEN.test(token)) return undefined;
   const { rows } = await db.raw(SESSION_SQL, [sha256(token)]);
@@ -65,7 +66,7 @@ export async function sessionOf(db: Knex, token: string | undefined): Promise<Pa
     id: r.id,
     csrf: r.csrf_secret,
     expiresAt: new Date(r.expires_at),
-    principal: { userId: r.user_id, teamId: r.team_id, email: r.email, name: r.name, role: r.role, tier: r.tier, flags: r.feature_flags, sharedWith: r.shared_with },
+    principal: { userId: r.user_id, teamId: r.team_id, email: r.email, name: r.name, role: r.role, tier: r.tier, flags: r.feature_flags, sharedWith: r.shared_with, ...(r.key_scopes ? { scopes: r.key_scopes } : {}) },
   };
 }
 

@@ -14,6 +14,7 @@ export interface UserRow {
   picture: string | null;
   minutes_consumed: string;
   integrations: string[];
+  deactivated_at: Date | null;
 }
 
 export async function createUser(

@@ -25,3 +25,7 @@ MODULES.push(liveModule);
 // Webhooks (developerSettings, saveWebhookUrl, clearWebhookUrl, setWebhookSecret, teamWebhook, setTeamWebhook, setTeamWebhookSecret, clearTeamWebhook, webhookDeliveries, webhookDelivery, redeliverWebhook).
 import { webhooksModule } from './webhooks';
 MODULES.push(webhooksModule);
+
+// API keys and sign-ins (apiKeys, teamApiKeys, signIns, createApiKey, revokeApiKey, endSignIns, deactivateUser, reactivateUser).
+import { keysModule } from './keys';
+MODULES.push(keysModule);

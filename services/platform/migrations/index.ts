@@ -13,6 +13,7 @@ import * as liveSentenceChunks from './20261122001000_live_sentence_chunks';
 import * as liveAppendFunction from './20261124000000_live_append_function';
 import * as phrasePairs from './20261125000000_phrase_pairs';
 import * as webSessions from './20261126000000_web_sessions';
+import * as accessGovernance from './20261126000100_access_governance';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -29,6 +30,7 @@ const MIGRATIONS: [string, Migration][] = [
   ['20261124000000_live_append_function', liveAppendFunction],
   ['20261125000000_phrase_pairs', phrasePairs],
   ['20261126000000_web_sessions', webSessions],
+  ['20261126000100_access_governance', accessGovernance],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

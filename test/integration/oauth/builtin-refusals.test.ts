@@ -130,7 +130,7 @@ describe('built-in authorization server: refusals and edges', () => {
     const base = () => ({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, code_challenge: pkcePair().challenge, code_challenge_method: 'S256', state: 's1' });
 
     it('shows an error page, and never redirects, for an unregistered redirect URI or an unknown client', async () => {
-      for (const redirect_uri of ['http://localhost:53682/other', 'http://localhost:53683/callback', `${REDIRECT_URI}/`, 'https://evil.example/callback']) {
+      for (const redirect_uri of ['http://localhost:53682/other', 'http://127.0.0.1:53682/callback', `${REDIRECT_URI}/`, 'https://evil.example/callback']) {
         const res = await fetch(authorizationUrl(mcp.base, { ...base(), redirect_uri }), { redirect: 'manual' });
         expect(res.status).toBe(400);
         expect(res.headers.get('location')).toBeNull();
