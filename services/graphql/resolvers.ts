@@ -8,6 +8,7 @@ import type { Principal } from '../core/principal';
 import { getSummary, getTranscript, SummaryResult, TranscriptPage } from '../core/meetings';
 import { uploadAudio, UploadInput } from '../core/uploads';
 import { withFieldPrefix } from './errors';
+import { required } from '../core/validate';
 import type { ServiceDeps } from '../core/deps';
 
 /** What the resolvers hand to core: the service's deps, the request's logger among them. */
@@ -79,8 +80,11 @@ export const resolvers = {
   },
 
   Mutation: {
-    uploadAudio: (_: unknown, args: { input: UploadInput }, ctx: GraphqlContext) =>
-      uploadAudio(ctx.deps, ctx.principal, args.input).catch(withFieldPrefix('input')),
+    // input is nullable in the schema (the public API declares $input: AudioUploadInput); absent is refused here.
+    uploadAudio: async (_: unknown, args: { input?: UploadInput | null }, ctx: GraphqlContext) => {
+      if (!args.input) throw required('input', 'an AudioUploadInput with at least url, the address of the recording');
+      return uploadAudio(ctx.deps, ctx.principal, args.input).catch(withFieldPrefix('input'));
+    },
   },
 
   Transcript: {

@@ -38,9 +38,11 @@ export const typeDefs = /* GraphQL */ `
     """
     Queue a recording (audio, video, or a WebVTT/SRT caption file) for transcription. Answers at
     once; the meeting is processed in the background. Retrying the same request with the same
-    client_reference_id never creates a second meeting.
+    client_reference_id never creates a second meeting. input is required (args_required when
+    absent); it is declared nullable as in the public API this mirrors, so that requests declaring
+    \`$input: AudioUploadInput\` and \`$input: AudioUploadInput!\` are both accepted.
     """
-    uploadAudio(input: AudioUploadInput!): AudioUploadResult!
+    uploadAudio(input: AudioUploadInput): AudioUploadResult!
   }
 
   enum TranscriptScope {
