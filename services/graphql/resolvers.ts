@@ -64,6 +64,7 @@ interface TranscriptsArgs {
   organizers?: string[] | null;
   participants?: string[] | null;
   mine?: boolean | null;
+  channelId?: string | null;
 }
 
 export const resolvers = {
@@ -76,7 +77,8 @@ export const resolvers = {
       ),
 
     transcripts: (_: unknown, args: TranscriptsArgs, ctx: GraphqlContext) =>
-      listMeetings(ctx.deps.db, ctx.deps.config, ctx.principal, withoutNulls(args) as MeetingFilters),
+      // No moments: TranscriptList does not carry them.
+      listMeetings(ctx.deps.db, ctx.deps.config, ctx.principal, { ...(withoutNulls(args) as MeetingFilters), moments: 0 }),
   },
 
   Mutation: {

@@ -31,6 +31,8 @@ export const typeDefs = /* GraphQL */ `
       organizers: [String!]
       participants: [String!]
       mine: Boolean
+      "Only meetings of this channel; a channel the caller cannot see is object_not_found."
+      channelId: ID
     ): TranscriptList!
   }
 

@@ -29,7 +29,14 @@ const meetingRecord = {
 
 export const meetingListOutput = {
   meetings: z.array(z.object({ ...meetingRecord, summary: nullable(str) })),
+  total: num.describe('Meetings that match; exact unless total_is_lower_bound.'),
+  total_is_lower_bound: bool.describe('true: at least total meetings match (counting stops at 1,000).'),
   ...skipPage,
+  moments: z
+    .array(z.object({ meeting_id: str, index: num, speaker_name: str, start_time: num, text: str, link: str }))
+    .optional()
+    .describe('With a keyword: matching sentences of the listed meetings, matched words **marked**, best first per meeting.'),
+  moments_omitted: num.optional().describe('Moments left out to keep the answer within its token budget.'),
 };
 
 const summaryFields = {
@@ -74,7 +81,12 @@ const transcriptPage = {
   next_index: nullable(z.number().int()),
 };
 
-export const transcriptOutput = transcriptPage;
+export const transcriptOutput = {
+  ...transcriptPage,
+  keyword: str.optional().describe('With keyword: the words whose matching sentences this page holds, with their neighbours.'),
+  match_count: num.optional().describe('With keyword: sentences of the whole meeting that match.'),
+  matches: z.array(z.object({ index: num, start_time: num, link: str })).optional().describe('With keyword: the matching sentences of this page.'),
+};
 export const fetchOutput = { ...transcriptPage, summary: nullable(z.object(summaryFields)) };
 
 /** processed: the summary fields; otherwise a message saying why there are none. */

@@ -20,6 +20,16 @@ export const SKIP_MAX = 100_000;
 /** Emails per organizers/participants filter. */
 export const EMAILS_MAX = 50;
 
+/** Orders of a list: newest first (default), or how well the meeting matches the keyword. */
+export const SORTS = ['date', 'relevance'] as const;
+export type Sort = (typeof SORTS)[number];
+
+/** Matching moments (sentences) shown per meeting of a keyword list. */
+export const MOMENTS_DEFAULT = 3;
+export const MOMENTS_MAX = 10;
+/** Channel ids are the service's ids; anything longer than this is no channel of ours. */
+export const CHANNEL_ID_MAX = 64;
+
 /** What a caller asked for; absent keys mean "no filter" (or the default). */
 export interface MeetingFilters {
   keyword?: string;
@@ -31,6 +41,11 @@ export interface MeetingFilters {
   organizers?: string[];
   participants?: string[];
   mine?: boolean;
+  /** Only meetings of this channel (which the caller must be able to see). */
+  channelId?: string;
+  sort?: Sort;
+  /** Matching sentences per meeting when there is a keyword (0: none). */
+  moments?: number;
 }
 
 /** The filters checked and completed with defaults: what the query builder runs. */
@@ -45,6 +60,9 @@ export interface ResolvedFilters {
   organizers: string[];
   participants: string[];
   mine: boolean;
+  channelId: string | null;
+  sort: Sort;
+  moments: number;
 }
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -122,6 +140,28 @@ export function checkScope(field: string, s: string): Scope {
   return s as Scope;
 }
 
+export function checkSort(field: string, s: string): Sort {
+  if (!(SORTS as readonly string[]).includes(s)) {
+    throw invalid(field, `one of ${SORTS.join(', ')}`, `${field} must be one of ${SORTS.join(', ')}; got ${JSON.stringify(s)}`);
+  }
+  return s as Sort;
+}
+
+export function checkMoments(field: string, n: number): number {
+  if (!Number.isInteger(n) || n < 0 || n > MOMENTS_MAX) {
+    throw invalid(field, `a whole number from 0 to ${MOMENTS_MAX}`, `${field} must be a whole number from 0 to ${MOMENTS_MAX}; got ${n}. Read more of one meeting with svc_get_transcript and keyword.`);
+  }
+  return n;
+}
+
+export function checkChannelId(field: string, s: string): string {
+  const v = s.trim();
+  if (!v || v.length > CHANNEL_ID_MAX || CONTROL.test(v)) {
+    throw invalid(field, `a channel id (1 to ${CHANNEL_ID_MAX} characters)`, `${field} must be a channel id as svc_list_channels answers it; got ${JSON.stringify(s)}`);
+  }
+  return v;
+}
+
 const unique = (emails: string[]) => [...new Set(emails.map((e) => e.trim().toLowerCase()))];
 
 /**
@@ -143,5 +183,8 @@ export function resolveFilters(f: MeetingFilters): ResolvedFilters {
     organizers: unique(checkEmails('organizers', f.organizers ?? [])),
     participants: unique(checkEmails('participants', f.participants ?? [])),
     mine: f.mine === true,
+    channelId: f.channelId === undefined ? null : checkChannelId('channelId', f.channelId),
+    sort: f.sort === undefined ? 'date' : checkSort('sort', f.sort),
+    moments: f.moments === undefined ? MOMENTS_DEFAULT : checkMoments('moments', f.moments),
   };
 }

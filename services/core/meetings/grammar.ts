@@ -7,26 +7,30 @@
  *            | value              a bare word or "quoted phrase": a keyword term
  *   value   := '"' (char | '\"' | '\\')* '"'  |  non-whitespace characters
  *
- * Tokens: keyword, scope, from, to, limit, skip, organizers, participants, mine. Token names and the
- * words title/sentences/all/true/false are case-insensitive. Keyword terms combine (all must match);
+ * Tokens: keyword, scope, from, to, limit, skip, organizers, participants, mine, channel, sort, moments.
+ * Token names and the words title/sentences/all/true/false/date/relevance are case-insensitive. Keyword terms combine (all must match);
  * organizers and participants accumulate (any of them matches); any other token given twice is
  * ambiguous and refused. Every problem is an invalid_arguments error whose field is the token name.
  */
 import { invalid } from '../../platform/errors';
 import {
+  checkChannelId,
   checkDate,
   checkDateOrder,
   checkEmails,
   checkKeyword,
   checkLimit,
+  checkMoments,
   checkScope,
   checkSkip,
+  checkSort,
   isSearchEmail,
   MeetingFilters,
   Scope,
+  Sort,
 } from './filters';
 
-export const TOKENS = ['keyword', 'scope', 'from', 'to', 'limit', 'skip', 'organizers', 'participants', 'mine'] as const;
+export const TOKENS = ['keyword', 'scope', 'from', 'to', 'limit', 'skip', 'organizers', 'participants', 'mine', 'channel', 'sort', 'moments'] as const;
 export type TokenName = (typeof TOKENS)[number];
 
 /** Room for a 255-character keyword and long email lists, not for an unbounded string. */
@@ -114,6 +118,9 @@ const EXAMPLES: Record<TokenName, string> = {
   organizers: 'organizers:ana@example.com,bo@example.com',
   participants: 'participants:ana@example.com',
   mine: 'mine:true',
+  channel: 'channel:<id from svc_list_channels>',
+  sort: 'sort:relevance',
+  moments: 'moments:5',
 };
 
 const WHOLE_NUMBER = /^\d+$/;
@@ -148,7 +155,17 @@ export function parseSearchQuery(query: string): MeetingFilters {
     throw invalid('query', `at most ${QUERY_MAX} characters`, `query must be at most ${QUERY_MAX} characters; got ${query.length}`);
   }
   const terms: string[] = [];
-  const scalars: { scope?: Scope; from?: string; to?: string; limit?: number; skip?: number; mine?: boolean } = {};
+  const scalars: {
+    scope?: Scope;
+    from?: string;
+    to?: string;
+    limit?: number;
+    skip?: number;
+    mine?: boolean;
+    channel?: string;
+    sort?: Sort;
+    moments?: number;
+  } = {};
   const organizers: string[] = [];
   const participants: string[] = [];
   const once = (name: keyof typeof scalars) => {
@@ -200,6 +217,18 @@ export function parseSearchQuery(query: string): MeetingFilters {
         once('mine');
         scalars.mine = boolean('mine', chunk.value);
         break;
+      case 'channel':
+        once('channel');
+        scalars.channel = checkChannelId('channel', chunk.value);
+        break;
+      case 'sort':
+        once('sort');
+        scalars.sort = checkSort('sort', chunk.value.toLowerCase());
+        break;
+      case 'moments':
+        once('moments');
+        scalars.moments = checkMoments('moments', wholeNumber('moments', chunk.value));
+        break;
     }
   }
 
@@ -214,5 +243,8 @@ export function parseSearchQuery(query: string): MeetingFilters {
   if (organizers.length) filters.organizers = checkEmails('organizers', organizers);
   if (participants.length) filters.participants = checkEmails('participants', participants);
   if (scalars.mine !== undefined) filters.mine = scalars.mine;
+  if (scalars.channel !== undefined) filters.channelId = scalars.channel;
+  if (scalars.sort !== undefined) filters.sort = scalars.sort;
+  if (scalars.moments !== undefined) filters.moments = scalars.moments;
   return filters;
 }

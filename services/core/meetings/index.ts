@@ -9,3 +9,4 @@ export * from './transcripts';
 export * from './admin';
 export * from './participants';
 export * from './timeline';
+export * from './moments';

@@ -25,6 +25,15 @@
  *     whom no share names (Principal.sharedWith false) gets the own-team arm alone.
  *   - Participants and summaries are read for the page's rows only (at most 51), after the page
  *     is cut.
+ *   - sort relevance: each arm yields its RELEVANCE_POOL newest matching meetings (or more, when the
+ *     page reaches past them), and only those are scored: the title's ts_rank (doubled) plus the
+ *     ts_rank of at most RELEVANCE_SENTENCES of the meeting's sentences that match a word or phrase of
+ *     the keyword (saturating, as BM25 does: a meeting that says "budget" 300 times is not 300 times
+ *     as relevant). Scoring every match of a word said in every meeting would read every sentence
+ *     (2 M rows); the pool keeps a call within the same bounds as a date-ordered one. Meetings past
+ *     the pool follow, newest first: the tool descriptions say so, and a date range narrows a search
+ *     whose matches are more than the pool.
+ *   - Totals (countQuery) count the matches of each arm up to TOTAL_BOUND + 1 and stop there.
  *
  * The statement is composed as SQL text with `?` bindings, not with knex's query builder: every
  * list runs it, and building and compiling it with the builder (two arms of a dozen clauses, nested
@@ -39,7 +48,14 @@ import { numbered, runSql, type SqlFragment, type Statement } from '../../platfo
 import type { Principal } from '../principal';
 import { MEETING_ROW_COLUMNS, type MeetingRow } from './records';
 import type { ResolvedFilters } from './filters';
-import { hasPhrase, necessary, parseTsquery, phrasePairs, serialize, TsNode } from './tsquery';
+import { hasPhrase, necessary, parseTsquery, phrasePairs, positiveTerms, serialize, TsNode } from './tsquery';
+
+/** Matching meetings scored for sort relevance (per arm), newest first; older matches follow by date. */
+export const RELEVANCE_POOL = 200;
+/** Matching sentences of one meeting that count toward its relevance. */
+export const RELEVANCE_SENTENCES = 20;
+/** Totals are exact up to this many meetings; past it a list says "at least" this many. */
+export const TOTAL_BOUND = 1000;
 
 /** Meetings a list shows: processing and failed ones have nothing to read yet. */
 export const LISTED_STATUSES = ['completed', 'live'];
@@ -176,6 +192,7 @@ function filters(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Sql
       bindings: [f.participants],
     });
   }
+  if (f.channelId) where.push({ sql: 'm.channel_id = ?', bindings: [f.channelId] });
   if (f.mine) {
     where.push({
       sql:
@@ -195,17 +212,15 @@ function arm(where: SqlFragment[], limit: number): SqlFragment {
   };
 }
 
-/** The page of meetings (limit + 1 rows, to learn has_more) the caller may see that match, newest first. */
-function pageQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment {
-  const enough = f.skip + f.limit + 1;
+/**
+ * The matching meetings the caller may see, as a derived table `u` of the arms' rows: the own team's
+ * arm and, when a share names the caller, the shared arm, each newest first and cut at `limit`.
+ */
+function armsQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, limit: number): SqlFragment {
   const shared = filters(p, f, kq);
-  const own = arm([{ sql: 'm.team_id = ?', bindings: [p.teamId] }, ...shared], enough);
-  const page = (from: string, bindings: SqlFragment['bindings']): SqlFragment => ({
-    sql: `select u.* from ${from} as u order by u.date desc, u.id desc limit ? offset ?`,
-    bindings: [...bindings, f.limit + 1, f.skip],
-  });
+  const own = arm([{ sql: 'm.team_id = ?', bindings: [p.teamId] }, ...shared], limit);
   // Without a share naming the caller there is nothing to find in other teams: one arm, half the planning.
-  if (p.sharedWith === false) return page(`(${own.sql})`, own.bindings);
+  if (p.sharedWith === false) return { sql: `(${own.sql})`, bindings: own.bindings };
   // Another team's meeting is visible only through a share: start from the caller's shares.
   const others = arm(
     [
@@ -213,9 +228,82 @@ function pageQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): S
       { sql: 'm.id in (select sx.meeting_id from meeting_shares sx where lower(sx.email) = lower(?))', bindings: [p.email] },
       ...shared,
     ],
-    enough,
+    limit,
   );
-  return page(`((${own.sql}) union all (${others.sql}))`, [...own.bindings, ...others.bindings]);
+  return { sql: `((${own.sql}) union all (${others.sql}))`, bindings: [...own.bindings, ...others.bindings] };
+}
+
+/**
+ * A meeting's relevance to the keyword, over a row `r` of the page (its title and id): the title's
+ * ts_rank doubled, plus the ts_rank of at most RELEVANCE_SENTENCES sentences that match a word or
+ * phrase of the keyword. Scope title counts the title alone, scope sentences the sentences alone.
+ */
+function relevanceSql(f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment {
+  if (!kq || (!kq.tree && !kq.opaque)) return { sql: '0', bindings: [] };
+  const parts: SqlFragment[] = [];
+  if (f.scope !== 'sentences') parts.push({ sql: "2 * ts_rank(to_tsvector('english', r.title), ?::tsquery)", bindings: [kq.tsquery] });
+  const said = momentTsquery(kq);
+  if (f.scope !== 'title' && said) {
+    parts.push({
+      sql:
+        'coalesce((select sum(ts_rank(rs.tsv, ?::tsquery)) from (select s.tsv from sentences s' +
+        ` where s.meeting_id = r.id and s.tsv @@ ?::tsquery limit ${RELEVANCE_SENTENCES}) rs), 0)`,
+      bindings: [said, said],
+    });
+  }
+  if (!parts.length) return { sql: '0', bindings: [] };
+  return { sql: parts.map((x) => x.sql).join(' + '), bindings: parts.flatMap((x) => x.bindings) };
+}
+
+/** The page of meetings (limit + 1 rows, to learn has_more) the caller may see that match, in the asked order. */
+function pageQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment {
+  const enough = f.skip + f.limit + 1;
+  if (f.sort === 'relevance' && kq) {
+    const arms = armsQuery(p, f, kq, Math.max(enough, RELEVANCE_POOL));
+    const score = relevanceSql(f, kq);
+    // Rows are numbered newest first; the pool's rows are scored and come first, the rest follow by date.
+    const numberedRows = `select u.*, row_number() over (order by u.date desc, u.id desc) as rn from ${arms.sql} as u`;
+    const scored =
+      `select r.*, case when r.rn <= ${RELEVANCE_POOL} then ${score.sql} end as relevance from (${numberedRows}) as r`;
+    return {
+      sql: `select v.* from (${scored}) as v order by (v.rn <= ${RELEVANCE_POOL}) desc, v.relevance desc nulls last, v.date desc, v.id desc limit ? offset ?`,
+      bindings: [...score.bindings, ...arms.bindings, f.limit + 1, f.skip],
+    };
+  }
+  const arms = armsQuery(p, f, kq, enough);
+  return {
+    sql: `select u.* from ${arms.sql} as u order by u.date desc, u.id desc limit ? offset ?`,
+    bindings: [...arms.bindings, f.limit + 1, f.skip],
+  };
+}
+
+/** How many meetings match, counted up to TOTAL_BOUND + 1 per arm (so a count past the bound stops there). */
+export function countQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Statement {
+  const shared = filters(p, f, kq);
+  const counted = (where: SqlFragment[]): SqlFragment => ({
+    sql: `(select count(*) from (select 1 from meetings m where ${where.map((w) => w.sql).join(' and ')} limit ${TOTAL_BOUND + 1}) c)`,
+    bindings: where.flatMap((w) => w.bindings),
+  });
+  const own = counted([{ sql: 'm.team_id = ?', bindings: [p.teamId] }, ...shared]);
+  if (p.sharedWith === false) return numbered({ sql: `select ${own.sql}::int as n`, bindings: own.bindings });
+  const others = counted([
+    { sql: 'm.team_id <> ?', bindings: [p.teamId] },
+    { sql: 'm.id in (select sx.meeting_id from meeting_shares sx where lower(sx.email) = lower(?))', bindings: [p.email] },
+    ...shared,
+  ]);
+  return numbered({ sql: `select (${own.sql} + ${others.sql})::int as n`, bindings: [...own.bindings, ...others.bindings] });
+}
+
+/**
+ * The sentence-level query of a keyword's moments and relevance: its words and phrases joined by OR,
+ * negations dropped (a meeting matches when its words are said anywhere in it, so no one sentence need
+ * hold them all; a sentence that holds more of them ranks higher). Null: nothing a sentence can match.
+ */
+export function momentTsquery(kq: KeywordQuery): string | null {
+  if (kq.opaque) return kq.tsquery;
+  if (!kq.tree) return null;
+  const terms = positiveTerms(kq.tree);
+  return terms.length ? terms.map(serialize).join(' | ') : null;
 }
 
 /** The page with each meeting's participants and short summary, as the statement PostgreSQL runs. */
@@ -226,14 +314,29 @@ export function listQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | n
       'select page.*, su.short_summary,' +
       " array_to_string(array(select mp.email from meeting_participants mp where mp.meeting_id = page.id" +
       " order by lower(mp.email) = lower(page.organizer_email) desc, mp.email), ', ') as participants" +
-      ` from (${page.sql}) as page left join summaries su on su.meeting_id = page.id order by page.date desc, page.id desc`,
+      ` from (${page.sql}) as page left join summaries su on su.meeting_id = page.id` +
+      (f.sort === 'relevance' && kq ? ' order by (page.rn <= ' + RELEVANCE_POOL + ') desc, page.relevance desc nulls last, page.date desc, page.id desc' : ' order by page.date desc, page.id desc'),
     bindings: page.bindings,
   });
 }
 
-export async function findMeetings(db: Knex, p: Principal, f: ResolvedFilters): Promise<{ rows: MeetingListRow[]; hasMore: boolean }> {
+export interface FoundMeetings {
+  rows: MeetingListRow[];
+  hasMore: boolean;
+  /** Meetings that match, exact up to TOTAL_BOUND; at the bound, a lower bound (totalIsLowerBound). */
+  total: number;
+  totalIsLowerBound: boolean;
+  keyword: KeywordQuery | null;
+}
+
+export async function findMeetings(db: Knex, p: Principal, f: ResolvedFilters): Promise<FoundMeetings> {
   const kq = f.keyword ? await keywordQuery(db, f.keyword) : null;
   const rows = await runSql<MeetingListRow>(db, listQuery(p, f, kq));
   const hasMore = rows.length > f.limit;
-  return { rows: hasMore ? rows.slice(0, f.limit) : rows, hasMore };
+  const page = hasMore ? rows.slice(0, f.limit) : rows;
+  // A page that ends the list tells the total (skip + its rows); otherwise count, up to the bound.
+  const endsList = !hasMore && (rows.length > 0 || f.skip === 0);
+  const seen = page.length ? f.skip + page.length + (hasMore ? 1 : 0) : 0;
+  const n = endsList ? seen : Math.max(seen, Number((await runSql<{ n: number }>(db, countQuery(p, f, kq)))[0]?.n ?? 0));
+  return { rows: page, hasMore, total: Math.min(n, TOTAL_BOUND), totalIsLowerBound: n > TOTAL_BOUND, keyword: kq };
 }

@@ -5,9 +5,12 @@
  */
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
+import { notFound } from '../../platform/errors';
+import { channelVisibleTo } from '../access';
 import { MeetingFilters, resolveFilters } from './filters';
 import { parseSearchQuery } from './grammar';
-import { findMeetings } from './query';
+import { estimateJsonTokens, findMoments, fitMoments, LIST_TOKENS, MomentRecord } from './moments';
+import { findMeetings, momentTsquery } from './query';
 import type { Principal } from '../principal';
 import { MeetingRecord, Page, toMeetingRecord } from './records';
 
@@ -18,13 +21,29 @@ export interface MeetingListRecord extends MeetingRecord {
 
 export interface MeetingList extends Page {
   meetings: MeetingListRecord[];
+  /**
+   * With a keyword (scope sentences or all): the page's matching sentences, at most `moments` a
+   * meeting, best first, keyed by meeting_id. Absent without a keyword or with scope title.
+   */
+  moments?: MomentRecord[];
+  /** Moments left out to keep the answer within its token budget (read them with svc_get_transcript and keyword). */
+  moments_omitted?: number;
+  /** Meetings that match, exact up to 1,000; past it 1,000 with total_is_lower_bound true. Every list answers both. */
+  total?: number;
+  total_is_lower_bound?: boolean;
   has_more: boolean;
   next_skip: number | null;
 }
 
 export type { MeetingFilters } from './filters';
 
-/** Meetings visible to the caller that match the filters, newest first, one page at a time. */
+/** A channel filter names a channel the caller can see, or the list is object_not_found (as a read of it would be). */
+async function requireVisibleChannel(db: Knex, p: Principal, channelId: string): Promise<void> {
+  const row = await db('channels as c').modify(channelVisibleTo(p, 'c')).where('c.id', channelId).first('c.id');
+  if (!row) throw notFound('channel', channelId);
+}
+
+/** Meetings visible to the caller that match the filters, newest first (or by relevance), one page at a time. */
 export async function listMeetings(
   db: Knex,
   config: Pick<Config, 'publicBaseUrl'>,
@@ -32,16 +51,25 @@ export async function listMeetings(
   filters: MeetingFilters,
 ): Promise<MeetingList> {
   const f = resolveFilters(filters);
-  const { rows, hasMore } = await findMeetings(db, p, f);
-  return {
-    meetings: rows.map((r) => ({
-      ...toMeetingRecord(config, r, r.participants),
-      // An empty short summary says nothing; null tells the reader there is none.
-      summary: r.short_summary || null,
-    })),
+  if (f.channelId) await requireVisibleChannel(db, p, f.channelId);
+  const { rows, hasMore, total, totalIsLowerBound, keyword } = await findMeetings(db, p, f);
+  const meetings = rows.map((r) => ({
+    ...toMeetingRecord(config, r, r.participants),
+    // An empty short summary says nothing; null tells the reader there is none.
+    summary: r.short_summary || null,
+  }));
+  const list: MeetingList = {
+    meetings,
+    total,
+    total_is_lower_bound: totalIsLowerBound,
     has_more: hasMore,
     next_skip: hasMore ? f.skip + rows.length : null,
   };
+  const sentenceQuery = keyword && f.scope !== 'title' ? momentTsquery(keyword) : null;
+  if (!sentenceQuery || f.moments === 0) return list;
+  const found = await findMoments(db, meetings, sentenceQuery, f.moments);
+  const { moments, omitted } = fitMoments(found, LIST_TOKENS - estimateJsonTokens(list));
+  return { ...list, moments, moments_omitted: omitted };
 }
 
 /** svc_search: the same list, with the filters written in the query grammar. */

@@ -180,3 +180,20 @@ export function necessary(n: TsNode): string | null {
     }
   }
 }
+
+/**
+ * The words and phrases a match of `n` rests on, negations left out: what a sentence of a matching
+ * meeting can hold (a phrase stays whole, as one sentence holds it). Moments and relevance look for
+ * sentences matching any of them.
+ */
+export function positiveTerms(n: TsNode): TsNode[] {
+  switch (n.kind) {
+    case 'lex':
+    case 'phrase':
+      return [n];
+    case 'not':
+      return [];
+    default:
+      return [...positiveTerms(n.left), ...positiveTerms(n.right)];
+  }
+}

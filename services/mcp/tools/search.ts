@@ -6,15 +6,26 @@
 import { z } from 'zod';
 import { listMeetings, MeetingList, searchMeetings } from '../../core/meetings';
 import { EMAILS_MAX, isCalendarDate, isSearchEmail, KEYWORD_MAX, LIMIT_DEFAULT, LIMIT_MAX, SCOPES, SKIP_MAX } from '../../core/meetings';
-import { QUERY_MAX } from '../../core/meetings';
+import { CHANNEL_ID_MAX, MOMENTS_DEFAULT, MOMENTS_MAX, QUERY_MAX, RELEVANCE_POOL, SORTS, TOTAL_BOUND } from '../../core/meetings';
+import { clock } from '../format';
 import { meetingListOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 
 const RETURNS =
-  'Returns {meetings, has_more, next_skip}, newest first; each meeting has id (the transcript id), title, dateString (ISO, UTC), ' +
+  'Returns {meetings, total, total_is_lower_bound, has_more, next_skip, moments, moments_omitted}; each meeting has id (the transcript id), title, dateString (ISO, UTC), ' +
   'date (epoch ms), duration (minutes), organizer_email, participants (comma-separated emails), privacy, is_live, transcript_url ' +
-  'and summary (a short summary, or null). No transcript content: read one meeting with svc_get_transcript (sentences) or ' +
-  'svc_get_summary (action items, topics, outline). When has_more is true, more meetings match than this page shows.';
+  `and summary (a short summary, or null). total is how many meetings match (counting stops at ${TOTAL_BOUND.toLocaleString('en-US')}: ` +
+  `total_is_lower_bound true means "at least ${TOTAL_BOUND.toLocaleString('en-US')}"); has_more says more follow this page. ` +
+  'With a keyword (scope sentences or all), moments are the matching sentences of the listed meetings, a table of meeting_id, index, ' +
+  `speaker_name, start_time (seconds), text (matched words in **bold**; … where a long sentence was cut) and link (the meeting page at that moment), ` +
+  `at most \`moments\` a meeting (default ${MOMENTS_DEFAULT}), best first; moments_omitted counts those left out to keep the answer small. ` +
+  'To answer a question, cite the moment as [meeting title, mm:ss](link), mm:ss being start_time; quote the sentence. ' +
+  'For every match in one meeting with the sentences around it, call svc_get_transcript with its id and the same keyword. ' +
+  'Otherwise no transcript content: svc_get_transcript reads sentences, svc_get_summary the summary.';
+
+const SORT_SYNTAX =
+  `Order: date (newest first, default) or relevance (how well each meeting matches the keyword: its title and up to 20 matching sentences; ` +
+  `newer first on ties; the ${RELEVANCE_POOL} newest matching meetings are ranked, older matches follow by date, so narrow with dates when total is larger).`;
 
 const KEYWORD_SYNTAX =
   'Keywords use web-search syntax over the title and/or what was said: every word must occur (stemmed, so "plans" finds ' +
@@ -45,7 +56,8 @@ const getTranscripts = defineTool({
     'svc_search does the same with one query string, when enabled for your team. ' +
     RETURNS +
     ` Page with skip = next_skip. ${KEYWORD_SYNTAX} ` +
-    'Example: {"keyword": "pricing", "fromDate": "2026-10-01", "toDate": "2026-10-31", "participants": ["ana@example.com"]}.',
+    `${SORT_SYNTAX} ` +
+    'Example: {"keyword": "budget", "sort": "relevance", "fromDate": "2026-10-01", "participants": ["ana@example.com"]}.',
   input: {
     keyword: z
       .string()
@@ -75,6 +87,20 @@ const getTranscripts = defineTool({
     organizers: emails('Only meetings organized by any of these emails.'),
     participants: emails('Only meetings any of these emails took part in.'),
     mine: z.boolean({ error: 'must be true or false' }).optional().describe('true: only meetings you organized or took part in.'),
+    channelId: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(CHANNEL_ID_MAX, `at most ${CHANNEL_ID_MAX} characters`)
+      .optional()
+      .describe('Only meetings of this channel (id from svc_list_channels). A channel you cannot see is object_not_found.'),
+    sort: z.enum(SORTS, { error: 'must be one of date, relevance' }).optional().describe(`${SORT_SYNTAX} relevance needs a keyword; without one the order is by date.`),
+    moments: z
+      .number()
+      .int('must be a whole number')
+      .min(0, 'must be 0 or more')
+      .max(MOMENTS_MAX, `at most ${MOMENTS_MAX}; read all of one meeting's matches with svc_get_transcript and keyword`)
+      .optional()
+      .describe(`Matching sentences to show per meeting with a keyword, 0 to ${MOMENTS_MAX} (default ${MOMENTS_DEFAULT}).`),
   },
   formats: true,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -94,9 +120,11 @@ const search = defineTool({
     ' Grammar: bare words and keyword:"term" are keywords (all must match); scope:title|sentences|all (default all); ' +
     'from:YYYY-MM-DD and to:YYYY-MM-DD (UTC days, inclusive); limit:N (1-50, default 10); skip:N (offset: use next_skip); ' +
     'organizers:email1,email2 and participants:email1,email2 (any of them; may repeat); mine:true|false (meetings you organized ' +
-    'or attended). Quote values with spaces ("..."; \\" inside). Each of scope, from, to, limit, skip, mine at most once. ' +
+    'or attended); channel:<id> (a channel from svc_list_channels); sort:date|relevance; moments:N (0-10 matching sentences per meeting, default 3). ' +
+    'Quote values with spaces ("..."; \\" inside). Each of scope, from, to, limit, skip, mine, channel, sort, moments at most once. ' +
     KEYWORD_SYNTAX +
-    ' Examples: `budget forecast from:2026-10-01 to:2026-10-31` · `keyword:"pricing page" scope:sentences participants:ana@example.com` · ' +
+    ` ${SORT_SYNTAX}` +
+    ' Examples: `budget forecast from:2026-10-01 to:2026-10-31` · `keyword:"pricing page" scope:sentences participants:ana@example.com sort:relevance` · ' +
     '`mine:true limit:20 skip:20`.',
   input: {
     query: z
@@ -121,10 +149,13 @@ function when(iso: string): string {
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-/** One line per meeting, then whether more match and how to get them. */
+const totalText = (r: MeetingList) =>
+  r.total_is_lower_bound ? `At least ${(r.total ?? 0).toLocaleString('en-US')} meetings match.` : `${r.total ?? r.meetings.length} meeting${r.total === 1 ? '' : 's'} match.`;
+
+/** One line per meeting (its moments below it, as citations), then how many match and how to get more. */
 export function listText(r: MeetingList, nextPage: (skip: number) => string): string {
   if (r.meetings.length === 0) return r.has_more ? `No meetings on this page; ${nextPage(r.next_skip ?? 0)}.` : 'No meetings match.';
-  const lines = r.meetings.map((m) => {
+  const lines = r.meetings.flatMap((m) => {
     const parts = [
       `${when(m.dateString)}`,
       `${oneLine(m.title)} (${m.duration} min)${m.is_live ? ' [live]' : ''}`,
@@ -133,9 +164,11 @@ export function listText(r: MeetingList, nextPage: (skip: number) => string): st
       `participants ${m.participants || '(none)'}`,
     ];
     if (m.summary) parts.push(`summary: ${oneLine(m.summary)}`);
-    return parts.join(' · ');
+    const moments = (r.moments ?? []).filter((x) => x.meeting_id === m.id);
+    return [parts.join(' · '), ...moments.map((x) => `  - [${oneLine(m.title)}, ${clock(x.start_time)}](${x.link}) ${x.speaker_name}: ${oneLine(x.text)}`)];
   });
-  lines.push(r.has_more ? `More meetings match: ${nextPage(r.next_skip!)}.` : 'No more meetings match.');
+  if (r.moments_omitted) lines.push(`(${r.moments_omitted} more moments left out to keep this answer small: svc_get_transcript with the meeting id and keyword reads them all.)`);
+  lines.push(`${totalText(r)} ${r.has_more ? `More on the next page: ${nextPage(r.next_skip!)}.` : 'No more meetings match.'}`);
   return lines.join('\n');
 }
 

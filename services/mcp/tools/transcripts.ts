@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { fetchMeeting, FullMeeting, getSummary, getTranscript, SummaryFields, TRANSCRIPT_TOKENS, TranscriptPage } from '../../core/meetings';
+import { CONTEXT_DEFAULT, CONTEXT_MAX, getTranscriptMatches, KEYWORD_MAX, TranscriptMatchPage } from '../../core/meetings';
 import { clock } from '../format';
 import { fetchOutput, summaryOutput, transcriptOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
@@ -53,7 +54,22 @@ function summaryLines(s: SummaryFields | null, fallback: string): string[] {
   return lines;
 }
 
-const transcriptText = (t: TranscriptPage) => [header(t), ...sentenceLines(t, 'svc_get_transcript', 'transcriptId')].join('\n');
+function matchLines(t: TranscriptMatchPage): string[] {
+  const matched = new Set(t.matches.map((x) => x.index));
+  const lines = [`${t.match_count} sentence${t.match_count === 1 ? '' : 's'} match "${t.keyword}"; this page shows ${t.matches.length} (marked >) with their neighbours.`];
+  let last = -2;
+  for (const s of t.sentences) {
+    if (last >= 0 && s.index > last + 1) lines.push('…');
+    const link = matched.has(s.index) ? ` (${t.transcript_url}#t=${Math.floor(s.start_time)})` : '';
+    lines.push(`${matched.has(s.index) ? '>' : ' '} [${clock(s.start_time)}] ${s.speaker_name}: ${s.text}${link}`);
+    last = s.index;
+  }
+  if (t.has_more) lines.push(`(more matches follow: call svc_get_transcript with transcriptId "${t.id}", keyword and fromIndex ${t.next_index})`);
+  return lines;
+}
+
+const transcriptText = (t: TranscriptPage | TranscriptMatchPage) =>
+  'matches' in t ? [header(t), ...matchLines(t)].join('\n') : [header(t), ...sentenceLines(t, 'svc_get_transcript', 'transcriptId')].join('\n');
 
 const fetchText = (f: FullMeeting) =>
   [header(f), ...summaryLines(f.summary, f.meeting_info.message), '', ...sentenceLines(f, 'svc_get_transcript', 'transcriptId')].join('\n');
@@ -72,18 +88,36 @@ const getTranscriptTool = defineTool({
     'participants, privacy, status, meeting_info). No summary: use svc_get_summary for that. ' +
     `Long meetings come in pages within a token budget (maxTokens, at most ${TRANSCRIPT_TOKENS.max.toLocaleString('en-US')} so an answer stays under clients' 25,000-token limit): when has_more is true, call again with fromIndex set to next_index. ` +
     'A live meeting (is_live: true) answers a snapshot of the sentences captured so far. A meeting still processing or failed has no sentences; meeting_info.message says why. ' +
-    'format text gives "[mm:ss - mm:ss] Speaker: text" lines.',
+    'format text gives "[mm:ss - mm:ss] Speaker: text" lines. ' +
+    'With keyword: only the sentences that match it (same syntax as svc_get_transcripts; matched words **bold**) and `context` neighbours either side, ' +
+    'plus keyword, match_count (in the whole meeting) and matches (index, start_time, link of each matching sentence of the page); fromIndex/next_index page through the matches. ' +
+    'Cite a moment as [meeting title, mm:ss](link).',
   input: {
     transcriptId: meetingId.describe('Meeting (transcript) id.'),
     ...paging,
+    keyword: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(KEYWORD_MAX, `at most ${KEYWORD_MAX} characters`)
+      .optional()
+      .describe('Only the sentences that match these words or "phrases", with their neighbours (e.g. the keyword of svc_get_transcripts).'),
+    context: z
+      .number()
+      .int('must be a whole number')
+      .min(0, 'must be 0 or more')
+      .max(CONTEXT_MAX, `at most ${CONTEXT_MAX}`)
+      .optional()
+      .describe(`With keyword: sentences before and after each match, 0 to ${CONTEXT_MAX} (default ${CONTEXT_DEFAULT}).`),
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
   output: transcriptOutput,
   scope: 'meetings:read',
   formats: true,
-  run: ({ transcriptId, fromIndex, maxTokens }, { principal, deps }) =>
-    // Sized for the JSON form: the answer's structuredContent, which some clients show the model.
-    getTranscript(deps.db, deps.config, principal, transcriptId, { fromIndex, maxTokens, rawText: 'when-different', budgetFor: 'json' }),
+  run: ({ transcriptId, fromIndex, maxTokens, keyword, context }, { principal, deps }) =>
+    keyword !== undefined
+      ? getTranscriptMatches(deps.db, deps.config, principal, transcriptId, { keyword, fromIndex, maxTokens, context })
+      : // Sized for the JSON form: the answer's structuredContent, which some clients show the model.
+        getTranscript(deps.db, deps.config, principal, transcriptId, { fromIndex, maxTokens, rawText: 'when-different', budgetFor: 'json' }),
   text: transcriptText,
   toonDelimiter: '\t',
 });

@@ -243,6 +243,8 @@ describe('record shape and formats', () => {
         },
         expect.objectContaining({ id: withoutSummary, title: '2026', summary: null, duration: 0 }),
       ],
+      total: 2,
+      total_is_lower_bound: false,
       has_more: false,
       next_skip: null,
     });
@@ -271,14 +273,14 @@ describe('record shape and formats', () => {
     expect(r.text.split('\n')).toEqual([
       `2026-11-02 15:00 UTC · Weekly planning (45.5 min) · id ${withSummary} · organizer zoe@shape.example · ` +
         'participants zoe@shape.example, abe@shape.example, carl@partner.example · summary: Planned the week, with commas, and "quotes".',
-      'More meetings match: call again with skip: 1.',
+      '2 meetings match. More on the next page: call again with skip: 1.',
     ]);
     const s = await mcp.call(u.key, 'svc_search', { query: 'limit:1 skip:1', format: 'text' });
     expect(s.text.split('\n')).toEqual([
       `2026-11-01 09:30 UTC · 2026 (0 min) · id ${withoutSummary} · organizer zoe@shape.example · participants zoe@shape.example`,
-      'No more meetings match.',
+      '2 meetings match. No more meetings match.',
     ]);
-    expect((await mcp.call(u.key, 'svc_search', { query: 'limit:1', format: 'text' })).text).toMatch(/More meetings match: add skip:1 to the query\.$/);
+    expect((await mcp.call(u.key, 'svc_search', { query: 'limit:1', format: 'text' })).text).toMatch(/2 meetings match. More on the next page: add skip:1 to the query\.$/);
     expect((await mcp.call(u.key, 'svc_search', { query: 'nothingmatchesthis', format: 'text' })).text).toBe('No meetings match.');
   });
 
@@ -379,7 +381,7 @@ describe('pagination', () => {
     const exact = await both(u.key, { limit: 12 }, 'limit:12');
     expect(exact.data).toMatchObject({ has_more: false, next_skip: null });
     const past = await both(u.key, { skip: 12 }, 'skip:12');
-    expect(past.data).toEqual({ meetings: [], has_more: false, next_skip: null });
+    expect(past.data).toEqual({ meetings: [], total: 12, total_is_lower_bound: false, has_more: false, next_skip: null });
   });
 
   it('takes limit 1..50 and skip 0..100000, refusing just beyond', async () => {

@@ -17,7 +17,7 @@ function refusal(f: unknown): { code: string; field?: string; rule?: string } {
 }
 
 describe('resolveFilters', () => {
-  it('fills in the defaults: all scope, 10 per page from the first, no keyword', () => {
+  it('fills in the defaults: all scope, 10 per page from the first, no keyword, no channel, by date, 3 moments', () => {
     expect(resolveFilters({})).toEqual({
       keyword: null,
       scope: 'all',
@@ -28,7 +28,18 @@ describe('resolveFilters', () => {
       organizers: [],
       participants: [],
       mine: false,
+      channelId: null,
+      sort: 'date',
+      moments: 3,
     });
+  });
+
+  it('checks sort, moments and channelId', () => {
+    expect(resolveFilters({ sort: 'relevance', moments: 0, channelId: ' c1 ' })).toMatchObject({ sort: 'relevance', moments: 0, channelId: 'c1' });
+    expect(() => resolveFilters({ sort: 'best' as never })).toThrow(/sort must be one of date, relevance/);
+    expect(() => resolveFilters({ moments: 11 })).toThrow(/moments must be a whole number from 0 to 10/);
+    expect(() => resolveFilters({ moments: -1 })).toThrow(/moments/);
+    expect(() => resolveFilters({ channelId: ' ' })).toThrow(/channelId must be a channel id/);
   });
 
   it('trims the keyword and treats a blank one as none', () => {

@@ -1,0 +1,279 @@
+/**
+ * Matching moments: the sentences of a meeting that match a keyword, so an assistant can cite the
+ * moment ("[Budget review, 12:04](…#t=724)") instead of reading the whole transcript to find it.
+ *
+ *   - In a list (svc_get_transcripts, svc_search with a keyword): each meeting of the page carries its
+ *     best `moments` sentences (ts_rank over the keyword's words and phrases, see momentTsquery), the
+ *     matched words marked **so** by ts_headline, as one flat table keyed by meeting_id so TOON keeps
+ *     it a table. The whole answer holds LIST_TOKENS in its JSON form (what structuredContent shows a
+ *     model); moments past it are left out round-robin from the lowest-ranked, and the answer says so.
+ *   - In one meeting (svc_get_transcript with a keyword): every matching sentence with `context`
+ *     neighbours either side, paged within the transcript token budget like any transcript page.
+ *
+ * What matches is what the list's keyword means, sentence by sentence: a sentence is a moment when it
+ * holds a word (stemmed) or a quoted phrase of the keyword; negated words never make a moment, and
+ * scope title gives none. Only meetings the caller may read are ever asked for (the list's page, or
+ * a read that passed visibleTo).
+ *
+ * Cost: the sentences of the page's meetings (at most 50) are read by their primary key (meeting_id,
+ * idx) and tested against the query; ts_headline re-parses only the chosen sentences (≤ 10 a meeting).
+ */
+import type { Knex } from 'knex';
+import type { Config } from '../../platform/config';
+import { invalid } from '../../platform/errors';
+import { numbered, runSql } from '../../platform/sql';
+import type { Principal } from '../principal';
+import { keywordQuery, momentTsquery } from './query';
+import { checkKeyword } from './filters';
+import { estimateSentenceTokens, estimateTextTokens, getTranscript, SentenceRecord, TRANSCRIPT_TOKENS, TranscriptPage } from './transcripts';
+
+/** One matching sentence of a meeting in a list. */
+export interface MomentRecord {
+  meeting_id: string;
+  index: number;
+  speaker_name: string;
+  /** Seconds from the meeting's start. */
+  start_time: number;
+  /** The sentence (or, for a very long one, the part around the match, with …) with matched words **marked**. */
+  text: string;
+  /** The meeting page at this moment: transcript_url#t=<whole seconds>. */
+  link: string;
+}
+
+/** A list answer, in its JSON form, stays within this (what transcript pages hold; clients refuse 25,000). */
+export const LIST_TOKENS = TRANSCRIPT_TOKENS.max;
+
+/** ts_headline for a moment: marks matched words; a sentence longer than MaxWords is cut around its match. */
+const MOMENT_HEADLINE = 'StartSel=**, StopSel=**, MaxWords=60, MinWords=25, ShortWord=2';
+/** ts_headline for a sentence of a transcript page: the whole sentence, every matched word marked. */
+const PAGE_HEADLINE = 'HighlightAll=true, StartSel=**, StopSel=**';
+
+export const momentLink = (transcriptUrl: string, startTime: number) => `${transcriptUrl}#t=${Math.max(0, Math.floor(startTime))}`;
+
+/** `**` marks and an ellipsis where ts_headline cut a long sentence. */
+function markedText(text: string, headline: string): string {
+  const plain = headline.replace(/\*\*/g, '');
+  if (plain === text) return headline;
+  const at = text.indexOf(plain);
+  if (at < 0) return headline;
+  return `${at > 0 ? '… ' : ''}${headline}${at + plain.length < text.length ? ' …' : ''}`;
+}
+
+/** Tokens of a value's JSON: prose at the prose rate, the rest (ids, links, names) at the denser one. */
+function momentTokens(m: MomentRecord): number {
+  const prose = Buffer.byteLength(m.text, 'utf8');
+  return estimateTextTokens(m.text) + Math.ceil((Buffer.byteLength(JSON.stringify(m), 'utf8') - prose) / 2.5) + 2;
+}
+
+export function estimateJsonTokens(v: unknown): number {
+  return Math.ceil(Buffer.byteLength(JSON.stringify(v), 'utf8') / 2.5) + 10;
+}
+
+interface MomentRow {
+  meeting_id: string;
+  idx: number;
+  speaker_name: string;
+  start_time: number;
+  text: string;
+  marked: string;
+}
+
+/**
+ * The best `perMeeting` moments of each meeting, best first (rank, then earlier), in the meetings' order.
+ * `sentenceQuery` is momentTsquery of the keyword.
+ */
+export async function findMoments(
+  db: Knex,
+  meetings: { id: string; transcript_url: string }[],
+  sentenceQuery: string,
+  perMeeting: number,
+): Promise<MomentRecord[][]> {
+  if (!meetings.length || perMeeting <= 0) return meetings.map(() => []);
+  const rows = await runSql<MomentRow>(
+    db,
+    numbered({
+      sql:
+        "select x.meeting_id, x.idx, x.speaker_name, x.start_time, x.text, ts_headline('english', x.text, ?::tsquery, ?) as marked" +
+        ' from unnest(?::text[]) with ordinality as pm(id, ord) cross join lateral (' +
+        '  select s.meeting_id, s.idx, s.speaker_name, s.start_time, s.text, ts_rank(s.tsv, ?::tsquery) as rank' +
+        '  from sentences s where s.meeting_id = pm.id and s.tsv @@ ?::tsquery order by rank desc, s.idx limit ?) x' +
+        ' order by pm.ord, x.rank desc, x.idx',
+      bindings: [sentenceQuery, MOMENT_HEADLINE, meetings.map((m) => m.id), sentenceQuery, sentenceQuery, perMeeting],
+    }),
+  );
+  const urls = new Map(meetings.map((m) => [m.id, m.transcript_url]));
+  const byMeeting = new Map<string, MomentRecord[]>(meetings.map((m) => [m.id, []]));
+  for (const r of rows) {
+    const start = Number(r.start_time);
+    byMeeting.get(r.meeting_id)!.push({
+      meeting_id: r.meeting_id,
+      index: r.idx,
+      speaker_name: r.speaker_name,
+      start_time: start,
+      text: markedText(r.text, r.marked),
+      link: momentLink(urls.get(r.meeting_id)!, start),
+    });
+  }
+  return meetings.map((m) => byMeeting.get(m.id)!);
+}
+
+/**
+ * Moments within `budget` tokens, taken round-robin (every meeting's best, then every meeting's
+ * second, …) so a cut drops the weakest moments, never a whole meeting's. Answered in the meetings'
+ * order, best first within a meeting.
+ */
+export function fitMoments(perMeeting: MomentRecord[][], budget: number): { moments: MomentRecord[]; omitted: number } {
+  const taken = perMeeting.map(() => 0);
+  let used = 0;
+  let full = false;
+  const depth = Math.max(0, ...perMeeting.map((ms) => ms.length));
+  for (let rank = 0; rank < depth && !full; rank++) {
+    for (let i = 0; i < perMeeting.length; i++) {
+      const m = perMeeting[i][rank];
+      if (!m) continue;
+      const cost = momentTokens(m);
+      if (used + cost > budget) {
+        full = true;
+        break;
+      }
+      used += cost;
+      taken[i]++;
+    }
+  }
+  const moments = perMeeting.flatMap((ms, i) => ms.slice(0, taken[i]));
+  const all = perMeeting.reduce((n, ms) => n + ms.length, 0);
+  return { moments, omitted: all - moments.length };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// One meeting's matches with their neighbours (svc_get_transcript with keyword)
+// ---------------------------------------------------------------------------------------------------
+
+export const CONTEXT_DEFAULT = 1;
+export const CONTEXT_MAX = 5;
+
+export interface TranscriptMatch {
+  index: number;
+  start_time: number;
+  link: string;
+}
+
+export interface TranscriptMatchPage extends TranscriptPage {
+  keyword: string;
+  /** Sentences of the whole meeting that match. */
+  match_count: number;
+  /** The matching sentences of this page (their neighbours are in sentences too). */
+  matches: TranscriptMatch[];
+}
+
+export interface MatchPageOptions {
+  keyword: string;
+  /** The first sentence index to look for matches from (default 0); next_index of the previous page. */
+  fromIndex?: number;
+  maxTokens?: number;
+  /** Neighbours either side of each match (default 1). */
+  context?: number;
+}
+
+/** What a sentence costs more as JSON than as a TOON row (transcripts.ts measures 24; erring high). */
+const SENTENCE_JSON_EXTRA = 26;
+/** The least a row and a match entry cost: bounds how many matches a page may need. */
+const MATCH_MIN_TOKENS = 40;
+const INT_MAX = 2147483647;
+
+interface MatchRow {
+  idx: number;
+  speaker_name: string;
+  speaker_id: number;
+  text: string;
+  raw_text: string | null;
+  start_time: number;
+  end_time: number;
+  hit: boolean;
+  marked: string | null;
+  match_count: number;
+}
+
+/**
+ * The sentences of one meeting that match `keyword`, each with `context` neighbours, from the first
+ * match at or after fromIndex, within the token budget of a transcript page (sized for its JSON
+ * form). has_more/next_index page on to the next match. Not visible → object_not_found (getTranscript).
+ */
+export async function getTranscriptMatches(db: Knex, config: Config, p: Principal, id: string, opts: MatchPageOptions): Promise<TranscriptMatchPage> {
+  const keyword = checkKeyword('keyword', opts.keyword).trim();
+  if (!keyword) throw invalid('keyword', 'must not be empty', 'keyword must not be empty; leave it out to read the transcript in order');
+  const context = opts.context ?? CONTEXT_DEFAULT;
+  if (!Number.isInteger(context) || context < 0 || context > CONTEXT_MAX) {
+    throw invalid('context', `a whole number from 0 to ${CONTEXT_MAX}`, `context must be a whole number from 0 to ${CONTEXT_MAX}; got ${context}`);
+  }
+  const fromIndex = opts.fromIndex ?? 0;
+  if (!Number.isInteger(fromIndex) || fromIndex < 0) throw invalid('fromIndex', 'a whole number, 0 or more', `fromIndex must be a whole number, 0 or more; got ${fromIndex}`);
+  // The meeting's envelope through the one visible read (past the last sentence: no sentences).
+  const head = await getTranscript(db, config, p, id, { fromIndex: INT_MAX, maxTokens: opts.maxTokens, budgetFor: 'json' });
+  const maxTokens = opts.maxTokens ?? Math.min(TRANSCRIPT_TOKENS.max, Math.max(TRANSCRIPT_TOKENS.min, config.mcpMaxTranscriptTokens));
+  const base = { ...head, keyword, sentences: [] as SentenceRecord[], has_more: false, next_index: null as number | null };
+  const kq = await keywordQuery(db, keyword);
+  const q = momentTsquery(kq);
+  const readable = head.status === 'completed' || head.status === 'live' || head.is_live;
+  if (!q || !readable) return { ...base, match_count: 0, matches: [] };
+
+  const budget = maxTokens - estimateJsonTokens({ ...base, match_count: 0, matches: [] });
+  const cap = Math.max(1, Math.floor(budget / MATCH_MIN_TOKENS)) + 1;
+  const rows = await runSql<MatchRow>(
+    db,
+    numbered({
+      sql:
+        'with hits as (select s.idx from sentences s where s.meeting_id = ? and s.idx >= ? and s.tsv @@ ?::tsquery order by s.idx limit ?)' +
+        ' select s.idx, s.speaker_name, s.speaker_id, s.text, case when s.raw_text = s.text then null else s.raw_text end as raw_text,' +
+        '  s.start_time, s.end_time, h.idx is not null as hit,' +
+        "  case when h.idx is not null then ts_headline('english', s.text, ?::tsquery, ?) end as marked," +
+        '  (select count(*) from sentences c where c.meeting_id = ? and c.tsv @@ ?::tsquery)::int as match_count' +
+        ' from sentences s left join hits h on h.idx = s.idx' +
+        ' where s.meeting_id = ? and s.idx in (select hh.idx + g from hits hh, generate_series(-?::int, ?::int) g)' +
+        ' order by s.idx',
+      bindings: [head.id, fromIndex, q, cap, q, PAGE_HEADLINE, head.id, q, head.id, context, context],
+    }),
+  );
+
+  const byIdx = new Map(rows.map((r) => [r.idx, r]));
+  const sentences: SentenceRecord[] = [];
+  const matches: TranscriptMatch[] = [];
+  const shown = new Set<number>();
+  let used = 0;
+  let nextIndex: number | null = null;
+  for (const hit of rows.filter((r) => r.hit)) {
+    const window = [];
+    for (let i = hit.idx - context; i <= hit.idx + context; i++) {
+      const r = byIdx.get(i);
+      if (r && !shown.has(i)) window.push(r);
+    }
+    const records = window.map((r) => ({
+      index: r.idx,
+      speaker_name: r.speaker_name,
+      speaker_id: r.speaker_id,
+      text: r.hit && r.marked ? r.marked : r.text,
+      raw_text: r.raw_text,
+      start_time: Number(r.start_time),
+      end_time: Number(r.end_time),
+    }));
+    const match = { index: hit.idx, start_time: Number(hit.start_time), link: momentLink(head.transcript_url, Number(hit.start_time)) };
+    const cost = records.reduce((n, s) => n + estimateSentenceTokens(s) + SENTENCE_JSON_EXTRA, 0) + estimateJsonTokens(match) - 10;
+    if (matches.length > 0 && used + cost > budget) {
+      nextIndex = hit.idx;
+      break;
+    }
+    used += cost;
+    matches.push(match);
+    for (const s of records) {
+      shown.add(s.index);
+      sentences.push(s);
+    }
+  }
+  sentences.sort((a, b) => a.index - b.index);
+  const matchCount = rows.length
+    ? rows[0].match_count
+    : Number((await runSql<{ n: number }>(db, numbered({ sql: 'select count(*)::int as n from sentences c where c.meeting_id = ? and c.tsv @@ ?::tsquery', bindings: [head.id, q] })))[0].n);
+  // Hits past the fetched cap: more matches than this page could hold follow the last one shown.
+  if (nextIndex === null && rows.filter((r) => r.hit).length >= cap) nextIndex = matches[matches.length - 1].index + 1;
+  return { ...base, sentences, has_more: nextIndex !== null, next_index: nextIndex, match_count: matchCount, matches };
+}
