@@ -66,7 +66,7 @@ describe('meeting-intel CLI', () => {
     expect(human.stdout).toMatch(/shown once/);
 
     const revoke = await runCli(['apikey', 'revoke', '--prefix', key.json.prefix, '--json'], env);
-    expect(revoke.json).toEqual({ prefix: key.json.prefix, revoked: true });
+    expect(revoke.json).toEqual({ prefix: key.json.prefix, revoked: true, grants_ended: 0, sessions_ended: 0 });
     await expect(authenticateApiKey(t.db, key.json.key)).rejects.toMatchObject({ code: 'auth_failed' });
   });
 
