@@ -21,7 +21,7 @@ import type { Client } from '@temporalio/client';
 import globalSetup from '../test/support/globalSetup';
 import globalTeardown from '../test/support/globalTeardown';
 import { createTestDatabase, testTaskQueue, type TestDatabase } from '../test/support/testDb';
-import { makeChannel, makeTeam, makeUser, type TestUser } from '../test/support/factory';
+import { makeChannel, makeMeeting, makeTeam, makeUser, type TestUser } from '../test/support/factory';
 import { startGraphql, UPLOAD_AUDIO, type GraphqlHarness, type GraphqlResponse } from '../test/support/graphql';
 import { startTestWorker, waitForRun, type TestWorker } from '../test/support/worker';
 import { startWebhookReceiver, type WebhookReceiver } from '../test/support/webhook-receiver';
@@ -30,6 +30,7 @@ import { CREATE_RULE } from '../test/integration/rules/support';
 import { APPEND, END, PAUSE, RESUME, said, START } from '../test/integration/live/support';
 import { historyToJSON } from '../test/integration/workflows/history-json';
 import { liveWorkflowId, ruleExecutionWorkflowId, transcriptionWorkflowId, webhookWorkflowId } from '../workflows/contracts';
+import { RetentionWorkflow } from '../workflows/retention';
 
 const ROOT = join(__dirname, '..');
 const OUT = join(ROOT, 'test', 'fixtures', 'histories');
@@ -49,6 +50,8 @@ interface Ctx {
   admin: TestUser;
   member: TestUser;
   channelId: string;
+  /** The task queue of the worker recording. */
+  queue: string;
 }
 
 /** The data of an operation that must succeed. */
@@ -138,6 +141,25 @@ const SCENARIOS: Record<string, (c: Ctx) => Promise<void>> = {
     await save(c.temporal, liveWorkflowId(id), 'live-meeting-pause-resume-end');
   },
 
+  /**
+   * The retention run: a team keeping meetings 30 days, five meetings past it (one on legal hold) and
+   * one within it, two old read-audit rows; batches of two meetings, so the run takes several steps.
+   */
+  async 'retention'(c) {
+    await c.t.db('teams').where({ id: c.admin.teamId }).update({ retention_days: 30 });
+    const now = new Date('2026-11-26T03:00:00Z');
+    const day = 86_400_000;
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await makeMeeting(c.t.db, { organizer: c.member, title: `Old meeting ${i}`, date: new Date(now.getTime() - (i === 5 ? 10 : 31 + i) * day) })).id);
+    await c.t.db('meetings').where({ id: ids[4] }).update({ legal_hold_at: now, legal_hold_by: c.admin.id });
+    await c.t.db('read_audit').insert([0, 1].map((i) => ({ team_id: c.admin.teamId, user_id: c.member.id, meeting_id: ids[i], surface: 'mcp:svc_get_transcript', read_at: new Date(now.getTime() - 400 * day) })));
+    const workflowId = `retention-record-${Date.now()}`;
+    const result = await c.temporal.workflow.execute(RetentionWorkflow, { taskQueue: c.queue, workflowId, args: [{ now: now.toISOString(), batchSize: 2 }] });
+    expectThat(result.deletedMeetings === 4 && result.prunedReads === 2, `four meetings and two reads deleted (${JSON.stringify(result)})`);
+    await c.t.db('teams').where({ id: c.admin.teamId }).update({ retention_days: null });
+    await save(c.temporal, workflowId, 'retention-daily-run');
+  },
+
   /** A live meeting nobody talks to after one append: ends by LIVE_IDLE_TIMEOUT (2 s here). */
   async 'live-idle'(c) {
     const id: string = data(await c.gqlIdle.request(c.member.key, START, { input: { title: 'Forgotten bot' } }), 'startLiveMeeting');
@@ -181,7 +203,7 @@ async function main(): Promise<void> {
     const gqlIdle = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: queue, ...WEBHOOK_ENV, LIVE_IDLE_TIMEOUT: IDLE_TIMEOUT });
     closers.push(() => gqlIdle.close());
     worker = await startTestWorker(t.db, { taskQueue: queue, env: WEBHOOK_ENV });
-    const ctx: Ctx = { t, gql, gqlIdle, temporal: gql.temporal, media, rx, admin, member, channelId };
+    const ctx: Ctx = { t, gql, gqlIdle, temporal: gql.temporal, media, rx, admin, member, channelId, queue };
 
     for (const [name, run] of Object.entries(SCENARIOS)) {
       if (wanted.length && !wanted.includes(name)) continue;

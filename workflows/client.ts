@@ -5,7 +5,8 @@
  * compiler; ids and policies are decided here, once.
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { ScheduleAlreadyRunning, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import type { ScheduleOptions } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { LiveActorArgs, LiveMeetingWorkflowInput, LiveStateResult } from '../services/core/live';
 import type { WebhookDeliveryInput } from '../services/core/webhooks';
@@ -18,7 +19,18 @@ import {
   type StartOutcome,
   type WorkflowPort,
 } from '../services/core/workflow-port';
-import { failureCause, LIVE_FAILURE, liveMeetingUpdates, liveWorkflowId, ruleExecutionWorkflowId, transcriptionWorkflowId, webhookWorkflowId } from './contracts';
+import {
+  failureCause,
+  LIVE_FAILURE,
+  liveMeetingUpdates,
+  liveWorkflowId,
+  retentionScheduleId,
+  retentionWorkflowId,
+  ruleExecutionWorkflowId,
+  transcriptionWorkflowId,
+  webhookWorkflowId,
+} from './contracts';
+import { RetentionWorkflow } from './retention';
 import { LiveMeetingWorkflow } from './live-meeting';
 import { RuleExecutionWorkflow } from './rule-execution';
 import { TranscriptionWorkflow } from './transcription';
@@ -155,4 +167,26 @@ export function temporalWorkflows(temporal: Client, taskQueue: string): Workflow
       );
     },
   };
+}
+
+/**
+ * The daily retention run's schedule (RETENTION_SCHEDULE, a cron in UTC), created or brought up to
+ * date idempotently: the worker calls this at every start, so a changed RETENTION_SCHEDULE takes
+ * effect with the next rollout and two workers starting at once end with one schedule. A run that
+ * would overlap one still going is skipped; a run missed while Temporal was down is caught up once.
+ */
+export async function ensureRetentionSchedule(temporal: Client, taskQueue: string, cron: string): Promise<'created' | 'updated'> {
+  const scheduleId = retentionScheduleId(taskQueue);
+  const spec = { cronExpressions: [cron] };
+  const action = { type: 'startWorkflow' as const, workflowType: RetentionWorkflow, taskQueue, workflowId: retentionWorkflowId(taskQueue), args: [{}] as [object] };
+  const policies = { overlap: 'SKIP' as const, catchupWindow: '1 day' };
+  const options: ScheduleOptions = { scheduleId, spec, action, policies };
+  try {
+    await temporal.schedule.create(options);
+    return 'created';
+  } catch (e) {
+    if (!(e instanceof ScheduleAlreadyRunning)) throw e;
+  }
+  await temporal.schedule.getHandle(scheduleId).update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, ...policies } }));
+  return 'updated';
 }

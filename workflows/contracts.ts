@@ -19,6 +19,7 @@ export const TRANSCRIPTION_WORKFLOW = 'TranscriptionWorkflow';
 export const RULE_EXECUTION_WORKFLOW = 'RuleExecutionWorkflow';
 export const WEBHOOK_DELIVERY_WORKFLOW = 'WebhookDeliveryWorkflow';
 export const LIVE_WORKFLOW = 'LiveMeetingWorkflow';
+export const RETENTION_WORKFLOW = 'RetentionWorkflow';
 
 /** One run per meeting: a retried upload never starts a second. */
 export const transcriptionWorkflowId = (meetingId: string) => `transcription-${meetingId}`;
@@ -27,6 +28,12 @@ export const ruleExecutionWorkflowId = (meetingId: string) => `rules-${meetingId
 /** One delivery's workflow: the same id for the first run and every redelivery of it. */
 export const webhookWorkflowId = (meetingId: string, target: string) => `webhook-${meetingId}-${target}`;
 export const liveWorkflowId = (meetingId: string) => `live-${meetingId}`;
+/**
+ * The daily retention run's schedule, one per task queue (the worker creates or updates it at start),
+ * and the workflow id its runs get (Temporal appends the scheduled time).
+ */
+export const retentionScheduleId = (taskQueue: string) => `retention-${taskQueue}`;
+export const retentionWorkflowId = (taskQueue: string) => `retention-${taskQueue}`;
 
 // ---------------------------------------------------------------------------------------------------
 // Messages: LiveMeetingWorkflow's updates and query

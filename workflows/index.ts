@@ -7,3 +7,5 @@ export { LiveMeetingWorkflow } from './live-meeting';
 export type { LiveMeetingWorkflowInput, LiveMeetingResult } from './live-meeting';
 export { WebhookDeliveryWorkflow } from './webhook-delivery';
 export type { WebhookDeliveryInput, WebhookDeliveryResult } from './webhook-delivery';
+export { RetentionWorkflow } from './retention';
+export type { RetentionInput, RetentionResult } from './retention';

@@ -7,6 +7,7 @@ import { ConfigError } from '../platform/config';
 import { parse, Parsed, UsageError } from './args';
 import { apikeyCreate, apikeyList, apikeyRevoke, teamCreate, teamFlags, userCreate, userDeactivate, userEndSignins, userReactivate, userSignins } from './commands/admin';
 import { migrate } from './commands/migrate';
+import { auditReads } from './commands/audit';
 import { serve } from './commands/serve';
 import { CommandContext } from './context';
 import { CliFailure, databaseFailure, isTemporalTransportError, temporalFailure, withinDeadline, withoutSql } from './failures';
@@ -28,6 +29,8 @@ export const USAGE = `meeting-intel <command> [options] [--json]
   apikey list [--email E]
   apikey revoke --prefix P                 also ends the OAuth sign-ins and page sessions made with it
   seed demo                                the demo team, people, channels and meetings (idempotent)
+  audit reads --team ID [--user ID|EMAIL] [--meeting ID] [--since ISO|7d] [--limit N] [--cursor C]
+                                           who read which meeting, newest first (--cursor pages on)
   serve mcp|graphql|worker|all             run one role, or all three in one process
 
 Configuration comes from environment variables (see README); DATABASE_URL is always required.`;
@@ -52,6 +55,10 @@ const COMMANDS: Record<string, Handler> = {
   },
   'apikey list': { options: { email: { type: 'string' } }, run: apikeyList },
   'apikey revoke': { options: { prefix: { type: 'string' } }, run: apikeyRevoke },
+  'audit reads': {
+    options: { team: { type: 'string' }, user: { type: 'string' }, meeting: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } },
+    run: auditReads,
+  },
   'seed demo': { options: {}, run: (ctx, p) => (require('./commands/seed') as typeof import('./commands/seed')).seedDemoCommand(ctx, p) },
   serve: { options: {}, run: (ctx, p) => serve(ctx, p.positionals[0]) },
 };

@@ -1,5 +1,10 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Knex } from 'knex';
 import type { Principal } from './principal';
+import { requireAdmin } from './access';
+import { invalid } from '../platform/errors';
+import { logger } from '../platform/logger';
+import { readAuditFlushFailures, readAuditRows } from '../platform/metrics';
 
 /** Every change a caller makes is written here, in the same transaction as the change. */
 export async function audit(
@@ -17,4 +22,279 @@ export async function audit(
     target_id: target.id ?? null,
     details: JSON.stringify(details),
   });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The read audit: every read of a meeting's content (transcript, summary, fetch, soundbite, search
+// moments, page view), who, which meeting, from which surface, when. Append-only (table read_audit).
+//
+// Reads are recorded by core's read functions (meetings/transcripts.ts, soundbites, the keyword
+// moments of a list) after the read succeeded, under the surface the transport opened for the call
+// (withReadSurface: `mcp:<tool>`, `graphql:<field>`, `page:<route>`): a refused read
+// (object_not_found, forbidden) records nothing, and one meeting read twice in one call is one row. Rows are buffered in the process and written with
+// one multi-row INSERT every READ_AUDIT_FLUSH_INTERVAL or READ_AUDIT_BATCH_ROWS rows, and on shutdown
+// (the mcp and graphql roles stop their buffer before closing the pool). A failed flush never fails a
+// read: it is logged and counted (read_audit_flush_failures_total), and its rows are kept for the
+// next flush up to a bound, past which they are dropped and counted (read_audit_rows_total{outcome}).
+// ---------------------------------------------------------------------------------------------------
+
+/** One read as recorded. The team is the meeting's team: its admins are the ones who ask. */
+export interface ReadEvent {
+  teamId: string;
+  /** null: an anonymous viewer (a public soundbite link). */
+  userId: string | null;
+  meetingId: string;
+  surface: string;
+}
+
+export interface ReadAuditSettings {
+  enabled: boolean;
+  flushIntervalMs: number;
+  batchRows: number;
+}
+
+const DEFAULT_READ_AUDIT: ReadAuditSettings = { enabled: true, flushIntervalMs: 1000, batchRows: 500 };
+/** Rows kept for the next flush while the database refuses them; past this many, the oldest are dropped. */
+const RETAINED_FACTOR = 20;
+
+interface ReadRow {
+  team_id: string;
+  user_id: string | null;
+  meeting_id: string;
+  surface: string;
+  read_at: Date;
+}
+
+class ReadAuditBuffer {
+  private rows: ReadRow[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+  users = 0;
+
+  constructor(
+    private readonly db: Knex,
+    readonly settings: ReadAuditSettings,
+  ) {}
+
+  add(e: ReadEvent): void {
+    if (!this.settings.enabled) return;
+    this.rows.push({ team_id: e.teamId, user_id: e.userId, meeting_id: e.meetingId, surface: e.surface, read_at: new Date() });
+    if (this.rows.length >= this.settings.batchRows) void this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        void this.flush();
+      }, this.settings.flushIntervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Write what is buffered; flushes run one after another. Never throws. */
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    this.flushing = this.flushing.then(() => this.writeOnce());
+    return this.flushing;
+  }
+
+  private async writeOnce(): Promise<void> {
+    // Batches of at most batchRows: one INSERT each, well below PostgreSQL's 65,535 bindings.
+    while (this.rows.length) {
+      const batch = this.rows.splice(0, this.settings.batchRows);
+      try {
+        await this.db('read_audit').insert(batch);
+        readAuditRows.inc({ outcome: 'written' }, batch.length);
+      } catch (err) {
+        readAuditFlushFailures.inc();
+        const keep = this.settings.batchRows * RETAINED_FACTOR;
+        this.rows = [...batch, ...this.rows];
+        const dropped = Math.max(0, this.rows.length - keep);
+        if (dropped) {
+          this.rows.splice(0, dropped);
+          readAuditRows.inc({ outcome: 'dropped' }, dropped);
+        }
+        logger.error({ err, rows: batch.length, kept: this.rows.length, dropped }, 'read audit flush failed');
+        // Try again on the next interval rather than in a tight loop.
+        if (this.rows.length && !this.timer) {
+          this.timer = setTimeout(() => {
+            this.timer = undefined;
+            void this.flush();
+          }, this.settings.flushIntervalMs);
+          this.timer.unref();
+        }
+        return;
+      }
+    }
+  }
+}
+
+/** One buffer per database pool of the process (roles sharing a runtime share it). */
+const buffers = new Map<Knex, ReadAuditBuffer>();
+
+/**
+ * Start the read audit of a role: its settings (READ_AUDIT, READ_AUDIT_FLUSH_INTERVAL,
+ * READ_AUDIT_BATCH_ROWS) for this pool. stop() writes what is buffered; call it after the role's
+ * servers closed and before the pool closes. Roles sharing a pool share one buffer.
+ */
+export function startReadAudit(db: Knex, settings: ReadAuditSettings): { stop(): Promise<void> } {
+  let b = buffers.get(db);
+  if (!b || b.users === 0) {
+    const old = b;
+    b = new ReadAuditBuffer(db, settings);
+    buffers.set(db, b);
+    if (old) void old.flush();
+  }
+  b.users++;
+  const buffer = b;
+  let stopped = false;
+  return {
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      buffer.users--;
+      await buffer.flush();
+      if (buffer.users === 0 && buffers.get(db) === buffer) buffers.delete(db);
+    },
+  };
+}
+
+/**
+ * Where the reads of the current call come from: a transport opens one per call (an MCP tool call, a
+ * GraphQL operation's reading field, a page request) with withReadSurface, and core's read functions
+ * record into it. One row per meeting per context: a GraphQL transcript with its summary field, or a
+ * page that reads a meeting twice, is one read. Outside any context (rules, the worker, tests calling
+ * core directly) nothing is recorded.
+ */
+export interface ReadContext {
+  surface: string;
+  readonly seen: Set<string>;
+}
+
+const readContexts = new AsyncLocalStorage<ReadContext>();
+
+export const readContext = (surface: string): ReadContext => ({ surface, seen: new Set() });
+
+/** Run `fn` with its meeting reads recorded under `surface` (`mcp:<tool>`, `graphql:<field>`, `page:<route>`), or under an existing context. */
+export function withReadSurface<T>(surface: string | ReadContext, fn: () => T): T {
+  return readContexts.run(typeof surface === 'string' ? readContext(surface) : surface, fn);
+}
+
+/**
+ * Record that `viewer` read meeting `meeting` (of team `teamId`), in the current read context. Called by
+ * core's read functions after the read succeeded. Never throws and never waits for the database.
+ * Without a started read audit for this pool (a test, the CLI) the default settings apply.
+ */
+export function recordRead(db: Knex, viewer: Principal | null, meeting: { id: string; teamId: string }): void {
+  const ctx = readContexts.getStore();
+  if (!ctx || ctx.seen.has(meeting.id)) return;
+  ctx.seen.add(meeting.id);
+  let b = buffers.get(db);
+  if (!b) {
+    b = new ReadAuditBuffer(db, DEFAULT_READ_AUDIT);
+    buffers.set(db, b);
+  }
+  b.add({ teamId: meeting.teamId, userId: viewer?.userId ?? null, meetingId: meeting.id, surface: ctx.surface });
+}
+
+/** The reads of one answer over several meetings (a list with moments, soundbites): one row per meeting. */
+export function recordReads(db: Knex, viewer: Principal | null, meetings: { id: string; teamId: string }[]): void {
+  for (const m of meetings) recordRead(db, viewer, m);
+}
+
+/** Write every buffered read of this pool now (tests, shutdown). */
+export async function flushReads(db: Knex): Promise<void> {
+  await buffers.get(db)?.flush();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Asking the read audit (GraphQL readAudit for team admins, `meeting-intel audit reads` for operators)
+// ---------------------------------------------------------------------------------------------------
+
+export interface ReadAuditFilter {
+  userId?: string;
+  meetingId?: string;
+  /** Reads at or after this instant. */
+  since?: Date;
+  /** Reads before this instant. */
+  until?: Date;
+  /** 1 to 500 (default 100). */
+  limit?: number;
+  /** next_cursor of the previous page. */
+  cursor?: string;
+}
+
+export interface ReadAuditRecord {
+  id: string;
+  team_id: string;
+  user_id: string | null;
+  user_email: string | null;
+  meeting_id: string;
+  surface: string;
+  read_at: string;
+}
+
+export interface ReadAuditPage {
+  reads: ReadAuditRecord[];
+  has_more: boolean;
+  /** Pass as cursor for the next page; null on the last. */
+  next_cursor: string | null;
+}
+
+export const READ_AUDIT_LIMIT = { default: 100, max: 500 } as const;
+
+const encodeCursor = (id: string) => Buffer.from(`ra:${id}`).toString('base64url');
+function decodeCursor(cursor: string): string {
+  const raw = Buffer.from(cursor, 'base64url').toString('utf8');
+  const m = /^ra:(\d{1,19})$/.exec(raw);
+  if (!m) throw invalid('cursor', 'a next_cursor of a previous page', 'cursor must be the next_cursor of a previous page');
+  return m[1];
+}
+
+/**
+ * A team's reads, newest first, one page at a time. Paging is by row id (the table is append-only and
+ * ids only grow), so a walk from the first page to the last sees every row that existed when it
+ * started exactly once, whatever is written meanwhile. The caller checks who may ask (access.ts).
+ */
+export async function listTeamReads(db: Knex, teamId: string, f: ReadAuditFilter): Promise<ReadAuditPage> {
+  const limit = f.limit ?? READ_AUDIT_LIMIT.default;
+  if (!Number.isInteger(limit) || limit < 1 || limit > READ_AUDIT_LIMIT.max) {
+    throw invalid('limit', `a whole number from 1 to ${READ_AUDIT_LIMIT.max}`, `limit must be a whole number from 1 to ${READ_AUDIT_LIMIT.max}; got ${limit}`);
+  }
+  for (const [field, d] of [['since', f.since], ['until', f.until]] as const) {
+    if (d !== undefined && Number.isNaN(d.getTime())) throw invalid(field, 'an ISO 8601 date-time', `${field} must be an ISO 8601 date-time`);
+  }
+  const q = db('read_audit as r')
+    .leftJoin('users as u', 'u.id', 'r.user_id')
+    .where('r.team_id', teamId)
+    .orderBy('r.id', 'desc')
+    .limit(limit + 1)
+    .select('r.id', 'r.team_id', 'r.user_id', 'u.email as user_email', 'r.meeting_id', 'r.surface', 'r.read_at');
+  if (f.userId) q.where('r.user_id', f.userId);
+  if (f.meetingId) q.where('r.meeting_id', f.meetingId);
+  if (f.since) q.where('r.read_at', '>=', f.since);
+  if (f.until) q.where('r.read_at', '<', f.until);
+  if (f.cursor) q.where('r.id', '<', decodeCursor(f.cursor));
+  const rows: (Omit<ReadAuditRecord, 'read_at' | 'id'> & { id: string | number; read_at: Date })[] = await q;
+  const page = rows.slice(0, limit);
+  const hasMore = rows.length > limit;
+  return {
+    reads: page.map((r) => ({ ...r, id: String(r.id), read_at: new Date(r.read_at).toISOString() })),
+    has_more: hasMore,
+    next_cursor: hasMore ? encodeCursor(String(page[page.length - 1].id)) : null,
+  };
+}
+
+/** The caller's team's reads: team admins (access.requireAdmin). */
+export function listReads(db: Knex, p: Principal, f: ReadAuditFilter): Promise<ReadAuditPage> {
+  requireAdmin(p, 'Reading the read audit');
+  return listTeamReads(db, p.teamId, f);
+}
+
+/** Reads older than `olderThan` go (READ_AUDIT_RETENTION), at most `batch` rows; answers how many went. */
+export async function pruneReads(db: Knex, olderThan: Date, batch: number): Promise<number> {
+  return db('read_audit')
+    .whereIn('id', db('read_audit').where('read_at', '<', olderThan).select('id').limit(batch))
+    .delete();
 }

@@ -3,11 +3,14 @@ import { closeServers, listen, serverUrl } from '../platform/http';
 import { runRoleMain, RunningRole } from '../platform/role';
 import { createRuntime, Runtime } from '../platform/runtime';
 import type { Config } from '../platform/config';
+import { startReadAudit } from '../core/audit';
 import { createGraphqlApp } from './app';
 
 /** The graphql role: POST /graphql plus health and metrics. Pass a shared runtime to run beside other roles. */
 export async function startGraphqlRole(config: Config, shared?: Runtime): Promise<RunningRole & { url: string; server: Server }> {
   const rt = shared ?? createRuntime(config);
+  // Reads of meetings are buffered and written in batches; stopping writes what is left.
+  const reads = startReadAudit(rt.db, config.readAudit);
   const { app, stop } = await createGraphqlApp({ db: rt.db, config, temporal: rt.temporal }, rt.checks);
   const server = await listen(app, config.graphqlPort, config.host);
   return {
@@ -16,6 +19,7 @@ export async function startGraphqlRole(config: Config, shared?: Runtime): Promis
     close: async () => {
       await closeServers([server], config.shutdownGraceMs);
       await stop();
+      await reads.stop();
       if (!shared) await rt.close();
     },
   };

@@ -9,6 +9,7 @@ import { getSummary, getTranscript, SummaryResult, TranscriptPage } from '../cor
 import { uploadAudio, UploadInput } from '../core/uploads';
 import { withFieldPrefix } from './errors';
 import { required } from '../core/validate';
+import { readContext, withReadSurface, type ReadContext } from '../core/audit';
 import type { ServiceDeps } from '../core/deps';
 
 /** What the resolvers hand to core: the service's deps, the request's logger among them. */
@@ -17,6 +18,18 @@ export type GraphqlDeps = ServiceDeps;
 export interface GraphqlContext {
   principal: Principal;
   deps: GraphqlDeps;
+}
+
+/**
+ * The read-audit context of one GraphQL operation (a context object per request): the meetings it
+ * reads are recorded once each under the top-level field that read them (`graphql:transcript`), a
+ * transcript's summary field included.
+ */
+const operationReads = new WeakMap<GraphqlContext, ReadContext>();
+export function readsOf(ctx: GraphqlContext, field: string): ReadContext {
+  let rc = operationReads.get(ctx);
+  if (!rc) operationReads.set(ctx, (rc = readContext(`graphql:${field}`)));
+  return rc;
 }
 
 /** GraphQL passes absent optional arguments as missing and explicit nulls as null; core wants neither. */
@@ -91,6 +104,7 @@ export const resolvers = {
 
   Transcript: {
     // Read only when selected: a polling app asking for status does not pay for the summary.
-    summary: (parent: TranscriptPage, _: unknown, ctx: GraphqlContext) => getSummary(ctx.deps.db, ctx.principal, parent.id).then(summaryForGraphql),
+    summary: (parent: TranscriptPage, _: unknown, ctx: GraphqlContext) =>
+      withReadSurface(readsOf(ctx, 'transcript'), () => getSummary(ctx.deps.db, ctx.principal, parent.id)).then(summaryForGraphql),
   },
 };

@@ -2,6 +2,7 @@ import { closeServers, listen, serverUrl } from '../platform/http';
 import { runRoleMain, RunningRole } from '../platform/role';
 import { createDatabaseRuntime, DatabaseRuntime } from '../platform/db-runtime';
 import type { Config } from '../platform/config';
+import { startReadAudit } from '../core/audit';
 import { createMcpApp } from './app';
 
 /**
@@ -11,12 +12,15 @@ import { createMcpApp } from './app';
  */
 export async function startMcpRole(config: Config, shared?: DatabaseRuntime): Promise<RunningRole & { url: string }> {
   const rt = shared ?? createDatabaseRuntime(config);
+  // Reads of meetings are buffered and written in batches; stopping writes what is left.
+  const reads = startReadAudit(rt.db, config.readAudit);
   const app = createMcpApp({ db: rt.db, config }, rt.checks);
   const server = await listen(app, config.mcpPort, config.host);
   return {
     url: `${serverUrl(server, config.host === '0.0.0.0' ? 'localhost' : config.host)}/mcp`,
     close: async () => {
       await closeServers([server], config.shutdownGraceMs);
+      await reads.stop();
       if (!shared) await rt.close();
     },
   };

@@ -63,6 +63,11 @@ export const SETTINGS = {
   WEBHOOK_SECRET_OVERLAP: { kind: 'duration', default: '24h', doc: 'How long a rotated-out webhook secret keeps signing alongside the new one.' },
   TEMPORAL_METRICS_BIND_ADDRESS: { kind: 'string', default: '', doc: 'host:port where the worker exports the Temporal SDK metrics (temporal_*) for Prometheus, e.g. 0.0.0.0:9465; empty: off.' },
   LIVE_IDLE_TIMEOUT: { kind: 'duration', default: '30m', doc: 'A live meeting with no activity for this long ends by itself.' },
+  READ_AUDIT: { kind: 'bool', default: 'true', doc: 'Record every read of a meeting\'s content (transcript, summary, fetch, soundbite, search moments, page view) in the read audit: who, which meeting, which surface, when. false: no read is recorded (for comparison benchmarks; not for production).' },
+  READ_AUDIT_FLUSH_INTERVAL: { kind: 'duration', default: '1s', doc: 'Reads are buffered in the process and written to the read audit with one multi-row INSERT this often (or sooner, at READ_AUDIT_BATCH_ROWS), and on shutdown.' },
+  READ_AUDIT_BATCH_ROWS: { kind: 'int', default: '500', min: 1, doc: 'Buffered reads that make the read audit flush at once.' },
+  READ_AUDIT_RETENTION: { kind: 'duration', default: '365d', doc: 'How long read-audit rows are kept; older ones are deleted by the daily retention run.' },
+  RETENTION_SCHEDULE: { kind: 'string', default: '0 3 * * *', doc: 'When the retention run (RetentionWorkflow: meetings past their team\'s retention period, old read-audit rows) runs, as a cron expression in UTC; the worker creates or updates the Temporal schedule at start.' },
   WEB_SESSION_TTL: { kind: 'duration', default: '12h', doc: 'Lifetime of a sign-in to the meeting and soundbite pages (/meetings, /soundbites); signing in again starts a new one.' },
   // OAuth for the MCP endpoint (docs/oauth.md). API keys keep working in every mode.
   OAUTH_MODE: { kind: 'enum', default: 'none', values: ['none', 'external', 'builtin'], doc: 'How MCP clients sign in besides API keys: none (API keys only), external (access tokens from your identity provider at OAUTH_ISSUER), builtin (this service is the authorization server, with dynamic client registration).' },
@@ -116,6 +121,9 @@ export interface Config {
   liveIdleTimeoutMs: number;
   /** WEB_SESSION_TTL: how long a page sign-in lasts. */
   webSessionTtlMs: number;
+  readAudit: { enabled: boolean; flushIntervalMs: number; batchRows: number; retentionMs: number };
+  /** RETENTION_SCHEDULE: cron (UTC) of the daily retention run. */
+  retentionSchedule: string;
   temporalMetricsBindAddress: string;
   oauth: OAuthConfig;
 }
@@ -289,6 +297,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
     },
     liveIdleTimeoutMs: v.LIVE_IDLE_TIMEOUT as number,
     webSessionTtlMs: v.WEB_SESSION_TTL as number,
+    readAudit: {
+      enabled: v.READ_AUDIT as boolean,
+      flushIntervalMs: v.READ_AUDIT_FLUSH_INTERVAL as number,
+      batchRows: v.READ_AUDIT_BATCH_ROWS as number,
+      retentionMs: v.READ_AUDIT_RETENTION as number,
+    },
+    retentionSchedule: v.RETENTION_SCHEDULE as string,
     temporalMetricsBindAddress: v.TEMPORAL_METRICS_BIND_ADDRESS as string,
     oauth: oauth!,
   };

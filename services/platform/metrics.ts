@@ -155,3 +155,22 @@ export const oauthRefusals = new client.Counter({
   labelNames: ['reason'] as const,
   registers: [registry],
 });
+
+export const readAuditRows = new client.Counter({
+  name: 'read_audit_rows_total',
+  help: 'Read-audit rows by outcome: written to read_audit, or dropped after failed flushes filled the buffer.',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+export const readAuditFlushFailures = new client.Counter({
+  name: 'read_audit_flush_failures_total',
+  help: 'Read-audit flushes (one multi-row INSERT) the database refused; the rows wait for the next flush.',
+  registers: [registry],
+});
+
+export const retentionDeletedMeetings = new client.Counter({
+  name: 'retention_deleted_meetings_total',
+  help: 'Meetings deleted by the retention run for being older than their team\'s retention period.',
+  registers: [registry],
+});

@@ -7,6 +7,7 @@ import { createRuntime, Runtime } from '../platform/runtime';
 import type { Config } from '../platform/config';
 import { installTemporalRuntime } from '../platform/temporal-runtime';
 import { DEFAULT_STAGE_ROOT, sweepStages } from '../../workflows/activities/stage';
+import { ensureRetentionSchedule } from '../../workflows/client';
 import { connectWorker, createWorker } from './worker';
 
 /**
@@ -21,6 +22,9 @@ export async function startWorkerRole(config: Config, shared?: Runtime): Promise
   try {
     connection = await connectWorker(config);
     worker = await createWorker({ db: rt.db, config, connection }, { taskQueue: config.temporal.taskQueue });
+    // The daily retention run (RetentionWorkflow): created or brought up to date at every start.
+    const schedule = await ensureRetentionSchedule(rt.temporal, config.temporal.taskQueue, config.retentionSchedule);
+    logger.info({ schedule, cron: config.retentionSchedule }, 'retention schedule ready');
   } catch (e) {
     // Nothing may stay open behind a role that did not start.
     await connection?.close();

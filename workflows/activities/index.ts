@@ -12,14 +12,16 @@ import type { TranscriptionActivities } from './types';
 import { createRuleActivities, type RuleActivities } from './rules';
 import { createWebhookActivities, type WebhookActivities } from './webhooks';
 import { createLiveActivities, type LiveActivities } from './live';
+import { createRetentionActivities, type RetentionActivities } from './retention';
 
 export type { ActivityDeps } from './context';
 export type { TranscriptionActivities } from './types';
 export type { RuleActivities } from './rules';
 export type { WebhookActivities } from './webhooks';
 export type { LiveActivities } from './live';
+export type { RetentionActivities } from './retention';
 
-export function createActivities(deps: ActivityDeps): TranscriptionActivities & RuleActivities & LiveActivities & WebhookActivities {
+export function createActivities(deps: ActivityDeps): TranscriptionActivities & RuleActivities & LiveActivities & WebhookActivities & RetentionActivities {
   return {
     fetchMedia: fetchMediaActivity(deps),
     transcribe: transcribeActivity(deps),
@@ -30,5 +32,6 @@ export function createActivities(deps: ActivityDeps): TranscriptionActivities & 
     ...createRuleActivities(deps),
     ...createWebhookActivities(deps),
     ...createLiveActivities(deps),
+    ...createRetentionActivities(deps),
   };
 }

@@ -195,6 +195,11 @@ WEBHOOK_TIMEOUT: {{ $c.webhook.timeout | quote }}
 WEBHOOK_RETRY_SCHEDULE: {{ $c.webhook.retrySchedule | quote }}
 WEBHOOK_SECRET_OVERLAP: {{ $c.webhook.secretOverlap | quote }}
 LIVE_IDLE_TIMEOUT: {{ $c.live.idleTimeout | quote }}
+READ_AUDIT: {{ $c.governance.readAudit | toString | quote }}
+READ_AUDIT_FLUSH_INTERVAL: {{ $c.governance.readAuditFlushInterval | quote }}
+READ_AUDIT_BATCH_ROWS: {{ $c.governance.readAuditBatchRows | int64 | toString | quote }}
+READ_AUDIT_RETENTION: {{ $c.governance.readAuditRetention | quote }}
+RETENTION_SCHEDULE: {{ $c.governance.retentionSchedule | quote }}
 WEB_SESSION_TTL: {{ $c.web.sessionTtl | quote }}
 OAUTH_MODE: {{ $c.oauth.mode | quote }}
 OAUTH_ISSUER: {{ $c.oauth.issuer | quote }}

@@ -9,4 +9,5 @@ export * from './transcripts';
 export * from './admin';
 export * from './participants';
 export * from './timeline';
+export * from './deletion';
 export * from './moments';

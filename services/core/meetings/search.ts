@@ -4,6 +4,7 @@
  * rule and the record shape are the same whichever way a caller asks.
  */
 import type { Knex } from 'knex';
+import { recordReads } from '../audit';
 import type { Config } from '../../platform/config';
 import { notFound } from '../../platform/errors';
 import { channelVisibleTo } from '../access';
@@ -69,6 +70,9 @@ export async function listMeetings(
   if (!sentenceQuery || f.moments === 0) return list;
   const found = await findMoments(db, meetings, sentenceQuery, f.moments);
   const { moments, omitted } = fitMoments(found, LIST_TOKENS - estimateJsonTokens(list));
+  // Moments are what was said: the read audit records one read of each meeting whose moments are answered.
+  const teamOf = new Map(rows.map((r) => [r.id, r.team_id]));
+  recordReads(db, p, moments.map((m) => ({ id: m.meeting_id, teamId: teamOf.get(m.meeting_id)! })));
   return { ...list, moments, moments_omitted: omitted };
 }
 

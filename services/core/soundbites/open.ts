@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { notFound } from '../../platform/errors';
 import { soundbiteOpenByLink, visibleTo } from '../access';
+import { recordRead } from '../audit';
 import { sentenceFromRow, transcriptUrl, type SentenceRecord } from '../meetings';
 import type { Principal } from '../principal';
 
@@ -33,7 +34,7 @@ export async function openSoundbite(db: Knex, config: Pick<Config, 'publicBaseUr
     .join('meetings as m', 'm.id', 'sb.meeting_id')
     .where('sb.id', id)
     .modify(soundbiteOpenByLink(viewer, 'sb', 'm'))
-    .first('sb.id', 'sb.meeting_id', 'm.title as meeting_title', 'sb.name', 'sb.start_time', 'sb.end_time', 'sb.summary', 'sb.privacies');
+    .first('sb.id', 'sb.meeting_id', 'm.team_id as meeting_team_id', 'm.title as meeting_title', 'sb.name', 'sb.start_time', 'sb.end_time', 'sb.summary', 'sb.privacies');
   if (!sb) throw notFound('soundbite', id);
   const start = Number(sb.start_time);
   const end = Number(sb.end_time);
@@ -44,6 +45,7 @@ export async function openSoundbite(db: Knex, config: Pick<Config, 'publicBaseUr
     .orderBy('idx')
     .limit(EXCERPT_SENTENCES_MAX)
     .select('idx', 'speaker_name', 'speaker_id', 'text', 'raw_text', 'start_time', 'end_time');
+  recordRead(db, viewer, { id: sb.meeting_id, teamId: sb.meeting_team_id });
   const readable = viewer ? await db('meetings as m').where('m.id', sb.meeting_id).modify(visibleTo(viewer, 'm')).first('m.id') : undefined;
   return {
     id: sb.id,

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { soundbiteVisibleTo, visibleTo, writableBy } from '../access';
-import { audit } from '../audit';
+import { audit, recordReads } from '../audit';
 import { forbidden, invalid, notFound, ServiceError } from '../../platform/errors';
 import { newId } from '../ids';
 import type { Principal } from '../principal';
@@ -61,6 +61,8 @@ export const shareUrl = (config: Pick<Config, 'publicBaseUrl'>, id: string) => `
 
 interface SoundbiteRow extends Pick<SoundbiteRecord, 'id' | 'meeting_title' | 'name' | 'start_time' | 'end_time' | 'summary' | 'media_type'> {
   meeting_id: string;
+  /** The meeting's team (lists only), for the read audit. */
+  meeting_team_id?: string;
   privacies: string[];
   created_at: Date;
 }
@@ -81,7 +83,7 @@ function toRecord(config: Pick<Config, 'publicBaseUrl'>, r: SoundbiteRow): Sound
   };
 }
 
-const COLUMNS = ['sb.id', 'sb.meeting_id', 'm.title as meeting_title', 'sb.name', 'sb.start_time', 'sb.end_time', 'sb.summary', 'sb.media_type', 'sb.privacies', 'sb.created_at'];
+const COLUMNS = ['sb.id', 'sb.meeting_id', 'm.team_id as meeting_team_id', 'm.title as meeting_title', 'sb.name', 'sb.start_time', 'sb.end_time', 'sb.summary', 'sb.media_type', 'sb.privacies', 'sb.created_at'];
 
 function wholeNumber(field: string, v: number, min: number, max: number): number {
   if (!Number.isInteger(v) || v < min || v > max) throw invalid(field, `a whole number from ${min} to ${max}`, `${field} must be a whole number from ${min} to ${max}; got ${v}`);
@@ -119,7 +121,10 @@ export async function listSoundbites(db: Knex, config: Config, p: Principal, inp
   if (transcriptId && rows.length === 0) await requireSeenMeeting(db, p, transcriptId);
 
   const has_more = rows.length > limit;
-  return { soundbites: rows.slice(0, limit).map((r) => toRecord(config, r)), has_more, next_skip: has_more ? skip + limit : null };
+  const page = rows.slice(0, limit);
+  // A listed clip shows its meeting's words (name, summary, times): a read of each meeting listed.
+  recordReads(db, p, page.map((r) => ({ id: r.meeting_id, teamId: r.meeting_team_id! })));
+  return { soundbites: page.map((r) => toRecord(config, r)), has_more, next_skip: has_more ? skip + limit : null };
 }
 
 async function requireSeenMeeting(db: Knex, p: Principal, id: string): Promise<void> {

@@ -26,6 +26,14 @@ MODULES.push(liveModule);
 import { webhooksModule } from './webhooks';
 MODULES.push(webhooksModule);
 
+// Access governance (deleteMeeting, setLegalHold, liftLegalHold, teamRetention, setTeamRetention).
+import { governanceModule } from './governance';
+MODULES.push(governanceModule);
+
+// The read audit (readAudit).
+import { auditModule } from './audit';
+MODULES.push(auditModule);
+
 // API keys and sign-ins (apiKeys, teamApiKeys, signIns, createApiKey, revokeApiKey, endSignIns, deactivateUser, reactivateUser).
 import { keysModule } from './keys';
 MODULES.push(keysModule);

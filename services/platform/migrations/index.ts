@@ -14,6 +14,7 @@ import * as liveAppendFunction from './20261124000000_live_append_function';
 import * as phrasePairs from './20261125000000_phrase_pairs';
 import * as webSessions from './20261126000000_web_sessions';
 import * as accessGovernance from './20261126000100_access_governance';
+import * as retentionReadAudit from './20261126000200_retention_read_audit';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -31,6 +32,7 @@ const MIGRATIONS: [string, Migration][] = [
   ['20261125000000_phrase_pairs', phrasePairs],
   ['20261126000000_web_sessions', webSessions],
   ['20261126000100_access_governance', accessGovernance],
+  ['20261126000200_retention_read_audit', retentionReadAudit],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -46,7 +46,7 @@ describe('replay of recorded workflow histories', () => {
 
   it('has a history of every workflow', () => {
     const types = new Set(files.map((f) => load(f).history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name));
-    expect([...types].sort()).toEqual(['LiveMeetingWorkflow', 'RuleExecutionWorkflow', 'TranscriptionWorkflow', 'WebhookDeliveryWorkflow']);
+    expect([...types].sort()).toEqual(['LiveMeetingWorkflow', 'RetentionWorkflow', 'RuleExecutionWorkflow', 'TranscriptionWorkflow', 'WebhookDeliveryWorkflow']);
   });
 
   it('replays every history in test/fixtures/histories against today\'s workflows', async () => {
