@@ -1,0 +1,263 @@
+/**
+ * Access governance: what the read audit costs reads, and what a retention run costs while reads go on.
+ *
+ *   npx tsx test/bench/governance.bench.ts                       # 10,000 expired meetings × 200 sentences
+ *   npx tsx test/bench/governance.bench.ts --meetings 1000 --sentences 50 --seconds 4   # a quick run
+ *
+ * Targets (issue "Access governance"):
+ *   - the read audit costs at most 5 % of svc_get_transcript throughput and of keyword-list
+ *     (svc_get_transcripts with a keyword, moments on) throughput: two mcp roles on one database, one
+ *     with READ_AUDIT=true and one with READ_AUDIT=false, measured in alternating series in the same run;
+ *   - retention deletes the expired meetings (N × M sentences) in at most 60 s without blocking reads:
+ *     keyword-list p95 during the deletion beside p95 just before it, same load.
+ *
+ * Data: one enterprise team, 8 members, `--kept` recent meetings (the ones read) and `--meetings`
+ * meetings 60-700 days old (the ones retention deletes, team retention 30 days), `--sentences` each,
+ * drawn from a small vocabulary so keywords match many meetings. The roles run from source
+ * (`bin/meeting-intel serve mcp`, logs off, rate limit lifted) in child processes; the driver keeps
+ * `--concurrency` calls in flight over kept-alive connections. The deletion runs the retention
+ * activity's own batches (services/core/retention deleteExpiredMeetings, 100 meetings a transaction)
+ * in this process, as the worker would. PostgreSQL: DATABASE_URL, else a throwaway local cluster.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { join } from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import { createApiKey } from '../../services/core/people';
+import { newId } from '../../services/core/ids';
+import { deleteExpiredMeetings } from '../../services/core/retention';
+import { freePort } from '../../services/devstack/ports';
+import { migrationSource } from '../../services/platform/migrations';
+import { provisionPostgres } from '../support/stack';
+
+function option(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+const EXPIRED = option('meetings', 10_000);
+const SENTENCES = option('sentences', 200);
+const KEPT = option('kept', 500);
+const CONCURRENCY = option('concurrency', 16);
+const SECONDS = option('seconds', 8);
+const ROUNDS = option('rounds', 3);
+const BATCH = option('batch', 100);
+const DAY = 86_400_000;
+
+const WORDS = (
+  'we should ship the budget review next week because the launch plan depends on hiring two engineers and the customer ' +
+  'feedback was mostly positive about pricing roadmap security audit migration onboarding churn renewal forecast quarter ' +
+  'design contract legal compliance vendor support escalation incident postmortem metrics dashboard'
+).split(' ');
+const KEYWORDS = ['budget', 'pricing', 'roadmap', 'incident', 'renewal', 'vendor'];
+
+async function seed(db: Knex) {
+  await db.migrate.latest({ migrationSource });
+  const teamId = newId();
+  await db('teams').insert({ id: teamId, name: 'Bench', tier: 'enterprise', feature_flags: ['search', 'fetch'] });
+  const users: { id: string; email: string; key: string }[] = [];
+  for (let i = 0; i < 8; i++) {
+    const id = newId();
+    const email = `user${i}@bench.example`;
+    await db('users').insert({ id, team_id: teamId, email, name: `User ${i}`, role: i === 0 ? 'admin' : 'member' });
+    users.push({ id, email, key: (await createApiKey(db, { email })).key });
+  }
+  const now = Date.now();
+  const kept: string[] = [];
+  const expired: string[] = [];
+  const all = [...Array.from({ length: KEPT }, (_, i) => ({ kept: true, i })), ...Array.from({ length: EXPIRED }, (_, i) => ({ kept: false, i }))];
+  const started = Date.now();
+  for (let from = 0; from < all.length; from += 100) {
+    const chunk = all.slice(from, from + 100).map((x) => {
+      const id = newId();
+      (x.kept ? kept : expired).push(id);
+      const owner = users[1 + ((from + x.i) % 7)];
+      return {
+        id,
+        team_id: teamId,
+        organizer_id: owner.id,
+        organizer_email: owner.email,
+        uploader_id: owner.id,
+        title: `${x.kept ? 'Weekly sync' : 'Old review'} ${x.i}`,
+        date: new Date(x.kept ? now - (x.i % 10) * DAY - x.i * 1000 : now - (60 + (x.i % 640)) * DAY - x.i * 1000),
+        duration_seconds: SENTENCES * 5,
+        privacy: 'teammatesandparticipants',
+        status: 'completed',
+      };
+    });
+    await db('meetings').insert(chunk);
+    await db('meeting_participants').insert(chunk.map((m) => ({ meeting_id: m.id, email: m.organizer_email, name: null })));
+    // Sentences made in PostgreSQL: 8-16 words each, picked by a hash of (meeting, index, position).
+    await db.raw(
+      `insert into sentences (meeting_id, idx, speaker_name, speaker_id, text, raw_text, start_time, end_time)
+       select m.id, g.i, 'Speaker ' || (g.i % 4), g.i % 4, t.txt, t.txt, g.i * 5, g.i * 5 + 4
+         from unnest(?::text[]) as m(id), generate_series(0, ? - 1) as g(i),
+         lateral (select array_to_string(array(
+                    select (?::text[])[1 + ((hashtext(m.id || ':' || g.i || ':' || k) & 2147483647) % ?)]
+                      from generate_series(1, 8 + g.i % 9) as k), ' ') || '.' as txt) as t`,
+      [chunk.map((m) => m.id), SENTENCES, WORDS, WORDS.length],
+    );
+    await db('summaries').insert(chunk.map((m) => ({ meeting_id: m.id, keywords: JSON.stringify(['budget']), action_items: '[]', overview: 'A meeting.', short_summary: 'A meeting.' })));
+    if ((from / 100) % 20 === 0) process.stdout.write(`\rseeding ${from + chunk.length}/${all.length} meetings (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  }
+  await db.raw('analyze');
+  process.stdout.write(`\rseeded ${all.length} meetings × ${SENTENCES} sentences in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  return { teamId, users, kept, expired };
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
+
+function post(port: number, key: string, body: string): Promise<{ status: number; text: string; ms: number }> {
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1', port, agent, method: 'POST', path: '/mcp',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: Number(process.hrtime.bigint() - started) / 1e6 }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+interface Series {
+  perSecond: number;
+  p50: number;
+  p95: number;
+  n: number;
+}
+
+async function load(call: (i: number) => Promise<{ status: number; text: string; ms: number }>, until: () => boolean): Promise<Series> {
+  const times: number[] = [];
+  let n = 0;
+  const worker = async () => {
+    while (!until()) {
+      const r = await call(n++);
+      if (r.status !== 200 || r.text.includes('"isError":true')) throw new Error(`call failed: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+      times.push(r.ms);
+    }
+  };
+  const started = Date.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  times.sort((a, b) => a - b);
+  const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? NaN;
+  return { perSecond: times.length / ((Date.now() - started) / 1000), p50: q(0.5), p95: q(0.95), n: times.length };
+}
+const forSeconds = (s: number) => {
+  const end = Date.now() + s * 1000;
+  return () => Date.now() >= end;
+};
+
+async function startRole(url: string, readAudit: boolean): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(__dirname, '../../bin/meeting-intel'), 'serve', 'mcp'], {
+    env: {
+      ...process.env, DATABASE_URL: url, MCP_PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, MCP_ALLOWED_HOSTS: '*',
+      LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000000', READ_AUDIT: String(readAudit),
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  for (let i = 0; ; i++) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const req = http.get({ host: '127.0.0.1', port, path: '/healthz' }, (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      });
+      req.on('error', () => resolve(false));
+    });
+    if (ok) return { port, child };
+    if (i > 600) throw new Error('the mcp role did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const rpc = (name: string, args: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { ...args, format: 'json' } } });
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+
+async function main(): Promise<void> {
+  const pg = await provisionPostgres();
+  const admin = knexFactory({ client: 'pg', connection: pg.url, pool: { min: 0, max: 1 } });
+  const dbName = `mi_bench_governance_${Date.now()}`;
+  await admin.raw(`create database ${dbName}`);
+  await admin.destroy();
+  const u = new URL(pg.url);
+  u.pathname = `/${dbName}`;
+  const db = knexFactory({ client: 'pg', connection: u.toString(), pool: { min: 0, max: 4 } });
+  const roles: ChildProcess[] = [];
+  try {
+    const { teamId, users, kept, expired } = await seed(db);
+    const on = await startRole(u.toString(), true);
+    roles.push(on.child);
+    const off = await startRole(u.toString(), false);
+    roles.push(off.child);
+    const callers = users.slice(1);
+    const transcript = (port: number) => (i: number) => post(port, callers[i % callers.length].key, rpc('svc_get_transcript', { transcriptId: kept[(i * 7919) % kept.length], maxTokens: 4000 }));
+    const keyword = (port: number) => (i: number) => post(port, callers[i % callers.length].key, rpc('svc_get_transcripts', { keyword: KEYWORDS[i % KEYWORDS.length], limit: 10 }));
+
+    // Warm-up: both roles, both calls.
+    for (const port of [on.port, off.port]) {
+      await load(transcript(port), forSeconds(2));
+      await load(keyword(port), forSeconds(2));
+    }
+
+    // The read audit's cost: alternating series, the order swapped every round.
+    const results: Record<string, { on: Series[]; off: Series[] }> = { svc_get_transcript: { on: [], off: [] }, keyword_list: { on: [], off: [] } };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, make] of [['svc_get_transcript', transcript], ['keyword_list', keyword]] as const) {
+        const order: ('on' | 'off')[] = round % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
+        for (const which of order) results[name][which].push(await load(make(which === 'on' ? on.port : off.port), forSeconds(SECONDS)));
+      }
+    }
+    const audited = Number((await db('read_audit').count({ n: '*' }))[0].n);
+    console.log(`\nread audit: ${CONCURRENCY} concurrent, ${ROUNDS} rounds × ${SECONDS} s per series, READ_AUDIT=true vs false (two mcp roles, one database); ${audited} audit rows written`);
+    console.log('call               | round | audit on req/s (p95 ms) | audit off req/s (p95 ms) | cost');
+    for (const [name, r] of Object.entries(results)) {
+      r.on.forEach((s, i) => {
+        const o = r.off[i];
+        console.log(`${name.padEnd(18)} | ${i + 1}     | ${s.perSecond.toFixed(0).padStart(6)} (${s.p95.toFixed(1)}) | ${o.perSecond.toFixed(0).padStart(6)} (${o.p95.toFixed(1)}) | ${pct(1 - s.perSecond / o.perSecond)}`);
+      });
+      const total = (xs: Series[]) => xs.reduce((a, s) => a + s.perSecond, 0);
+      const cost = 1 - total(r.on) / total(r.off);
+      console.log(`${name.padEnd(18)} | all   | ${(total(r.on) / r.on.length).toFixed(0).padStart(6)}        | ${(total(r.off) / r.off.length).toFixed(0).padStart(6)}         | ${pct(cost)}: ${cost <= 0.05 ? 'PASS' : 'FAIL'} (≤ 5 %)`);
+    }
+
+    // Retention: keyword-list p95 without a deletion, then during one.
+    const before = await load(keyword(on.port), forSeconds(SECONDS));
+    await db('teams').where({ id: teamId }).update({ retention_days: 30 });
+    let deleted = 0;
+    let deleting = true;
+    const started = Date.now();
+    const deletion = (async () => {
+      const now = new Date();
+      for (;;) {
+        const n = await deleteExpiredMeetings(db, now, BATCH);
+        deleted += n;
+        if (n < BATCH) break;
+      }
+      deleting = false;
+    })();
+    const during = await load(keyword(on.port), () => !deleting);
+    await deletion;
+    const seconds = (Date.now() - started) / 1000;
+    const leftExpired = Number((await db('meetings').whereIn('id', expired.slice(0, 1000)).count({ n: '*' }))[0].n);
+    const sentencesLeft = Number((await db('sentences').count({ n: '*' }))[0].n);
+    console.log(`\nretention: ${deleted} meetings × ${SENTENCES} sentences deleted in ${seconds.toFixed(1)} s (batches of ${BATCH}): ${seconds <= 60 && deleted === EXPIRED && leftExpired === 0 ? 'PASS' : 'FAIL'} (all ${EXPIRED}, ≤ 60 s); ${sentencesLeft} sentences left (the ${KEPT} kept meetings')`);
+    console.log(`keyword list during the deletion: p50 ${during.p50.toFixed(1)} ms, p95 ${during.p95.toFixed(1)} ms, ${during.perSecond.toFixed(0)} req/s (${during.n} calls)`);
+    console.log(`keyword list just before it:     p50 ${before.p50.toFixed(1)} ms, p95 ${before.p95.toFixed(1)} ms, ${before.perSecond.toFixed(0)} req/s (${before.n} calls)`);
+  } finally {
+    for (const r of roles) r.kill('SIGTERM');
+    agent.destroy();
+    await db.destroy();
+    await pg.stop();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
