@@ -898,12 +898,20 @@ async function run(url: string, o: Options): Promise<void> {
 
   const idleRss = Math.max(...servers.map((x) => rssMb(x.pid)));
   console.log(`\nMeasuring (${o.concurrency} concurrent over ${o.replicas} mcp process(es), ${o.seconds} s each; mcp role RSS before load ${idleRss.toFixed(0)} MB)…`);
+  // Keyword calls answer moments (3 a meeting) by default; the same calls with moments 0 beside them.
   const getTranscripts = await measure('svc_get_transcripts keyword', remote(phase('svc_get_transcripts', (i) => ({ keyword: kw(i) }))));
   const search = await measure('svc_search keyword', remote(phase('svc_search', (i) => ({ query: `keyword:${kw(i)} limit:10` }))));
+  const getTranscriptsBare = await measure('svc_get_transcripts keyword, moments 0', remote(phase('svc_get_transcripts', (i) => ({ keyword: kw(i), moments: 0 }))));
+  const searchBare = await measure('svc_search keyword, moments:0', remote(phase('svc_search', (i) => ({ query: `keyword:${kw(i)} limit:10 moments:0` }))));
+  const relevance = await measure('svc_get_transcripts keyword, relevance', remote(phase('svc_get_transcripts', (i) => ({ keyword: kw(i), sort: 'relevance' }))));
+  const matches = await measure(
+    'svc_get_transcript keyword (matches)',
+    remote(phase('svc_get_transcript', (i) => ({ transcriptId: openIds[i % openIds.length], keyword: kw(i) }))),
+  );
   const transcript = await measure('svc_get_transcript', remote(phase('svc_get_transcript', (i) => ({ transcriptId: openIds[i % openIds.length] }))));
   await measure('svc_get_summary', remote(phase('svc_get_summary', (i) => ({ transcriptId: openIds[i % openIds.length] }))));
   await measure('svc_get_transcripts (no filter)', remote(phase('svc_get_transcripts', () => ({}))));
-  const mcpRss = Math.max(...results.map(([, r]) => r.rssMb)); // the five MCP phases so far
+  const mcpRss = Math.max(...results.map(([, r]) => r.rssMb)); // the MCP phases so far
   const pgOnly = await measure('baseline: its SQL through pg alone', local(o.concurrency, o.seconds, pgList));
   const bareSdk = await measure('baseline: bare SDK no-op tool', remote(phase('noop', () => ({}), o.concurrency, o.seconds, bares), bares));
 
@@ -937,6 +945,12 @@ async function run(url: string, o: Options): Promise<void> {
   console.log('\nTargets');
   const keywordP95 = Math.max(getTranscripts.p95, search.p95);
   console.log(`  keyword search p95 ≤ 50 ms                 ${ms(getTranscripts.p95)} (svc_get_transcripts), ${ms(search.p95)} (svc_search)   ${verdict(keywordP95 <= 50)}`);
+  // Issue: keyword calls with moments p95 ≤ 50 ms on 2 M sentences, ≤ 100 ms on 10 M (50,000 meetings).
+  const momentsTarget = o.meetings * o.sentences > 2_000_000 ? 100 : 50;
+  console.log(
+    `  keyword with moments p95 ≤ ${momentsTarget} ms            ${ms(getTranscripts.p95)}, ${ms(search.p95)} (without moments ${ms(getTranscriptsBare.p95)}, ${ms(searchBare.p95)}; ` +
+      `relevance ${ms(relevance.p95)}; svc_get_transcript keyword ${ms(matches.p95)})   ${verdict(keywordP95 <= momentsTarget)}`,
+  );
   console.log(`  svc_get_transcript ≥ 500 calls/s           ${transcript.perSecond.toFixed(0)}/s${transcript.errors ? ` (${transcript.errors} errors)` : ''}   ${verdict(transcript.perSecond >= 500 && transcript.errors === 0)}`);
   console.log(overheadResult.line);
   console.log(`  peak RSS ≤ 250 MB                          ${mcpRss.toFixed(0)} MB while serving (the largest mcp role process; ${idleRss.toFixed(0)} MB idle)   ${verdict(mcpRss <= 250)}`);

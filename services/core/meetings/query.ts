@@ -246,8 +246,9 @@ function relevanceSql(f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment 
   if (f.scope !== 'title' && said) {
     parts.push({
       sql:
-        'coalesce((select sum(ts_rank(rs.tsv, ?::tsquery)) from (select s.tsv from sentences s' +
-        ` where s.meeting_id = r.id and s.tsv @@ ?::tsquery limit ${RELEVANCE_SENTENCES}) rs), 0)`,
+        // The meeting's own rows, then the test (offset 0: never the sentences GIN index per meeting; moments.ts).
+        'coalesce((select sum(ts_rank(rs.tsv, ?::tsquery)) from (select s.tsv from' +
+        ` (select s0.tsv from sentences s0 where s0.meeting_id = r.id offset 0) s where s.tsv @@ ?::tsquery limit ${RELEVANCE_SENTENCES}) rs), 0)`,
       bindings: [said, said],
     });
   }

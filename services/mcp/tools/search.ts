@@ -19,7 +19,8 @@ const RETURNS =
   'With a keyword (scope sentences or all), moments are the matching sentences of the listed meetings, a table of meeting_id, index, ' +
   `speaker_name, start_time (seconds), text (matched words in **bold**; … where a long sentence was cut) and link (the meeting page at that moment), ` +
   `at most \`moments\` a meeting (default ${MOMENTS_DEFAULT}), best first; moments_omitted counts those left out to keep the answer small. ` +
-  'To answer a question, cite the moment as [meeting title, mm:ss](link), mm:ss being start_time; quote the sentence. ' +
+  'To answer a question, search with its key words and a small limit (3 to 5: the moments are the evidence, no transcript ' +
+  'needs reading), then cite the moment as [meeting title, mm:ss](link), mm:ss being start_time, and quote the sentence. ' +
   'For every match in one meeting with the sentences around it, call svc_get_transcript with its id and the same keyword. ' +
   'Otherwise no transcript content: svc_get_transcript reads sentences, svc_get_summary the summary.';
 
