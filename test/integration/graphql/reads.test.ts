@@ -3,13 +3,13 @@
  * (same core functions), with the same limits and permissions.
  */
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
-import { makeTeam, makeUser, makeMeeting, TestUser } from '../../support/factory';
+import { makeChannel, makeTeam, makeUser, makeMeeting, TestUser } from '../../support/factory';
 import { GraphqlHarness, startGraphql } from '../../support/graphql';
 import { McpHarness, startMcp } from '../../support/mcp';
 
-const LIST_FIELDS = 'meetings { id title dateString date duration organizer_email participants privacy is_live transcript_url summary } has_more next_skip';
-const LIST = `query List($keyword: String, $scope: TranscriptScope, $fromDate: String, $toDate: String, $limit: Int, $skip: Int, $organizers: [String!], $participants: [String!], $mine: Boolean) {
-  transcripts(keyword: $keyword, scope: $scope, fromDate: $fromDate, toDate: $toDate, limit: $limit, skip: $skip, organizers: $organizers, participants: $participants, mine: $mine) { ${LIST_FIELDS} }
+const LIST_FIELDS = 'meetings { id title dateString date duration organizer_email participants privacy is_live transcript_url summary } total total_is_lower_bound has_more next_skip';
+const LIST = `query List($keyword: String, $scope: TranscriptScope, $fromDate: String, $toDate: String, $limit: Int, $skip: Int, $organizers: [String!], $participants: [String!], $mine: Boolean, $channelId: ID) {
+  transcripts(keyword: $keyword, scope: $scope, fromDate: $fromDate, toDate: $toDate, limit: $limit, skip: $skip, organizers: $organizers, participants: $participants, mine: $mine, channelId: $channelId) { ${LIST_FIELDS} }
 }`;
 const ONE = `query One($id: ID!, $fromIndex: Int, $maxTokens: Int) {
   transcript(id: $id, fromIndex: $fromIndex, maxTokens: $maxTokens) {
@@ -116,9 +116,20 @@ describe('GraphQL reads', () => {
     for (const filters of [{}, { keyword: 'roadmap' }, { limit: 2 }, { limit: 2, skip: 2 }, { mine: true }, { fromDate: '2026-10-11', toDate: '2026-10-12' }, { organizers: [member.email] }]) {
       const res = await gql.request(owner.key, LIST, filters);
       expect(res.body.errors).toBeUndefined();
-      const viaMcp = await mcp.call(owner.key, 'svc_get_transcripts', { ...filters, format: 'json' });
+      // GraphQL lists carry no moments: the MCP list without them.
+      const viaMcp = await mcp.call(owner.key, 'svc_get_transcripts', { ...filters, moments: 0, format: 'json' });
       expect(res.body.data.transcripts).toEqual(viaMcp.data);
     }
+  });
+
+  it('transcripts(channelId) lists a visible channel\'s meetings; a channel the caller cannot see is object_not_found', async () => {
+    const open = (await makeChannel(t.db, owner.teamId, 'Open', [])).id;
+    const closed = (await makeChannel(t.db, owner.teamId, 'Closed', [owner], true)).id;
+    const inOpen = (await makeMeeting(t.db, { organizer: owner, title: 'Channel call', channelId: open, date: '2026-09-01T10:00:00Z' })).id;
+    const res = await gql.request(member.key, LIST, { channelId: open });
+    expect(res.body.data.transcripts).toMatchObject({ meetings: [{ id: inOpen }], total: 1, total_is_lower_bound: false });
+    const hidden = await gql.request(member.key, LIST, { channelId: closed });
+    expect(hidden.body.errors![0].extensions).toMatchObject({ code: 'object_not_found' });
   });
 
   it('pages with has_more and next_skip', async () => {
