@@ -17,7 +17,10 @@
  *
  * Cost: the sentences of the page's meetings (at most 50) are read by their primary key (meeting_id,
  * idx) and tested against the query (meetingSentences); ts_headline re-parses only the chosen
- * sentences (≤ 10 a meeting).
+ * sentences (≤ 10 a meeting): 40-50 µs a sentence on the bench's data (3,000 sentences in 117-159 ms
+ * under load, against 5 ms to read them), so 1.5 ms for a default page (10 meetings × 3), 25 ms at
+ * most (50 × 10, before the token budget cuts). Marking in our own code would need the stemmer's
+ * lexemes of every word of the sentence, which only PostgreSQL has.
  */
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
@@ -187,8 +190,12 @@ export interface MatchPageOptions {
 
 /** What a sentence costs more as JSON than as a TOON row (transcripts.ts measures 24; erring high). */
 const SENTENCE_JSON_EXTRA = 26;
-/** The least a row and a match entry cost: bounds how many matches a page may need. */
-const MATCH_MIN_TOKENS = 40;
+/**
+ * The least a match costs (its sentence row, 13 + 26 tokens as JSON, and its entry in matches, whose
+ * link alone is 30 or more): bounds how many matches a page fetches, and so how many sentences
+ * ts_headline marks (40-50 µs each, measured over 3,000 sentences).
+ */
+const MATCH_MIN_TOKENS = 60;
 const INT_MAX = 2147483647;
 
 interface MatchRow {
