@@ -1,6 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Knex } from 'knex';
-import type { Principal } from './principal';
+import type { Principal, ReadContext } from './principal';
 import { requireAdmin } from './access';
 import { invalid } from '../platform/errors';
 import { logger } from '../platform/logger';
@@ -29,8 +28,8 @@ export async function audit(
 // moments, page view), who, which meeting, from which surface, when. Append-only (table read_audit).
 //
 // Reads are recorded by core's read functions (meetings/transcripts.ts, soundbites, the keyword
-// moments of a list) after the read succeeded, under the surface the transport opened for the call
-// (withReadSurface: `mcp:<tool>`, `graphql:<field>`, `page:<route>`): a refused read
+// moments of a list) after the read succeeded, into the read context the transport put on the caller's
+// Principal for the call (readingAs: `mcp:<tool>`, `graphql:<field>`, `page:<route>`): a refused read
 // (object_not_found, forbidden) records nothing, and one meeting read twice in one call is one row. Rows are buffered in the process and written with
 // one multi-row INSERT every READ_AUDIT_FLUSH_INTERVAL or READ_AUDIT_BATCH_ROWS rows, and on shutdown
 // (the mcp and graphql roles stop their buffer before closing the pool). A failed flush never fails a
@@ -160,34 +159,23 @@ export function startReadAudit(db: Knex, settings: ReadAuditSettings): { stop():
   };
 }
 
-/**
- * Where the reads of the current call come from: a transport opens one per call (an MCP tool call, a
- * GraphQL operation's reading field, a page request) with withReadSurface, and core's read functions
- * record into it. One row per meeting per context: a GraphQL transcript with its summary field, or a
- * page that reads a meeting twice, is one read. Outside any context (rules, the worker, tests calling
- * core directly) nothing is recorded.
- */
-export interface ReadContext {
-  surface: string;
-  readonly seen: Set<string>;
-}
-
-const readContexts = new AsyncLocalStorage<ReadContext>();
-
+/** A new read-audit context for one call (put it on the caller's Principal as `reads`). */
 export const readContext = (surface: string): ReadContext => ({ surface, seen: new Set() });
 
-/** Run `fn` with its meeting reads recorded under `surface` (`mcp:<tool>`, `graphql:<field>`, `page:<route>`), or under an existing context. */
-export function withReadSurface<T>(surface: string | ReadContext, fn: () => T): T {
-  return readContexts.run(typeof surface === 'string' ? readContext(surface) : surface, fn);
+/** The caller of one call with its read-audit context: `mcp:<tool>`, `graphql:<field>`, `page:<route>`. */
+export function readingAs(p: Principal, surface: string | ReadContext): Principal {
+  return { ...p, reads: typeof surface === 'string' ? readContext(surface) : surface };
 }
 
 /**
- * Record that `viewer` read meeting `meeting` (of team `teamId`), in the current read context. Called by
- * core's read functions after the read succeeded. Never throws and never waits for the database.
- * Without a started read audit for this pool (a test, the CLI) the default settings apply.
+ * Record that `viewer` read meeting `meeting` (of team `teamId`), in the call's read context (the
+ * viewer's `reads`, or `ctx` for an anonymous viewer). Called by core's read functions after the read
+ * succeeded; one row per meeting per context. Never throws and never waits for the database. Without a
+ * started read audit for this pool (a test, the CLI) the default settings apply. (The context travels
+ * with the Principal rather than in an AsyncLocalStorage: on Node 20 an active AsyncLocalStorage
+ * installs promise hooks that cost every request CPU; see platform/logger.ts.)
  */
-export function recordRead(db: Knex, viewer: Principal | null, meeting: { id: string; teamId: string }): void {
-  const ctx = readContexts.getStore();
+export function recordRead(db: Knex, viewer: Principal | null, meeting: { id: string; teamId: string }, ctx: ReadContext | undefined = viewer?.reads): void {
   if (!ctx || ctx.seen.has(meeting.id)) return;
   ctx.seen.add(meeting.id);
   let b = buffers.get(db);

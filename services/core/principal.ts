@@ -22,6 +22,18 @@ export interface Principal {
    * what PostgreSQL plans per list); undefined means unknown, and the list looks.
    */
   sharedWith?: boolean;
+  /**
+   * Where this call comes from, for the read audit (services/core/audit.ts): set by the transport for
+   * one call (an MCP tool call, a GraphQL operation, a page request); core's read functions record the
+   * meetings they read into it. Absent: nothing is recorded (automation, the worker).
+   */
+  reads?: ReadContext;
+}
+
+/** One call's read-audit context: its surface (`mcp:<tool>`, `graphql:<field>`, `page:<route>`) and the meetings recorded so far. */
+export interface ReadContext {
+  surface: string;
+  readonly seen: Set<string>;
 }
 
 /** SQL for Principal.sharedWith, over a users row aliased `u`. */

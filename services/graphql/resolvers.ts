@@ -9,7 +9,8 @@ import { getSummary, getTranscript, SummaryResult, TranscriptPage } from '../cor
 import { uploadAudio, UploadInput } from '../core/uploads';
 import { withFieldPrefix } from './errors';
 import { required } from '../core/validate';
-import { readContext, withReadSurface, type ReadContext } from '../core/audit';
+import { readContext, readingAs } from '../core/audit';
+import type { ReadContext } from '../core/principal';
 import type { ServiceDeps } from '../core/deps';
 
 /** What the resolvers hand to core: the service's deps, the request's logger among them. */
@@ -26,10 +27,10 @@ export interface GraphqlContext {
  * transcript's summary field included.
  */
 const operationReads = new WeakMap<GraphqlContext, ReadContext>();
-export function readsOf(ctx: GraphqlContext, field: string): ReadContext {
+export function readerOf(ctx: GraphqlContext, field: string): Principal {
   let rc = operationReads.get(ctx);
   if (!rc) operationReads.set(ctx, (rc = readContext(`graphql:${field}`)));
-  return rc;
+  return readingAs(ctx.principal, rc);
 }
 
 /** GraphQL passes absent optional arguments as missing and explicit nulls as null; core wants neither. */
@@ -85,7 +86,7 @@ export const resolvers = {
     me: (_: unknown, __: unknown, ctx: GraphqlContext) => getUser(ctx.deps.db, ctx.principal),
 
     transcript: (_: unknown, args: { id: string; fromIndex?: number | null; maxTokens?: number | null }, ctx: GraphqlContext) =>
-      getTranscript(ctx.deps.db, ctx.deps.config, ctx.principal, args.id, withoutNulls({ fromIndex: args.fromIndex, maxTokens: args.maxTokens })).catch(
+      getTranscript(ctx.deps.db, ctx.deps.config, readerOf(ctx, 'transcript'), args.id, withoutNulls({ fromIndex: args.fromIndex, maxTokens: args.maxTokens })).catch(
         withFieldPrefix('', { transcriptId: 'id' }),
       ),
 
@@ -105,6 +106,6 @@ export const resolvers = {
   Transcript: {
     // Read only when selected: a polling app asking for status does not pay for the summary.
     summary: (parent: TranscriptPage, _: unknown, ctx: GraphqlContext) =>
-      withReadSurface(readsOf(ctx, 'transcript'), () => getSummary(ctx.deps.db, ctx.principal, parent.id)).then(summaryForGraphql),
+      getSummary(ctx.deps.db, readerOf(ctx, 'transcript'), parent.id).then(summaryForGraphql),
   },
 };

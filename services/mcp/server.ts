@@ -8,7 +8,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { CallToolRequestSchema, ErrorCode as RpcError, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { requireFlag, requireScope } from '../core/access';
-import { withReadSurface } from '../core/audit';
+import { readingAs } from '../core/audit';
 import { ServiceError, toServiceError } from '../platform/errors';
 import type { Principal } from '../core/principal';
 import { checkRateLimit } from '../core/rate-limit';
@@ -102,7 +102,7 @@ export async function callTool(name: string, args: unknown, principal: Principal
     const { format: f, ...rest } = parsed.data as { format?: Format };
     format = f ?? 'toon';
     // Meetings the tool reads are recorded in the read audit under its name (core records them).
-    const result = await withReadSurface(`mcp:${name}`, () => tool.def.run(rest, { principal, deps, format }));
+    const result = await tool.def.run(rest, { principal: readingAs(principal, `mcp:${name}`), deps, format });
     const text = render(result, format, tool.def.text, tool.def.toonDelimiter);
     // The structured form beside the text (MCP structured tool output): the answer as JSON, which
     // the client checks against the tool's outputSchema. The text stays what the format asks for.

@@ -13,7 +13,7 @@ import { requestLog } from '../platform/http';
 import { fetchMeeting, getTranscript, listMeetings, parseSearchQuery, sentenceIndexAt } from '../core/meetings';
 import { apiKeyCredential, endSession, sessionOf, startSession, type PageSession } from '../core/people';
 import { openSoundbite } from '../core/soundbites';
-import { withReadSurface } from '../core/audit';
+import { readContext, readingAs } from '../core/audit';
 import { createOidcClient, type OidcClient } from '../oauth/oidc';
 import { principalByEmail } from '../oauth/principal';
 import { APP_CSS, APP_JS } from './assets';
@@ -211,7 +211,7 @@ export function createWebRouter(deps: WebDeps): Router {
         if (!isServiceError(e)) throw e;
         return await send(res, 400, meetingsPage(ctxOf(req), { q, skip, list: { meetings: [], has_more: false, next_skip: null }, error: e.message }));
       }
-      const list = await withReadSurface('page:/meetings', () => listMeetings(db, config, p, { ...filters, skip: filters.skip ?? skip, limit: filters.limit ?? PAGE_SIZE }));
+      const list = await listMeetings(db, config, readingAs(p, 'page:/meetings'), { ...filters, skip: filters.skip ?? skip, limit: filters.limit ?? PAGE_SIZE });
       await send(res, 200, meetingsPage(ctxOf(req), { q, skip, list }));
     } catch (e) {
       next(e);
@@ -222,9 +222,7 @@ export function createWebRouter(deps: WebDeps): Router {
     try {
       if (!req.session) return signInFirst(req, res);
       const from = Math.max(0, Number.parseInt(String(req.query.from ?? '0'), 10) || 0);
-      const meeting = await withReadSurface('page:/meetings/:id', () =>
-        fetchMeeting(db, config, req.session!.principal, String(req.params.id), { fromIndex: from, rawText: 'when-different' }),
-      );
+      const meeting = await fetchMeeting(db, config, readingAs(req.session.principal, 'page:/meetings/:id'), String(req.params.id), { fromIndex: from, rawText: 'when-different' });
       await send(res, 200, meetingPage(ctxOf(req), meeting, from));
     } catch (e) {
       next(e);
@@ -239,7 +237,7 @@ export function createWebRouter(deps: WebDeps): Router {
       const at = req.query.at === undefined ? undefined : Number(req.query.at);
       let from = Math.max(0, Number.parseInt(String(req.query.from ?? '0'), 10) || 0);
       if (at !== undefined && Number.isFinite(at)) from = Math.max(0, (await sentenceIndexAt(db, p, String(req.params.id), at)) - 5);
-      const page = await withReadSurface('page:/meetings/:id/sentences', () => getTranscript(db, config, p, String(req.params.id), { fromIndex: from, rawText: 'when-different' }));
+      const page = await getTranscript(db, config, readingAs(p, 'page:/meetings/:id/sentences'), String(req.params.id), { fromIndex: from, rawText: 'when-different' });
       res.json({ from, sentences: page.sentences, next_index: page.next_index, has_more: page.has_more, is_live: page.is_live, status: page.status });
     } catch (e) {
       if (isServiceError(e) && (e.code === 'object_not_found' || e.code === 'invalid_arguments')) return void res.status(404).json({ error: 'not found' });
@@ -253,7 +251,9 @@ export function createWebRouter(deps: WebDeps): Router {
 
   pages.get('/soundbites/:id', async (req: PageRequest, res, next) => {
     try {
-      const sb = await withReadSurface('page:/soundbites/:id', () => openSoundbite(db, config, req.session?.principal ?? null, String(req.params.id)));
+      const reads = readContext('page:/soundbites/:id');
+      const viewer = req.session ? readingAs(req.session.principal, reads) : null;
+      const sb = await openSoundbite(db, config, viewer, String(req.params.id), reads);
       await send(res, 200, soundbitePage(ctxOf(req), sb));
     } catch (e) {
       next(e);

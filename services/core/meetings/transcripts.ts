@@ -239,7 +239,7 @@ async function readMeeting(db: Knex, p: Principal, id: string, wants: ReadWants)
   const q = db('meetings as m').select(columns).modify(visibleTo(p, 'm')).where('m.id', id).first();
   const m = (await asPreparedStatement(q)) as ReadRow | undefined;
   if (!m) throw notFound('meeting', id);
-  // The read audit: only a read that found a visible meeting is one (audit.ts, withReadSurface).
+  // The read audit: only a read that found a visible meeting is one (audit.ts, recordRead).
   recordRead(db, p, { id: m.id, teamId: m.team_id });
   return m;
 }

@@ -10,7 +10,7 @@ import { notFound } from '../../platform/errors';
 import { soundbiteOpenByLink, visibleTo } from '../access';
 import { recordRead } from '../audit';
 import { sentenceFromRow, transcriptUrl, type SentenceRecord } from '../meetings';
-import type { Principal } from '../principal';
+import type { Principal, ReadContext } from '../principal';
 
 export interface OpenedSoundbite {
   id: string;
@@ -29,7 +29,8 @@ export interface OpenedSoundbite {
 /** The most sentences an excerpt page shows (a clip is a moment, not a meeting). */
 const EXCERPT_SENTENCES_MAX = 200;
 
-export async function openSoundbite(db: Knex, config: Pick<Config, 'publicBaseUrl'>, viewer: Principal | null, id: string): Promise<OpenedSoundbite> {
+/** `reads`: the read-audit context of an anonymous viewer's call (a signed-in viewer's is on their Principal). */
+export async function openSoundbite(db: Knex, config: Pick<Config, 'publicBaseUrl'>, viewer: Principal | null, id: string, reads?: ReadContext): Promise<OpenedSoundbite> {
   const sb = await db('soundbites as sb')
     .join('meetings as m', 'm.id', 'sb.meeting_id')
     .where('sb.id', id)
@@ -45,7 +46,7 @@ export async function openSoundbite(db: Knex, config: Pick<Config, 'publicBaseUr
     .orderBy('idx')
     .limit(EXCERPT_SENTENCES_MAX)
     .select('idx', 'speaker_name', 'speaker_id', 'text', 'raw_text', 'start_time', 'end_time');
-  recordRead(db, viewer, { id: sb.meeting_id, teamId: sb.meeting_team_id });
+  recordRead(db, viewer, { id: sb.meeting_id, teamId: sb.meeting_team_id }, viewer?.reads ?? reads);
   const readable = viewer ? await db('meetings as m').where('m.id', sb.meeting_id).modify(visibleTo(viewer, 'm')).first('m.id') : undefined;
   return {
     id: sb.id,

@@ -10,7 +10,7 @@ import { GraphqlHarness, startGraphql } from '../../support/graphql';
 import { runCli } from '../../support/cli';
 import { createSoundbite } from '../../../services/core/soundbites';
 import { startSession } from '../../../services/core/people';
-import { flushReads, recordRead, startReadAudit, withReadSurface } from '../../../services/core/audit';
+import { flushReads, readingAs, recordRead, startReadAudit } from '../../../services/core/audit';
 import { registry } from '../../../services/platform/metrics';
 
 interface Row {
@@ -158,11 +158,11 @@ describe('read audit', () => {
 
   it('admins page through the reads over GraphQL: every row exactly once, newest first, with filters; members are refused', async () => {
     // 53 reads: 40 of ana's meeting by bob, 13 by admin, spread over two surfaces.
-    for (let i = 0; i < 40; i++) withReadSurface(`mcp:test-${i % 2}`, () => recordRead(t.db, bob.principal, { id: open.id, teamId: ana.teamId }));
-    for (let i = 0; i < 13; i++) withReadSurface('graphql:test', () => recordRead(t.db, admin.principal, { id: secret.id, teamId: ana.teamId }));
+    for (let i = 0; i < 40; i++) recordRead(t.db, readingAs(bob.principal, `mcp:test-${i % 2}`), { id: open.id, teamId: ana.teamId });
+    for (let i = 0; i < 13; i++) recordRead(t.db, readingAs(admin.principal, 'graphql:test'), { id: secret.id, teamId: ana.teamId });
     await flushReads(t.db);
     // A read of another team's meeting is that team's.
-    withReadSurface('mcp:other', () => recordRead(t.db, outsider.principal, { id: 'elsewhere', teamId: outsider.teamId }));
+    recordRead(t.db, readingAs(outsider.principal, 'mcp:other'), { id: 'elsewhere', teamId: outsider.teamId });
     await flushReads(t.db);
     const all: number[] = (await t.db('read_audit').where({ team_id: ana.teamId }).orderBy('id', 'desc').pluck('id')).map(Number);
     expect(all).toHaveLength(53);
@@ -179,7 +179,7 @@ describe('read audit', () => {
         const page = res.body.data.readAudit;
         seen.push(...page.reads.map((r: { id: string }) => Number(r.id)));
         // Reads written while paging are newer than the walk: never in the pages still to come.
-        withReadSurface('mcp:during', () => recordRead(t.db, bob.principal, { id: open.id, teamId: ana.teamId }));
+        recordRead(t.db, readingAs(bob.principal, 'mcp:during'), { id: open.id, teamId: ana.teamId });
         await flushReads(t.db);
         if (!page.has_more) {
           expect(page.next_cursor).toBeNull();
@@ -206,8 +206,8 @@ describe('read audit', () => {
   });
 
   it('the CLI pages through a team\'s reads with filters', async () => {
-    for (let i = 0; i < 5; i++) withReadSurface('mcp:svc_get_transcript', () => recordRead(t.db, bob.principal, { id: open.id, teamId: ana.teamId }));
-    withReadSurface('mcp:svc_get_summary', () => recordRead(t.db, admin.principal, { id: secret.id, teamId: ana.teamId }));
+    for (let i = 0; i < 5; i++) recordRead(t.db, readingAs(bob.principal, 'mcp:svc_get_transcript'), { id: open.id, teamId: ana.teamId });
+    recordRead(t.db, readingAs(admin.principal, 'mcp:svc_get_summary'), { id: secret.id, teamId: ana.teamId });
     await flushReads(t.db);
     const env = { DATABASE_URL: t.url };
     const ids: string[] = [];
