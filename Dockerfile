@@ -36,9 +36,10 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 # ---- runtime ----------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
 # dumb-init is PID 1: it forwards SIGTERM to node (graceful shutdown) and reaps zombies.
+# ffmpeg (ffmpeg, ffprobe): the worker reads recordings with it (probe, extract the audio, chunk it).
 # npm, npx, corepack and yarn are not needed at run time; removing them removes their CVEs.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends dumb-init ca-certificates \
+ && apt-get install -y --no-install-recommends dumb-init ca-certificates ffmpeg \
  && rm -rf /var/lib/apt/lists/* \
  && rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack /opt/yarn-* \
            /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg \

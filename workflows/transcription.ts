@@ -1,5 +1,6 @@
 /**
- * TranscriptionWorkflow: fetchMedia → transcribe → analyze ‖ summarize → persist →
+ * TranscriptionWorkflow: fetchMedia → transcribe (captions; audio and video: prepareAudio →
+ * transcribeChunk × n, a few at once → stitchTranscript) → analyze ‖ summarize → persist →
  * post-processing children. Started by uploadAudio with workflow id `transcription-<meetingId>`.
  *
  * Deterministic: it only orders activities (imported as types) and reacts to their outcome. Bad input
@@ -13,9 +14,10 @@ import {
   CancellationScope,
   isCancellation,
   log,
+  patched,
   proxyActivities,
 } from '@temporalio/workflow';
-import type { TranscriptionActivities } from './activities/types';
+import type { AudioPlan, MediaRef, TranscriptRef, TranscriptionActivities } from './activities/types';
 import { FAILURE, failureMessage } from './contracts';
 import { startPostProcessing } from './post-processing';
 
@@ -50,6 +52,20 @@ const { transcribe } = proxyActivities<Pick<TranscriptionActivities, 'transcribe
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
+/** Extracting the audio of a long recording (ffmpeg) and planning its chunks; stitching them back. */
+const { prepareAudio, stitchTranscript } = proxyActivities<Pick<TranscriptionActivities, 'prepareAudio' | 'stitchTranscript'>>({
+  startToCloseTimeout: '1 hour',
+  heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+/** One chunk (at most ASR_CHUNK_MAX_SECONDS of audio) to the speech server, each retried on its own. */
+const { transcribeChunk } = proxyActivities<Pick<TranscriptionActivities, 'transcribeChunk'>>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
 /** Pure computation (and the chat model when LLM_URL is set). */
 const { analyze, summarize } = proxyActivities<Pick<TranscriptionActivities, 'analyze' | 'summarize'>>({
   startToCloseTimeout: '20 minutes',
@@ -67,12 +83,33 @@ const { persist, markFailed } = proxyActivities<Pick<TranscriptionActivities, 'p
 /** The sentence a person reads in failure_reason: the activity's own message, never a stack. */
 export const failureReason = (e: unknown): string => failureMessage(e, 'transcription failed for an unknown reason');
 
+/**
+ * Audio and video: extract and plan (prepareAudio), every chunk of every channel with at most
+ * plan.concurrency at once (a failed chunk fails the run once its own retries are spent), then stitch.
+ * History holds the plan and one small result per chunk; the segments are in transcript_chunks.
+ */
+async function transcribeInChunks(meetingId: string, media: MediaRef): Promise<TranscriptRef> {
+  const plan: AudioPlan = await prepareAudio({ meetingId, media });
+  const work = plan.channels.flatMap((channel, c) => plan.chunks[c].map((chunk) => ({ channel, chunk })));
+  const total = work.length;
+  let next = 0;
+  const lane = async () => {
+    while (next < work.length) {
+      const { channel, chunk } = work[next++];
+      await transcribeChunk({ meetingId, media, plan: plan.plan, channel, chunk, total });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.concurrency, total)) }, lane));
+  return stitchTranscript({ meetingId, media, plan });
+}
+
 export async function TranscriptionWorkflow(input: TranscriptionInput): Promise<TranscriptionResult> {
   const { meetingId } = input;
   let outcome: Omit<TranscriptionResult, 'children'>;
   try {
     const media = await fetchMedia({ meetingId });
-    const transcript = await transcribe({ meetingId, media });
+    // Runs started before chunking (replayed histories) keep the single request of transcribe.
+    const transcript = media.kind !== 'captions' && patched('chunked-transcription') ? await transcribeInChunks(meetingId, media) : await transcribe({ meetingId, media });
     const step = { meetingId, media, transcript };
     const [, summary] = await Promise.all([analyze(step), summarize(step)]);
     const persisted = await persist(step);

@@ -73,6 +73,12 @@ export const typeDefs = /* GraphQL */ `
     download_auth: DownloadAuthInput
     "ISO 8601 date or date-time of the meeting; default: now."
     meeting_date: String
+    "Language of the speech for the speech-to-text server, like en or pt-BR (the same as custom_language; give one or both alike)."
+    language: String
+    "At most 32 names (1 to 200 characters each) of who speaks, in order: a two-channel recording's channels are labelled with them. Default: Channel 1, Channel 2."
+    speaker_names: [String!]
+    "Transcribe each channel of a two-channel recording on its own, labelled by channel; default: the server's ASR_SPLIT_CHANNELS."
+    split_channels: Boolean
   }
 
   input AttendeeInput {

@@ -19,6 +19,12 @@ export interface ResolvedAddress {
   family: 4 | 6;
 }
 
+/** Where a streamed body goes: a file's write stream, or anything with its write/drain contract. */
+export interface BodySink {
+  write(chunk: Buffer): boolean;
+  once(event: 'drain', listener: () => void): unknown;
+}
+
 export interface SafeFetchOptions {
   method?: 'GET' | 'HEAD' | 'POST' | 'PUT';
   headers?: Record<string, string>;
@@ -48,6 +54,12 @@ export interface SafeFetchOptions {
    * default: a download is one long request.
    */
   keepAlive?: boolean;
+  /**
+   * Stream the final answer's body here instead of keeping it in memory (a media download to a file):
+   * the answer's `body` is then empty, and the size cap still applies. Back-pressure is honoured; the
+   * caller ends the stream.
+   */
+  sink?: BodySink;
 }
 
 export interface SafeResponse {
@@ -62,6 +74,8 @@ export interface SafeResponse {
   address: string;
   /** True when onOversize is 'truncate' and the body was longer than maxBytes. */
   truncated: boolean;
+  /** Bytes of the body received (those written to `sink` when there is one). */
+  size: number;
 }
 
 const DEFAULT_MAX_REDIRECTS = 5;
@@ -165,6 +179,7 @@ interface HopResult {
   headers: http.IncomingHttpHeaders;
   body: Buffer;
   truncated: boolean;
+  size: number;
 }
 
 function connectionError(field: string, url: URL, e: NodeJS.ErrnoException): NetError {
@@ -232,6 +247,7 @@ function send(hop: Hop, target: ResolvedAddress, options: SafeFetchOptions, fiel
           return;
         }
         const chunks: Buffer[] = [];
+        const sink = finalAnswer ? options.sink : undefined;
         let size = 0;
         let truncated = false;
         res.on('data', (chunk: Buffer) => {
@@ -246,12 +262,20 @@ function send(hop: Hop, target: ResolvedAddress, options: SafeFetchOptions, fiel
             if (!truncated) chunks.push(chunk.subarray(0, chunk.length - (size - options.maxBytes)));
             truncated = true;
             res.destroy();
-            resolve({ status, headers: res.headers, body: Buffer.concat(chunks), truncated });
+            resolve({ status, headers: res.headers, body: Buffer.concat(chunks), truncated, size: options.maxBytes });
+            return;
+          }
+          // A streamed body (a download to a file) never sits in memory; a slow disk pauses the socket.
+          if (sink && status >= 200 && status <= 299) {
+            if (!sink.write(chunk)) {
+              res.pause();
+              sink.once('drain', () => res.resume());
+            }
             return;
           }
           chunks.push(chunk);
         });
-        res.on('end', () => resolve({ status, headers: res.headers, body: Buffer.concat(chunks), truncated }));
+        res.on('end', () => resolve({ status, headers: res.headers, body: Buffer.concat(chunks), truncated, size }));
         res.on('error', (e) => reject(e));
         // A connection cut mid-body (deadline, server gone) ends in 'close' without 'end'.
         res.on('close', () => {

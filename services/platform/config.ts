@@ -51,10 +51,16 @@ export const SETTINGS = {
   SECRETS_KEY: { kind: 'string', requiredFor: ['graphql', 'worker'], secret: true, doc: '32-byte key (64 hex characters or base64) that encrypts webhook secrets and OAuth signing keys at rest; required by the mcp role too when OAUTH_MODE=builtin.' },
   ALLOW_PRIVATE_NETWORK: { kind: 'bool', default: 'false', doc: 'Let media downloads and webhooks reach loopback and private addresses. Local development and tests only.' },
   MEDIA_MAX_BYTES: { kind: 'int', default: '524288000', min: 1, doc: 'Largest media file fetched for transcription, in bytes.' },
+  MEDIA_MAX_SECONDS: { kind: 'int', default: '28800', min: 1, doc: 'Longest recording accepted for transcription, in seconds (ffprobe measures it after the download).' },
   MEDIA_FETCH_TIMEOUT: { kind: 'duration', default: '120s', doc: 'Time limit for downloading one media file.' },
   ASR_URL: { kind: 'string', default: '', doc: 'Base URL of an OpenAI-compatible speech-to-text server (POST /v1/audio/transcriptions). Empty: only caption files are accepted.' },
   ASR_API_KEY: { kind: 'string', default: '', secret: true, doc: 'Bearer key for ASR_URL.' },
   ASR_MODEL: { kind: 'string', default: 'whisper-1', doc: 'Model name sent to ASR_URL.' },
+  ASR_RESPONSE_FORMAT: { kind: 'enum', default: 'verbose_json', values: ['verbose_json', 'diarized_json', 'json'], doc: 'Answer format asked of ASR_URL: verbose_json (timed segments, a speaker on diarizing servers), diarized_json (OpenAI gpt-4o-transcribe-diarize: speaker-labelled segments, told the speakers of earlier chunks) or json (text only).' },
+  ASR_CHUNK_MAX_BYTES: { kind: 'int', default: '25165824', min: 65536, doc: 'Largest audio file sent to ASR_URL in one request, in bytes (OpenAI refuses files over 25 MB); longer recordings are sent in chunks.' },
+  ASR_CHUNK_MAX_SECONDS: { kind: 'int', default: '600', min: 10, doc: 'Longest audio chunk sent to ASR_URL in one request, in seconds; chunks are cut at silences where there are any.' },
+  ASR_CHUNK_CONCURRENCY: { kind: 'int', default: '4', min: 1, doc: 'Chunks of one recording transcribed at once.' },
+  ASR_SPLIT_CHANNELS: { kind: 'bool', default: 'false', doc: 'Transcribe each channel of a two-channel recording on its own and label its sentences by channel (an upload can say otherwise with split_channels).' },
   LLM_URL: { kind: 'string', default: '', doc: 'Base URL of an OpenAI-compatible chat server for summaries (POST /v1/chat/completions). Empty: the built-in extractive summarizer.' },
   LLM_API_KEY: { kind: 'string', default: '', secret: true, doc: 'Bearer key for LLM_URL.' },
   LLM_MODEL: { kind: 'string', default: 'gpt-4o-mini', doc: 'Model name sent to LLM_URL.' },
@@ -114,8 +120,17 @@ export interface Config {
   graphql: { introspection: boolean; maxDepth: number; maxQueryBytes: number };
   secretsKey?: Buffer;
   allowPrivateNetwork: boolean;
-  media: { maxBytes: number; fetchTimeoutMs: number };
-  asr: { url: string; apiKey: string; model: string };
+  media: { maxBytes: number; maxSeconds: number; fetchTimeoutMs: number };
+  asr: {
+    url: string;
+    apiKey: string;
+    model: string;
+    responseFormat: 'verbose_json' | 'diarized_json' | 'json';
+    chunkMaxBytes: number;
+    chunkMaxSeconds: number;
+    chunkConcurrency: number;
+    splitChannels: boolean;
+  };
   llm: { url: string; apiKey: string; model: string };
   webhook: { timeoutMs: number; retryScheduleMs: number[]; secretOverlapMs: number };
   liveIdleTimeoutMs: number;
@@ -287,8 +302,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
     },
     secretsKey,
     allowPrivateNetwork: v.ALLOW_PRIVATE_NETWORK as boolean,
-    media: { maxBytes: v.MEDIA_MAX_BYTES as number, fetchTimeoutMs: v.MEDIA_FETCH_TIMEOUT as number },
-    asr: { url: v.ASR_URL as string, apiKey: v.ASR_API_KEY as string, model: v.ASR_MODEL as string },
+    media: { maxBytes: v.MEDIA_MAX_BYTES as number, maxSeconds: v.MEDIA_MAX_SECONDS as number, fetchTimeoutMs: v.MEDIA_FETCH_TIMEOUT as number },
+    asr: {
+      url: v.ASR_URL as string,
+      apiKey: v.ASR_API_KEY as string,
+      model: v.ASR_MODEL as string,
+      responseFormat: v.ASR_RESPONSE_FORMAT as 'verbose_json' | 'diarized_json' | 'json',
+      chunkMaxBytes: v.ASR_CHUNK_MAX_BYTES as number,
+      chunkMaxSeconds: v.ASR_CHUNK_MAX_SECONDS as number,
+      chunkConcurrency: v.ASR_CHUNK_CONCURRENCY as number,
+      splitChannels: v.ASR_SPLIT_CHANNELS as boolean,
+    },
     llm: { url: v.LLM_URL as string, apiKey: v.LLM_API_KEY as string, model: v.LLM_MODEL as string },
     webhook: {
       timeoutMs: v.WEBHOOK_TIMEOUT as number,

@@ -4,8 +4,13 @@
  * `verbose_json` (segments with start, end, text and, like diarizing servers, a speaker label).
  * It records what it was sent so tests can check the request, not just the outcome.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { durationOf, speechRegions } from './media';
 
 export interface AsrSegment {
   start: number;
@@ -23,6 +28,31 @@ export interface AsrRequest {
   fileName: string | null;
   fileType: string | null;
   fileBytes: number;
+  /** Derived mode: the duration and channels ffprobe found in the file. */
+  durationSeconds?: number;
+  channels?: number;
+  knownSpeakerNames?: string[];
+  knownSpeakerReferences?: number;
+  chunkingStrategy?: string | null;
+  /** The HTTP status answered. */
+  status?: number;
+}
+
+/** What OpenAI accepts (by the file name's extension), and its size limit. */
+export const OPENAI_FORMATS = ['flac', 'm4a', 'mp3', 'mp4', 'mpeg', 'mpga', 'oga', 'ogg', 'wav', 'webm'];
+export const OPENAI_MAX_BYTES = 25 * 1024 * 1024;
+
+export interface StandinOptions {
+  segments?: AsrSegment[];
+  /**
+   * Derive the answer from the audio received: one segment per stretch of sound between silences
+   * (ffmpeg silencedetect, like the tests' speechRegions), seconds from the file's start.
+   */
+  derive?: boolean;
+  /** With derive: label speakers (alternating, per file) in verbose_json as diarizing servers do. */
+  diarize?: boolean;
+  /** Wait this long before answering each request (a model at work). */
+  delayMs?: number;
 }
 
 export interface AsrStandin {
@@ -54,7 +84,30 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export async function startAsrStandin(opts: { segments?: AsrSegment[] } = {}): Promise<AsrStandin> {
+/** One segment per sound between silences of the file received, with the server's words for it. */
+function derivedSegments(bytes: Buffer, name: string, diarize: 'SPEAKER_' | 'letters' | undefined, names: string[]): { segments: AsrSegment[]; duration: number; channels: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'mi-asr-standin-'));
+  try {
+    const path = join(dir, name.replace(/[^A-Za-z0-9._-]/g, '_') || 'audio.bin');
+    writeFileSync(path, bytes);
+    const probe = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=channels', '-of', 'csv=p=0', path], { encoding: 'utf8' });
+    const channels = Number(probe.stdout.trim()) || 0;
+    const duration = durationOf(path);
+    const segments = speechRegions(path).map((r, i) => {
+      const seg: AsrSegment = { start: Math.round(r.start * 1000) / 1000, end: Math.round(r.end * 1000) / 1000, text: ` Speech of ${(r.end - r.start).toFixed(1)} seconds.` };
+      if (diarize === 'SPEAKER_') seg.speaker = `SPEAKER_0${i % 2}`;
+      if (diarize === 'letters') seg.speaker = names[i % 2] ?? String.fromCharCode(65 + (i % 2));
+      return seg;
+    });
+    return { segments, duration, channels };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const openAiError = (message: string, type = 'invalid_request_error') => JSON.stringify({ error: { message, type, param: null, code: null } });
+
+export async function startAsrStandin(opts: StandinOptions = {}): Promise<AsrStandin> {
   let segments = opts.segments ?? DEFAULT_SEGMENTS;
   let failures = 0;
   let failStatus = 503;
@@ -76,7 +129,7 @@ export async function startAsrStandin(opts: { segments?: AsrSegment[] } = {}): P
       body,
     }).formData();
     const file = form.get('file');
-    requests.push({
+    const request: AsrRequest = {
       authorization: req.headers.authorization,
       model: form.get('model') as string | null,
       responseFormat: form.get('response_format') as string | null,
@@ -85,7 +138,12 @@ export async function startAsrStandin(opts: { segments?: AsrSegment[] } = {}): P
       fileName: file instanceof File ? file.name : null,
       fileType: file instanceof File ? file.type : null,
       fileBytes: file instanceof File ? file.size : 0,
-    });
+    };
+    requests.push(request);
+    const answer = (status: number, json: string) => {
+      if (opts.derive) request.status = status;
+      res.writeHead(status, { 'content-type': 'application/json' }).end(json);
+    };
     if (holding) {
       // Wait to be released; a client that gives up (aborted activity) closes the socket meanwhile.
       await new Promise<void>((resolve) => held.push({ finish: resolve }));
@@ -100,16 +158,70 @@ export async function startAsrStandin(opts: { segments?: AsrSegment[] } = {}): P
       res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'file and model are required' } }));
       return;
     }
-    const duration = segments.reduce((m, s) => Math.max(m, s.end), 0);
-    res.writeHead(200, { 'content-type': 'application/json' }).end(
-      JSON.stringify({
-        task: 'transcribe',
-        language: (form.get('language') as string | null) ?? 'english',
-        duration,
-        text: segments.map((s) => s.text).join(''),
-        segments: segments.map((s, id) => ({ id, seek: 0, start: s.start, end: s.end, text: s.text, tokens: [], temperature: 0, avg_logprob: -0.2, compression_ratio: 1.2, no_speech_prob: 0.01, ...(s.speaker ? { speaker: s.speaker } : {}) })),
-      }),
-    );
+    if (!opts.derive) {
+      const duration = segments.reduce((m, s) => Math.max(m, s.end), 0);
+      answer(
+        200,
+        JSON.stringify({
+          task: 'transcribe',
+          language: (form.get('language') as string | null) ?? 'english',
+          duration,
+          text: segments.map((s) => s.text).join(''),
+          segments: segments.map((s, id) => ({ id, seek: 0, start: s.start, end: s.end, text: s.text, tokens: [], temperature: 0, avg_logprob: -0.2, compression_ratio: 1.2, no_speech_prob: 0.01, ...(s.speaker ? { speaker: s.speaker } : {}) })),
+        }),
+      );
+      return;
+    }
+    // OpenAI's own refusals, status and body as it sends them.
+    if (file.size > OPENAI_MAX_BYTES) {
+      answer(413, openAiError(`Maximum content size limit (${OPENAI_MAX_BYTES}) exceeded (${file.size} bytes read)`, 'server_error'));
+      return;
+    }
+    const ext = /\.([A-Za-z0-9]+)$/.exec(file.name)?.[1]?.toLowerCase() ?? '';
+    if (!OPENAI_FORMATS.includes(ext)) {
+      answer(400, openAiError(`Invalid file format. Supported formats: ${JSON.stringify(OPENAI_FORMATS).replace(/"/g, "'")}`));
+      return;
+    }
+    const format = (form.get('response_format') as string | null) ?? 'json';
+    const names = form.getAll('known_speaker_names[]') as string[];
+    request.knownSpeakerNames = names;
+    request.knownSpeakerReferences = form.getAll('known_speaker_references[]').length;
+    request.chunkingStrategy = form.get('chunking_strategy') as string | null;
+    const derived = derivedSegments(Buffer.from(await file.arrayBuffer()), file.name, format === 'diarized_json' ? 'letters' : opts.diarize ? 'SPEAKER_' : undefined, names);
+    request.durationSeconds = derived.duration;
+    request.channels = derived.channels;
+    if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
+    // A client that gave up (an aborted activity) closed the socket meanwhile. (req itself is destroyed
+    // once its body has been read, so only the socket says so.)
+    if (res.destroyed || req.socket.destroyed) return;
+    const text = derived.segments.map((s) => s.text).join('').trim();
+    if (format === 'json') {
+      answer(200, JSON.stringify({ text, usage: { type: 'duration', seconds: Math.ceil(derived.duration) } }));
+    } else if (format === 'diarized_json') {
+      answer(
+        200,
+        JSON.stringify({
+          task: 'transcribe',
+          duration: derived.duration,
+          text,
+          segments: derived.segments.map((s, i) => ({ type: 'transcript.text.segment', id: `seg_${i}`, start: s.start, end: s.end, text: s.text.trim(), speaker: s.speaker })),
+          usage: { type: 'duration', seconds: Math.ceil(derived.duration) },
+        }),
+      );
+    } else if (format === 'verbose_json') {
+      answer(
+        200,
+        JSON.stringify({
+          task: 'transcribe',
+          language: (form.get('language') as string | null) ?? 'english',
+          duration: derived.duration,
+          text,
+          segments: derived.segments.map((s, id) => ({ id, seek: 0, start: s.start, end: s.end, text: s.text, tokens: [], temperature: 0, avg_logprob: -0.2, compression_ratio: 1.2, no_speech_prob: 0.01, ...(s.speaker ? { speaker: s.speaker } : {}) })),
+        }),
+      );
+    } else {
+      answer(400, openAiError(`Unsupported response_format: ${format}`));
+    }
   };
 
   const server: Server = createServer((req, res) => {

@@ -35,7 +35,7 @@ export async function analyticsFor(deps: ActivityDeps, input: StepInput, sentenc
 export function analyzeActivity(deps: ActivityDeps) {
   return (input: StepInput): Promise<AnalyzeResult> =>
     runStep('analyze', async () => {
-      const sentences = await sentencesFor(deps, input.meetingId, input.media);
+      const sentences = await sentencesFor(deps, input.meetingId, input.media, input.transcript);
       const analytics = await analyticsFor(deps, input, sentences);
       return { digest: sentences.digest, speakers: analytics.speakers.length };
     });

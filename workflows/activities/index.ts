@@ -5,6 +5,7 @@
 import { analyzeActivity } from './analyze';
 import type { ActivityDeps } from './context';
 import { fetchMediaActivity } from './media';
+import { prepareAudioActivity, stitchTranscriptActivity, transcribeChunkActivity } from './chunks';
 import { markFailedActivity, persistActivity } from './persist';
 import { summarizeActivity } from './summarize';
 import { transcribeActivity } from './transcribe';
@@ -25,6 +26,9 @@ export function createActivities(deps: ActivityDeps): TranscriptionActivities & 
   return {
     fetchMedia: fetchMediaActivity(deps),
     transcribe: transcribeActivity(deps),
+    prepareAudio: prepareAudioActivity(deps),
+    transcribeChunk: transcribeChunkActivity(deps),
+    stitchTranscript: stitchTranscriptActivity(deps),
     analyze: analyzeActivity(deps),
     summarize: summarizeActivity(deps),
     persist: persistActivity(deps),

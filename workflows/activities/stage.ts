@@ -9,6 +9,7 @@
  * only copy. Files are written atomically (temp file + rename), so a killed worker leaves no torn file.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +64,43 @@ export class Stage {
     const raw = await this.readMaybe('media.bin');
     if (!raw || raw.length !== expect.bytes || sha256(raw) !== expect.sha256) return undefined;
     return raw;
+  }
+
+  /** A fresh temporary path in the stage (created on demand); the caller renames or removes it. */
+  async tempPath(name: string): Promise<string> {
+    await mkdir(this.dir, { recursive: true });
+    return join(this.dir, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
+  }
+
+  /** Move a finished temporary file into place under `name` (atomic). */
+  async adopt(tmp: string, name: string): Promise<string> {
+    const target = join(this.dir, name);
+    await rename(tmp, target);
+    return target;
+  }
+
+  /** The path of a staged file, when it is there. */
+  async pathOf(name: string): Promise<string | undefined> {
+    const path = join(this.dir, name);
+    try {
+      await stat(path);
+      return path;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The staged media's path, only if it is exactly the file described (same size and SHA-256, read as a stream). */
+  async mediaPath(expect: { bytes: number; sha256: string }): Promise<string | undefined> {
+    const path = join(this.dir, 'media.bin');
+    try {
+      if ((await stat(path)).size !== expect.bytes) return undefined;
+    } catch {
+      return undefined;
+    }
+    const hash = createHash('sha256');
+    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+    return hash.digest('hex') === expect.sha256 ? path : undefined;
   }
 
   remove(): Promise<void> {

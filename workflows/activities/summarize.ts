@@ -53,7 +53,7 @@ export async function summaryFor(deps: ActivityDeps, input: StepInput, sentences
 export function summarizeActivity(deps: ActivityDeps) {
   return (input: StepInput): Promise<SummarizeResult> =>
     runStep('summarize', async () => {
-      const sentences = await sentencesFor(deps, input.meetingId, input.media);
+      const sentences = await sentencesFor(deps, input.meetingId, input.media, input.transcript);
       const summary = await summaryFor(deps, input, sentences);
       return { digest: sentences.digest, source: summary.source, meetingType: summary.meeting_type, actionItems: summary.action_items.length };
     });

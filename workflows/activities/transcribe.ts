@@ -9,19 +9,11 @@ import { createOpenAiCompatibleAsr, selectAsr } from '../../services/intelligenc
 import type { MediaInput, Sentence } from '../../services/intelligence/types';
 import { ActivityDeps, activitySignal, badInput, runStep, stageOf } from './context';
 import { mediaFor } from './media';
-import { sha256 } from './stage';
+import { stitchedSentences } from './chunks';
+import { asrLanguage, cancellableFetch, describe, digestOf } from './sentences';
 import type { MediaRef, MeetingRef, TranscriptRef } from './types';
 
-const round3 = (n: number) => Math.round(n * 1000) / 1000;
-
-/** fetch with the activity's cancellation: a worker shutting down aborts the call to the ASR server. */
-function cancellableFetch(signal: AbortSignal | undefined): typeof fetch {
-  if (!signal) return fetch;
-  return (input, init) => fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
-}
-
-/** ISO 639-1 for the ASR server: "pt-BR" → "pt". */
-const asrLanguage = (custom: string | null) => custom?.split('-')[0] || undefined;
+export { asrLanguage, cancellableFetch, describe, digestOf };
 
 export async function recognise(deps: ActivityDeps, media: MediaInput, language: string | null): Promise<Sentence[]> {
   const asr = selectAsr(media.contentType, deps.config);
@@ -38,18 +30,6 @@ export async function recognise(deps: ActivityDeps, media: MediaInput, language:
     );
   }
   return sentences;
-}
-
-export const digestOf = (sentences: Sentence[]) => sha256(JSON.stringify(sentences)).slice(0, 32);
-
-export function describe(sentences: Sentence[], media: MediaRef): TranscriptRef {
-  const lastEnd = sentences.reduce((m, s) => Math.max(m, s.end_time), 0);
-  return {
-    digest: digestOf(sentences),
-    sentences: sentences.length,
-    speakers: new Set(sentences.map((s) => s.speaker_id)).size,
-    durationSeconds: round3(Math.max(media.durationSeconds ?? 0, lastEnd)),
-  };
 }
 
 interface StagedSentences {
@@ -72,9 +52,19 @@ export async function deriveSentences(deps: ActivityDeps, meetingId: string, med
  * Analytics and summary are tied to the digest of the sentences they came from, so a re-derived
  * transcript never meets analytics of another.
  */
-export async function sentencesFor(deps: ActivityDeps, meetingId: string, media: MediaRef): Promise<StagedSentences> {
+export async function sentencesFor(deps: ActivityDeps, meetingId: string, media: MediaRef, transcript?: TranscriptRef): Promise<StagedSentences> {
   const staged = await stageOf(deps, meetingId).readJson<StagedSentences>('sentences');
-  return staged ?? deriveSentences(deps, meetingId, media);
+  if (staged) return staged;
+  if (transcript?.plan) {
+    // A chunked run: its chunks are in the database; stitch them again rather than transcribe again.
+    const sentences = await stitchedSentences(deps, meetingId, transcript.plan);
+    if (sentences) {
+      const again = { digest: digestOf(sentences), sentences };
+      await stageOf(deps, meetingId).writeJson('sentences', again);
+      return again;
+    }
+  }
+  return deriveSentences(deps, meetingId, media);
 }
 
 export function transcribeActivity(deps: ActivityDeps) {

@@ -18,6 +18,45 @@ export interface MediaRef {
   /** From the media's own metadata (audio/video) or the last caption cue; null when unknown. */
   durationSeconds: number | null;
   kind: 'captions' | 'audio' | 'video';
+  /** Channels of the first audio stream (ffprobe); absent for captions and runs before ffmpeg. */
+  audioChannels?: number;
+}
+
+/** One chunk of one channel's audio, as planned (services/intelligence/asr/chunks.ts). */
+export interface PlannedChunk {
+  index: number;
+  start: number;
+  end: number;
+  ownStart: number;
+  ownEnd: number;
+}
+
+/** How a recording is transcribed in chunks: small enough for history (a few dozen numbers an hour). */
+export interface AudioPlan {
+  /** Digest of the plan: the key of its chunk rows (transcript_chunks). */
+  plan: string;
+  durationSeconds: number;
+  /** Channels transcribed: [-1] for all mixed down, else one entry per channel (0-based). */
+  channels: number[];
+  /** Speaker label of each channel transcribed on its own. */
+  channelLabels: string[];
+  chunks: PlannedChunk[][];
+  /** ASR_CHUNK_CONCURRENCY of the worker that planned. */
+  concurrency: number;
+}
+
+export interface ChunkInput extends MeetingRef {
+  media: MediaRef;
+  plan: string;
+  channel: number;
+  chunk: PlannedChunk;
+  total: number;
+}
+
+export interface ChunkResult {
+  segments: number;
+  /** True when the chunk's segments were already stored (not sent again). */
+  reused: boolean;
 }
 
 /** The sentences made from it, described: `digest` ties analytics and summary to these very sentences. */
@@ -26,6 +65,8 @@ export interface TranscriptRef {
   sentences: number;
   speakers: number;
   durationSeconds: number;
+  /** A chunked run's plan: its chunks (transcript_chunks) are stitched again where the stage lacks the sentences. */
+  plan?: AudioPlan;
 }
 
 export interface StepInput extends MeetingRef {
@@ -59,6 +100,9 @@ export interface FailInput extends MeetingRef {
 export interface TranscriptionActivities {
   fetchMedia(input: MeetingRef): Promise<MediaRef>;
   transcribe(input: MeetingRef & { media: MediaRef }): Promise<TranscriptRef>;
+  prepareAudio(input: MeetingRef & { media: MediaRef }): Promise<AudioPlan>;
+  transcribeChunk(input: ChunkInput): Promise<ChunkResult>;
+  stitchTranscript(input: MeetingRef & { media: MediaRef; plan: AudioPlan }): Promise<TranscriptRef>;
   analyze(input: StepInput): Promise<AnalyzeResult>;
   summarize(input: StepInput): Promise<SummarizeResult>;
   persist(input: StepInput): Promise<PersistOutcome>;

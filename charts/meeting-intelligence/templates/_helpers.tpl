@@ -185,10 +185,16 @@ GRAPHQL_MAX_DEPTH: {{ $c.graphql.maxDepth | int64 | toString | quote }}
 GRAPHQL_MAX_QUERY_BYTES: {{ $c.graphql.maxQueryBytes | int64 | toString | quote }}
 ALLOW_PRIVATE_NETWORK: {{ $c.allowPrivateNetwork | toString | quote }}
 MEDIA_MAX_BYTES: {{ $c.media.maxBytes | int64 | toString | quote }}
+MEDIA_MAX_SECONDS: {{ $c.media.maxSeconds | int64 | toString | quote }}
 MEDIA_FETCH_TIMEOUT: {{ $c.media.fetchTimeout | quote }}
 {{- /* asr.inCluster: the chart's own speech server (templates/asr.yaml, which refuses a config.asr.url beside it). */}}
 ASR_URL: {{ ternary (include "mi.asrInClusterUrl" .) $c.asr.url .Values.asr.inCluster.enabled | quote }}
 ASR_MODEL: {{ ternary .Values.asr.inCluster.model $c.asr.model .Values.asr.inCluster.enabled | quote }}
+ASR_RESPONSE_FORMAT: {{ $c.asr.responseFormat | quote }}
+ASR_CHUNK_MAX_BYTES: {{ $c.asr.chunkMaxBytes | int64 | toString | quote }}
+ASR_CHUNK_MAX_SECONDS: {{ $c.asr.chunkMaxSeconds | int64 | toString | quote }}
+ASR_CHUNK_CONCURRENCY: {{ $c.asr.chunkConcurrency | int64 | toString | quote }}
+ASR_SPLIT_CHANNELS: {{ $c.asr.splitChannels | toString | quote }}
 LLM_URL: {{ $c.llm.url | quote }}
 LLM_MODEL: {{ $c.llm.model | quote }}
 WEBHOOK_TIMEOUT: {{ $c.webhook.timeout | quote }}

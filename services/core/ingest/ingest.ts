@@ -92,7 +92,7 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
     if (!locked) throw notFound('meeting', t.meetingId);
     const m = (await loadIngestMeeting(tx, t.meetingId))!;
 
-    for (const table of ['sentences', 'summaries', 'meeting_analytics', 'speaker_analytics', 'meeting_participants']) {
+    for (const table of ['sentences', 'summaries', 'meeting_analytics', 'speaker_analytics', 'meeting_participants', 'transcript_chunks']) {
       await tx(table).where({ meeting_id: t.meetingId }).delete();
     }
 
@@ -143,6 +143,8 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
       .where({ id: t.meetingId })
       .update({
         status: 'completed',
+        // Only a note about the transcript (speaker labels per chunk) outlives processing.
+        progress: tx.raw("case when progress->'note' is not null then jsonb_build_object('note', progress->'note') else null end"),
         failure_reason: null,
         duration_seconds: t.durationSeconds,
         meeting_type: s.meeting_type,
@@ -188,12 +190,12 @@ export async function markMeetingFailed(db: Knex, meetingId: string, reason: str
   return db.transaction(async (tx) => {
     const m = await tx('meetings').where({ id: meetingId }).forUpdate().first('id', 'status', 'team_id');
     if (!m || m.status !== 'processing') return false;
-    for (const table of ['sentences', 'summaries', 'meeting_analytics', 'speaker_analytics']) {
+    for (const table of ['sentences', 'summaries', 'meeting_analytics', 'speaker_analytics', 'transcript_chunks']) {
       await tx(table).where({ meeting_id: meetingId }).delete();
     }
     await tx('meetings')
       .where({ id: meetingId })
-      .update({ status: 'failed', failure_reason: text, upload_options: tx.raw("upload_options - 'fetch_secret'"), updated_at: tx.fn.now() });
+      .update({ status: 'failed', failure_reason: text, progress: null, upload_options: tx.raw("upload_options - 'fetch_secret'"), updated_at: tx.fn.now() });
     await audit(tx, null, 'meeting.transcription_failed', { type: 'meeting', id: meetingId, teamId: m.team_id }, { reason: text });
     return true;
   });

@@ -231,7 +231,7 @@ const SENTENCES_SQL = `case when m.status in ('completed', 'live') or m.is_live 
   end as sentences`;
 
 async function readMeeting(db: Knex, p: Principal, id: string, wants: ReadWants): Promise<ReadRow> {
-  const columns: (string | Knex.Raw)[] = [...meetingColumns('m'), db.raw(wants.summary === 'full' ? SUMMARY_SQL : HAS_SUMMARY_SQL)];
+  const columns: (string | Knex.Raw)[] = [...meetingColumns('m'), 'm.progress', db.raw(wants.summary === 'full' ? SUMMARY_SQL : HAS_SUMMARY_SQL)];
   if (wants.page) {
     columns.push(db.raw(PARTICIPANTS_SQL), db.raw(ANALYTICS_SQL), db.raw(MEETING_ANALYTICS_SQL));
     columns.push(db.raw(SENTENCES_SQL, [wants.page.rawTextWhenDifferent, wants.page.fromIndex, wants.page.cap]));
@@ -259,7 +259,29 @@ function asPreparedStatement(q: Knex.QueryBuilder): Knex.QueryBuilder {
 /** Sentences are readable only once transcription finished, or live as a snapshot. */
 const readable = (m: MeetingRow) => m.status === 'completed' || m.status === 'live' || m.is_live;
 
-function meetingInfo(m: MeetingRow, hasSummary: boolean): MeetingInfo {
+/** Where processing is (meetings.progress, written by the transcription activities). */
+interface Progress {
+  stage?: string;
+  percent?: number;
+  chunks_done?: number;
+  chunks_total?: number;
+  note?: string;
+}
+
+const STAGE_WORDS: Record<string, string> = {
+  downloading: 'downloading the recording',
+  downloaded: 'recording downloaded',
+  transcribing: 'transcribing',
+  analysing: 'analysing the transcript',
+};
+
+function progressText(p: Progress | null | undefined): string {
+  if (!p?.stage) return '';
+  const chunks = p.chunks_total ? `, ${p.chunks_done ?? 0} of ${p.chunks_total} chunks transcribed` : '';
+  return ` Progress: ${STAGE_WORDS[p.stage] ?? p.stage}, ${Math.round(p.percent ?? 0)}%${chunks}.`;
+}
+
+function meetingInfo(m: MeetingRow & { progress?: Progress | null }, hasSummary: boolean): MeetingInfo {
   if (m.is_live || m.status === 'live') {
     return {
       summary_status: 'pending',
@@ -268,13 +290,19 @@ function meetingInfo(m: MeetingRow, hasSummary: boolean): MeetingInfo {
   }
   switch (m.status) {
     case 'processing':
-      return { summary_status: 'processing', message: 'the recording is still being processed; the transcript and summary become readable when processing completes.' };
+      return {
+        summary_status: 'processing',
+        message: `the recording is still being processed; the transcript and summary become readable when processing completes.${progressText(m.progress)}`,
+      };
     case 'failed':
       return { summary_status: 'failed', message: `processing failed: ${m.failure_reason ?? 'no reason was recorded'}. No transcript is available.` };
-    default:
+    default: {
+      // A note about the transcript made while processing (speaker labels numbered per chunk).
+      const note = m.progress?.note ? ` Note: ${m.progress.note}.` : '';
       return hasSummary
-        ? { summary_status: 'processed', message: 'transcript and summary are ready.' }
-        : { summary_status: 'unavailable', message: 'the transcript is ready; no summary was produced for this meeting.' };
+        ? { summary_status: 'processed', message: `transcript and summary are ready.${note}` }
+        : { summary_status: 'unavailable', message: `the transcript is ready; no summary was produced for this meeting.${note}` };
+    }
   }
 }
 

@@ -25,6 +25,9 @@ export interface UploadInput {
   bypass_size_check?: boolean | null;
   download_auth?: DownloadAuthInput | null;
   meeting_date?: string | null;
+  language?: string | null;
+  speaker_names?: string[] | null;
+  split_channels?: boolean | null;
 }
 
 export interface Attendee {
@@ -41,6 +44,10 @@ export interface UploadOptions {
   request_hash: string;
   /** Sealed FetchSecret; removed when the meeting leaves `processing`. */
   fetch_secret?: string;
+  /** Transcribe each channel on its own, labelled by channel (absent: ASR_SPLIT_CHANNELS). */
+  split_channels?: boolean;
+  /** Who speaks, in order (a two-channel recording's channels); hints for the speech server. */
+  speaker_names?: string[];
   /** Seconds already added to the owner's minutes_consumed (set once; see chargeMinutes in ../ingest/ingest.ts). */
   minutes_charged_seconds?: number;
 }
@@ -58,6 +65,10 @@ export interface NormalizedUpload {
   bypassSizeCheck: boolean;
   meetingDate: Date;
   meetingDateGiven: boolean;
+  /** Who speaks, in order (channel labels); empty when not given. */
+  speakerNames: string[];
+  /** null: the server's ASR_SPLIT_CHANNELS decides. */
+  splitChannels: boolean | null;
 }
 
 export interface UploadResult {

@@ -40,6 +40,8 @@ function requestHash(u: NormalizedUpload, key: Buffer | undefined): string {
     u.bypassSizeCheck,
     // A retry without meeting_date gets a new "now"; only an explicit date takes part.
     u.meetingDateGiven ? u.meetingDate.toISOString() : null,
+    // Only when given, so the hash of an upload without them is what it always was.
+    ...(u.speakerNames.length > 0 || u.splitChannels !== null ? [u.speakerNames, u.splitChannels] : []),
   ]);
   if (!key) throw new ServiceError('invariant_violation', 'SECRETS_KEY is not configured on this server; an operator must set it');
   return createHmac('sha256', key).update(canonical).digest('hex');
@@ -67,6 +69,8 @@ async function insertMeeting(db: Knex, p: Principal, u: NormalizedUpload, config
     bypass_size_check: u.bypassSizeCheck,
     request_hash: hash,
     fetch_secret: sealJson(config.secretsKey, u.fetch),
+    ...(u.speakerNames.length > 0 ? { speaker_names: u.speakerNames } : {}),
+    ...(u.splitChannels !== null ? { split_channels: u.splitChannels } : {}),
   };
   await db.transaction(async (tx) => {
     await tx('meetings').insert({

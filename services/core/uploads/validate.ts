@@ -23,6 +23,8 @@ export const UPLOAD_LIMITS = {
   tokenMax: 4096,
   usernameMax: 256,
   passwordMax: 1024,
+  speakerNamesMax: 32,
+  speakerNameMax: 200,
 } as const;
 
 export const LANGUAGE = /^[a-z]{2,3}(-[A-Za-z]{2,4})?$/;
@@ -154,6 +156,24 @@ function validateMeetingDate(raw: string | null): Date {
   return d;
 }
 
+/** speaker_names: at most 32 names of 1 to 200 characters of text, in channel order. */
+function validateSpeakerNames(raw: unknown): string[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw invalid('speaker_names', 'must be a list', 'speaker_names must be a list of names');
+  if (raw.length > UPLOAD_LIMITS.speakerNamesMax) {
+    throw invalid('speaker_names', `at most ${UPLOAD_LIMITS.speakerNamesMax} names`, `speaker_names may list at most ${UPLOAD_LIMITS.speakerNamesMax} names; got ${raw.length}`);
+  }
+  return raw.map((name, i) => {
+    const at = `speaker_names[${i}]`;
+    const text = typeof name === 'string' ? name.trim().replace(/\s+/g, ' ') : '';
+    const n = [...text].length;
+    if (n < 1 || n > UPLOAD_LIMITS.speakerNameMax || hasControl(text)) {
+      throw invalid(at, `1 to ${UPLOAD_LIMITS.speakerNameMax} characters`, `${at} must be 1 to ${UPLOAD_LIMITS.speakerNameMax} characters of text; got ${typeof name === 'string' ? n : typeof name}`);
+    }
+    return text;
+  });
+}
+
 /** Check every field of an upload and normalise it; throws a ServiceError naming the first bad field. */
 export function validateUpload(p: Principal, input: UploadInput, config: Pick<Config, 'allowPrivateNetwork'>): NormalizedUpload {
   const allowPrivate = config.allowPrivateNetwork;
@@ -186,9 +206,21 @@ export function validateUpload(p: Principal, input: UploadInput, config: Pick<Co
     }
   }
 
-  const customLanguage = optionalString('custom_language', input.custom_language);
-  if (customLanguage !== null && !LANGUAGE.test(customLanguage)) {
-    throw invalid('custom_language', 'a language code like en, de or pt-BR', `custom_language must be a language code like en, de or pt-BR; got ${JSON.stringify(customLanguage)}`);
+  const givenLanguage = optionalString('custom_language', input.custom_language);
+  if (givenLanguage !== null && !LANGUAGE.test(givenLanguage)) {
+    throw invalid('custom_language', 'a language code like en, de or pt-BR', `custom_language must be a language code like en, de or pt-BR; got ${JSON.stringify(givenLanguage)}`);
+  }
+  const language = optionalString('language', input.language);
+  if (language !== null && !LANGUAGE.test(language)) {
+    throw invalid('language', 'a language code like en, de or pt-BR', `language must be a language code like en, de or pt-BR; got ${JSON.stringify(language)}`);
+  }
+  if (language !== null && givenLanguage !== null && language !== givenLanguage) {
+    throw invalid('language', 'the same as custom_language', `language (${language}) and custom_language (${givenLanguage}) say different things; give one of them`);
+  }
+  const customLanguage = givenLanguage ?? language;
+  const speakerNames = validateSpeakerNames(input.speaker_names);
+  if (input.split_channels !== undefined && input.split_channels !== null && typeof input.split_channels !== 'boolean') {
+    throw invalid('split_channels', 'true or false', 'split_channels must be true or false');
   }
 
   const attendees = validateAttendees(input.attendees);
@@ -214,6 +246,8 @@ export function validateUpload(p: Principal, input: UploadInput, config: Pick<Co
     bypassSizeCheck,
     meetingDate,
     meetingDateGiven: rawDate !== null,
+    speakerNames,
+    splitChannels: input.split_channels ?? null,
   };
 }
 

@@ -17,7 +17,28 @@ export interface OpenAiAsrSettings {
   timeoutMs?: number;
   /** Spoken language (ISO 639-1) when known; otherwise the server detects it. */
   language?: string;
+  /**
+   * ASR_RESPONSE_FORMAT: `verbose_json` (segments, a `speaker` on diarizing servers), `diarized_json`
+   * (OpenAI's gpt-4o-transcribe-diarize: speaker-labelled segments) or `json` (text only).
+   */
+  responseFormat?: AsrResponseFormat;
   fetchImpl?: typeof fetch;
+}
+
+export type AsrResponseFormat = 'verbose_json' | 'diarized_json' | 'json';
+export const ASR_RESPONSE_FORMATS: readonly AsrResponseFormat[] = ['verbose_json', 'diarized_json', 'json'];
+
+/** One segment of an answer, whatever its format: seconds from the start of the file sent. */
+export interface AsrSegment {
+  start: number;
+  end: number;
+  text: string;
+  speaker?: string;
+}
+
+export interface AsrRequestOptions {
+  /** diarized_json: the names of speakers already known, with a short clip of each (data URLs). */
+  knownSpeakers?: { name: string; reference: string }[];
 }
 
 const DEFAULT_TIMEOUT_MS = 30 * 60_000;
@@ -26,6 +47,7 @@ export const UNDIARIZED_SPEAKER = 'Speaker 1';
 const verboseJson = z.object({
   text: z.string().optional(),
   duration: z.number().optional(),
+  usage: z.object({ seconds: z.number().optional() }).passthrough().optional(),
   segments: z
     .array(
       z.object({
@@ -41,7 +63,7 @@ const verboseJson = z.object({
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 /** "SPEAKER_00" (pyannote/WhisperX style) or 0 becomes "Speaker 1"; real names pass through. */
-function speakerName(raw: string | number | null | undefined): string {
+export function speakerName(raw: string | number | null | undefined): string {
   if (raw === undefined || raw === null || raw === '') return UNDIARIZED_SPEAKER;
   const n = typeof raw === 'number' ? raw : /^(?:speaker[_ ]?)?(\d+)$/i.exec(raw.trim())?.[1];
   if (n !== undefined && n !== null) return `Speaker ${Number(n) + 1}`;
@@ -71,29 +93,65 @@ export function segmentsToSentences(body: z.infer<typeof verboseJson>): Sentence
   return sentences;
 }
 
+/**
+ * POST one file to /v1/audio/transcriptions in the configured response format and read the answer as
+ * segments: verbose_json and diarized_json give timed segments (a speaker when the server diarizes);
+ * json gives only text, one segment over the file's duration (`durationSeconds`, when known).
+ */
+export async function requestTranscription(
+  settings: OpenAiAsrSettings,
+  file: Blob,
+  fileName: string,
+  durationSeconds: number | null,
+  options: AsrRequestOptions = {},
+): Promise<AsrSegment[]> {
+  const format = settings.responseFormat ?? 'verbose_json';
+  const form = new FormData();
+  form.append('file', file, fileName);
+  form.append('model', settings.model);
+  form.append('response_format', format);
+  if (format === 'verbose_json') form.append('timestamp_granularities[]', 'segment');
+  if (format === 'diarized_json') {
+    // OpenAI requires a chunking strategy for the diarizing model on audio over 30 s.
+    form.append('chunking_strategy', 'auto');
+    for (const k of options.knownSpeakers ?? []) {
+      form.append('known_speaker_names[]', k.name);
+      form.append('known_speaker_references[]', k.reference);
+    }
+  }
+  if (settings.language) form.append('language', settings.language);
+  const raw = await postToModelServer('The speech-to-text server', settings, 'audio/transcriptions', form, {
+    timeoutMs: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    fetchImpl: settings.fetchImpl,
+  });
+  const parsed = verboseJson.safeParse(raw);
+  if (!parsed.success || (format !== 'json' && !parsed.data.segments && parsed.data.text === undefined)) {
+    throw new NetError(`The speech-to-text server answered without ${format} ${format === 'json' ? 'text' : 'segments (start, end, text)'}`, {
+      retryable: false,
+      rule: 'upstream_format',
+      code: 'internal_error',
+    });
+  }
+  const body = parsed.data;
+  if (body.segments) {
+    return body.segments.map((seg) => ({
+      start: seg.start,
+      end: seg.end,
+      text: seg.text,
+      ...(seg.speaker !== undefined && seg.speaker !== null && seg.speaker !== '' ? { speaker: String(seg.speaker) } : {}),
+    }));
+  }
+  const text = body.text ?? '';
+  const end = body.duration ?? body.usage?.seconds ?? durationSeconds ?? 0;
+  return text.trim() ? [{ start: 0, end, text }] : [];
+}
+
 export function createOpenAiCompatibleAsr(settings: OpenAiAsrSettings): Asr {
   return {
     name: 'openai-compatible',
     async transcribe(media) {
-      const form = new FormData();
-      form.append('file', new Blob([media.bytes], { type: media.contentType }), media.fileName);
-      form.append('model', settings.model);
-      form.append('response_format', 'verbose_json');
-      form.append('timestamp_granularities[]', 'segment');
-      if (settings.language) form.append('language', settings.language);
-      const raw = await postToModelServer('The speech-to-text server', settings, 'audio/transcriptions', form, {
-        timeoutMs: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        fetchImpl: settings.fetchImpl,
-      });
-      const parsed = verboseJson.safeParse(raw);
-      if (!parsed.success) {
-        throw new NetError('The speech-to-text server answered without verbose_json segments (start, end, text)', {
-          retryable: false,
-          rule: 'upstream_format',
-          code: 'internal_error',
-        });
-      }
-      return segmentsToSentences(parsed.data);
+      const segments = await requestTranscription(settings, new Blob([media.bytes], { type: media.contentType }), media.fileName, null);
+      return segmentsToSentences({ segments });
     },
   };
 }

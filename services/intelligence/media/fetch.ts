@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { parseCaptions } from '../captions';
 import type { MediaInput } from '../types';
 import { NetError } from '../../net/errors';
-import { safeFetch, type SafeFetchOptions } from '../../net/safe-fetch';
+import { safeFetch, type BodySink, type SafeFetchOptions } from '../../net/safe-fetch';
 import { sniffMedia, type MediaKind } from './sniff';
 
 export interface FetchedMedia extends MediaInput {
@@ -98,4 +101,77 @@ function decodeSafe(s: string): string {
   } catch {
     return s;
   }
+}
+
+export interface FetchedFile {
+  kind: MediaKind;
+  contentType: string;
+  fileName: string;
+  sizeBytes: number;
+  sha256: string;
+  /** Caption files: the end of the last cue (audio and video are measured by ffprobe afterwards). */
+  durationSeconds: number | null;
+  url: string;
+}
+
+/** How much of the file's start decides what it is (magic numbers, a caption header). */
+const SNIFF_BYTES = 256 * 1024;
+
+/**
+ * fetchMedia for recordings of any size: the body streams to `path` (never whole in memory), hashed on
+ * the way; the file's start decides what it is, as in fetchMedia. The caller removes `path`.
+ */
+export async function fetchMediaToFile(
+  url: string,
+  config: MediaFetchConfig,
+  path: string,
+  overrides: Partial<Pick<SafeFetchOptions, 'resolve' | 'signal' | 'allowedPrivateAddresses' | 'headers' | 'maxBytes'>> = {},
+): Promise<FetchedFile> {
+  const file = createWriteStream(path);
+  const hash = createHash('sha256');
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  const sink: BodySink = {
+    write(chunk) {
+      hash.update(chunk);
+      if (headBytes < SNIFF_BYTES) {
+        head.push(chunk.subarray(0, SNIFF_BYTES - headBytes));
+        headBytes += Math.min(chunk.length, SNIFF_BYTES - headBytes);
+      }
+      return file.write(chunk);
+    },
+    once: (event, listener) => file.once(event, listener),
+  };
+  let response;
+  try {
+    response = await safeFetch(url, {
+      timeoutMs: config.media.fetchTimeoutMs,
+      allowPrivateNetwork: config.allowPrivateNetwork,
+      ...overrides,
+      maxBytes: overrides.maxBytes ?? config.media.maxBytes,
+      headers: { accept: 'audio/*, video/*, text/vtt, application/x-subrip, */*;q=0.5', ...overrides.headers },
+      sink,
+    });
+  } finally {
+    await new Promise<void>((resolve, reject) => file.end((e?: Error | null) => (e ? reject(e) : resolve())));
+  }
+  const start = Buffer.concat(head);
+  const sniffed = await sniffMedia(start);
+  if (!sniffed.ok) {
+    throw new NetError(`url: unsupported file type (${sniffed.found}); send audio, video, WebVTT or SRT`, {
+      retryable: false,
+      rule: 'unsupported_media_type',
+      field: 'url',
+    });
+  }
+  const { media } = sniffed;
+  return {
+    kind: media.kind,
+    contentType: media.contentType,
+    fileName: fileNameFor(response.url, response.headers['content-disposition'], media.extension),
+    sizeBytes: response.size,
+    sha256: hash.digest('hex'),
+    durationSeconds: media.kind === 'captions' ? parseCaptions(await readFile(path)).duration_seconds : null,
+    url: response.url,
+  };
 }

@@ -1,0 +1,61 @@
+/**
+ * Chunked transcription's durable part: each chunk's segments as the speech server gave them (seconds
+ * from the chunk's start), stored as they arrive so a run whose worker died resumes from the chunks
+ * already done; and the progress a processing meeting reports (meeting_info, GraphQL). The rows go when
+ * the transcript is persisted or the run fails (ingest.ts).
+ */
+import type { Knex } from 'knex';
+
+export interface StoredSegment {
+  start: number;
+  end: number;
+  text: string;
+  speaker?: string;
+}
+
+export interface ChunkKey {
+  meetingId: string;
+  /** A digest of the chunk plan: rows of another plan (another file, other limits) are never mixed in. */
+  plan: string;
+  channel: number;
+  index: number;
+}
+
+export async function loadChunk(db: Knex, key: ChunkKey): Promise<StoredSegment[] | undefined> {
+  const row = await db('transcript_chunks')
+    .where({ meeting_id: key.meetingId, plan: key.plan, channel: key.channel, chunk_index: key.index })
+    .first('segments');
+  return row ? (row.segments as StoredSegment[]) : undefined;
+}
+
+export async function saveChunk(db: Knex, key: ChunkKey, segments: StoredSegment[]): Promise<void> {
+  await db('transcript_chunks')
+    .insert({ meeting_id: key.meetingId, plan: key.plan, channel: key.channel, chunk_index: key.index, segments: JSON.stringify(segments) })
+    .onConflict(['meeting_id', 'plan', 'channel', 'chunk_index'])
+    .merge(['segments']);
+}
+
+/** Every stored chunk of a plan: channel → chunk index → segments. */
+export async function loadChunks(db: Knex, meetingId: string, plan: string): Promise<{ channel: number; index: number; segments: StoredSegment[] }[]> {
+  const rows = await db('transcript_chunks').where({ meeting_id: meetingId, plan }).orderBy(['channel', 'chunk_index']).select('channel', 'chunk_index', 'segments');
+  return rows.map((r) => ({ channel: r.channel as number, index: r.chunk_index as number, segments: r.segments as StoredSegment[] }));
+}
+
+export async function countChunks(db: Knex, meetingId: string, plan: string): Promise<number> {
+  const [{ n }] = await db('transcript_chunks').where({ meeting_id: meetingId, plan }).count({ n: '*' });
+  return Number(n);
+}
+
+export interface MeetingProgress {
+  stage: 'downloading' | 'downloaded' | 'transcribing' | 'analysing';
+  percent: number;
+  chunks_done?: number;
+  chunks_total?: number;
+  /** Speaker labels are per chunk when the server could not be told who spoke in earlier chunks. */
+  note?: string;
+}
+
+/** Record where a processing meeting is; a meeting no longer processing keeps none. */
+export async function setProgress(db: Knex, meetingId: string, progress: MeetingProgress): Promise<void> {
+  await db('meetings').where({ id: meetingId, status: 'processing' }).update({ progress: JSON.stringify(progress) });
+}
