@@ -15,7 +15,6 @@ import * as phrasePairs from './20261125000000_phrase_pairs';
 import * as webSessions from './20261126000000_web_sessions';
 import * as accessGovernance from './20261126000100_access_governance';
 import * as retentionReadAudit from './20261126000200_retention_read_audit';
-import * as noJit from './20261127000500_no_jit';
 import * as transcriptChunks from './20261127000000_transcript_chunks';
 import * as noJit from './20261127000500_no_jit';
 
@@ -36,7 +35,6 @@ const MIGRATIONS: [string, Migration][] = [
   ['20261126000000_web_sessions', webSessions],
   ['20261126000100_access_governance', accessGovernance],
   ['20261126000200_retention_read_audit', retentionReadAudit],
-  ['20261127000500_no_jit', noJit],
   ['20261127000000_transcript_chunks', transcriptChunks],
   ['20261127000500_no_jit', noJit],
 ];
