@@ -93,6 +93,11 @@ async function transcribeInChunks(meetingId: string, media: MediaRef): Promise<T
   const work = plan.channels.flatMap((channel, c) => plan.chunks[c].map((chunk) => ({ channel, chunk })));
   const total = work.length;
   let next = 0;
+  if (plan.referenceFirst && total > 1) {
+    // The speakers of the first chunk are the references every later chunk is told about.
+    await transcribeChunk({ meetingId, media, plan: plan.plan, channel: work[0].channel, chunk: work[0].chunk, total });
+    next = 1;
+  }
   const lane = async () => {
     while (next < work.length) {
       const { channel, chunk } = work[next++];

@@ -33,6 +33,8 @@ export interface AsrRequest {
   channels?: number;
   knownSpeakerNames?: string[];
   knownSpeakerReferences?: number;
+  /** Seconds of each known speaker reference clip (data URLs, probed by ffprobe). */
+  referenceSeconds?: number[];
   chunkingStrategy?: string | null;
   /** The HTTP status answered. */
   status?: number;
@@ -185,7 +187,12 @@ export async function startAsrStandin(opts: StandinOptions = {}): Promise<AsrSta
     const format = (form.get('response_format') as string | null) ?? 'json';
     const names = form.getAll('known_speaker_names[]') as string[];
     request.knownSpeakerNames = names;
-    request.knownSpeakerReferences = form.getAll('known_speaker_references[]').length;
+    const references = form.getAll('known_speaker_references[]') as string[];
+    request.knownSpeakerReferences = references.length;
+    request.referenceSeconds = references.map((ref) => {
+      const m = /^data:audio\/[a-z0-9.+-]+;base64,(.+)$/.exec(ref);
+      return m ? Math.round(derivedSegments(Buffer.from(m[1], 'base64'), 'reference.wav', undefined, []).duration * 100) / 100 : -1;
+    });
     request.chunkingStrategy = form.get('chunking_strategy') as string | null;
     const derived = derivedSegments(Buffer.from(await file.arrayBuffer()), file.name, format === 'diarized_json' ? 'letters' : opts.diarize ? 'SPEAKER_' : undefined, names);
     request.durationSeconds = derived.duration;

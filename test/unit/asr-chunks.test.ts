@@ -3,6 +3,7 @@
  * silences within the limits, offsets, the overlap's repeated words dropped, channels interleaved.
  */
 import { maxChunkSeconds, planChunks, stitchChunks, toSentences } from '../../services/intelligence/asr/chunks';
+import { requestTranscription } from '../../services/intelligence/asr/openai-compatible';
 
 const limits = { maxSeconds: 600, maxBytes: 24 * 1024 * 1024, bytesPerSecond: 32_000, headerBytes: 44, overlapSeconds: 1 };
 
@@ -85,5 +86,31 @@ describe('stitchChunks', () => {
       [1, 'Bob', 1, 'Hi Alice.'],
       [2, 'Alice', 0, 'Bye.'],
     ]);
+  });
+});
+
+describe('requestTranscription answer formats', () => {
+  const answering = (body: unknown) => (async () => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } })) as typeof fetch;
+  const settings = { url: 'http://asr.test', apiKey: '', model: 'm' };
+  const file = new Blob([Buffer.alloc(10)], { type: 'audio/wav' });
+
+  it('reads json (text only) as one segment over the chunk', async () => {
+    const segs = await requestTranscription({ ...settings, responseFormat: 'json', fetchImpl: answering({ text: ' Hello there. ' }) }, file, 'c.wav', 12.5);
+    expect(segs).toEqual([{ start: 0, end: 12.5, text: ' Hello there. ' }]);
+  });
+
+  it('reads diarized_json segments with their speaker', async () => {
+    const body = { text: 'Hi. Yes.', segments: [{ type: 'transcript.text.segment', id: 's0', start: 0.5, end: 1.2, text: 'Hi.', speaker: 'A' }, { type: 'transcript.text.segment', id: 's1', start: 2, end: 3, text: 'Yes.', speaker: 'agent' }] };
+    const segs = await requestTranscription({ ...settings, responseFormat: 'diarized_json', fetchImpl: answering(body) }, file, 'c.wav', 3);
+    expect(segs).toEqual([
+      { start: 0.5, end: 1.2, text: 'Hi.', speaker: 'A' },
+      { start: 2, end: 3, text: 'Yes.', speaker: 'agent' },
+    ]);
+  });
+
+  it('reads verbose_json with and without a speaker', async () => {
+    const body = { text: 'a b', segments: [{ start: 0, end: 1, text: 'a', speaker: 'SPEAKER_01' }, { start: 1, end: 2, text: 'b' }] };
+    const segs = await requestTranscription({ ...settings, fetchImpl: answering(body) }, file, 'c.wav', 2);
+    expect(stitchChunks([{ chunk: { index: 0, start: 0, end: 2, ownStart: 0, ownEnd: 2 }, segments: segs }]).map((s) => s.speaker)).toEqual(['Speaker 2', 'Speaker 1']);
   });
 });

@@ -16,7 +16,7 @@
  * the same file and settings give the same plan. Every temporary file is removed whatever happens.
  */
 import { openAsBlob } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { countChunks, loadChunk, loadChunks, loadIngestMeeting, saveChunk, setProgress, chargeMinutes } from '../../services/core/ingest';
 import { planChunks, requestTranscription, selectAsr, stitchChunks, toSentences, type AsrSegment } from '../../services/intelligence/asr';
 import { ASR_BYTES_PER_SECOND, cutWav, extractAudio, probeMedia, WAV_HEADER_BYTES, type Silence } from '../../services/intelligence/media';
@@ -119,8 +119,48 @@ export function prepareAudioActivity(deps: ActivityDeps) {
       const plan = sha256(JSON.stringify({ media: input.media.sha256, channels, chunks, model: asr.model, format: asr.responseFormat })).slice(0, 32);
       const total = chunks.reduce((n, c) => n + c.length, 0);
       await setProgress(deps.db, input.meetingId, { stage: 'transcribing', percent: 10, chunks_done: await countChunks(deps.db, input.meetingId, plan), chunks_total: total });
-      return { plan, durationSeconds, channels, channelLabels, chunks, concurrency: asr.chunkConcurrency };
+      const referenceFirst = asr.responseFormat === 'diarized_json' && channels[0] < 0 && chunks[0].length > 1;
+      return { plan, durationSeconds, channels, channelLabels, chunks, concurrency: asr.chunkConcurrency, ...(referenceFirst ? { referenceFirst } : {}) };
     });
+}
+
+/** OpenAI takes up to 4 known speakers, each a clip of 2 to 10 seconds. */
+const KNOWN_SPEAKERS_MAX = 4;
+const REFERENCE_MIN_SECONDS = 2;
+const REFERENCE_MAX_SECONDS = 10;
+
+/**
+ * The speakers of the first chunk as known_speaker_names / known_speaker_references: for each label,
+ * a clip of its longest segment (2 to 10 s) cut from the staged audio, as a WAV data URL.
+ */
+async function speakerReferences(
+  deps: ActivityDeps,
+  first: { meetingId: string; plan: string; channel: number; index: number },
+  audioPath: string,
+  stage: ReturnType<typeof stageOf>,
+  signal: AbortSignal | undefined,
+): Promise<{ name: string; reference: string }[] | undefined> {
+  const segments = await loadChunk(deps.db, first);
+  if (!segments) return undefined;
+  const longest = new Map<string, AsrSegment>();
+  for (const s of segments) {
+    if (!s.speaker) continue;
+    const best = longest.get(s.speaker);
+    if (!best || s.end - s.start > best.end - best.start) longest.set(s.speaker, s);
+  }
+  const out: { name: string; reference: string }[] = [];
+  for (const [name, s] of [...longest.entries()].slice(0, KNOWN_SPEAKERS_MAX)) {
+    const tmp = await stage.tempPath(`speaker-${out.length}`);
+    try {
+      const length = Math.min(REFERENCE_MAX_SECONDS, Math.max(REFERENCE_MIN_SECONDS, s.end - s.start));
+      // The first chunk starts at 0 of the channel's audio, so its seconds are the audio's.
+      await cutWav(audioPath, tmp, Math.max(0, s.start), length, signal);
+      out.push({ name, reference: `data:audio/wav;base64,${(await readFile(tmp)).toString('base64')}` });
+    } finally {
+      await rm(tmp, { force: true });
+    }
+  }
+  return out.length > 0 ? out : undefined;
 }
 
 export function transcribeChunkActivity(deps: ActivityDeps) {
@@ -142,11 +182,16 @@ export function transcribeChunkActivity(deps: ActivityDeps) {
         await cutWav(audio.path, tmp, chunk.start, seconds, signal);
         const file = await openAsBlob(tmp, { type: 'audio/wav' });
         const suffix = channel < 0 ? '' : `-ch${channel + 1}`;
+        const knownSpeakers =
+          deps.config.asr.responseFormat === 'diarized_json' && channel < 0 && chunk.index > 0
+            ? await speakerReferences(deps, { meetingId, plan: input.plan, channel, index: 0 }, audio.path, stage, signal)
+            : undefined;
         segments = await requestTranscription(
           { ...deps.config.asr, language: asrLanguage(meeting?.custom_language ?? null), fetchImpl: cancellableFetch(signal) },
           file,
           `chunk-${String(chunk.index + 1).padStart(3, '0')}${suffix}.wav`,
           seconds,
+          { knownSpeakers },
         );
       } finally {
         await rm(tmp, { force: true });
@@ -190,7 +235,7 @@ export function stitchTranscriptActivity(deps: ActivityDeps) {
       const ref = describe(sentences, { ...input.media, durationSeconds: input.media.durationSeconds ?? input.plan.durationSeconds });
       await chargeMinutes(deps.db, input.meetingId, ref.durationSeconds);
       const chunkCount = input.plan.chunks.reduce((n, c) => n + c.length, 0);
-      const perChunkLabels = input.plan.channels[0] < 0 && input.plan.chunks[0].length > 1 && ref.speakers > 1;
+      const perChunkLabels = input.plan.channels[0] < 0 && input.plan.chunks[0].length > 1 && ref.speakers > 1 && !input.plan.referenceFirst;
       await setProgress(deps.db, input.meetingId, {
         stage: 'analysing',
         percent: 90,

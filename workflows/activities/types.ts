@@ -43,6 +43,11 @@ export interface AudioPlan {
   chunks: PlannedChunk[][];
   /** ASR_CHUNK_CONCURRENCY of the worker that planned. */
   concurrency: number;
+  /**
+   * diarized_json over several chunks: the first chunk is transcribed alone, and every later one is
+   * sent short clips of the speakers the first found (known_speaker_references), so labels hold across chunks.
+   */
+  referenceFirst?: boolean;
 }
 
 export interface ChunkInput extends MeetingRef {
