@@ -233,6 +233,18 @@ export const DASHBOARDS: DashboardSpec[] = [
             width: 24,
             targets: [{ expr: `sum by (stage) (rate(pipeline_stage_duration_seconds_sum{${NS}}[${RI}])) / sum by (stage) (rate(pipeline_stage_duration_seconds_count{${NS}}[${RI}]))`, legend: '{{stage}}' }],
           },
+          {
+            // A recording's way through ffmpeg and the speech server: download, extract and plan, each chunk, stitch.
+            title: 'Recording stages p95 (download, prepare audio, per chunk, stitch)',
+            unit: 's',
+            width: 24,
+            targets: [
+              {
+                expr: `histogram_quantile(0.95, sum by (stage, le) (rate(pipeline_stage_duration_seconds_bucket{${NS},stage=~"fetch_media|prepare_audio|transcribe_chunk|stitch_transcript"}[${RI}])))`,
+                legend: '{{stage}}',
+              },
+            ],
+          },
         ],
       },
       {
