@@ -149,7 +149,7 @@ button.link{border:0;background:none;color:var(--accent);padding:0;text-decorati
 form.search{display:flex;gap:.5rem;align-items:center;margin:1rem 0}form.search input{flex:1;padding:.45rem;font:inherit}
 form.signin label{display:block;margin:.8rem 0 .2rem}form.signin input[type=password]{width:100%;padding:.5rem;font:inherit}form.signin button{margin-top:.8rem}
 ul.meetings{list-style:none;padding:0}ul.meetings li{padding:.7rem 0;border-bottom:1px solid var(--line)}ul.meetings .title{font-weight:600;display:block}
-ul.meetings .summary{margin:.2rem 0 0;color:#333}.pager{display:flex;gap:1rem;margin-top:1rem}
+ul.meetings .summary{margin:.2rem 0 0;color:#333}ol.moments{list-style:none;padding:0;margin:.3rem 0 0;font-size:.93rem}ol.moments li{margin:.15rem 0}ol.moments .time{font-variant-numeric:tabular-nums;margin-right:.3rem}ol.moments .speaker{font-weight:600}mark{background:#fff4c2}.pager{display:flex;gap:1rem;margin-top:1rem}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0}
 svg.chart{display:block;max-width:100%}svg.chart .label{font-size:14px;fill:#1a1a1a}svg.chart .axis{font-size:12px;fill:#555}svg.chart .talk{fill:#0b57d0}
 svg.chart .positive{fill:#1e8e3e}svg.chart .neutral{fill:#9aa0a6}svg.chart .negative{fill:#d93025}

@@ -6,7 +6,7 @@
  */
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
-import type { FullMeeting, MeetingList, SentenceRecord, SpeakerAnalyticsRecord } from '../core/meetings';
+import type { FullMeeting, MeetingList, MomentRecord, SentenceRecord, SpeakerAnalyticsRecord } from '../core/meetings';
 import type { OpenedSoundbite } from '../core/soundbites';
 import type { Principal } from '../core/principal';
 
@@ -95,13 +95,28 @@ export function signInPage(ctx: PageContext, opts: { csrf: string; next: string;
 
 const meetingHref = (base: string, id: string) => `${base}/meetings/${encodeURIComponent(id)}`;
 
+/** A moment's text with its matched words (marked `**word**` by core) as <mark>, everything escaped. */
+function markedText(text: string): Html {
+  const parts = text.split('**');
+  return html`${parts.map((part, i) => (i % 2 === 1 ? html`<mark>${part}</mark>` : html`${part}`))}`;
+}
+
+function momentItems(base: string, meetingId: string, moments: MomentRecord[]): Html {
+  if (!moments.length) return html``;
+  return html`<ol class="moments">${moments.map(
+    (mo) => html`<li><a class="time" href="${meetingHref(base, meetingId)}#t=${Math.floor(mo.start_time)}">${clock(mo.start_time)}</a> <span class="speaker">${mo.speaker_name}</span> ${markedText(mo.text)}</li>`,
+  )}</ol>`;
+}
+
 export function meetingsPage(ctx: PageContext, opts: { q: string; list: MeetingList; skip: number; error?: string }): Html {
   const b = ctx.base;
+  const moments = opts.list.moments ?? [];
   const rows = opts.list.meetings.map(
     (m) => html`<li>
       <a href="${meetingHref(b, m.id)}" class="title">${m.title}</a>
       <span class="meta"><time datetime="${m.dateString}">${m.dateString.slice(0, 10)}</time> · ${m.duration} min${m.is_live ? html` · <span class="badge">live</span>` : ''}</span>
       ${m.summary ? html`<p class="summary">${m.summary}</p>` : ''}
+      ${momentItems(b, m.id, moments.filter((mo) => mo.meeting_id === m.id))}
     </li>`,
   );
   const qs = (skip: number) => `?${new URLSearchParams({ ...(opts.q ? { q: opts.q } : {}), skip: String(skip) })}`;

@@ -130,6 +130,10 @@ describe('meeting and soundbite pages', () => {
     await page.fill('#q', 'keyword:"budget is 40k" scope:sentences');
     await Promise.all([page.waitForURL(/q=/), page.click('form.search button')]);
     expect(await page.locator('ul.meetings .title').allTextContents()).toEqual(['Roadmap <review>']);
+    // The matching moment, its words marked, linking to that moment of the meeting.
+    const moment = page.locator('ol.moments li').first();
+    expect(await moment.locator('mark').allTextContents()).toEqual(expect.arrayContaining(['budget']));
+    expect(await moment.locator('a.time').getAttribute('href')).toBe(`/meetings/${roadmap.id}#t=770`);
     await noSeriousViolations(page);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'meetings.png') });
     await context.close();
