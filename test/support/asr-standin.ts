@@ -161,6 +161,7 @@ export async function startAsrStandin(opts: StandinOptions = {}): Promise<AsrSta
       return;
     }
     if (!opts.derive) {
+      if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
       const duration = segments.reduce((m, s) => Math.max(m, s.end), 0);
       answer(
         200,

@@ -126,13 +126,14 @@ export function encoded(source: 'mono' | 'stereo', enc: Encoding): string {
  */
 export function longRecording(enc: 'mp3' | 'mp4' = 'mp3', seconds = 3700): string {
   const input = conversationWav();
-  return cached(`long-${seconds}.${enc}`, (tmp) => {
+  // mp4: moov first (faststart), so ffmpeg can read it from a URL without seeking.
+  return cached(`long-${seconds}${enc === 'mp4' ? '-faststart' : ''}.${enc}`, (tmp) => {
     const audio = ['-stream_loop', '-1', '-i', input];
     if (enc === 'mp3') ffmpeg([...audio, '-t', String(seconds), '-ac', '1', '-ar', '16000', '-c:a', 'libmp3lame', '-b:a', '16k', tmp]);
     else
       ffmpeg([
         '-f', 'lavfi', '-i', 'color=c=gray:size=64x48:rate=1', ...audio, '-map', '0:v', '-map', '1:a', '-t', String(seconds),
-        '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '32k', '-ac', '1', tmp,
+        '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '32k', '-ac', '1', '-movflags', '+faststart', tmp,
       ]);
   });
 }

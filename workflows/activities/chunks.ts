@@ -16,10 +16,10 @@
  * the same file and settings give the same plan. Every temporary file is removed whatever happens.
  */
 import { openAsBlob } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { countChunks, loadChunk, loadChunks, loadIngestMeeting, saveChunk, setProgress, chargeMinutes } from '../../services/core/ingest';
 import { planChunks, requestTranscription, selectAsr, stitchChunks, toSentences, type AsrSegment } from '../../services/intelligence/asr';
-import { ASR_BYTES_PER_SECOND, cutWav, extractAudio, probeMedia, WAV_HEADER_BYTES, type Silence } from '../../services/intelligence/media';
+import { ASR_BYTES_PER_SECOND, cutWav, extractAudio, WAV_HEADER_BYTES, type Silence } from '../../services/intelligence/media';
 import type { Sentence } from '../../services/intelligence/types';
 import { ActivityDeps, activitySignal, badInput, runStep, stageOf } from './context';
 import { mediaPathFor } from './media';
@@ -59,8 +59,8 @@ export async function audioFor(deps: ActivityDeps, meetingId: string, media: Med
     try {
       const signal = activitySignal();
       const found = await extractAudio(source, tmp, { channel: channel < 0 ? undefined : channel, silences: true, signal });
-      const probed = await probeMedia(tmp, signal);
-      const durationSeconds = probed.durationSeconds ?? 0;
+      // extractAudio writes a plain 44-byte header: the size says the duration exactly.
+      const durationSeconds = Math.max(0, (await stat(tmp)).size - WAV_HEADER_BYTES) / ASR_BYTES_PER_SECOND;
       // Frames of garbage behind a valid header: ffmpeg decodes next to nothing of what the file declares.
       const declared = media.durationSeconds ?? 0;
       if (found.errors.length > 0 && durationSeconds < declared / 2) {
