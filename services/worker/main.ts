@@ -7,6 +7,7 @@ import { createRuntime, Runtime } from '../platform/runtime';
 import type { Config } from '../platform/config';
 import { installTemporalRuntime } from '../platform/temporal-runtime';
 import { DEFAULT_STAGE_ROOT, sweepStages } from '../../workflows/activities/stage';
+import { requireFfmpeg } from '../../workflows/activities/media';
 import { ensureRetentionSchedule } from '../../workflows/client';
 import { connectWorker, createWorker } from './worker';
 
@@ -20,6 +21,8 @@ export async function startWorkerRole(config: Config, shared?: Runtime): Promise
   let connection: NativeConnection | undefined;
   let worker: Worker;
   try {
+    // Audio and video go through ffmpeg: without it the worker does not start (the message names the Debian package).
+    requireFfmpeg();
     connection = await connectWorker(config);
     worker = await createWorker({ db: rt.db, config, connection }, { taskQueue: config.temporal.taskQueue });
     // The daily retention run (RetentionWorkflow): created or brought up to date at every start.

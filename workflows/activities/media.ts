@@ -14,6 +14,9 @@ import { chargeMinutes, loadIngestMeeting, setProgress } from '../../services/co
 import { FetchSecret, MEDIA_HARD_CEILING_BYTES, readFetchSecret } from '../../services/core/uploads';
 import type { MediaInput } from '../../services/intelligence/types';
 import { fetchMediaToFile, probeMedia, UnreadableMediaError } from '../../services/intelligence/media';
+
+/** The worker role checks at start that ffmpeg and ffprobe are on PATH (services/worker/main.ts). */
+export { requireFfmpeg } from '../../services/intelligence/media';
 import { ActivityDeps, activitySignal, badInput, runStep, stageOf } from './context';
 import { FAILURE } from '../contracts';
 import type { MediaRef, MeetingRef } from './types';
