@@ -64,6 +64,9 @@ interface ReadRow {
   read_at: Date;
 }
 
+/** Whether knex's pool is still open (destroy() removes it). */
+const poolOpen = (db: Knex) => Boolean((db.client as { pool?: unknown }).pool);
+
 class ReadAuditBuffer {
   private rows: ReadRow[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -106,6 +109,15 @@ class ReadAuditBuffer {
         await this.db('read_audit').insert(batch);
         readAuditRows.inc({ outcome: 'written' }, batch.length);
       } catch (err) {
+        if (!poolOpen(this.db)) {
+          // The pool was closed under us (a process or test that stopped without stopping the audit):
+          // nothing can be written any more, so say so once and keep no timer alive.
+          readAuditRows.inc({ outcome: 'dropped' }, batch.length + this.rows.length);
+          logger.warn({ rows: batch.length + this.rows.length }, 'read audit rows dropped: the database pool is closed');
+          this.rows = [];
+          if (buffers.get(this.db) === this) buffers.delete(this.db);
+          return;
+        }
         readAuditFlushFailures.inc();
         const keep = this.settings.batchRows * RETAINED_FACTOR;
         this.rows = [...batch, ...this.rows];
