@@ -82,7 +82,7 @@ describe('caption uploads end to end', () => {
 
   it('serves the file\'s speakers and timestamps through svc_get_transcript', async () => {
     const expected = parseCaptions(VTT.bytes).sentences;
-    const res = await mcp.call(grace().key, 'svc_get_transcript', { transcriptId: ids.vtt, format: 'json', maxTokens: 100_000 });
+    const res = await mcp.call(grace().key, 'svc_get_transcript', { transcriptId: ids.vtt, format: 'json', maxTokens: 20_000 });
     expect(res.isError).toBe(false);
     const tr = res.data;
     expect(tr.status).toBe('completed');
@@ -99,7 +99,7 @@ describe('caption uploads end to end', () => {
     expect(tr.meeting_analytics.duration_seconds).toBeCloseTo(expected[expected.length - 1].end_time, 1);
 
     // The TOON rendering decodes to the same record.
-    const toon = await mcp.call(grace().key, 'svc_get_transcript', { transcriptId: ids.vtt, maxTokens: 100_000 });
+    const toon = await mcp.call(grace().key, 'svc_get_transcript', { transcriptId: ids.vtt, maxTokens: 20_000 });
     expect(toon.data).toEqual(tr);
   });
 

@@ -47,6 +47,10 @@ const SERVICE_AWAITING_EVENTS: Record<string, string> = {
   webhook_attempts_total: 'a webhook attempt is answered (this run configures no webhook)',
   rule_executions_total: 'an automation rule runs (this run defines no rule)',
   live_meetings: 'the live-meeting gauge is counted (this run starts no live meeting)',
+  // Exercised with the built-in OAuth server by test/integration/k8s/prometheus-scrape.test.ts.
+  oauth_sign_ins_total: 'someone signs in at the built-in OAuth server (this run keeps OAUTH_MODE=none)',
+  oauth_tokens_issued_total: 'the built-in OAuth server issues a token (this run keeps OAUTH_MODE=none)',
+  oauth_refusals_total: 'an OAuth token or request is refused (this run keeps OAUTH_MODE=none)',
 };
 
 /**
