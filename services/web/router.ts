@@ -197,6 +197,12 @@ export function createWebRouter(deps: WebDeps): Router {
   // -------------------------------------------------------------------------------------------------
 
   const PAGE_SIZE = 20;
+  /**
+   * A transcript part's budget, in the tools' token estimate: about 70 sentences, a few minutes of
+   * talk. A three-hour meeting's page stays quick to read and render; the script loads the next part
+   * as the reader gets there (and `#t=` the part it links to).
+   */
+  const PART_TOKENS = 4_000;
 
   pages.get('/meetings', async (req: PageRequest, res, next) => {
     try {
@@ -222,7 +228,7 @@ export function createWebRouter(deps: WebDeps): Router {
     try {
       if (!req.session) return signInFirst(req, res);
       const from = Math.max(0, Number.parseInt(String(req.query.from ?? '0'), 10) || 0);
-      const meeting = await fetchMeeting(db, config, readingAs(req.session.principal, 'page:/meetings/:id'), String(req.params.id), { fromIndex: from, rawText: 'when-different' });
+      const meeting = await fetchMeeting(db, config, readingAs(req.session.principal, 'page:/meetings/:id'), String(req.params.id), { fromIndex: from, rawText: 'when-different', maxTokens: PART_TOKENS });
       await send(res, 200, meetingPage(ctxOf(req), meeting, from));
     } catch (e) {
       next(e);
@@ -237,7 +243,7 @@ export function createWebRouter(deps: WebDeps): Router {
       const at = req.query.at === undefined ? undefined : Number(req.query.at);
       let from = Math.max(0, Number.parseInt(String(req.query.from ?? '0'), 10) || 0);
       if (at !== undefined && Number.isFinite(at)) from = Math.max(0, (await sentenceIndexAt(db, p, String(req.params.id), at)) - 5);
-      const page = await getTranscript(db, config, readingAs(p, 'page:/meetings/:id/sentences'), String(req.params.id), { fromIndex: from, rawText: 'when-different' });
+      const page = await getTranscript(db, config, readingAs(p, 'page:/meetings/:id/sentences'), String(req.params.id), { fromIndex: from, rawText: 'when-different', maxTokens: PART_TOKENS });
       res.json({ from, sentences: page.sentences, next_index: page.next_index, has_more: page.has_more, is_live: page.is_live, status: page.status });
     } catch (e) {
       if (isServiceError(e) && (e.code === 'object_not_found' || e.code === 'invalid_arguments')) return void res.status(404).json({ error: 'not found' });
