@@ -29,7 +29,7 @@ import { numbered, runSql } from '../../platform/sql';
 import type { Principal } from '../principal';
 import { keywordQuery, momentTsquery } from './query';
 import { checkKeyword } from './filters';
-import { estimateSentenceTokens, estimateTextTokens, getTranscript, SentenceRecord, TRANSCRIPT_TOKENS, TranscriptPage } from './transcripts';
+import { estimateSentenceTokens, estimateTextTokens, getTranscript, SentenceRecord, SentenceRow, TRANSCRIPT_TOKENS, TranscriptPage } from './transcripts';
 
 /** One matching sentence of a meeting in a list. */
 export interface MomentRecord {
@@ -198,14 +198,7 @@ const SENTENCE_JSON_EXTRA = 26;
 const MATCH_MIN_TOKENS = 60;
 const INT_MAX = 2147483647;
 
-interface MatchRow {
-  idx: number;
-  speaker_name: string;
-  speaker_id: number;
-  text: string;
-  raw_text: string | null;
-  start_time: number;
-  end_time: number;
+interface MatchRow extends SentenceRow {
   hit: boolean;
   marked: string | null;
   match_count: number;

@@ -7,6 +7,11 @@ import { NetError } from '../../net/errors';
 import { safeFetch, type BodySink, type SafeFetchOptions } from '../../net/safe-fetch';
 import { sniffMedia, type MediaKind } from './sniff';
 
+
+/** The refusal of a file that is neither audio, video nor captions. */
+const unsupportedType = (found: string) =>
+  new NetError(`url: unsupported file type (${found}); send audio, video, WebVTT or SRT`, { retryable: false, rule: 'unsupported_media_type', field: 'url' });
+
 export interface FetchedMedia extends MediaInput {
   kind: MediaKind;
   /** Seconds of audio/video (from the container's metadata) or the end of the last caption cue; null when unknown. */
@@ -40,13 +45,7 @@ export async function fetchMedia(
     headers: { accept: 'audio/*, video/*, text/vtt, application/x-subrip, */*;q=0.5', ...overrides.headers },
   });
   const sniffed = await sniffMedia(response.body);
-  if (!sniffed.ok) {
-    throw new NetError(`url: unsupported file type (${sniffed.found}); send audio, video, WebVTT or SRT`, {
-      retryable: false,
-      rule: 'unsupported_media_type',
-      field: 'url',
-    });
-  }
+  if (!sniffed.ok) throw unsupportedType(sniffed.found);
   const { media } = sniffed;
   const durationSeconds =
     media.kind === 'captions'
@@ -157,13 +156,7 @@ export async function fetchMediaToFile(
   }
   const start = Buffer.concat(head);
   const sniffed = await sniffMedia(start);
-  if (!sniffed.ok) {
-    throw new NetError(`url: unsupported file type (${sniffed.found}); send audio, video, WebVTT or SRT`, {
-      retryable: false,
-      rule: 'unsupported_media_type',
-      field: 'url',
-    });
-  }
+  if (!sniffed.ok) throw unsupportedType(sniffed.found);
   const { media } = sniffed;
   return {
     kind: media.kind,
