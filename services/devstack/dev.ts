@@ -169,6 +169,7 @@ async function main(): Promise<void> {
 
     MCP:      ${mcpUrl}
     GraphQL:  ${graphqlUrl}
+    Pages:    ${mcpUrl.replace(/\/mcp$/, '/meetings')}   (sign in with the API key)
     API key:  ${apiKey}   (demo super admin ${seeded.adminEmail})
 
   Connect an MCP client, e.g. Claude Code:
