@@ -3,7 +3,8 @@
  * workflows and activities against the test database. The workflow bundle is built once per test file
  * and shared by every worker the file starts (a restart test starts two).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
@@ -11,6 +12,8 @@ import { Client, WorkflowFailedError } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Config } from '../../services/platform/config';
 import { bundleWorkflows, connectWorker, createWorker } from '../../services/worker/worker';
+import { freePort } from '../../services/devstack/ports';
+import { BIN } from './cli';
 import { testConfig } from './config';
 
 // The SDK logs every retried activity at WARN; tests assert outcomes, so only errors are shown.
@@ -23,6 +26,41 @@ try {
 let bundle: Promise<{ code: string }> | undefined;
 /** The workflow bundle of this test file (built on first use). */
 export const sharedBundle = () => (bundle ??= bundleWorkflows());
+
+/**
+ * The real worker role (`meeting-intel serve worker`) in a process of its own, ready to poll: what a
+ * test kills with SIGKILL. It runs this file's workflow bundle (written to `dir`) on `taskQueue`.
+ */
+export async function startWorkerProcess(opts: { dir: string; databaseUrl: string; taskQueue: string; env?: Record<string, string> }): Promise<ChildProcess> {
+  const bundlePath = join(opts.dir, 'workflow-bundle.js');
+  writeFileSync(bundlePath, (await sharedBundle()).code);
+  const c = spawn(BIN, ['serve', 'worker'], {
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: opts.databaseUrl,
+      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
+      TEMPORAL_TASK_QUEUE: opts.taskQueue,
+      ALLOW_PRIVATE_NETWORK: 'true',
+      SECRETS_KEY: '0'.repeat(64),
+      HOST: '127.0.0.1',
+      WORKER_METRICS_PORT: String(await freePort()),
+      MI_WORKFLOW_BUNDLE: bundlePath,
+      LOG_LEVEL: 'silent',
+      ...opts.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  c.stdout!.on('data', (d) => (out += d));
+  c.stderr!.on('data', (d) => (out += d));
+  const end = Date.now() + 45_000;
+  while (!/ready/.test(out)) {
+    if (c.exitCode !== null) throw new Error(`the worker exited ${c.exitCode}: ${out}`);
+    if (Date.now() > end) throw new Error(`the worker did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return c;
+}
 
 export interface TestWorker {
   worker: Worker;

@@ -4,17 +4,15 @@
  * over sends only the others (the stand-in counts its calls per chunk). A run cancelled mid-way leaves
  * no temporary file in the stage.
  */
-import { spawn, ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../../services/devstack/ports';
-import { BIN } from '../../support/cli';
 import { createTestDatabase, TestDatabase, testTaskQueue } from '../../support/testDb';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { AsrStandin, startAsrStandin } from '../../support/asr-standin';
 import { GraphqlHarness, startGraphql, UPLOAD_AUDIO } from '../../support/graphql';
-import { sharedBundle, startTestWorker, TestWorker, waitForRun } from '../../support/worker';
+import { startTestWorker, startWorkerProcess, TestWorker, waitForRun } from '../../support/worker';
 import { longRecording, requireMediaTools } from '../../support/media';
 import { MediaServer, startMediaServer } from './media-server';
 
@@ -61,38 +59,7 @@ describe('chunked transcription across a killed worker', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  async function startChildWorker(): Promise<ChildProcess> {
-    const bundlePath = join(dir, 'workflow-bundle.js');
-    writeFileSync(bundlePath, (await sharedBundle()).code);
-    const c = spawn(BIN, ['serve', 'worker'], {
-      env: {
-        PATH: process.env.PATH,
-        TMPDIR: dir,
-        DATABASE_URL: t.url,
-        TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-        TEMPORAL_TASK_QUEUE: queue,
-        ASR_URL: asr.url,
-        ...CHUNKING,
-        ALLOW_PRIVATE_NETWORK: 'true',
-        SECRETS_KEY: '0'.repeat(64),
-        HOST: '127.0.0.1',
-        WORKER_METRICS_PORT: String(await freePort()),
-        MI_WORKFLOW_BUNDLE: bundlePath,
-        LOG_LEVEL: 'silent',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    c.stdout!.on('data', (d) => (out += d));
-    c.stderr!.on('data', (d) => (out += d));
-    const end = Date.now() + 45_000;
-    while (!/ready/.test(out)) {
-      if (c.exitCode !== null) throw new Error(`the worker exited ${c.exitCode}: ${out}`);
-      if (Date.now() > end) throw new Error(`the worker did not start: ${out}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return c;
-  }
+  const startChildWorker = () => startWorkerProcess({ dir, databaseUrl: t.url, taskQueue: queue, env: { ASR_URL: asr.url, TMPDIR: dir, ...CHUNKING } });
 
   const chunkName = (index: number) => `chunk-${String(index + 1).padStart(3, '0')}.wav`;
 

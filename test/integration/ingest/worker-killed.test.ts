@@ -3,17 +3,15 @@
  * step: its activity must be noticed as lost by its heartbeat timeout and retried on another worker
  * within about half a minute, not left `processing` for minutes.
  */
-import { spawn, ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../../services/devstack/ports';
-import { BIN } from '../../support/cli';
 import { createTestDatabase, TestDatabase, testTaskQueue } from '../../support/testDb';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { AsrStandin, silentWav, startAsrStandin } from '../../support/asr-standin';
 import { GraphqlHarness, startGraphql, UPLOAD_AUDIO } from '../../support/graphql';
-import { sharedBundle, startTestWorker, TestWorker, waitForRun } from '../../support/worker';
+import { startTestWorker, startWorkerProcess, TestWorker, waitForRun } from '../../support/worker';
 import { MediaServer, startMediaServer } from './media-server';
 
 /** The bound the finding sets: a dead worker's activity runs again within ~40 s of the kill. */
@@ -49,37 +47,7 @@ describe('a worker killed mid-activity', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The real worker role (`meeting-intel serve worker`) in a process of its own, ready to poll. */
-  async function startChildWorker(): Promise<ChildProcess> {
-    const bundlePath = join(dir, 'workflow-bundle.js');
-    writeFileSync(bundlePath, (await sharedBundle()).code);
-    const c = spawn(BIN, ['serve', 'worker'], {
-      env: {
-        PATH: process.env.PATH,
-        DATABASE_URL: t.url,
-        TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-        TEMPORAL_TASK_QUEUE: queue,
-        ASR_URL: asr.url,
-        ALLOW_PRIVATE_NETWORK: 'true',
-        SECRETS_KEY: '0'.repeat(64),
-        HOST: '127.0.0.1',
-        WORKER_METRICS_PORT: String(await freePort()),
-        MI_WORKFLOW_BUNDLE: bundlePath,
-        LOG_LEVEL: 'silent',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    c.stdout!.on('data', (d) => (out += d));
-    c.stderr!.on('data', (d) => (out += d));
-    const end = Date.now() + 45_000;
-    while (!/ready/.test(out)) {
-      if (c.exitCode !== null) throw new Error(`the worker exited ${c.exitCode}: ${out}`);
-      if (Date.now() > end) throw new Error(`the worker did not start: ${out}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return c;
-  }
+  const startChildWorker = () => startWorkerProcess({ dir, databaseUrl: t.url, taskQueue: queue, env: { ASR_URL: asr.url } });
 
   it('SIGKILL while the ASR server is thinking: the transcription is retried on another worker within ~40 s and completes', async () => {
     child = await startChildWorker();
