@@ -247,7 +247,7 @@ export const typeDefs = /* GraphQL */ `
 
   type TranscriptList {
     meetings: [MeetingListItem!]!
-    "Meetings that match: exact up to 1,000; past it 1,000 with total_is_lower_bound true."
+    "Meetings that match: exact up to 100; past it 100 with total_is_lower_bound true."
     total: Int!
     total_is_lower_bound: Boolean!
     has_more: Boolean!

@@ -5,6 +5,7 @@
  * test calls every tool through the SDK client, so a record that drifts from its schema fails there.
  */
 import { z } from 'zod';
+import { TOTAL_BOUND } from '../core/meetings';
 
 const str = z.string();
 const num = z.number();
@@ -30,7 +31,7 @@ const meetingRecord = {
 export const meetingListOutput = {
   meetings: z.array(z.object({ ...meetingRecord, summary: nullable(str) })),
   total: num.describe('Meetings that match; exact unless total_is_lower_bound.'),
-  total_is_lower_bound: bool.describe('true: at least total meetings match (counting stops at 1,000).'),
+  total_is_lower_bound: bool.describe(`true: at least total meetings match (counting stops at ${TOTAL_BOUND}).`),
   ...skipPage,
   moments: z
     .array(z.object({ meeting_id: str, index: num, speaker_name: str, start_time: num, text: str, link: str }))

@@ -29,7 +29,7 @@ export interface MeetingList extends Page {
   moments?: MomentRecord[];
   /** Moments left out to keep the answer within its token budget (read them with svc_get_transcript and keyword). */
   moments_omitted?: number;
-  /** Meetings that match, exact up to 1,000; past it 1,000 with total_is_lower_bound true. Every list answers both. */
+  /** Meetings that match, exact up to TOTAL_BOUND (100); past it 100 with total_is_lower_bound true. Every list answers both. */
   total?: number;
   total_is_lower_bound?: boolean;
   has_more: boolean;

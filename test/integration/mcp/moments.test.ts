@@ -8,6 +8,7 @@ import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
 import { newId } from '../../../services/core/ids';
+import { TOTAL_BOUND } from '../../../services/core/meetings';
 
 let t: TestDatabase;
 let mcp: McpHarness;
@@ -287,7 +288,7 @@ describe('channel filter', () => {
 });
 
 describe('totals', () => {
-  it('are exact up to 1,000 and a lower bound past it, on both sides of the bound', async () => {
+  it('are exact up to the bound (100) and a lower bound past it, on both sides of the bound', async () => {
     const u = (await team()).admin;
     const insert = (n: number, from: number) =>
       t.db('meetings').insert(
@@ -301,25 +302,29 @@ describe('totals', () => {
           status: 'completed',
         })),
       );
-    await insert(999, 0);
+    expect(TOTAL_BOUND).toBe(100);
+    await insert(99, 0);
     const at = async () => {
       const r = await both(u.key, { keyword: 'quasar', scope: 'title' }, 'quasar scope:title');
-      const deep = await both(u.key, { keyword: 'quasar', scope: 'title', skip: 995 }, 'quasar scope:title skip:995');
+      const deep = await both(u.key, { keyword: 'quasar', scope: 'title', skip: 95 }, 'quasar scope:title skip:95');
       expect(deep.total).toBe(r.total);
       expect(deep.total_is_lower_bound).toBe(r.total_is_lower_bound);
+      // Ranked lists count the same way (their pool is counted in the same statement).
+      const ranked = await both(u.key, { keyword: 'quasar', scope: 'title', sort: 'relevance' }, 'quasar scope:title sort:relevance');
+      expect([ranked.total, ranked.total_is_lower_bound]).toEqual([r.total, r.total_is_lower_bound]);
       return [r.total, r.total_is_lower_bound];
     };
-    expect(await at()).toEqual([999, false]);
-    await insert(1, 999);
-    expect(await at()).toEqual([1000, false]);
-    await insert(1, 1000);
-    expect(await at()).toEqual([1000, true]);
+    expect(await at()).toEqual([99, false]);
+    await insert(1, 99);
+    expect(await at()).toEqual([100, false]);
+    await insert(1, 100);
+    expect(await at()).toEqual([100, true]);
     const text = await mcp.call(u.key, 'svc_get_transcripts', { keyword: 'quasar', format: 'text' });
-    expect(text.text).toContain('At least 1,000 meetings match. More on the next page');
+    expect(text.text).toContain('At least 100 meetings match. More on the next page');
     // A short list knows its total without counting; a page past the end still says it.
     expect((await both(u.key, { keyword: 'quasar 17', scope: 'title' }, 'quasar 17 scope:title')).total).toBe(1);
     expect((await both(u.key, { keyword: 'nothingmatches' }, 'nothingmatches')).total).toBe(0);
     const past = await both(u.key, { keyword: 'quasar', scope: 'title', skip: 5000 }, 'quasar scope:title skip:5000');
-    expect([past.meetings.length, past.total, past.total_is_lower_bound]).toEqual([0, 1000, true]);
+    expect([past.meetings.length, past.total, past.total_is_lower_bound]).toEqual([0, 100, true]);
   });
 });

@@ -454,6 +454,18 @@ describe('visibility', () => {
     expect(await visible(member)).toEqual(named('teammates', 'participantsWithMember', 'participantsInChannel', 'live', 'otherTeamShared'));
   });
 
+  it('totals count what the caller may see in both arms (own team and shared), on every page', async () => {
+    const total = async (args: Record<string, unknown>, query: string) => {
+      const r = await both(member.key, { keyword: 'visibility', ...args }, `visibility ${query}`);
+      return [r.data.total, r.data.total_is_lower_bound, r.data.meetings.length];
+    };
+    expect(await total({ limit: 50 }, 'limit:50')).toEqual([5, false, 5]);
+    expect(await total({ limit: 2 }, 'limit:2')).toEqual([5, false, 2]);
+    expect(await total({ limit: 2, sort: 'relevance' }, 'limit:2 sort:relevance')).toEqual([5, false, 2]);
+    // Past the end there is no row to carry the count: it is counted on its own, to the same figure.
+    expect(await total({ skip: 10 }, 'skip:10')).toEqual([5, false, 0]);
+  });
+
   it('the organizer sees their own private meetings', async () => {
     expect(await visible(owner)).toEqual(
       named('ownerPrivate', 'ownerPrivateInChannel', 'teammates', 'participantsWithMember', 'participantsWithout', 'participantsInChannel', 'live'),
