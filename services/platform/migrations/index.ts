@@ -17,6 +17,7 @@ import * as accessGovernance from './20261126000100_access_governance';
 import * as retentionReadAudit from './20261126000200_retention_read_audit';
 import * as transcriptChunks from './20261127000000_transcript_chunks';
 import * as noJit from './20261127000500_no_jit';
+import * as readAuditBrin from './20261128000000_read_audit_brin';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -37,6 +38,7 @@ const MIGRATIONS: [string, Migration][] = [
   ['20261126000200_retention_read_audit', retentionReadAudit],
   ['20261127000000_transcript_chunks', transcriptChunks],
   ['20261127000500_no_jit', noJit],
+  ['20261128000000_read_audit_brin', readAuditBrin],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
