@@ -4,18 +4,26 @@
  * probe the WAV and plan the chunks. Run by media.bench.ts in a process of its own (its peak RSS is this
  * process's); prints one JSON line.
  *
+ * The clock starts where a running worker's would: after what the worker does once at start (its check
+ * that ffmpeg and ffprobe run, services/worker/main.ts: 120 ms of two `-version` runs) and after the
+ * file-type detector is loaded (an ESM import, once per process). Counted in, they made the first
+ * preparation of a process 0.2 s slower than every later one.
+ *
  *   npx tsx test/bench/media-prepare.ts <url> <work dir>
  */
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { planChunks } from '../../services/intelligence/asr/chunks';
-import { ASR_BYTES_PER_SECOND, extractAudio, probeMedia, WAV_HEADER_BYTES } from '../../services/intelligence/media/ffmpeg';
+import { ASR_BYTES_PER_SECOND, extractAudio, probeMedia, requireFfmpeg, WAV_HEADER_BYTES } from '../../services/intelligence/media/ffmpeg';
 import { fetchMediaToFile } from '../../services/intelligence/media/fetch';
+import { sniffMedia } from '../../services/intelligence/media/sniff';
 
 async function main() {
   const [url, dir] = process.argv.slice(2);
   const media = join(dir, 'media.bin');
   const audio = join(dir, 'audio.wav');
+  requireFfmpeg();
+  await sniffMedia(Buffer.from('RIFF\0\0\0\0WAVE'));
   const t0 = performance.now();
   const fetched = await fetchMediaToFile(url, { allowPrivateNetwork: true, media: { maxBytes: 2 * 1024 ** 3, fetchTimeoutMs: 600_000 } }, media);
   const t1 = performance.now();
