@@ -134,6 +134,19 @@ export const typeDefs = /* GraphQL */ `
     "processed, pending (live), processing, failed or unavailable."
     summary_status: String!
     message: String!
+    "While processing, once the worker has reported a stage; null otherwise."
+    progress: ProcessingProgress
+  }
+
+  "Where a recording in processing is."
+  type ProcessingProgress {
+    "downloading, downloaded, transcribing or analysing."
+    stage: String!
+    "0 to 100, whole."
+    percent: Int!
+    "While transcribing a chunked recording: chunks answered so far."
+    chunks_done: Int
+    chunks_total: Int
   }
 
   type Sentence {

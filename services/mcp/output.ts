@@ -56,7 +56,14 @@ const SUMMARY_STATUS = z.enum(['processed', 'pending', 'processing', 'failed', '
 const transcriptPage = {
   ...meetingRecord,
   status: str,
-  meeting_info: z.object({ summary_status: SUMMARY_STATUS, message: str }),
+  meeting_info: z.object({
+    summary_status: SUMMARY_STATUS,
+    message: str,
+    progress: z
+      .object({ stage: str, percent: num, chunks_done: num.optional(), chunks_total: num.optional() })
+      .optional()
+      .describe('While processing: the stage (downloading, downloaded, transcribing, analysing), percent done, and chunks transcribed of the total.'),
+  }),
   meeting_analytics: nullable(
     z.object({ duration_seconds: num, silence_seconds: num, talk_listen_ratio: nullable(num), positive_pct: num, neutral_pct: num, negative_pct: num }),
   ),

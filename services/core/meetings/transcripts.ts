@@ -40,9 +40,22 @@ export type MeetingAnalyticsRecord = MeetingAnalytics;
 /** processed: a summary exists · pending: live, summarized when it ends · processing · failed · unavailable: ready but no summary. */
 export type SummaryStatus = 'processed' | 'pending' | 'processing' | 'failed' | 'unavailable';
 
+/** Where a recording in processing is, as the transcription activities last wrote it (core/ingest setProgress). */
+export interface ProcessingProgress {
+  /** downloading, downloaded, transcribing or analysing. */
+  stage: string;
+  /** 0 to 100, whole. */
+  percent: number;
+  /** While transcribing a chunked recording: chunks answered so far, of chunks_total. */
+  chunks_done?: number;
+  chunks_total?: number;
+}
+
 export interface MeetingInfo {
   summary_status: SummaryStatus;
   message: string;
+  /** Only while processing, once the worker has reported a stage. */
+  progress?: ProcessingProgress;
 }
 
 export interface SummaryFields {
@@ -275,10 +288,17 @@ const STAGE_WORDS: Record<string, string> = {
   analysing: 'analysing the transcript',
 };
 
-function progressText(p: Progress | null | undefined): string {
-  if (!p?.stage) return '';
-  const chunks = p.chunks_total ? `, ${p.chunks_done ?? 0} of ${p.chunks_total} chunks transcribed` : '';
-  return ` Progress: ${STAGE_WORDS[p.stage] ?? p.stage}, ${Math.round(p.percent ?? 0)}%${chunks}.`;
+function processingProgress(p: Progress | null | undefined): ProcessingProgress | undefined {
+  if (!p?.stage) return undefined;
+  const progress: ProcessingProgress = { stage: p.stage, percent: Math.round(p.percent ?? 0) };
+  if (p.chunks_total) Object.assign(progress, { chunks_done: p.chunks_done ?? 0, chunks_total: p.chunks_total });
+  return progress;
+}
+
+function progressText(p: ProcessingProgress | undefined): string {
+  if (!p) return '';
+  const chunks = p.chunks_total ? `, ${p.chunks_done} of ${p.chunks_total} chunks transcribed` : '';
+  return ` Progress: ${STAGE_WORDS[p.stage] ?? p.stage}, ${p.percent}%${chunks}.`;
 }
 
 function meetingInfo(m: MeetingRow & { progress?: Progress | null }, hasSummary: boolean): MeetingInfo {
@@ -289,11 +309,14 @@ function meetingInfo(m: MeetingRow & { progress?: Progress | null }, hasSummary:
     };
   }
   switch (m.status) {
-    case 'processing':
+    case 'processing': {
+      const progress = processingProgress(m.progress);
       return {
         summary_status: 'processing',
-        message: `the recording is still being processed; the transcript and summary become readable when processing completes.${progressText(m.progress)}`,
+        message: `the recording is still being processed; the transcript and summary become readable when processing completes.${progressText(progress)}`,
+        ...(progress ? { progress } : {}),
       };
+    }
     case 'failed':
       return { summary_status: 'failed', message: `processing failed: ${m.failure_reason ?? 'no reason was recorded'}. No transcript is available.` };
     default: {

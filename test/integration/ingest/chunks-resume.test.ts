@@ -78,6 +78,17 @@ describe('chunked transcription across a killed worker', () => {
       await new Promise((r) => setTimeout(r, 50));
       stored = (await t.db('transcript_chunks').where({ meeting_id: id }).select('chunk_index')).map((r) => r.chunk_index as number);
     }
+    // Meanwhile the meeting says where it is, over GraphQL: transcribing, chunks n of m.
+    const info = await gql.request(owner.key, 'query($id: ID!) { transcript(id: $id) { status meeting_info { message progress { stage percent chunks_done chunks_total } } } }', { id });
+    expect(info.body.errors).toBeUndefined();
+    const { progress, message } = info.body.data.transcript.meeting_info;
+    expect(progress).toMatchObject({ stage: 'transcribing' });
+    expect(progress.chunks_total).toBeGreaterThanOrEqual(10);
+    expect(progress.chunks_done).toBeGreaterThanOrEqual(1);
+    expect(progress.chunks_done).toBeLessThan(progress.chunks_total);
+    expect(progress.percent).toBeGreaterThan(10);
+    expect(progress.percent).toBeLessThan(100);
+    expect(message).toContain(`${progress.chunks_done} of ${progress.chunks_total} chunks transcribed`);
     const exited = new Promise((r) => child!.once('exit', r));
     child.kill('SIGKILL');
     await exited;

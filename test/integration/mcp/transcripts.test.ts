@@ -4,6 +4,7 @@ import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory
 import { McpHarness, startMcp } from '../../support/mcp';
 import { authenticateApiKey } from '../../../services/core/people';
 import { getTranscript, TRANSCRIPT_TOKENS } from '../../../services/core/meetings';
+import { setProgress } from '../../../services/core/ingest';
 
 const SENTENCE_KEYS = ['end_time', 'index', 'raw_text', 'speaker_id', 'speaker_name', 'start_time', 'text'];
 const SPEAKER_KEYS = [
@@ -304,6 +305,17 @@ describe('transcript tools: svc_get_transcript, svc_fetch, svc_get_summary', () 
       expect(res.isError).toBe(false);
       expect(res.data).toMatchObject({ status: 'processing', sentences: [], has_more: false, meeting_info: { summary_status: 'processing' } });
       expect(res.data.meeting_info.message).toMatch(/still being processed/);
+      expect(res.data.meeting_info.progress).toBeUndefined();
+
+      // Where processing is, as the worker reports it: structured beside the message, chunks only when chunked.
+      await setProgress(t.db, processing.id, { stage: 'transcribing', percent: 46.6, chunks_done: 3, chunks_total: 7 });
+      const mid = await mcp.call(olivia.key, 'svc_get_transcript', { transcriptId: processing.id, format: 'json' });
+      expect(mid.data.meeting_info.progress).toEqual({ stage: 'transcribing', percent: 47, chunks_done: 3, chunks_total: 7 });
+      expect(mid.data.meeting_info.message).toContain('Progress: transcribing, 47%, 3 of 7 chunks transcribed.');
+      await setProgress(t.db, processing.id, { stage: 'downloading', percent: 0 });
+      const early = await mcp.call(olivia.key, 'svc_get_transcript', { transcriptId: processing.id });
+      expect(early.isError).toBe(false);
+      expect(early.data.meeting_info.progress).toEqual({ stage: 'downloading', percent: 0 });
 
       const failed = await makeMeeting(t.db, { organizer: olivia, status: 'failed', sentences: [] });
       await t.db('meetings').where({ id: failed.id }).update({ failure_reason: 'the media file could not be decoded' });
