@@ -169,3 +169,49 @@ describe('real recordings through ffmpeg and chunked transcription', () => {
     expect(filesUnder(worker.stageRoot)).toEqual([]);
   });
 });
+
+describe("a speech server's refusal reaches the meeting", () => {
+  let t: TestDatabase;
+  let gql: GraphqlHarness;
+  let worker: TestWorker;
+  let media: MediaServer;
+  let asr: AsrStandin;
+  let owner: TestUser;
+  const taskQueue = testTaskQueue('media-refusal');
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    owner = await makeUser(t.db, await makeTeam(t.db), { name: 'Rita Refused' });
+    media = await startMediaServer();
+    asr = await startAsrStandin({ derive: true });
+    gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: taskQueue });
+    // Limits set past what OpenAI takes (a chunk of up to 40 MB, an hour long), as a misconfigured deployment would.
+    worker = await startTestWorker(t.db, { taskQueue, env: { ASR_URL: asr.url, ASR_CHUNK_MAX_BYTES: String(40 * 1024 * 1024), ASR_CHUNK_MAX_SECONDS: '3600' } });
+  }, 120_000);
+  afterAll(async () => {
+    await worker?.stop();
+    await gql?.close();
+    await asr?.close();
+    await media?.close();
+    await t?.drop();
+  });
+
+  it('a chunk over 25 MB is answered 413 as OpenAI answers it: the meeting fails saying so, sent once, nothing stored', async () => {
+    // 900 s of 16 kHz mono PCM is 28.8 MB: one chunk under these limits, over the server's.
+    const url = media.serve('/refused/long.mp3', { body: readFileSync(longRecording('mp3', 900)), contentType: 'audio/mpeg' });
+    const res = await gql.request(owner.key, UPLOAD_AUDIO, { input: { url, title: 'Too big for the server' } });
+    expect(res.body.errors).toBeUndefined();
+    const id = res.body.data.uploadAudio.meetingId as string;
+    expect(await waitForRun(gql.temporal, id, 120_000)).toMatchObject({ status: 'failed' });
+    const m = await t.db('meetings').where({ id }).first();
+    expect(m.status).toBe('failed');
+    expect(m.failure_reason).toMatch(/speech-to-text server .*answered 413: .*Maximum content size limit \(26214400\) exceeded/);
+    // A refusal is not retried: the same bytes would be refused again.
+    expect(asr.requests).toHaveLength(1);
+    expect(asr.requests[0]).toMatchObject({ status: 413, fileType: 'audio/wav' });
+    expect(asr.requests[0].fileBytes).toBeGreaterThan(25 * 1024 * 1024);
+    expect(await t.db('sentences').where({ meeting_id: id }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    expect(await t.db('transcript_chunks').where({ meeting_id: id }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    expect(filesUnder(worker.stageRoot)).toEqual([]);
+  }, 180_000);
+});
