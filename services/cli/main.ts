@@ -25,7 +25,7 @@ export const USAGE = `meeting-intel <command> [options] [--json]
   user signins --email E                   live OAuth sign-ins and page sessions
   user end-signins --email E [--id ID]     end one sign-in, or all of them
   apikey create --email E [--name LABEL] [--scopes meetings:read,meetings:write,admin] [--expires 90d|2027-01-31]
-                                           prints the key once (default scopes: meetings:read,meetings:write)
+                                           prints the key once (default: every scope its user has; admin for team admins)
   apikey list [--email E]
   apikey revoke --prefix P                 also ends the OAuth sign-ins and page sessions made with it
   seed demo                                the demo team, people, channels and meetings (idempotent)

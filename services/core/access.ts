@@ -107,12 +107,20 @@ export function writableBy(p: Principal, alias = 'meetings'): Where {
   };
 }
 
+/**
+ * Team administration (retention, legal holds, the read audit, rules, another user's live meetings,
+ * bypassing the upload size check): a team admin, with a credential carrying the `admin` scope. The
+ * role is checked first: a member is told it needs an admin, not a scope.
+ */
 export function requireAdmin(p: Principal, what: string): void {
   if (!isAdmin(p)) throw elevated(`${what} requires a team admin; ask an admin of your team`);
+  requireScope(p, 'admin');
 }
 
+/** The team-wide webhook: a super admin, with a credential carrying `admin`. */
 export function requireSuperAdmin(p: Principal, what: string): void {
   if (p.role !== 'super_admin') throw elevated(`${what} requires a super admin of your team`);
+  requireScope(p, 'admin');
 }
 
 export function requireTier(p: Principal, tier: 'enterprise', what: string): void {
@@ -162,7 +170,6 @@ export function requireMayGrantScopes(p: Principal, scopes: readonly string[]): 
 /** Acting on another user's keys, sign-ins or account: a team admin, with a credential carrying `admin`. */
 export function requireTeamGovernor(p: Principal, what: string): void {
   requireAdmin(p, what);
-  requireScope(p, 'admin');
 }
 
 /** Acting on user <userId>'s keys or sign-ins: themself, or a governor of their team (sameTeam checked by the caller's SQL). */

@@ -14,7 +14,7 @@ export interface Principal {
   role: Role;
   tier: Tier;
   flags: string[];
-  /** OAuth scopes when the caller signed in with a token; undefined for API keys (all scopes). */
+  /** What the credential may do (core/access requireScope): an OAuth token's granted scopes, an API key's; undefined: everything its user may do. */
   scopes?: string[];
   /**
    * Whether any meeting share names the caller's email (active or not), read with the credential.

@@ -39,7 +39,7 @@ import {
   setSignedInUser,
   startOidcSignIn,
 } from './requests';
-import { knownScopes, SCOPES, type Scope } from './scopes';
+import { grantableScopes, knownScopes, SCOPES, type Scope } from './scopes';
 import { AS_PATHS, asUrl, builtinIssuer, resourceUrl } from './urls';
 
 type Handler = (req: Request, res: Response) => Promise<void>;
@@ -234,7 +234,7 @@ export function authorizeRouter(db: Knex, config: Config): Router {
       sendPage(
         res,
         200,
-        consentPage({ action: asUrl(config, AS_PATHS.consent), requestId: pending.id, csrf, client: clientView(client, pending.redirect_uri), email: principal.email, scopes: pending.scopes }),
+        consentPage({ action: asUrl(config, AS_PATHS.consent), requestId: pending.id, csrf, client: clientView(client, pending.redirect_uri), email: principal.email, scopes: grantableScopes(pending.scopes, principal) }),
         [formTarget(pending.redirect_uri)],
       );
     }),
@@ -249,7 +249,7 @@ export function authorizeRouter(db: Knex, config: Config): Router {
       const principal = pending.user_id ? await principalById(db, pending.user_id) : undefined;
       if (!principal) throw new OAuthError('invalid_request', 'Sign in first. Start again from your MCP client.', 'invalid_request');
       const ticked = Array.isArray(b.scope) ? b.scope : [b.scope];
-      const granted = pending.scopes.filter((s) => ticked.includes(s));
+      const granted = grantableScopes(pending.scopes, principal).filter((s) => ticked.includes(s));
       const approved = one(b.decision) === 'approve' && granted.length > 0;
       if (!(await completePendingRequest(db, pending.id))) {
         throw new OAuthError('invalid_request', 'This sign-in was already completed. Start again from your MCP client.', 'request_expired');

@@ -1,12 +1,24 @@
-/** The OAuth scopes of the MCP endpoint: each tool declares one (services/mcp/tool.ts). */
-export const SCOPES = ['meetings:read', 'meetings:write'] as const;
+import { isAdmin, type Principal } from '../core/principal';
+
+/**
+ * The OAuth scopes of the MCP endpoint: each tool declares meetings:read or meetings:write
+ * (services/mcp/tool.ts); `admin` is what team administration asks of any credential (core/access
+ * requireAdmin), granted only to team admins.
+ */
+export const SCOPES = ['meetings:read', 'meetings:write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** What the consent page tells the user each scope allows. */
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'meetings:read': 'Search and read your meetings, transcripts, summaries, channels, soundbites, people and analytics',
   'meetings:write': 'Share, rename, move and change the privacy of meetings you manage, and create soundbites',
+  admin: "Administer your team as you can: automation rules and their logs, teammates' live meetings, retention and legal holds",
 };
+
+/** The scopes of a request this user can be granted: `admin` only for a team admin. */
+export function grantableScopes(scopes: readonly Scope[], user: Principal): Scope[] {
+  return scopes.filter((s) => s !== 'admin' || isAdmin(user));
+}
 
 export function isScope(s: string): s is Scope {
   return (SCOPES as readonly string[]).includes(s);

@@ -21,8 +21,11 @@ const KEY = /^mi_([a-z0-9]{8})_([A-Za-z0-9_-]{32,64})$/;
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** What a new key carries when no scopes are named: reading and writing, never admin. */
-export const DEFAULT_KEY_SCOPES: readonly CredentialScope[] = ['meetings:read', 'meetings:write'];
+/**
+ * What a new key carries when no scopes are named: everything its user may do (admin for a team admin,
+ * as keys made before scopes existed). Naming scopes narrows it.
+ */
+const defaultKeyScopes = (role: string): CredentialScope[] => (role === 'member' ? ['meetings:read', 'meetings:write'] : [...CREDENTIAL_SCOPES]);
 /** The longest lifetime a key may be given (ten years); longer means "no expiry", say so instead. */
 const MAX_KEY_LIFETIME_MS = 10 * 365 * 86_400_000;
 
@@ -35,9 +38,9 @@ export interface CreatedKey {
   expiresAt: string | null;
 }
 
-/** The scopes named (a list or a comma/space-separated string), validated, in canonical order. */
-export function parseKeyScopes(raw: string | readonly string[] | undefined | null): CredentialScope[] {
-  if (raw === undefined || raw === null) return [...DEFAULT_KEY_SCOPES];
+/** The scopes named (a list or a comma/space-separated string), validated, in canonical order; null when none are named. */
+export function parseKeyScopes(raw: string | readonly string[] | undefined | null): CredentialScope[] | null {
+  if (raw === undefined || raw === null) return null;
   const parts = (typeof raw === 'string' ? raw.split(/[\s,]+/) : [...raw]).map((s) => s.trim()).filter(Boolean);
   const unknown = parts.filter((s) => !(CREDENTIAL_SCOPES as readonly string[]).includes(s));
   if (unknown.length) throw invalid('scopes', `one or more of ${CREDENTIAL_SCOPES.join(', ')}`, `scopes: unknown scope ${JSON.stringify(unknown[0])}; known scopes are ${CREDENTIAL_SCOPES.join(', ')}`);
@@ -74,7 +77,7 @@ export async function createApiKey(
   const user = await findUserByEmail(db, input.email);
   if (!user) throw notFound('user with email', input.email);
   if (user.deactivated_at) throw invalid('email', 'an active user', `email: ${user.email} is deactivated; reactivate the user first`);
-  const scopes = parseKeyScopes(input.scopes);
+  const scopes = parseKeyScopes(input.scopes) ?? defaultKeyScopes(user.role);
   if (scopes.includes('admin') && user.role === 'member') throw invalid('scopes', 'admin only for team admins', `scopes: ${user.email} is not a team admin, so a key of theirs cannot carry admin`);
   const expiresAt = parseKeyExpiry(input.expires);
   const name = input.name?.trim() || null;
@@ -91,7 +94,8 @@ export async function createApiKey(
 
 /** A key of the caller's own, never carrying more than the caller's credential does. Shown once. */
 export async function createOwnApiKey(db: Knex, p: Principal, input: { name?: string; scopes?: readonly string[] | null; expires?: string | null }): Promise<CreatedKey> {
-  const scopes = parseKeyScopes(input.scopes);
+  // Unnamed: what the caller's own credential carries (a key never carries more than the one that made it).
+  const scopes = parseKeyScopes(input.scopes) ?? defaultKeyScopes(p.role).filter((s) => p.scopes?.includes(s) ?? true);
   requireMayGrantScopes(p, scopes);
   return createApiKey(db, { email: p.email, name: input.name, scopes, expires: input.expires }, p);
 }

@@ -139,12 +139,40 @@ describe('scoped API keys and access governance', () => {
       const team = await gql.request(adminKey, '{ teamApiKeys { prefix user_email } }');
       expect(team.body.data.teamApiKeys.map((k: { user_email: string }) => k.user_email)).toEqual(expect.arrayContaining([victim.email, member.email]));
       // An admin's key without the admin scope is not enough.
-      expect((await gql.request(admin.key, `{ signIns(userId: "${victim.id}") { id } }`)).body.errors![0].extensions).toMatchObject({ code: 'insufficient_scope', scope: 'admin' });
+      const narrowed = (await createApiKey(t.db, { email: admin.email, scopes: ['meetings:read', 'meetings:write'] })).key;
+      expect((await gql.request(narrowed, `{ signIns(userId: "${victim.id}") { id } }`)).body.errors![0].extensions).toMatchObject({ code: 'insufficient_scope', scope: 'admin' });
       const deactivated = await gql.request(adminKey, `mutation { deactivateUser(userId: "${victim.id}") { keys_revoked deactivated_at } }`);
       expect(deactivated.body.data.deactivateUser).toMatchObject({ keys_revoked: 1, deactivated_at: expect.any(String) });
       expect((await gql.request(victim.key, '{ me { email } }')).status).toBe(401);
       expect((await gql.request(member.key, `mutation { deactivateUser(userId: "${admin.id}") { keys_revoked } }`)).body.errors![0].extensions!.code).toBe('insufficient_scope');
     });
+  });
+
+  it('team administration needs the admin scope; a key made with no scopes named carries every scope of its user', async () => {
+    const LIST = '{ apiKeys { prefix scopes } }';
+    const scopesOf = async (key: string) => (await gql.request(key, LIST)).body.data.apiKeys.find((k: { prefix: string }) => key.startsWith(`mi_${k.prefix}_`)).scopes;
+    expect(await scopesOf(admin.key)).toEqual(['meetings:read', 'meetings:write', 'admin']);
+    expect(await scopesOf(member.key)).toEqual(['meetings:read', 'meetings:write']);
+    const narrowed = (await createApiKey(t.db, { email: admin.email, scopes: ['meetings:read', 'meetings:write'] })).key;
+    const operations = [
+      'mutation { setTeamRetention(days: 400) { retention_days } }',
+      `mutation { setLegalHold(meetingId: "${meeting.id}") { id } }`,
+      `mutation { liftLegalHold(meetingId: "${meeting.id}") { id } }`,
+      '{ readAudit { has_more } }',
+      '{ rules { id } }',
+    ];
+    for (const op of operations) {
+      const refused = await gql.request(narrowed, op);
+      expect([op, refused.body.errors?.[0]?.extensions]).toEqual([op, expect.objectContaining({ code: 'insufficient_scope', scope: 'admin' })]);
+      const allowed = await gql.request(admin.key, op);
+      expect([op, allowed.body.errors]).toEqual([op, undefined]);
+    }
+    // Over MCP too: another teammate's live meetings.
+    const call = async (key: string) => mcp.call(key, 'svc_get_active_meetings', { email: member.email });
+    expect((await call(narrowed)).data.error).toMatchObject({ code: 'insufficient_scope', scope: 'admin' });
+    expect((await call(admin.key)).isError).toBe(false);
+    // A member is told the operation needs an admin, not a scope.
+    expect((await gql.request(member.key, 'mutation { setTeamRetention(days: 400) { retention_days } }')).body.errors![0].extensions!.code).toBe('require_elevated_privilege');
   });
 
   it('the CLI creates a scoped, expiring key, lists it without the secret, revokes it, and lists and ends sign-ins', async () => {

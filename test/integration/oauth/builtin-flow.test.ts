@@ -65,7 +65,8 @@ describe('built-in authorization server with the SDK client', () => {
       code_challenge_method: 'S256',
       redirect_uri: REDIRECT_URI,
       resource: mcp.mcpUrl,
-      scope: 'meetings:read meetings:write',
+      // The SDK asks for every scope the server lists; a member (alice) is granted all but admin.
+      scope: 'meetings:read meetings:write admin',
     });
 
     // The user signs in with an API key and allows access; the browser lands on the redirect URI.

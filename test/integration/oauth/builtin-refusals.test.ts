@@ -77,7 +77,7 @@ describe('built-in authorization server: refusals and edges', () => {
         revocation_endpoint: `${mcp.base}/oauth/revoke`,
         revocation_endpoint_auth_methods_supported: ['none'],
         jwks_uri: `${mcp.base}/oauth/jwks`,
-        scopes_supported: ['meetings:read', 'meetings:write'],
+        scopes_supported: ['meetings:read', 'meetings:write', 'admin'],
         response_types_supported: ['code'],
         response_modes_supported: ['query'],
         grant_types_supported: ['authorization_code', 'refresh_token'],

@@ -114,7 +114,7 @@ describe('external issuer', () => {
       expect(await res.json()).toEqual({
         resource: mcp.mcpUrl,
         authorization_servers: [idp.issuer],
-        scopes_supported: ['meetings:read', 'meetings:write'],
+        scopes_supported: ['meetings:read', 'meetings:write', 'admin'],
         bearer_methods_supported: ['header'],
         resource_name: 'Meeting Intelligence MCP server',
       });

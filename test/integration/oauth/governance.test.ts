@@ -190,6 +190,26 @@ describe('built-in authorization server: redirect URIs and revocation lineage', 
       expect(await refused.text()).toMatch(/does not carry meetings:read/);
     });
 
+    it('admin is granted to team admins only, and team administration over a token needs it', async () => {
+      const boss = await makeUser(t.db, team, { role: 'admin', name: 'Boss' });
+      const asked = 'meetings:read meetings:write admin';
+      // A member asking for admin gets what they may have; a team admin gets admin too (the key carries every scope of its user).
+      const member = await authorize(alice.key, { scope: asked });
+      expect((await exchange(member.code, member.verifier)).body.scope).toBe('meetings:read meetings:write');
+      const withAdmin = await authorize(boss.key, { scope: asked });
+      const adminTokens = (await exchange(withAdmin.code, withAdmin.verifier)).body;
+      expect(adminTokens.scope).toBe('meetings:read meetings:write admin');
+      const withoutAdmin = await authorize(boss.key, { scope: 'meetings:read meetings:write' });
+      const plainTokens = (await exchange(withoutAdmin.code, withoutAdmin.verifier)).body;
+      // Another teammate's live meetings are team administration: the token without admin is refused, naming the scope.
+      const call = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'svc_get_active_meetings', arguments: { email: alice.email } } };
+      const allowed = await (await postMcp(mcp.mcpUrl, call, adminTokens.access_token)).text();
+      expect(allowed).not.toContain('"isError":true');
+      const refused = await (await postMcp(mcp.mcpUrl, call, plainTokens.access_token)).text();
+      expect(refused).toContain('"isError":true');
+      expect(refused).toMatch(/insufficient_scope.*lacks the admin scope/);
+    });
+
     it('deactivating a user ends every key, OAuth sign-in and page session of theirs', async () => {
       const bob = await makeUser(t.db, team, { name: 'Bob' });
       const s = await signInsWith(bob.key);
