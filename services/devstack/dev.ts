@@ -139,10 +139,12 @@ async function main(): Promise<void> {
   const db = createDb({ url: config.databaseUrl, poolMax: 4 });
   await db.migrate.latest();
   const seeded = await seedDemo(db, config);
-  // The demo key is kept between runs; a new one is made when it no longer works.
+  // The demo key is kept between runs; a new one is made when it no longer works, or when it lacks the
+  // admin scope (keys made by earlier versions without naming scopes carried read and write only).
   let apiKey = existsSync(join(DEV, 'demo-api-key')) ? readFileSync(join(DEV, 'demo-api-key'), 'utf8').trim() : '';
   try {
-    await authenticateApiKey(db, apiKey);
+    const p = await authenticateApiKey(db, apiKey);
+    if (p.scopes && !p.scopes.includes('admin')) throw new Error('the demo key lacks the admin scope');
   } catch {
     apiKey = seeded.apiKey ?? (await seeded.newKey());
     writeFileSync(join(DEV, 'demo-api-key'), `${apiKey}\n`, { mode: 0o600 });
