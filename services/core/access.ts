@@ -49,10 +49,18 @@ function isChannelMember(qb: Knex.QueryBuilder, p: Principal, alias: string) {
   qb.whereRaw(channelMemberSql(alias), [p.userId]);
 }
 
-/** The visibility rule's SQL for an alias, for admins and for everyone else (built once per alias). */
-const visibilitySql = new Map<string, { admin: string; member: string }>();
+interface VisibilitySql {
+  admin: string;
+  member: string;
+  /** The same for a caller whom no share names (Principal.sharedWith false): the share branch is always false. */
+  adminUnshared: string;
+  memberUnshared: string;
+}
 
-function visibilityFor(alias: string): { admin: string; member: string } {
+/** The visibility rule's SQL for an alias, for admins and for everyone else (built once per alias). */
+const visibilitySql = new Map<string, VisibilitySql>();
+
+function visibilityFor(alias: string): VisibilitySql {
   let sql = visibilitySql.get(alias);
   if (!sql) {
     const a = alias;
@@ -63,6 +71,8 @@ function visibilityFor(alias: string): { admin: string; member: string } {
     sql = {
       admin: `((${a}.team_id = ?) or ${activeShareSql(a)})`,
       member: `((${a}.team_id = ? and ${member}) or ${activeShareSql(a)})`,
+      adminUnshared: `(${a}.team_id = ?)`,
+      memberUnshared: `(${a}.team_id = ? and ${member})`,
     };
     visibilitySql.set(alias, sql);
   }
@@ -72,11 +82,17 @@ function visibilityFor(alias: string): { admin: string; member: string } {
 /** SQL text and its `?` bindings, in order. */
 export type { SqlFragment };
 
-/** The condition on `meetings as <alias>` that the caller may read the row, as SQL text. */
+/**
+ * The condition on `meetings as <alias>` that the caller may read the row, as SQL text. For a caller
+ * whom no share names, the share branch (a subquery per row, planned in every list statement) is left
+ * out: it could match nothing.
+ */
 export function visibleToSql(p: Principal, alias = 'meetings'): SqlFragment {
   const sql = visibilityFor(alias);
-  return isAdmin(p)
-    ? { sql: sql.admin, bindings: [p.teamId, p.email] }
+  const unshared = p.sharedWith === false;
+  if (isAdmin(p)) return unshared ? { sql: sql.adminUnshared, bindings: [p.teamId] } : { sql: sql.admin, bindings: [p.teamId, p.email] };
+  return unshared
+    ? { sql: sql.memberUnshared, bindings: [p.teamId, p.userId, p.email, p.userId] }
     : { sql: sql.member, bindings: [p.teamId, p.userId, p.email, p.userId, p.email] };
 }
 
