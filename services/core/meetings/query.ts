@@ -63,7 +63,7 @@ export const RELEVANCE_POOL = 200;
 export const RELEVANCE_SENTENCES = 20;
 /**
  * Totals are exact up to this many meetings; past it a list says "at least" this many. What it costs
- * grows with it (the arms read TOTAL_BOUND + 1 matching rows for a common word): see the header.
+ * grows with it (the count reads up to TOTAL_BOUND + 1 matching meetings per arm): see the header.
  */
 export const TOTAL_BOUND = 100;
 
@@ -355,6 +355,7 @@ export async function findMeetings(db: Knex, p: Principal, f: ResolvedFilters): 
   const rows = await runSql<MeetingListRow>(db, listQuery(p, f, kq));
   const hasMore = rows.length > f.limit;
   const page = hasMore ? rows.slice(0, f.limit) : rows;
+  // The count rides on every row of the page (the same snapshot as the page); past the end there is no row to carry it.
   const n = rows.length ? Number(rows[0].matched) : f.skip === 0 ? 0 : Number((await runSql<{ n: number }>(db, countQuery(p, f, kq)))[0]?.n ?? 0);
   return { rows: page, hasMore, total: Math.min(n, TOTAL_BOUND), totalIsLowerBound: n > TOTAL_BOUND, keyword: kq };
 }
