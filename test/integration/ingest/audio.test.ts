@@ -2,45 +2,30 @@
  * Audio end to end through an OpenAI-compatible speech-to-text stand-in that speaks the real
  * multipart request and verbose_json answer over HTTP; downloads that need credentials.
  */
-import { createTestDatabase, TestDatabase, testTaskQueue } from '../../support/testDb';
-import { makeTeam, makeUser, TestUser } from '../../support/factory';
-import { AsrStandin, silentWav, startAsrStandin } from '../../support/asr-standin';
-import { GraphqlHarness, startGraphql, TRANSCRIPT, UPLOAD_AUDIO } from '../../support/graphql';
-import { startTestWorker, TestWorker, waitForRun } from '../../support/worker';
-import { MediaServer, startMediaServer } from './media-server';
+import type { TestDatabase } from '../../support/testDb';
+import type { TestUser } from '../../support/factory';
+import { AsrStandin, silentWav } from '../../support/asr-standin';
+import { GraphqlHarness, TRANSCRIPT } from '../../support/graphql';
+import { waitForRun } from '../../support/worker';
+import type { MediaServer } from './media-server';
+import { RecordingRig, startRecordingRig } from './rig';
 
 describe('audio uploads through an OpenAI-compatible ASR server', () => {
+  let rig: RecordingRig;
   let t: TestDatabase;
   let gql: GraphqlHarness;
-  let worker: TestWorker;
   let media: MediaServer;
   let asr: AsrStandin;
   let owner: TestUser;
-  const taskQueue = testTaskQueue('audio');
   const wav = silentWav(9);
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    const team = await makeTeam(t.db);
-    owner = await makeUser(t.db, team, { name: 'Olga Owner' });
-    media = await startMediaServer();
-    asr = await startAsrStandin();
-    gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: taskQueue });
-    worker = await startTestWorker(t.db, { taskQueue, env: { ASR_URL: asr.url, ASR_API_KEY: 'asr-secret-key', ASR_MODEL: 'whisper-test' } });
-  });
-  afterAll(async () => {
-    await worker?.stop();
-    await gql?.close();
-    await asr?.close();
-    await media?.close();
-    await t?.drop();
-  });
+    rig = await startRecordingRig({ queue: 'audio', ownerName: 'Olga Owner', workerEnv: { ASR_API_KEY: 'asr-secret-key', ASR_MODEL: 'whisper-test' } });
+    ({ t, gql, media, asr, owner } = rig);
+  }, 120_000);
+  afterAll(() => rig?.close());
 
-  const upload = async (input: Record<string, unknown>) => {
-    const res = await gql.request(owner.key, UPLOAD_AUDIO, { input });
-    expect(res.body.errors).toBeUndefined();
-    return res.body.data.uploadAudio.meetingId as string;
-  };
+  const upload = (input: Record<string, unknown>) => rig.upload(input);
 
   it('sends the file as multipart to /v1/audio/transcriptions and stores the diarized segments', async () => {
     const url = media.serve('/private/call.wav', { body: wav, contentType: 'audio/wav', authorization: 'Bearer download-token-123' });

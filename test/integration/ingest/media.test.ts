@@ -7,13 +7,14 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTestDatabase, TestDatabase, testTaskQueue } from '../../support/testDb';
-import { makeTeam, makeUser, TestUser } from '../../support/factory';
-import { AsrStandin, startAsrStandin } from '../../support/asr-standin';
-import { GraphqlHarness, startGraphql, TRANSCRIPT, UPLOAD_AUDIO } from '../../support/graphql';
-import { startTestWorker, TestWorker, waitForRun } from '../../support/worker';
+import type { TestDatabase } from '../../support/testDb';
+import type { TestUser } from '../../support/factory';
+import type { AsrStandin } from '../../support/asr-standin';
+import { GraphqlHarness, TRANSCRIPT } from '../../support/graphql';
+import { TestWorker, waitForRun } from '../../support/worker';
 import { conversationWav, corruptMp3, durationOf, encoded, longRecording, requireMediaTools, silentVideo, speechRegions, stereoWav, truncatedM4a, type Encoding } from '../../support/media';
-import { MediaServer, startMediaServer } from './media-server';
+import type { MediaServer } from './media-server';
+import { RecordingRig, startRecordingRig } from './rig';
 
 requireMediaTools();
 
@@ -40,35 +41,21 @@ function loopedTruth(seconds: number): { start: number; end: number }[] {
 }
 
 describe('real recordings through ffmpeg and chunked transcription', () => {
+  let rig: RecordingRig;
   let t: TestDatabase;
   let gql: GraphqlHarness;
   let worker: TestWorker;
   let media: MediaServer;
   let asr: AsrStandin;
   let owner: TestUser;
-  const taskQueue = testTaskQueue('media');
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    owner = await makeUser(t.db, await makeTeam(t.db), { name: 'Mia Media' });
-    media = await startMediaServer();
-    asr = await startAsrStandin({ derive: true, diarize: true });
-    gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: taskQueue });
-    worker = await startTestWorker(t.db, { taskQueue, env: { ASR_URL: asr.url, ASR_MODEL: 'whisper-1', MEDIA_MAX_SECONDS: '3900' } });
+    rig = await startRecordingRig({ queue: 'media', ownerName: 'Mia Media', asr: { derive: true, diarize: true }, workerEnv: { ASR_MODEL: 'whisper-1', MEDIA_MAX_SECONDS: '3900' } });
+    ({ t, gql, worker, media, asr, owner } = rig);
   }, 120_000);
-  afterAll(async () => {
-    await worker?.stop();
-    await gql?.close();
-    await asr?.close();
-    await media?.close();
-    await t?.drop();
-  });
+  afterAll(() => rig?.close());
 
-  const upload = async (input: Record<string, unknown>) => {
-    const res = await gql.request(owner.key, UPLOAD_AUDIO, { input });
-    expect(res.body.errors).toBeUndefined();
-    return res.body.data.uploadAudio.meetingId as string;
-  };
+  const upload = (input: Record<string, unknown>) => rig.upload(input);
   const serveFile = (path: string, name: string) => media.serve(`/rec/${name}`, { body: readFileSync(path), contentType: 'application/octet-stream' });
   const sentencesOf = (id: string) => t.db('sentences').where({ meeting_id: id }).orderBy('idx').select('idx', 'speaker_name', 'text', 'start_time', 'end_time');
 
@@ -171,47 +158,33 @@ describe('real recordings through ffmpeg and chunked transcription', () => {
 });
 
 describe("a speech server's refusal reaches the meeting", () => {
-  let t: TestDatabase;
-  let gql: GraphqlHarness;
-  let worker: TestWorker;
-  let media: MediaServer;
-  let asr: AsrStandin;
-  let owner: TestUser;
-  const taskQueue = testTaskQueue('media-refusal');
+  let rig: RecordingRig;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    owner = await makeUser(t.db, await makeTeam(t.db), { name: 'Rita Refused' });
-    media = await startMediaServer();
-    asr = await startAsrStandin({ derive: true });
-    gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: taskQueue });
     // Limits set past what OpenAI takes (a chunk of up to 40 MB, an hour long), as a misconfigured deployment would.
-    worker = await startTestWorker(t.db, { taskQueue, env: { ASR_URL: asr.url, ASR_CHUNK_MAX_BYTES: String(40 * 1024 * 1024), ASR_CHUNK_MAX_SECONDS: '3600' } });
+    rig = await startRecordingRig({
+      queue: 'media-refusal',
+      ownerName: 'Rita Refused',
+      asr: { derive: true },
+      workerEnv: { ASR_CHUNK_MAX_BYTES: String(40 * 1024 * 1024), ASR_CHUNK_MAX_SECONDS: '3600' },
+    });
   }, 120_000);
-  afterAll(async () => {
-    await worker?.stop();
-    await gql?.close();
-    await asr?.close();
-    await media?.close();
-    await t?.drop();
-  });
+  afterAll(() => rig?.close());
 
   it('a chunk over 25 MB is answered 413 as OpenAI answers it: the meeting fails saying so, sent once, nothing stored', async () => {
     // 900 s of 16 kHz mono PCM is 28.8 MB: one chunk under these limits, over the server's.
-    const url = media.serve('/refused/long.mp3', { body: readFileSync(longRecording('mp3', 900)), contentType: 'audio/mpeg' });
-    const res = await gql.request(owner.key, UPLOAD_AUDIO, { input: { url, title: 'Too big for the server' } });
-    expect(res.body.errors).toBeUndefined();
-    const id = res.body.data.uploadAudio.meetingId as string;
-    expect(await waitForRun(gql.temporal, id, 120_000)).toMatchObject({ status: 'failed' });
-    const m = await t.db('meetings').where({ id }).first();
+    const url = rig.media.serve('/refused/long.mp3', { body: readFileSync(longRecording('mp3', 900)), contentType: 'audio/mpeg' });
+    const id = await rig.upload({ url, title: 'Too big for the server' });
+    expect(await waitForRun(rig.gql.temporal, id, 120_000)).toMatchObject({ status: 'failed' });
+    const m = await rig.t.db('meetings').where({ id }).first();
     expect(m.status).toBe('failed');
     expect(m.failure_reason).toMatch(/speech-to-text server .*answered 413: .*Maximum content size limit \(26214400\) exceeded/);
     // A refusal is not retried: the same bytes would be refused again.
-    expect(asr.requests).toHaveLength(1);
-    expect(asr.requests[0]).toMatchObject({ status: 413, fileType: 'audio/wav' });
-    expect(asr.requests[0].fileBytes).toBeGreaterThan(25 * 1024 * 1024);
-    expect(await t.db('sentences').where({ meeting_id: id }).count({ n: '*' })).toEqual([{ n: '0' }]);
-    expect(await t.db('transcript_chunks').where({ meeting_id: id }).count({ n: '*' })).toEqual([{ n: '0' }]);
-    expect(filesUnder(worker.stageRoot)).toEqual([]);
+    expect(rig.asr.requests).toHaveLength(1);
+    expect(rig.asr.requests[0]).toMatchObject({ status: 413, fileType: 'audio/wav' });
+    expect(rig.asr.requests[0].fileBytes).toBeGreaterThan(25 * 1024 * 1024);
+    expect(await rig.t.db('sentences').where({ meeting_id: id }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    expect(await rig.t.db('transcript_chunks').where({ meeting_id: id }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    expect(filesUnder(rig.worker.stageRoot)).toEqual([]);
   }, 180_000);
 });

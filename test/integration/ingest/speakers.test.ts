@@ -5,43 +5,35 @@
  * speaker the same person; meeting_info then does not say labels are per chunk.
  */
 import { readFileSync } from 'node:fs';
-import { createTestDatabase, TestDatabase, testTaskQueue } from '../../support/testDb';
-import { makeTeam, makeUser, TestUser } from '../../support/factory';
-import { AsrStandin, startAsrStandin } from '../../support/asr-standin';
-import { GraphqlHarness, startGraphql, TRANSCRIPT, UPLOAD_AUDIO } from '../../support/graphql';
-import { startTestWorker, TestWorker, waitForRun } from '../../support/worker';
+import type { TestDatabase } from '../../support/testDb';
+import type { TestUser } from '../../support/factory';
+import type { AsrStandin } from '../../support/asr-standin';
+import { GraphqlHarness, TRANSCRIPT, UPLOAD_AUDIO } from '../../support/graphql';
+import { waitForRun } from '../../support/worker';
 import { longRecording, requireMediaTools } from '../../support/media';
-import { MediaServer, startMediaServer } from './media-server';
+import type { MediaServer } from './media-server';
+import { RecordingRig, startRecordingRig } from './rig';
 
 requireMediaTools();
 
 describe('speakers across chunks with diarized_json', () => {
+  let rig: RecordingRig;
   let t: TestDatabase;
   let gql: GraphqlHarness;
-  let worker: TestWorker;
   let media: MediaServer;
   let asr: AsrStandin;
   let owner: TestUser;
-  const taskQueue = testTaskQueue('speakers');
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    owner = await makeUser(t.db, await makeTeam(t.db), { name: 'Dia Rized' });
-    media = await startMediaServer();
-    asr = await startAsrStandin({ derive: true });
-    gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: taskQueue });
-    worker = await startTestWorker(t.db, {
-      taskQueue,
-      env: { ASR_URL: asr.url, ASR_MODEL: 'gpt-4o-transcribe-diarize', ASR_RESPONSE_FORMAT: 'diarized_json', ASR_CHUNK_MAX_SECONDS: '40' },
+    rig = await startRecordingRig({
+      queue: 'speakers',
+      ownerName: 'Dia Rized',
+      asr: { derive: true },
+      workerEnv: { ASR_MODEL: 'gpt-4o-transcribe-diarize', ASR_RESPONSE_FORMAT: 'diarized_json', ASR_CHUNK_MAX_SECONDS: '40' },
     });
+    ({ t, gql, media, asr, owner } = rig);
   }, 120_000);
-  afterAll(async () => {
-    await worker?.stop();
-    await gql?.close();
-    await asr?.close();
-    await media?.close();
-    await t?.drop();
-  });
+  afterAll(() => rig?.close());
 
   it('sends the first chunk alone, then every other chunk with clips of the speakers it found', async () => {
     const url = media.serve('/diarize/long.mp3', { body: readFileSync(longRecording('mp3', 120)), contentType: 'audio/mpeg' });
