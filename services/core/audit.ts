@@ -315,9 +315,12 @@ export function listReads(db: Knex, p: Principal, f: ReadAuditFilter): Promise<R
   return listTeamReads(db, p.teamId, f);
 }
 
-/** Reads older than `olderThan` go (READ_AUDIT_RETENTION), at most `batch` rows; answers how many went. */
+/**
+ * Reads older than `olderThan` go (READ_AUDIT_RETENTION), at most `batch` rows; answers how many went.
+ * The rows are found by the BRIN time index and deleted where they lie (ctid): the table has no index
+ * on id alone (see migration 20261129000000), and its rows are never updated, so a row's ctid holds.
+ */
 export async function pruneReads(db: Knex, olderThan: Date, batch: number): Promise<number> {
-  return db('read_audit')
-    .whereIn('id', db('read_audit').where('read_at', '<', olderThan).select('id').limit(batch))
-    .delete();
+  const r = await db.raw('delete from read_audit where ctid = any(array(select ctid from read_audit where read_at < ? limit ?))', [olderThan, batch]);
+  return r.rowCount ?? 0;
 }

@@ -18,6 +18,7 @@ import * as retentionReadAudit from './20261126000200_retention_read_audit';
 import * as transcriptChunks from './20261127000000_transcript_chunks';
 import * as noJit from './20261127000500_no_jit';
 import * as readAuditBrin from './20261128000000_read_audit_brin';
+import * as readAuditKeys from './20261129000000_read_audit_keys';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -39,6 +40,7 @@ const MIGRATIONS: [string, Migration][] = [
   ['20261127000000_transcript_chunks', transcriptChunks],
   ['20261127000500_no_jit', noJit],
   ['20261128000000_read_audit_brin', readAuditBrin],
+  ['20261129000000_read_audit_keys', readAuditKeys],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
