@@ -11,7 +11,7 @@
  * See test/bench/README.md for every option and how to read the output.
  */
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +24,7 @@ import { API_KEY_LOOKUP_SQL, createApiKey, authenticateApiKey } from '../../serv
 import { POSTGRES_MALLOC_ENV, startLocalPostgres } from '../../services/devstack/postgres';
 import { freePort } from '../../services/devstack/ports';
 import { createDb, migrateLatest } from '../../services/platform/db';
+import { cpuMs, postgresCpuMs } from './proc';
 import { resolveFilters } from '../../services/core/meetings';
 import { keywordQuery, listQuery } from '../../services/core/meetings';
 
@@ -594,27 +595,6 @@ function startBareSdk(): Promise<ServerProcess> {
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
-}
-
-/** CPU milliseconds (user + system) a process has used, all its threads. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // clock ticks of 1/100 s
-}
-
-/** CPU milliseconds of every PostgreSQL process on the machine (the benchmark's cluster is the only one running). */
-function postgresCpuMs(): number {
-  let total = 0;
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      if (readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'postgres') total += cpuMs(Number(d));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
 }
 
 /** One phase for a driver process: the calls to rotate through, how many at once, for how long. */
