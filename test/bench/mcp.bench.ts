@@ -24,7 +24,7 @@ import { API_KEY_LOOKUP_SQL, createApiKey, authenticateApiKey } from '../../serv
 import { POSTGRES_MALLOC_ENV, startLocalPostgres } from '../../services/devstack/postgres';
 import { freePort } from '../../services/devstack/ports';
 import { createDb, migrateLatest } from '../../services/platform/db';
-import { cpuMs, postgresCpuMs } from './proc';
+import { cpuMs, postgresCpuByPid, postgresCpuSince } from './proc';
 import { resolveFilters } from '../../services/core/meetings';
 import { keywordQuery, listQuery } from '../../services/core/meetings';
 
@@ -638,24 +638,23 @@ function driveRemote(spec: DriverSpec, servers: ServerProcess[]): Promise<Stats>
     let out = '';
     const peak = () => Math.max(...servers.map((x) => rssMb(x.pid)));
     let peakRss = peak();
-    let cpu0: [number, number] | null = null;
+    let cpu0: [number, Map<number, number>] | null = null;
     let cpu1: [number, number] | null = null;
-    const snapshot = (): [number, number] => [servers.reduce((sum, x) => sum + cpuMs(x.pid), 0), postgresCpuMs()];
+    const serverCpu = () => servers.reduce((sum, x) => sum + cpuMs(x.pid), 0);
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, peak())), 25);
     child.stdout.on('data', (d) => {
       out += d;
-      if (!cpu0 && out.includes('measuring\n')) cpu0 = snapshot();
-      if (cpu0 && !cpu1 && /\n\{.*\}\n/.test(out)) cpu1 = snapshot();
+      if (!cpu0 && out.includes('measuring\n')) cpu0 = [serverCpu(), postgresCpuByPid()];
+      if (cpu0 && !cpu1 && /\n\{.*\}\n/.test(out)) cpu1 = [serverCpu(), postgresCpuSince(cpu0[1])];
     });
     child.on('exit', (code) => {
       clearInterval(sampler);
       const last = out.trim().split('\n').pop() ?? '';
       if (code !== 0 || !last.startsWith('{') || !cpu0) return reject(new Error(`driver failed (exit ${code}): ${out.slice(-500)}`));
       const stats = JSON.parse(last) as Stats;
-      const [c0, c1] = [cpu0, cpu1 ?? snapshot()];
-      // A PostgreSQL backend that exits meanwhile takes its CPU time with it: then there is no figure.
-      const pgCpu = c1[1] >= c0[1] ? (c1[1] - c0[1]) / stats.calls : NaN;
-      resolve({ ...stats, rssMb: peakRss, serverCpu: (c1[0] - c0[0]) / stats.calls, pgCpu });
+      const c0 = cpu0;
+      const c1 = cpu1 ?? [serverCpu(), postgresCpuSince(c0[1])];
+      resolve({ ...stats, rssMb: peakRss, serverCpu: (c1[0] - c0[0]) / stats.calls, pgCpu: c1[1] / stats.calls });
     });
     child.stdin.end(JSON.stringify(spec));
   });
@@ -783,13 +782,13 @@ async function run(url: string, o: Options): Promise<void> {
   const remote = (spec: DriverSpec, targets = servers) => () => driveRemote(spec, targets);
   // In-process phases: PostgreSQL's CPU is counted over the measured part, as for the remote ones.
   const local = (concurrency: number, seconds: number, call: (i: number) => Promise<string | null>) => async () => {
-    let pg0 = 0;
+    let pg0 = new Map<number, number>();
     let own0 = process.cpuUsage();
-    const s = await drive(concurrency, seconds, call, () => ((pg0 = postgresCpuMs()), (own0 = process.cpuUsage())));
-    const pg1 = postgresCpuMs();
+    const s = await drive(concurrency, seconds, call, () => ((pg0 = postgresCpuByPid()), (own0 = process.cpuUsage())));
+    const pg = postgresCpuSince(pg0);
     const own = process.cpuUsage(own0);
     // The bench process is the client here: its CPU is what pg's client side costs a call.
-    return { ...s, rssMb: NaN, pgCpu: pg1 >= pg0 ? (pg1 - pg0) / s.calls : NaN, driverCpu: (own.user + own.system) / 1000 / s.calls };
+    return { ...s, rssMb: NaN, pgCpu: pg / s.calls, driverCpu: (own.user + own.system) / 1000 / s.calls };
   };
 
   // One call at a time: latency without queueing, for the per-call overhead ratio. The three run in

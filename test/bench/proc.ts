@@ -22,11 +22,6 @@ export function postgresCpuByPid(): Map<number, number> {
   return byPid;
 }
 
-/** CPU milliseconds of every PostgreSQL process on the machine. */
-export function postgresCpuMs(): number {
-  return [...postgresCpuByPid().values()].reduce((a, b) => a + b, 0);
-}
-
 /**
  * PostgreSQL's CPU milliseconds since `before` (a postgresCpuByPid()): a backend that started meanwhile
  * counts whole, one that ended (a pool closing an idle connection) is left out rather than subtracted.
