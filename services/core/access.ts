@@ -162,6 +162,11 @@ export function requireFlag(p: Principal, flag: string, tool: string): void {
 export type CredentialScope = 'meetings:read' | 'meetings:write' | 'admin';
 export const CREDENTIAL_SCOPES: readonly CredentialScope[] = ['meetings:read', 'meetings:write', 'admin'];
 
+/** The scopes a user's credentials (keys, OAuth grants) may carry: every one, `admin` only for a team admin. */
+export function scopesOfUser(user: Pick<Principal, 'role'>): CredentialScope[] {
+  return CREDENTIAL_SCOPES.filter((s) => s !== 'admin' || isAdmin(user));
+}
+
 export function requireScope(p: Principal, scope: CredentialScope): void {
   if (p.scopes && !p.scopes.includes(scope)) {
     throw new ServiceError('insufficient_scope', `this credential lacks the ${scope} scope; use an API key or sign-in that carries ${scope}`, { scope });
@@ -177,8 +182,9 @@ export function requireScope(p: Principal, scope: CredentialScope): void {
 
 /** The scopes a caller may put on a new key: a subset of its own, `admin` only for team admins. */
 export function requireMayGrantScopes(p: Principal, scopes: readonly string[]): void {
+  const allowed: readonly string[] = scopesOfUser(p);
   for (const s of scopes) {
-    if (s === 'admin' && !isAdmin(p)) throw elevated('a key with the admin scope can only be made by a team admin');
+    if (!allowed.includes(s)) throw elevated('a key with the admin scope can only be made by a team admin');
     requireScope(p, s as CredentialScope);
   }
 }

@@ -1,12 +1,13 @@
-import { isAdmin, type Principal } from '../core/principal';
+import { CREDENTIAL_SCOPES, scopesOfUser, type CredentialScope } from '../core/access';
+import type { Principal } from '../core/principal';
 
 /**
- * The OAuth scopes of the MCP endpoint: each tool declares meetings:read or meetings:write
- * (services/mcp/tool.ts); `admin` is what team administration asks of any credential (core/access
- * requireAdmin), granted only to team admins.
+ * The OAuth scopes of the MCP endpoint, the credential scopes of core/access: each tool declares
+ * meetings:read or meetings:write (services/mcp/tool.ts); `admin` is what team administration asks of
+ * any credential (requireAdmin), granted only to team admins (scopesOfUser).
  */
-export const SCOPES = ['meetings:read', 'meetings:write', 'admin'] as const;
-export type Scope = (typeof SCOPES)[number];
+export const SCOPES = CREDENTIAL_SCOPES;
+export type Scope = CredentialScope;
 
 /** What the consent page tells the user each scope allows. */
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
@@ -17,7 +18,8 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
 
 /** The scopes of a request this user can be granted: `admin` only for a team admin. */
 export function grantableScopes(scopes: readonly Scope[], user: Principal): Scope[] {
-  return scopes.filter((s) => s !== 'admin' || isAdmin(user));
+  const allowed = scopesOfUser(user);
+  return scopes.filter((s) => allowed.includes(s));
 }
 
 export function isScope(s: string): s is Scope {

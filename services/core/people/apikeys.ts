@@ -12,7 +12,7 @@ import { runSql } from '../../platform/sql';
 import { audit } from '../audit';
 import { invalid, notFound, ServiceError } from '../../platform/errors';
 import { newId } from '../ids';
-import { CREDENTIAL_SCOPES, requireMayGovern, requireMayGrantScopes, requireTeamGovernor, type CredentialScope } from '../access';
+import { CREDENTIAL_SCOPES, requireMayGovern, requireMayGrantScopes, requireTeamGovernor, scopesOfUser, type CredentialScope } from '../access';
 import { Principal, SHARED_WITH_SQL } from '../principal';
 import { endLineage } from './signins';
 import { findUserByEmail } from './users';
@@ -21,11 +21,6 @@ const KEY = /^mi_([a-z0-9]{8})_([A-Za-z0-9_-]{32,64})$/;
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/**
- * What a new key carries when no scopes are named: everything its user may do (admin for a team admin,
- * as keys made before scopes existed). Naming scopes narrows it.
- */
-const defaultKeyScopes = (role: string): CredentialScope[] => (role === 'member' ? ['meetings:read', 'meetings:write'] : [...CREDENTIAL_SCOPES]);
 /** The longest lifetime a key may be given (ten years); longer means "no expiry", say so instead. */
 const MAX_KEY_LIFETIME_MS = 10 * 365 * 86_400_000;
 
@@ -77,8 +72,10 @@ export async function createApiKey(
   const user = await findUserByEmail(db, input.email);
   if (!user) throw notFound('user with email', input.email);
   if (user.deactivated_at) throw invalid('email', 'an active user', `email: ${user.email} is deactivated; reactivate the user first`);
-  const scopes = parseKeyScopes(input.scopes) ?? defaultKeyScopes(user.role);
-  if (scopes.includes('admin') && user.role === 'member') throw invalid('scopes', 'admin only for team admins', `scopes: ${user.email} is not a team admin, so a key of theirs cannot carry admin`);
+  // Unnamed scopes: everything its user may do (admin for a team admin, as keys made before scopes existed).
+  const allowed = scopesOfUser(user);
+  const scopes = parseKeyScopes(input.scopes) ?? allowed;
+  if (!scopes.every((s) => allowed.includes(s))) throw invalid('scopes', 'admin only for team admins', `scopes: ${user.email} is not a team admin, so a key of theirs cannot carry admin`);
   const expiresAt = parseKeyExpiry(input.expires);
   const name = input.name?.trim() || null;
   if (name && name.length > 200) throw invalid('name', 'at most 200 characters');
@@ -95,7 +92,7 @@ export async function createApiKey(
 /** A key of the caller's own, never carrying more than the caller's credential does. Shown once. */
 export async function createOwnApiKey(db: Knex, p: Principal, input: { name?: string; scopes?: readonly string[] | null; expires?: string | null }): Promise<CreatedKey> {
   // Unnamed: what the caller's own credential carries (a key never carries more than the one that made it).
-  const scopes = parseKeyScopes(input.scopes) ?? defaultKeyScopes(p.role).filter((s) => p.scopes?.includes(s) ?? true);
+  const scopes = parseKeyScopes(input.scopes) ?? scopesOfUser(p).filter((s) => p.scopes?.includes(s) ?? true);
   requireMayGrantScopes(p, scopes);
   return createApiKey(db, { email: p.email, name: input.name, scopes, expires: input.expires }, p);
 }
