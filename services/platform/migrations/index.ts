@@ -19,6 +19,7 @@ import * as transcriptChunks from './20261127000000_transcript_chunks';
 import * as noJit from './20261127000500_no_jit';
 import * as readAuditBrin from './20261128000000_read_audit_brin';
 import * as readAuditKeys from './20261129000000_read_audit_keys';
+import * as readAuditNoForeignKey from './20261130000000_read_audit_no_foreign_key';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -41,6 +42,7 @@ const MIGRATIONS: [string, Migration][] = [
   ['20261127000500_no_jit', noJit],
   ['20261128000000_read_audit_brin', readAuditBrin],
   ['20261129000000_read_audit_keys', readAuditKeys],
+  ['20261130000000_read_audit_no_foreign_key', readAuditNoForeignKey],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
