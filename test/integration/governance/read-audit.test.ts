@@ -10,7 +10,7 @@ import { GraphqlHarness, startGraphql } from '../../support/graphql';
 import { runCli } from '../../support/cli';
 import { createSoundbite } from '../../../services/core/soundbites';
 import { startSession } from '../../../services/core/people';
-import { flushReads, readingAs, recordRead, startReadAudit } from '../../../services/core/audit';
+import { flushReads, readContext, readingAs, recordRead, startReadAudit } from '../../../services/core/audit';
 import { registry } from '../../../services/platform/metrics';
 
 interface Row {
@@ -227,22 +227,78 @@ describe('read audit', () => {
     expect(human.stdout).toContain(`${admin.email}  ${secret.id}  mcp:svc_get_summary`);
   });
 
-  it('a failed flush never fails a read: it is logged, counted, and the rows are written by a later flush', async () => {
-    const failures = async () => (await registry.getSingleMetric('read_audit_flush_failures_total')!.get()).values[0]?.value ?? 0;
-    const before = await failures();
-    // A pool whose table is missing: the flush fails; the read itself goes on.
+  const flushFailures = async () => (await registry.getSingleMetric('read_audit_flush_failures_total')!.get()).values[0]?.value ?? 0;
+
+  /** `during` runs while the read_audit table is missing, so every write of the audit fails. */
+  async function withoutAuditTable(during: () => Promise<void>): Promise<void> {
     await t.db.raw('alter table read_audit rename to read_audit_away');
-    const reads = startReadAudit(t.db, { enabled: true, flushIntervalMs: 50, batchRows: 500 });
     try {
-      const r = await mcp.call(bob.key, 'svc_get_transcript', { transcriptId: open.id });
-      expect(r.isError).toBe(false);
-      await flushReads(t.db);
-      expect(await failures()).toBeGreaterThan(before);
+      await during();
     } finally {
       await t.db.raw('alter table read_audit_away rename to read_audit');
     }
+  }
+
+  it('a failed flush never fails a read: it is logged, counted, and the rows are written by a later flush', async () => {
+    const before = await flushFailures();
+    const reads = startReadAudit(t.db, { enabled: true, flushIntervalMs: 50, batchRows: 500 });
+    await withoutAuditTable(async () => {
+      const r = await mcp.call(bob.key, 'svc_get_transcript', { transcriptId: open.id });
+      expect(r.isError).toBe(false);
+      await flushReads(t.db);
+      expect(await flushFailures()).toBeGreaterThan(before);
+    });
     await reads.stop();
     expect(await rows()).toEqual([row(bob, open.id, 'mcp:svc_get_transcript')]);
+  });
+
+  it('reads past the batch size are written in full batches: one INSERT of batchRows rows each, however the reads arrive', async () => {
+    // Each INSERT statement's row count, seen by a statement-level trigger.
+    await t.db.raw('create table read_audit_statements (n int not null)');
+    await t.db.raw(`create function count_read_audit_statement() returns trigger language plpgsql as $$
+      begin insert into read_audit_statements select count(*) from inserted; return null; end $$`);
+    await t.db.raw(`create trigger read_audit_statements after insert on read_audit referencing new table as inserted
+      for each statement execute function count_read_audit_statement()`);
+    // A long interval: only the batch size makes a write until the flush at the end.
+    const reads = startReadAudit(t.db, { enabled: true, flushIntervalMs: 60_000, batchRows: 25 });
+    try {
+      // Ten lists of ten meetings, as a keyword list with moments records them, a few milliseconds
+      // apart, so reads arrive while a batch is being written and after it was.
+      for (let list = 0; list < 10; list++) {
+        const ctx = readContext('mcp:svc_get_transcripts');
+        for (let m = 0; m < 10; m++) recordRead(t.db, bob.principal, { id: `meeting-${list}-${m}`, teamId: ana.teamId }, ctx);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const written = async () => (await t.db('read_audit_statements').select('n')).map((r: { n: number }) => r.n);
+      for (let i = 0; i < 100 && (await written()).reduce((a, n) => a + n, 0) < 100; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await written()).toEqual([25, 25, 25, 25]);
+      // A remainder waits for the interval, or for a flush: one more INSERT of what is left.
+      recordRead(t.db, bob.principal, { id: 'meeting-last', teamId: ana.teamId }, readContext('mcp:svc_get_transcripts'));
+      await flushReads(t.db);
+      expect(await written()).toEqual([25, 25, 25, 25, 1]);
+      expect(Number((await t.db('read_audit').count({ n: '*' }))[0].n)).toBe(101);
+    } finally {
+      await reads.stop();
+      await t.db.raw('drop trigger read_audit_statements on read_audit');
+      await t.db.raw('drop function count_read_audit_statement()');
+      await t.db.raw('drop table read_audit_statements');
+    }
+  });
+
+  it('while the database refuses the reads, a write is tried again on the interval, not on every read past the batch size', async () => {
+    const before = await flushFailures();
+    const reads = startReadAudit(t.db, { enabled: true, flushIntervalMs: 60_000, batchRows: 5 });
+    await withoutAuditTable(async () => {
+      for (let list = 0; list < 4; list++) {
+        const ctx = readContext('mcp:svc_get_transcripts');
+        for (let m = 0; m < 5; m++) recordRead(t.db, bob.principal, { id: `meeting-${list}-${m}`, teamId: ana.teamId }, ctx);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // The first full batch failed; the three that followed waited for the (long) interval.
+      expect((await flushFailures()) - before).toBe(1);
+    });
+    await reads.stop();
+    expect(Number((await t.db('read_audit').count({ n: '*' }))[0].n)).toBe(20);
   });
 
   it('READ_AUDIT=false records nothing', async () => {
