@@ -120,14 +120,17 @@ describe('GraphQL endpoint', () => {
     const limited = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: queue, RATE_LIMIT_PER_MINUTE: '2' });
     const busy = await makeUser(t.db, { id: user.teamId, tier: 'enterprise', feature_flags: [] });
     try {
-      expect((await limited.request(busy.key, ME)).status).toBe(200);
-      expect((await limited.request(busy.key, ME)).status).toBe(200);
-      const third = await limited.request(busy.key, ME);
-      // A minute boundary between the calls resets the window; then the third call passes.
-      if (third.status !== 200) {
-        expect(third.status).toBe(429);
-        expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
-        expect(third.body.errors![0].extensions).toMatchObject({ code: 'too_many_requests' });
+      // The limit counts in fixed clock minutes and five calls span at most two of them, so at most four
+      // pass: at least one is refused wherever the minute turns.
+      const answers = [];
+      for (let i = 0; i < 5; i++) answers.push(await limited.request(busy.key, ME));
+      const refused = answers.filter((a) => a.status !== 200);
+      expect(refused.length).toBeGreaterThanOrEqual(1);
+      expect(answers.slice(0, 2).map((a) => a.status)).toEqual([200, 200]);
+      for (const answer of refused) {
+        expect(answer.status).toBe(429);
+        expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(answer.body.errors![0].extensions).toMatchObject({ code: 'too_many_requests' });
       }
     } finally {
       await limited.close();
