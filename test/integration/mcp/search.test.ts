@@ -138,6 +138,12 @@ describe('what was said: the meeting is the document', () => {
     expect(await find('"zephyr rollout"')).toEqual([m]);
     expect(await find('-"zephyr rollout"')).toEqual([]);
     expect(await find('-"rollout zephyr"')).toEqual([m]);
+    // Scope all: its title alone matches it too; a word in neither its title nor its sentences does not.
+    const all = async (keyword: string) => ids(await both(v.key, { keyword }, keyword));
+    expect(await find('pairs')).toEqual([]);
+    expect(await all('pairs')).toEqual([m]);
+    expect(await all('zephyr')).toEqual([m]);
+    expect(await all('nowhere')).toEqual([]);
   });
 
   it('excludes meetings where a -word or -"phrase" was said, and takes or', async () => {
