@@ -171,8 +171,9 @@ function documentMatch(n: TsNode): DocumentMatch {
  * meetings without lexemes), so a bitmap of them is exact and PostgreSQL does not test it again row
  * by row; the second part costs a non-null row a null test. Written the plain way, the sentence
  * branch made the whole OR a row filter: counting a total from the bitmap then read every candidate's
- * lexemes again out of line (TOAST), 0.14 ms a list on average over the bench's keywords and 0.6 ms
- * for a rare word (EXPLAIN ANALYZE, 10,000 × 200).
+ * lexemes again out of line (TOAST). On 10,000 × 200, over the bench's eight keywords: execution
+ * 1.07 -> 0.87 ms a list statement (a rare word 1.14 -> 0.50), and under 16 concurrent statements
+ * 2.56 -> 2.26 ms of PostgreSQL CPU each.
  */
 function documentOrTitleMatchSql(kq: KeywordQuery, title: SqlFragment | null): SqlFragment {
   const titleOr = (sql: string): SqlFragment =>
