@@ -176,19 +176,24 @@ function documentMatch(n: TsNode): DocumentMatch {
  * 2.56 -> 2.26 ms of PostgreSQL CPU each.
  */
 function documentOrTitleMatchSql(kq: KeywordQuery, title: SqlFragment | null): SqlFragment {
-  const titleOr = (sql: string): SqlFragment =>
-    title ? { sql: `(${title.sql} or ${sql})`, bindings: [...title.bindings, kq.tsquery] } : { sql: `(${sql})`, bindings: [kq.tsquery] };
-  if (kq.opaque) return titleOr(SENTENCE_MATCH);
+  const titles = title ? [title] : [];
+  const sentences: SqlFragment = { sql: SENTENCE_MATCH, bindings: [kq.tsquery] };
+  if (kq.opaque) return anyOf(...titles, sentences);
   const tree = kq.tree!;
   const exact = documentMatch(tree);
   // A search that still reads sentences starts from the meetings whose lexeme sets could match.
   const candidates = exact.readsSentences ? necessary(tree) : null;
-  const indexed = candidates ? `${LEXEME_MATCH} and ${exact.sql}` : exact.sql;
-  const guard = titleOr(SENTENCE_MATCH);
-  return {
-    sql: `((${title ? `${title.sql} or ` : ''}(${indexed}) or ${UNINDEXED}) and (not ${UNINDEXED} or ${guard.sql}))`,
-    bindings: [...(title?.bindings ?? []), ...(candidates ? [candidates] : []), ...exact.bindings, ...guard.bindings],
-  };
+  const lexemes: SqlFragment = candidates
+    ? { sql: `(${LEXEME_MATCH} and ${exact.sql})`, bindings: [candidates, ...exact.bindings] }
+    : { sql: `(${exact.sql})`, bindings: exact.bindings };
+  const indexed = anyOf(...titles, lexemes, { sql: UNINDEXED, bindings: [] });
+  const unindexedRead = anyOf({ sql: `not ${UNINDEXED}`, bindings: [] }, ...titles, sentences);
+  return { sql: `(${indexed.sql} and ${unindexedRead.sql})`, bindings: [...indexed.bindings, ...unindexedRead.bindings] };
+}
+
+/** `(a or b or …)`, the fragments' bindings in their order. */
+function anyOf(...alternatives: SqlFragment[]): SqlFragment {
+  return { sql: `(${alternatives.map((a) => a.sql).join(' or ')})`, bindings: alternatives.flatMap((a) => a.bindings) };
 }
 
 /** transcriptMatch as a knex fragment over `meetings m`, for statements built with knex (rule conditions). */
