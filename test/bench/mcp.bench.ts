@@ -26,7 +26,7 @@ import { freePort } from '../../services/devstack/ports';
 import { createDb, migrateLatest } from '../../services/platform/db';
 import { cpuMs, postgresCpuByPid, postgresCpuSince } from './proc';
 import { resolveFilters } from '../../services/core/meetings';
-import { keywordQuery, listQuery } from '../../services/core/meetings';
+import { keywordQuery, listStatement } from '../../services/core/meetings';
 
 // ---- options ------------------------------------------------------------------------------------
 
@@ -760,7 +760,7 @@ async function run(url: string, o: Options): Promise<void> {
   // runs the very mix of statements the server runs (visibility work differs from user to user).
   const listSql = await Promise.all(
     Array.from({ length: ROTATION }, async (_, i) =>
-      listQuery(principals[i % keys.length], resolveFilters({ keyword: kw(i) }), await keywordQuery(db, kw(i))),
+      listStatement(db, principals[i % keys.length], resolveFilters({ keyword: kw(i) }), await keywordQuery(db, kw(i))),
     ),
   );
   // The database's whole share of a keyword call: the API-key lookup every call makes, then the list.

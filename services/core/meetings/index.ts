@@ -4,6 +4,7 @@ export * from './search';
 export * from './grammar';
 export * from './filters';
 export * from './query';
+export * from './find';
 export * from './tsquery';
 export * from './transcripts';
 export * from './admin';

@@ -11,7 +11,8 @@ import { channelVisibleTo } from '../access';
 import { MeetingFilters, resolveFilters } from './filters';
 import { parseSearchQuery } from './grammar';
 import { estimateJsonTokens, findMoments, fitMoments, LIST_TOKENS, MomentRecord } from './moments';
-import { findMeetings, momentTsquery } from './query';
+import { findMeetings } from './find';
+import { momentTsquery } from './query';
 import type { Principal } from '../principal';
 import { MeetingRecord, Page, toMeetingRecord } from './records';
 

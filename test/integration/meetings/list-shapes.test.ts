@@ -1,0 +1,193 @@
+/**
+ * The two shapes of the list statement (query.ts, ListShape): walking the meetings newest first, or
+ * reading every match from the keyword's indexes. They must answer the same pages and totals for
+ * every keyword form, scope, filter and caller; findMeetings takes the one the planner's estimate
+ * calls for (find.ts).
+ */
+import { createTestDatabase, TestDatabase } from '../../support/testDb';
+import { makeChannel, makeMeeting, makeTeam, makeUser, shareMeeting, TestUser } from '../../support/factory';
+import { newId } from '../../../services/core/ids';
+import { authenticateApiKey } from '../../../services/core/people';
+import type { Principal } from '../../../services/core/principal';
+import { runSql } from '../../../services/platform/sql';
+import {
+  estimatedMatches,
+  findMeetings,
+  keywordQuery,
+  listQuery,
+  listShape,
+  ListShape,
+  MATERIALIZE_BOUND,
+  MeetingFilters,
+  MeetingListRow,
+  resolveFilters,
+  TOTAL_BOUND,
+} from '../../../services/core/meetings';
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t.drop();
+});
+
+const lines = (...texts: string[]) => texts.map((text, i) => ({ speaker: 'Ana', text, start: i * 10, end: i * 10 + 9 }));
+
+/** Titles only, in bulk: `n` completed meetings of `u` named `<word> <i>`, an hour apart. */
+async function titled(u: TestUser, word: string, n: number) {
+  const rows = Array.from({ length: n }, (_, i) => ({
+    id: newId(),
+    team_id: u.teamId,
+    organizer_id: u.id,
+    organizer_email: u.email,
+    title: `${word} ${i}`,
+    date: new Date(Date.UTC(2024, 0, 1) + i * 3_600_000),
+    status: 'completed',
+    privacy: i % 3 === 0 ? 'owner' : 'teammates',
+  }));
+  for (let i = 0; i < rows.length; i += 500) await t.db('meetings').insert(rows.slice(i, i + 500));
+}
+
+describe('walk and materialize answer alike', () => {
+  const callers: Record<string, Principal> = {};
+  let channelId: string;
+  let memberEmail: string;
+
+  beforeAll(async () => {
+    const tm = await makeTeam(t.db);
+    const admin = await makeUser(t.db, tm, { role: 'admin' });
+    const owner = await makeUser(t.db, tm);
+    const member = await makeUser(t.db, tm);
+    const lonely = await makeUser(t.db, tm);
+    const other = await makeTeam(t.db);
+    const outsider = await makeUser(t.db, other, { role: 'admin' });
+    memberEmail = member.email;
+    channelId = (await makeChannel(t.db, tm.id, 'Sales', [member])).id;
+    const said = [
+      lines('Alpha launch went well.', 'Beta numbers are late.'),
+      lines('Alpha only here.', 'The gamma delta review is done.'),
+      lines('Delta gamma, the other order.', 'Beta and alpha together.'),
+      lines('Nothing of note was said.'),
+      lines('Gamma then delta, apart.', 'Zeta appears once.'),
+    ];
+    const privacies = ['teammates', 'owner', 'participants', 'teammatesandparticipants', 'link'];
+    for (let i = 0; i < 25; i++) {
+      const spec = {
+        organizer: i % 4 === 0 ? member : owner,
+        title: i % 5 === 0 ? `Alpha planning ${i}` : `Weekly ${i}`,
+        date: new Date(Date.UTC(2026, 2, 1 + i, 10)),
+        privacy: privacies[i % privacies.length],
+        channelId: i % 6 === 0 ? channelId : null,
+        participants: i % 3 === 0 ? [{ email: member.email }] : [{ email: lonely.email }],
+        sentences: said[i % said.length],
+        summary: { short_summary: `Summary ${i}` },
+      };
+      await makeMeeting(t.db, spec);
+    }
+    // Read sentence by sentence: a live meeting (no lexeme sets yet).
+    await makeMeeting(t.db, { organizer: owner, title: 'Live one', date: '2026-04-01T10:00:00Z', isLive: true, liveState: 'active', sentences: lines('Alpha beta live.', 'Gamma delta live.') });
+    // Other teams' meetings, shared with the member or not.
+    const shared = await makeMeeting(t.db, { organizer: outsider, title: 'Alpha shared', date: '2026-03-15T12:00:00Z', privacy: 'owner', sentences: said[0] });
+    await makeMeeting(t.db, { organizer: outsider, title: 'Alpha not shared', date: '2026-03-16T12:00:00Z', sentences: said[0] });
+    await shareMeeting(t.db, shared.id, member.email);
+    // Past the total's bound for one word.
+    await titled(owner, 'Quasar', TOTAL_BOUND + 5);
+    for (const [name, u] of Object.entries({ admin, owner, member, outsider })) callers[name] = await authenticateApiKey(t.db, u.key);
+  });
+
+  const keywords = ['alpha', 'beta', 'alpha beta', 'alpha -beta', '"gamma delta"', '"delta gamma"', 'beta or zeta', '"the gamma delta review"', 'the', 'quasar', 'nothingmatches', 'alpha "gamma delta" -zeta'];
+
+  /** What a caller is answered: the page's rows and the total as a list reports it. */
+  async function answer(p: Principal, filters: MeetingFilters, shape: ListShape) {
+    const f = resolveFilters(filters);
+    const rows = await runSql<MeetingListRow>(t.db, listQuery(p, f, await keywordQuery(t.db, f.keyword!), shape));
+    const n = rows.length ? Number(rows[0].matched) : null;
+    return { rows: rows.map((r) => [r.id, r.participants, r.short_summary]), total: n === null ? null : [Math.min(n, TOTAL_BOUND), n > TOTAL_BOUND] };
+  }
+
+  it('for every keyword form, scope and caller, page by page', async () => {
+    let compared = 0;
+    for (const keyword of keywords) {
+      for (const scope of ['all', 'title', 'sentences'] as const) {
+        for (const [name, p] of Object.entries(callers)) {
+          for (const skip of [0, 4, 8, 100]) {
+            const walk = await answer(p, { keyword, scope, limit: 4, skip }, 'walk');
+            const materialized = await answer(p, { keyword, scope, limit: 4, skip }, 'materialize');
+            expect({ keyword, scope, name, skip, ...materialized }).toEqual({ keyword, scope, name, skip, ...walk });
+            compared += walk.rows.length;
+          }
+        }
+      }
+    }
+    // The comparison saw pages with rows, not only empty ones.
+    expect(compared).toBeGreaterThan(300);
+  });
+
+  it('with the other filters: dates, people, mine, channel', async () => {
+    const filters: MeetingFilters[] = [
+      { fromDate: '2026-03-05', toDate: '2026-03-12' },
+      { participants: [memberEmail] },
+      { mine: true },
+      { channelId },
+      { organizers: [memberEmail], fromDate: '2026-03-02' },
+    ];
+    for (const keyword of keywords) {
+      for (const extra of filters) {
+        for (const [name, p] of Object.entries(callers)) {
+          const args = { keyword, limit: 50, ...extra };
+          expect({ name, args, ...(await answer(p, args, 'materialize')) }).toEqual({ name, args, ...(await answer(p, args, 'walk')) });
+        }
+      }
+    }
+  });
+
+  it('totals past the bound are a lower bound in both shapes', async () => {
+    for (const shape of ['walk', 'materialize'] as const) {
+      expect((await answer(callers.admin, { keyword: 'quasar', scope: 'title', limit: 2 }, shape)).total).toEqual([TOTAL_BOUND, true]);
+    }
+  });
+});
+
+describe('the shape a list takes', () => {
+  let p: Principal;
+
+  beforeAll(async () => {
+    const tm = await makeTeam(t.db);
+    const u = await makeUser(t.db, tm, { role: 'admin' });
+    p = await authenticateApiKey(t.db, u.key);
+    await titled(u, 'Omnipresent', MATERIALIZE_BOUND + 400);
+    await titled(u, 'Omnipresent rarity', 3);
+    await t.db.raw('analyze meetings');
+  });
+
+  const shapeOf = async (filters: MeetingFilters) => {
+    const f = resolveFilters(filters);
+    return listShape(t.db, p, f, f.keyword ? await keywordQuery(t.db, f.keyword) : null);
+  };
+
+  it('reads every match of a keyword few meetings match, and walks for one most match', async () => {
+    const f = resolveFilters({ keyword: 'omnipresent' });
+    expect(await estimatedMatches(t.db, p, f, await keywordQuery(t.db, 'omnipresent'))).toBeGreaterThan(MATERIALIZE_BOUND);
+    expect(await shapeOf({ keyword: 'omnipresent' })).toBe('walk');
+    expect(await shapeOf({ keyword: 'rarity' })).toBe('materialize');
+    // Both words: no more than the rarer one.
+    expect(await shapeOf({ keyword: 'omnipresent rarity' })).toBe('materialize');
+    expect(await shapeOf({ keyword: 'rarity', scope: 'title' })).toBe('materialize');
+  });
+
+  it('walks without a keyword, for stop words only, and when ranking by relevance', async () => {
+    expect(await shapeOf({})).toBe('walk');
+    expect(await shapeOf({ keyword: 'the' })).toBe('walk');
+    expect(await shapeOf({ keyword: 'rarity', sort: 'relevance' })).toBe('walk');
+  });
+
+  it('answers either way through findMeetings: the page, has_more and the total', async () => {
+    const common = await findMeetings(t.db, p, resolveFilters({ keyword: 'omnipresent', limit: 5 }));
+    expect([common.rows.length, common.hasMore, common.total, common.totalIsLowerBound]).toEqual([5, true, TOTAL_BOUND, true]);
+    const rare = await findMeetings(t.db, p, resolveFilters({ keyword: 'rarity', limit: 2 }));
+    expect([rare.rows.map((r) => r.title), rare.hasMore, rare.total, rare.totalIsLowerBound]).toEqual([['Omnipresent rarity 2', 'Omnipresent rarity 1'], true, 3, false]);
+    const past = await findMeetings(t.db, p, resolveFilters({ keyword: 'rarity', skip: 10 }));
+    expect([past.rows.length, past.hasMore, past.total]).toEqual([0, false, 3]);
+  });
+});
