@@ -768,7 +768,7 @@ async function run(url: string, o: Options): Promise<void> {
   const pgList = async (i: number) => {
     await pool.query({ name: 'mi_api_key_lookup', text: API_KEY_LOOKUP_SQL, values: [prefixes[i % keys.length]] });
     const q = listSql[i % listSql.length];
-    await pool.query(q.text, q.values);
+    await (q.name ? pool.query({ name: q.name, text: q.text, values: q.values }) : pool.query(q.text, q.values));
     return null;
   };
 

@@ -10,12 +10,14 @@ import { newId } from '../../../services/core/ids';
 import { authenticateApiKey } from '../../../services/core/people';
 import type { Principal } from '../../../services/core/principal';
 import { runSql } from '../../../services/platform/sql';
+import { createDb } from '../../../services/platform/db';
 import {
   estimatedMatches,
   findMeetings,
   keywordQuery,
   listQuery,
   listShape,
+  listStatement,
   ListShape,
   MATERIALIZE_BOUND,
   MeetingFilters,
@@ -139,6 +141,33 @@ describe('walk and materialize answer alike', () => {
           expect({ name, args, ...(await answer(p, args, 'materialize')) }).toEqual({ name, args, ...(await answer(p, args, 'walk')) });
         }
       }
+    }
+  });
+
+  it('prepared, past the five plans PostgreSQL makes before a generic one, as unprepared', async () => {
+    // One connection, so the same prepared statement runs on it again and again.
+    const one = createDb({ url: t.url, poolMax: 1 });
+    try {
+      const words = ['alpha', 'beta', 'zeta', 'gamma', 'delta', 'quasar', 'nothingmatches', 'launch'];
+      for (const [name, p] of Object.entries(callers)) {
+        let statementName: string | undefined;
+        for (const keyword of [...words, ...words]) {
+          const f = resolveFilters({ keyword, limit: 4 });
+          const statement = await listStatement(one, p, f, await keywordQuery(one, keyword));
+          if (!statement.name) continue;
+          statementName = statement.name;
+          const found = await findMeetings(one, p, f);
+          const walk = await answer(p, { keyword, limit: 4 }, 'walk');
+          // The statement answers one row past the page, to learn has_more.
+          expect({ keyword, name, rows: found.rows.map((r) => [r.id, r.participants, r.short_summary]), more: found.hasMore }).toEqual({ keyword, name, rows: walk.rows.slice(0, 4), more: walk.rows.length > 4 });
+          if (walk.total) expect([found.total, found.totalIsLowerBound]).toEqual(walk.total);
+        }
+        expect(statementName).toBeDefined();
+        const [plans] = await runSql<{ generic_plans: string }>(one, { text: 'select generic_plans from pg_prepared_statements where name = $1', values: [statementName] });
+        expect(Number(plans.generic_plans)).toBeGreaterThan(0);
+      }
+    } finally {
+      await one.destroy();
     }
   });
 
