@@ -26,7 +26,7 @@ import { freePort } from '../../services/devstack/ports';
 import { createDb, migrateLatest } from '../../services/platform/db';
 import { cpuMs, postgresCpuByPid, postgresCpuSince } from './proc';
 import { resolveFilters } from '../../services/core/meetings';
-import { keywordQuery, listStatement } from '../../services/core/meetings';
+import { keywordQuery, listStatement, momentsStatement, momentTsquery } from '../../services/core/meetings';
 
 // ---- options ------------------------------------------------------------------------------------
 
@@ -759,16 +759,22 @@ async function run(url: string, o: Options): Promise<void> {
   // Call i of the rotation is the same caller and keyword as the MCP phases' call i, so the baseline
   // runs the very mix of statements the server runs (visibility work differs from user to user).
   const listSql = await Promise.all(
-    Array.from({ length: ROTATION }, async (_, i) =>
-      listStatement(db, principals[i % keys.length], resolveFilters({ keyword: kw(i) }), await keywordQuery(db, kw(i))),
-    ),
+    Array.from({ length: ROTATION }, async (_, i) => {
+      const kq = await keywordQuery(db, kw(i));
+      return { list: await listStatement(db, principals[i % keys.length], resolveFilters({ keyword: kw(i) }), kq), moments: momentTsquery(kq) };
+    }),
   );
-  // The database's whole share of a keyword call: the API-key lookup every call makes, then the list.
+  // The database's whole share of a keyword call: the API-key lookup every call makes, the list, then
+  // the moments of the page's meetings (3 a meeting, the default), as the mcp role runs them.
   const prefixes = keys.map((k) => k.split('_')[1]);
   const pgList = async (i: number) => {
     await pool.query({ name: 'mi_api_key_lookup', text: API_KEY_LOOKUP_SQL, values: [prefixes[i % keys.length]] });
-    const q = listSql[i % listSql.length];
-    await (q.name ? pool.query({ name: q.name, text: q.text, values: q.values }) : pool.query(q.text, q.values));
+    const { list, moments } = listSql[i % listSql.length];
+    const { rows } = await (list.name ? pool.query({ name: list.name, text: list.text, values: list.values }) : pool.query(list.text, list.values));
+    if (moments && rows.length) {
+      const m = momentsStatement(rows.slice(0, 10).map((r: { id: string }) => r.id), moments, 3);
+      await pool.query({ name: m.name, text: m.text, values: m.values });
+    }
     return null;
   };
 

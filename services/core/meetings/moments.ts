@@ -28,7 +28,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { invalid } from '../../platform/errors';
-import { numbered, runSql } from '../../platform/sql';
+import { numbered, runSql, type Statement } from '../../platform/sql';
 import type { Principal } from '../principal';
 import { keywordQuery, momentTsquery } from './query';
 import { checkKeyword } from './filters';
@@ -114,6 +114,11 @@ const MOMENTS_SQL = numbered({
   bindings: ['query', 'page headline', 'moment headline', 'meetings', 'query', 'query', 'per meeting'],
 }).text;
 
+/** The statement findMoments runs for these meetings, and the name it is prepared under (the benchmark runs it alone too). */
+export function momentsStatement(meetingIds: string[], sentenceQuery: string, perMeeting: number): Statement & { name: string } {
+  return { name: MOMENTS_STATEMENT, text: MOMENTS_SQL, values: [sentenceQuery, PAGE_HEADLINE, MOMENT_HEADLINE, meetingIds, sentenceQuery, sentenceQuery, perMeeting] };
+}
+
 /**
  * The best `perMeeting` moments of each meeting, best first (rank, then earlier), in the meetings' order.
  * `sentenceQuery` is momentTsquery of the keyword.
@@ -125,11 +130,8 @@ export async function findMoments(
   perMeeting: number,
 ): Promise<MomentRecord[][]> {
   if (!meetings.length || perMeeting <= 0) return meetings.map(() => []);
-  const rows = await runSql<MomentRow>(
-    db,
-    { text: MOMENTS_SQL, values: [sentenceQuery, PAGE_HEADLINE, MOMENT_HEADLINE, meetings.map((m) => m.id), sentenceQuery, sentenceQuery, perMeeting] },
-    MOMENTS_STATEMENT,
-  );
+  const statement = momentsStatement(meetings.map((m) => m.id), sentenceQuery, perMeeting);
+  const rows = await runSql<MomentRow>(db, statement, statement.name);
   const urls = new Map(meetings.map((m) => [m.id, m.transcript_url]));
   const byMeeting = new Map<string, MomentRecord[]>(meetings.map((m) => [m.id, []]));
   for (const r of rows) {
