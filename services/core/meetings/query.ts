@@ -307,26 +307,39 @@ function relevanceSql(f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment 
   return { sql: parts.map((x) => x.sql).join(' + '), bindings: parts.flatMap((x) => x.bindings) };
 }
 
-/** The page of meetings (limit + 1 rows, to learn has_more) the caller may see that match, in the asked order. */
-function pageQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment {
-  const enough = f.skip + f.limit + 1;
-  if (f.sort === 'relevance' && kq) {
-    const arms = armsQuery(p, f, kq, Math.max(enough, RELEVANCE_POOL));
+/** Whether the list is ordered by relevance (a keyword with sort relevance), or else newest first. */
+const ranked = (f: ResolvedFilters, kq: KeywordQuery | null): kq is KeywordQuery => f.sort === 'relevance' && kq !== null;
+
+/**
+ * The page (limit + 1 rows, to learn has_more) of `source`, the matching meetings the caller may see
+ * as `u` (the arms, or the materialized matches), in the asked order.
+ */
+function pageFrom(f: ResolvedFilters, kq: KeywordQuery | null, source: SqlFragment): SqlFragment {
+  if (ranked(f, kq)) {
     const score = relevanceSql(f, kq);
     // Rows are numbered newest first; the pool's rows are scored and come first, the rest follow by date.
-    const numberedRows = `select u.*, row_number() over (order by u.date desc, u.id desc) as rn from ${arms.sql} as u`;
+    const numberedRows = `select u.*, row_number() over (order by u.date desc, u.id desc) as rn from ${source.sql}`;
     const scored =
       `select r.*, case when r.rn <= ${RELEVANCE_POOL} then ${score.sql} end as relevance from (${numberedRows}) as r`;
     return {
       sql: `select v.* from (${scored}) as v order by (v.rn <= ${RELEVANCE_POOL}) desc, v.relevance desc nulls last, v.date desc, v.id desc limit ? offset ?`,
-      bindings: [...score.bindings, ...arms.bindings, f.limit + 1, f.skip],
+      bindings: [...score.bindings, ...source.bindings, f.limit + 1, f.skip],
     };
   }
-  const arms = armsQuery(p, f, kq, enough);
   return {
-    sql: `select u.* from ${arms.sql} as u order by u.date desc, u.id desc limit ? offset ?`,
-    bindings: [...arms.bindings, f.limit + 1, f.skip],
+    sql: `select u.* from ${source.sql} order by u.date desc, u.id desc limit ? offset ?`,
+    bindings: [...source.bindings, f.limit + 1, f.skip],
   };
+}
+
+/**
+ * The walk's page: each arm newest first, cut where the page (or, ranked, the pool of RELEVANCE_POOL
+ * newest, when the page lies within it) ends.
+ */
+function pageQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment {
+  const enough = f.skip + f.limit + 1;
+  const arms = armsQuery(p, f, kq, ranked(f, kq) ? Math.max(enough, RELEVANCE_POOL) : enough);
+  return pageFrom(f, kq, { sql: `${arms.sql} as u`, bindings: arms.bindings });
 }
 
 /** How many meetings match, counted up to TOTAL_BOUND + 1 per arm (so a count past the bound stops there). */
@@ -368,39 +381,45 @@ const PAGE_DETAILS =
  *     counted on its own (countSql). Right without a keyword and for words most meetings match: the
  *     walk tests a few dozen meetings.
  *   - 'materialize': every match read once, from the keyword's indexes (an exact bitmap), into a
- *     materialized CTE; the page is sorted from it and the total counted from it. Right for a rare
- *     word, several words or a phrase: a walk tests every meeting it passes, each test reading the
- *     meeting's lexemes out of line, and the planner does not cost that reading (list-shape.ts).
+ *     materialized CTE; the page (or, ranked, the pool) is taken from it and the total counted from
+ *     it. Right for a rare word, several words or a phrase: a walk tests every meeting it passes,
+ *     each test reading the meeting's lexemes out of line, and the planner does not cost that
+ *     reading (find.ts).
  * Both answer the same rows and the same total (materialize counts up to TOTAL_BOUND + 1 over both
  * arms, walk up to that per arm: either is past the bound exactly when the matches are).
  */
 export type ListShape = 'walk' | 'materialize';
 
+/** The order of the page's rows in the statement's answer (the page's own order). */
+const pageOrder = (f: ResolvedFilters, kq: KeywordQuery | null) =>
+  ranked(f, kq)
+    ? ` order by (page.rn <= ${RELEVANCE_POOL}) desc, page.relevance desc nulls last, page.date desc, page.id desc`
+    : ' order by page.date desc, page.id desc';
+
 /** The page with each meeting's participants and short summary, and the count, as the statement PostgreSQL runs. */
 export function listQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, shape: ListShape = 'walk'): Statement {
-  const ranked = f.sort === 'relevance' && kq;
-  if (shape === 'materialize' && !ranked) return materializedListQuery(p, f, kq);
+  if (shape === 'materialize' && kq) return materializedListQuery(p, f, kq);
   const page = pageQuery(p, f, kq);
   const count = countSql(p, f, kq);
   return numbered({
-    sql:
-      `${PAGE_DETAILS} ${count.sql} as matched` +
-      ` from (${page.sql}) as page left join summaries su on su.meeting_id = page.id` +
-      (ranked ? ' order by (page.rn <= ' + RELEVANCE_POOL + ') desc, page.relevance desc nulls last, page.date desc, page.id desc' : ' order by page.date desc, page.id desc'),
+    sql: `${PAGE_DETAILS} ${count.sql} as matched from (${page.sql}) as page left join summaries su on su.meeting_id = page.id${pageOrder(f, kq)}`,
     bindings: [...count.bindings, ...page.bindings],
   });
 }
 
-/** listQuery's 'materialize' shape (sort date): every match once, the page and the total read from them. */
-function materializedListQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Statement {
+/**
+ * listQuery's 'materialize' shape: every match once; the page (by date, or the pool of the
+ * RELEVANCE_POOL newest scored) and the total are read from them.
+ */
+function materializedListQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery): Statement {
   const matches = unionAll(armConditions(p, f, kq).map(rowsWhere));
+  const page = pageFrom(f, kq, { sql: 'matches as u', bindings: [] });
   return numbered({
     sql:
       `with matches as materialized (${matches.sql}) ${PAGE_DETAILS}` +
       ` (select least(count(*), ${TOTAL_BOUND + 1}) from matches)::int as matched` +
-      ' from (select u.* from matches u order by u.date desc, u.id desc limit ? offset ?) as page' +
-      ' left join summaries su on su.meeting_id = page.id order by page.date desc, page.id desc',
-    bindings: [...matches.bindings, f.limit + 1, f.skip],
+      ` from (${page.sql}) as page left join summaries su on su.meeting_id = page.id${pageOrder(f, kq)}`,
+    bindings: [...matches.bindings, ...page.bindings],
   });
 }
 

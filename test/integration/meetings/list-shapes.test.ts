@@ -113,17 +113,19 @@ describe('walk and materialize answer alike', () => {
     for (const keyword of keywords) {
       for (const scope of ['all', 'title', 'sentences'] as const) {
         for (const [name, p] of Object.entries(callers)) {
-          for (const skip of [0, 4, 8, 100]) {
-            const walk = await answer(p, { keyword, scope, limit: 4, skip }, 'walk');
-            const materialized = await answer(p, { keyword, scope, limit: 4, skip }, 'materialize');
-            expect({ keyword, scope, name, skip, ...materialized }).toEqual({ keyword, scope, name, skip, ...walk });
-            compared += walk.rows.length;
+          for (const sort of ['date', 'relevance'] as const) {
+            for (const skip of [0, 4, 8, 100]) {
+              const args = { keyword, scope, sort, limit: 4, skip };
+              const walk = await answer(p, args, 'walk');
+              expect({ ...args, name, ...(await answer(p, args, 'materialize')) }).toEqual({ ...args, name, ...walk });
+              compared += walk.rows.length;
+            }
           }
         }
       }
     }
     // The comparison saw pages with rows, not only empty ones.
-    expect(compared).toBeGreaterThan(300);
+    expect(compared).toBeGreaterThan(600);
   });
 
   it('with the other filters: dates, people, mine, channel', async () => {
@@ -150,21 +152,23 @@ describe('walk and materialize answer alike', () => {
     try {
       const words = ['alpha', 'beta', 'zeta', 'gamma', 'delta', 'quasar', 'nothingmatches', 'launch'];
       for (const [name, p] of Object.entries(callers)) {
-        let statementName: string | undefined;
-        for (const keyword of [...words, ...words]) {
-          const f = resolveFilters({ keyword, limit: 4 });
-          const statement = await listStatement(one, p, f, await keywordQuery(one, keyword));
-          if (!statement.name) continue;
-          statementName = statement.name;
-          const found = await findMeetings(one, p, f);
-          const walk = await answer(p, { keyword, limit: 4 }, 'walk');
-          // The statement answers one row past the page, to learn has_more.
-          expect({ keyword, name, rows: found.rows.map((r) => [r.id, r.participants, r.short_summary]), more: found.hasMore }).toEqual({ keyword, name, rows: walk.rows.slice(0, 4), more: walk.rows.length > 4 });
-          if (walk.total) expect([found.total, found.totalIsLowerBound]).toEqual(walk.total);
+        for (const sort of ['date', 'relevance'] as const) {
+          let statementName: string | undefined;
+          for (const keyword of [...words, ...words]) {
+            const f = resolveFilters({ keyword, sort, limit: 4 });
+            const statement = await listStatement(one, p, f, await keywordQuery(one, keyword));
+            if (!statement.name) continue;
+            statementName = statement.name;
+            const found = await findMeetings(one, p, f);
+            const walk = await answer(p, { keyword, sort, limit: 4 }, 'walk');
+            // The statement answers one row past the page, to learn has_more.
+            expect({ keyword, name, rows: found.rows.map((r) => [r.id, r.participants, r.short_summary]), more: found.hasMore }).toEqual({ keyword, name, rows: walk.rows.slice(0, 4), more: walk.rows.length > 4 });
+            if (walk.total) expect([found.total, found.totalIsLowerBound]).toEqual(walk.total);
+          }
+          expect(statementName).toBeDefined();
+          const [plans] = await runSql<{ generic_plans: string }>(one, { text: 'select generic_plans from pg_prepared_statements where name = $1', values: [statementName] });
+          expect(Number(plans.generic_plans)).toBeGreaterThan(0);
         }
-        expect(statementName).toBeDefined();
-        const [plans] = await runSql<{ generic_plans: string }>(one, { text: 'select generic_plans from pg_prepared_statements where name = $1', values: [statementName] });
-        expect(Number(plans.generic_plans)).toBeGreaterThan(0);
       }
     } finally {
       await one.destroy();
@@ -205,10 +209,11 @@ describe('the shape a list takes', () => {
     expect(await shapeOf({ keyword: 'rarity', scope: 'title' })).toBe('materialize');
   });
 
-  it('walks without a keyword, for stop words only, and when ranking by relevance', async () => {
+  it('walks without a keyword and for stop words only; ranked lists choose as dated ones', async () => {
     expect(await shapeOf({})).toBe('walk');
     expect(await shapeOf({ keyword: 'the' })).toBe('walk');
-    expect(await shapeOf({ keyword: 'rarity', sort: 'relevance' })).toBe('walk');
+    expect(await shapeOf({ keyword: 'rarity', sort: 'relevance' })).toBe('materialize');
+    expect(await shapeOf({ keyword: 'omnipresent', sort: 'relevance' })).toBe('walk');
   });
 
   it('answers either way through findMeetings: the page, has_more and the total', async () => {
