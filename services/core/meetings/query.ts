@@ -425,7 +425,7 @@ function materializedListQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuer
 
 /**
  * The team's listed meetings that match the keyword, visibility aside: what the 'materialize' shape
- * reads from the indexes before visibility is tested (list-shape.ts estimates its size).
+ * reads from the indexes before visibility is tested (find.ts estimates its size).
  */
 export function teamMatchesQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery): Statement {
   const match = keywordMatch(f, kq);
