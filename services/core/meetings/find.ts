@@ -60,8 +60,10 @@ export async function estimatedMatches(db: Knex, p: Principal, f: ResolvedFilter
  * 7.1 -> 6.3 ms, a rare word 12.5 -> 11.5, 1,075 estimated 9.2 against 8.8).
  */
 export async function listShape(db: Knex, p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Promise<ListShape> {
-  // No keyword, or one of stop words only (matches nothing): nothing to estimate.
-  if (!kq || (!kq.tree && !kq.opaque)) return 'walk';
+  // No keyword, or one of stop words only (matches nothing): nothing to estimate. A keyword whose
+  // tsquery could not be read is matched sentence by sentence, with no index to read its matches
+  // from: materialized, it would read every meeting of the team.
+  if (!kq || !kq.tree || kq.opaque) return 'walk';
   return (await estimatedMatches(db, p, f, kq)) <= MATERIALIZE_BOUND ? 'materialize' : 'walk';
 }
 

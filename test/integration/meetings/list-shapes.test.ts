@@ -209,11 +209,15 @@ describe('the shape a list takes', () => {
     expect(await shapeOf({ keyword: 'rarity', scope: 'title' })).toBe('materialize');
   });
 
-  it('walks without a keyword and for stop words only; ranked lists choose as dated ones', async () => {
+  it('walks without a keyword, for stop words only and for an unreadable tsquery; ranked lists choose as dated ones', async () => {
     expect(await shapeOf({})).toBe('walk');
     expect(await shapeOf({ keyword: 'the' })).toBe('walk');
     expect(await shapeOf({ keyword: 'rarity', sort: 'relevance' })).toBe('materialize');
     expect(await shapeOf({ keyword: 'omnipresent', sort: 'relevance' })).toBe('walk');
+    // A tsquery the parser could not read is matched sentence by sentence: no index to read its matches from.
+    const rare = await keywordQuery(t.db, 'rarity');
+    expect(await listShape(t.db, p, resolveFilters({ keyword: 'rarity' }), rare)).toBe('materialize');
+    expect(await listShape(t.db, p, resolveFilters({ keyword: 'rarity' }), { ...rare, tree: null, opaque: true })).toBe('walk');
   });
 
   it('answers either way through findMeetings: the page, has_more and the total', async () => {
