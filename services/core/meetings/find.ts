@@ -18,6 +18,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import { runSql, type Statement } from '../../platform/sql';
 import type { Principal } from '../principal';
 import type { ResolvedFilters } from './filters';
@@ -36,21 +37,18 @@ import { countQuery, keywordQuery, listQuery, TOTAL_BOUND, teamMatchesQuery, typ
  */
 export const MATERIALIZE_BOUND = 750;
 const ESTIMATE_TTL_MS = 10 * 60_000;
-const ESTIMATE_CACHE_MAX = 1000;
 
-const estimates = new Map<string, { rows: number; at: number }>();
+const estimates = new LRUCache<string, number>({ max: 1000, ttl: ESTIMATE_TTL_MS });
 
 /** How many of the team's listed meetings the planner expects the keyword to match (visibility aside). */
 export async function estimatedMatches(db: Knex, p: Principal, f: ResolvedFilters, kq: KeywordQuery): Promise<number> {
   const key = `${p.teamId}\u0000${f.scope}\u0000${kq.tsquery}`;
   const cached = estimates.get(key);
-  if (cached && Date.now() - cached.at < ESTIMATE_TTL_MS) return cached.rows;
+  if (cached !== undefined) return cached;
   const q = teamMatchesQuery(p, f, kq);
   const [row] = await runSql<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(db, { text: `explain (format json) ${q.text}`, values: q.values });
   const rows = row['QUERY PLAN'][0].Plan['Plan Rows'];
-  estimates.delete(key);
-  if (estimates.size >= ESTIMATE_CACHE_MAX) estimates.delete(estimates.keys().next().value!);
-  estimates.set(key, { rows, at: Date.now() });
+  estimates.set(key, rows);
   return rows;
 }
 

@@ -55,6 +55,7 @@
  * binding.
  */
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import { visibleToSql } from '../access';
 import { numbered, type SqlFragment, type Statement } from '../../platform/sql';
 import type { Principal } from '../principal';
@@ -95,8 +96,7 @@ export interface KeywordQuery {
   opaque: boolean;
 }
 
-const keywordCache = new Map<string, KeywordQuery>();
-const KEYWORD_CACHE_MAX = 1000;
+const keywordCache = new LRUCache<string, KeywordQuery>({ max: 1000 });
 
 /** Parse the keyword with websearch_to_tsquery once; repeated keywords (paging) come from a small cache. */
 export async function keywordQuery(db: Knex, keyword: string): Promise<KeywordQuery> {
@@ -110,7 +110,6 @@ export async function keywordQuery(db: Knex, keyword: string): Promise<KeywordQu
   } catch {
     kq = { tsquery, tree: null, opaque: true };
   }
-  if (keywordCache.size >= KEYWORD_CACHE_MAX) keywordCache.delete(keywordCache.keys().next().value!);
   keywordCache.set(keyword, kq);
   return kq;
 }
