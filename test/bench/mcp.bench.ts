@@ -26,7 +26,7 @@ import { freePort } from '../../services/devstack/ports';
 import { createDb, migrateLatest } from '../../services/platform/db';
 import { cpuMs, postgresCpuByPid, postgresCpuSince } from './proc';
 import { resolveFilters } from '../../services/core/meetings';
-import { keywordQuery, listStatement, momentsStatement, momentTsquery } from '../../services/core/meetings';
+import { keywordQuery, listStatement, momentsStatement, momentTsquery, momentWord } from '../../services/core/meetings';
 
 // ---- options ------------------------------------------------------------------------------------
 
@@ -761,7 +761,7 @@ async function run(url: string, o: Options): Promise<void> {
   const listSql = await Promise.all(
     Array.from({ length: ROTATION }, async (_, i) => {
       const kq = await keywordQuery(db, kw(i));
-      return { list: await listStatement(db, principals[i % keys.length], resolveFilters({ keyword: kw(i) }), kq), moments: momentTsquery(kq) };
+      return { list: await listStatement(db, principals[i % keys.length], resolveFilters({ keyword: kw(i) }), kq), moments: momentTsquery(kq), word: momentWord(kq) };
     }),
   );
   // The database's whole share of a keyword call: the API-key lookup every call makes, the list, then
@@ -769,10 +769,10 @@ async function run(url: string, o: Options): Promise<void> {
   const prefixes = keys.map((k) => k.split('_')[1]);
   const pgList = async (i: number) => {
     await pool.query({ name: 'mi_api_key_lookup', text: API_KEY_LOOKUP_SQL, values: [prefixes[i % keys.length]] });
-    const { list, moments } = listSql[i % listSql.length];
+    const { list, moments, word } = listSql[i % listSql.length];
     const { rows } = await (list.name ? pool.query({ name: list.name, text: list.text, values: list.values }) : pool.query(list.text, list.values));
     if (moments && rows.length) {
-      const m = momentsStatement(rows.slice(0, 10).map((r: { id: string }) => r.id), moments, 3);
+      const m = momentsStatement(rows.slice(0, 10).map((r: { id: string }) => r.id), moments, 3, word);
       await pool.query({ name: m.name, text: m.text, values: m.values });
     }
     return null;

@@ -61,7 +61,7 @@ import { numbered, type SqlFragment, type Statement } from '../../platform/sql';
 import type { Principal } from '../principal';
 import { MEETING_ROW_COLUMNS, type MeetingRow } from './records';
 import type { ResolvedFilters } from './filters';
-import { hasPhrase, necessary, parseTsquery, phrasePairs, positiveTerms, serialize, TsNode } from './tsquery';
+import { hasPhrase, necessary, parseTsquery, phrasePairs, plainLexeme, positiveTerms, serialize, TsNode } from './tsquery';
 
 /** Matching meetings scored for sort relevance (per arm), newest first; older matches follow by date. */
 export const RELEVANCE_POOL = 200;
@@ -366,6 +366,16 @@ export function momentTsquery(kq: KeywordQuery): string | null {
   if (!kq.tree) return null;
   const terms = positiveTerms(kq.tree);
   return terms.length ? terms.map(serialize).join(' | ') : null;
+}
+
+/**
+ * The one lexeme of a keyword's sentence query when it has just one (a single word, however negated
+ * words around it go): its moments can then be read from best_moments (moments.ts). Null otherwise.
+ */
+export function momentWord(kq: KeywordQuery): string | null {
+  if (kq.opaque || !kq.tree) return null;
+  const terms = positiveTerms(kq.tree);
+  return terms.length === 1 ? plainLexeme(terms[0]) : null;
 }
 
 /** What every list answers of a page row `page`: its summary and its participants. */

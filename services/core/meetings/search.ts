@@ -12,7 +12,7 @@ import { MeetingFilters, resolveFilters } from './filters';
 import { parseSearchQuery } from './grammar';
 import { estimateJsonTokens, findMoments, fitMoments, LIST_TOKENS, MomentRecord } from './moments';
 import { findMeetings } from './find';
-import { momentTsquery } from './query';
+import { momentTsquery, momentWord } from './query';
 import type { Principal } from '../principal';
 import { MeetingRecord, Page, toMeetingRecord } from './records';
 
@@ -67,9 +67,10 @@ export async function listMeetings(
     has_more: hasMore,
     next_skip: hasMore ? f.skip + rows.length : null,
   };
-  const sentenceQuery = keyword && f.scope !== 'title' ? momentTsquery(keyword) : null;
-  if (!sentenceQuery || f.moments === 0) return list;
-  const found = await findMoments(db, meetings, sentenceQuery, f.moments);
+  const said = keyword && f.scope !== 'title' ? keyword : null;
+  const sentenceQuery = said && momentTsquery(said);
+  if (!said || !sentenceQuery || f.moments === 0) return list;
+  const found = await findMoments(db, meetings, sentenceQuery, f.moments, momentWord(said));
   const { moments, omitted } = fitMoments(found, LIST_TOKENS - estimateJsonTokens(list));
   // Moments are what was said: the read audit records one read of each meeting whose moments are answered.
   const teamOf = new Map(rows.map((r) => [r.id, r.team_id]));

@@ -136,6 +136,12 @@ export function hasPhrase(n: TsNode): boolean {
 /** A lexeme as written in a tsquery, quoted, with no prefix (:*) or weight suffix. */
 const PLAIN_LEXEME = /^'(?:[^'\\]|''|\\.)*'$/;
 
+/** The lexeme of a plain lexeme node ('it''s' → it's), or null for any other node or a prefix or weighted one. */
+export function plainLexeme(n: TsNode): string | null {
+  if (n.kind !== 'lex' || !PLAIN_LEXEME.test(n.text)) return null;
+  return n.text.slice(1, -1).replace(/''|\\(.)/g, (_, escaped: string | undefined) => escaped ?? "'");
+}
+
 /** The words of `a <-> b <-> …` over plain lexemes (still escaped, without quotes), or null for any other shape. */
 function adjacentWords(n: TsNode): string[] | null {
   if (n.kind === 'lex') return PLAIN_LEXEME.test(n.text) ? [n.text.slice(1, -1)] : null;

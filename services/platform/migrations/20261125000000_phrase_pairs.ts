@@ -49,7 +49,7 @@ const MEETING_PAIRS = `
  * New sentences add their words and pairs to their meeting's sets; NULL sets (live, or too large)
  * stay NULL. A set past the size limit is NULL (lexemes_tsvector), and PAIRS_FOLLOW then makes both NULL.
  */
-const ADD_TERMS = `
+export const ADD_TERMS = `
   create or replace function sentences_add_transcript_tsv() returns trigger
   language plpgsql as $$
   declare r record;
@@ -94,10 +94,10 @@ const ADD_WORDS = `
   end $$`;
 
 /** Both sets from what is said now (a rebuild that fits lifts a NULL). */
-const REBUILD_SQL = 'update meetings m set transcript_tsv = meeting_transcript_tsv(m.id), transcript_pairs = meeting_transcript_pairs(m.id)';
+export const REBUILD_SQL = 'update meetings m set transcript_tsv = meeting_transcript_tsv(m.id), transcript_pairs = meeting_transcript_pairs(m.id)';
 
 /** Updates and deletes rebuild the sets of the meetings they touched with `update` (`where m.id = any(ids)` follows). */
-const rebuildFunction = (update: string) => `
+export const rebuildFunction = (update: string) => `
   create or replace function sentences_rebuild_transcript_tsv() returns trigger
   language plpgsql as $$
   declare ids text[];

@@ -20,6 +20,7 @@ import * as noJit from './20261127000500_no_jit';
 import * as readAuditBrin from './20261128000000_read_audit_brin';
 import * as readAuditKeys from './20261129000000_read_audit_keys';
 import * as readAuditNoForeignKey from './20261130000000_read_audit_no_foreign_key';
+import * as bestMoments from './20261201000000_best_moments';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -43,6 +44,7 @@ const MIGRATIONS: [string, Migration][] = [
   ['20261128000000_read_audit_brin', readAuditBrin],
   ['20261129000000_read_audit_keys', readAuditKeys],
   ['20261130000000_read_audit_no_foreign_key', readAuditNoForeignKey],
+  ['20261201000000_best_moments', bestMoments],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { hasPhrase, necessary, parseTsquery, phrasePairs, serialize, TsNode } from '../../../services/core/meetings';
+import { hasPhrase, momentWord, necessary, parseTsquery, phrasePairs, plainLexeme, serialize, TsNode } from '../../../services/core/meetings';
 
 describe('tsquery text', () => {
   it('reads PostgreSQL precedence: ! over <-> over & over |', () => {
@@ -71,6 +71,28 @@ describe('tsquery text', () => {
       fc.tuple(fc.constantFrom('<->', '<2>'), tie('node'), tie('node')).map(([op, left, right]): TsNode => ({ kind: 'phrase', op, left, right })),
     ),
   })).node;
+
+  it('reads a plain lexeme back to the word, quotes and backslashes undoubled; prefixes, weights and operators are none', () => {
+    const lex = (text: string) => plainLexeme(parseTsquery(text)!);
+    expect(lex("'budget'")).toBe('budget');
+    expect(lex("'it''s'")).toBe("it's");
+    expect(lex("'c\\\\d'")).toBe('c\\d');
+    expect(lex("'''\\\\'''")).toBe("'\\'");
+    for (const other of ["'e':*", "'e':A", "'a' & 'b'", "!'a'", "'a' <-> 'b'"]) expect(lex(other)).toBeNull();
+  });
+
+  it('names the one word of a keyword whose moments can be read from best_moments, and none for several or a phrase', () => {
+    const word = (tsquery: string) => momentWord({ tsquery, tree: parseTsquery(tsquery), opaque: false });
+    expect(word("'budget'")).toBe('budget');
+    expect(word("'budget' & !'forecast'")).toBe('budget');
+    expect(word("!'forecast' & 'budget'")).toBe('budget');
+    expect(word("'budget' & 'databas'")).toBeNull();
+    expect(word("'budget' | 'budget'")).toBeNull();
+    expect(word("'like' <-> 'know'")).toBeNull();
+    expect(word("'budg':*")).toBeNull();
+    expect(word('')).toBeNull();
+    expect(momentWord({ tsquery: "'a' ?? 'b'", tree: null, opaque: true })).toBeNull();
+  });
 
   it('serialises any tree so that it reads back as the same tree', () => {
     fc.assert(fc.property(tree, (t) => expect(parseTsquery(serialize(t))).toEqual(t)), { numRuns: 500 });
