@@ -38,7 +38,15 @@ export interface IngestMeeting extends Pick<MeetingRow, 'id' | 'team_id' | 'orga
   upload_options: UploadOptions;
 }
 
-const SENTENCE_BATCH = 1000;
+/**
+ * The transcript's sentences in one statement, whatever their number: a column an array, so no
+ * limit on bind parameters splits it. The sentences' statement triggers then build the meeting's
+ * lexeme sets and best moments once (best_moments rebuilds a meeting whole: in batches of 1,000, a
+ * 20,000-sentence meeting would rebuild 20 times over a growing transcript).
+ */
+const INSERT_SENTENCES =
+  'insert into sentences (meeting_id, idx, speaker_name, speaker_id, text, raw_text, start_time, end_time)' +
+  ' select ?, * from unnest(?::int[], ?::text[], ?::int[], ?::text[], ?::text[], ?::float8[], ?::float8[])';
 const REASON_MAX = 500;
 
 export async function loadIngestMeeting(db: Knex, meetingId: string): Promise<IngestMeeting | undefined> {
@@ -96,17 +104,17 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
       await tx(table).where({ meeting_id: t.meetingId }).delete();
     }
 
-    const rows = t.sentences.map((s) => ({
-      meeting_id: t.meetingId,
-      idx: s.index,
-      speaker_name: s.speaker_name,
-      speaker_id: s.speaker_id,
-      text: s.text,
-      raw_text: s.raw_text,
-      start_time: s.start_time,
-      end_time: s.end_time,
-    }));
-    for (let i = 0; i < rows.length; i += SENTENCE_BATCH) await tx('sentences').insert(rows.slice(i, i + SENTENCE_BATCH));
+    const sentences = t.sentences;
+    await tx.raw(INSERT_SENTENCES, [
+      t.meetingId,
+      sentences.map((s) => s.index),
+      sentences.map((s) => s.speaker_name),
+      sentences.map((s) => s.speaker_id),
+      sentences.map((s) => s.text),
+      sentences.map((s) => s.raw_text),
+      sentences.map((s) => s.start_time),
+      sentences.map((s) => s.end_time),
+    ]);
 
     const speakerNames = [...new Set(t.sentences.map((s) => s.speaker_name))];
     const emails = await speakerEmails(tx, m.team_id, speakerNames, m.upload_options.attendees ?? []);
@@ -152,8 +160,8 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
         upload_options: tx.raw("upload_options - 'fetch_secret'"),
         updated_at: tx.fn.now(),
       });
-    await audit(tx, null, 'meeting.transcribed', { type: 'meeting', id: t.meetingId, teamId: m.team_id }, { sentences: rows.length, speakers: speakerNames.length });
-    return { sentences: rows.length, speakers: speakerNames.length, participants: people.length };
+    await audit(tx, null, 'meeting.transcribed', { type: 'meeting', id: t.meetingId, teamId: m.team_id }, { sentences: sentences.length, speakers: speakerNames.length });
+    return { sentences: sentences.length, speakers: speakerNames.length, participants: people.length };
   });
 }
 
