@@ -116,7 +116,7 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
       sentences.map((s) => s.end_time),
     ]);
 
-    const speakerNames = [...new Set(t.sentences.map((s) => s.speaker_name))];
+    const speakerNames = [...new Set(sentences.map((s) => s.speaker_name))];
     const emails = await speakerEmails(tx, m.team_id, speakerNames, m.upload_options.attendees ?? []);
     const people = participantsOf(m, speakerNames, emails);
     const users: { id: string; email: string }[] = await tx('users')

@@ -23,7 +23,7 @@ import { ADD_TERMS, REBUILD_SQL, rebuildFunction } from './20261125000000_phrase
  * sentences, rebuilt whole for the meetings a statement touched (1.7 ms a meeting of 200 sentences on
  * the bench's data), and held only where those are: a live meeting (sentences arriving one by one) or
  * one too large for its lexeme sets has no row, and its moments are searched as before. Size: 3.6 KB
- * a meeting of 200 sentences with pglz, 4.6 KB with lz4 (41 and 50 MB for 10,000 such meetings).
+ * a meeting of 200 sentences with pglz, 4.6 KB with lz4 (41 and 54 MB for 10,000 such meetings).
  */
 
 /** Moments a list can ask for per meeting (MOMENTS_MAX); a larger number searches. */
