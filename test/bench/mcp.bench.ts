@@ -48,6 +48,8 @@ interface Options {
   keepPostgres: boolean;
   /** Only the one-at-a-time runs behind the overhead ratio, after a short warm-up (under a minute), for trying a change quickly. */
   overheadOnly: boolean;
+  /** Only the keyword calls with moments and with moments 0, after the warm-up, in alternating rounds: for trying a change quickly. */
+  keywordOnly: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -66,6 +68,7 @@ function parseArgs(argv: string[]): Options {
     driver: false,
     keepPostgres: false,
     overheadOnly: false,
+    keywordOnly: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -89,9 +92,10 @@ function parseArgs(argv: string[]): Options {
       case '--driver': o.driver = true; break;
       case '--keep-postgres': o.keepPostgres = true; break;
       case '--overhead-only': o.overheadOnly = true; break;
+      case '--keyword-only': o.keywordOnly = true; break;
       case '--help':
       case '-h':
-        console.log('options: --meetings N --sentences M --users U --concurrency C --replicas R --seconds S --serial-seconds S --serial-rounds N --database-url URL --reseed --keep-postgres --overhead-only');
+        console.log('options: --meetings N --sentences M --users U --concurrency C --replicas R --seconds S --serial-seconds S --serial-rounds N --database-url URL --reseed --keep-postgres --overhead-only --keyword-only');
         return process.exit(0);
       default:
         throw new Error(`unknown option ${a} (try --help)`);
@@ -878,6 +882,22 @@ async function run(url: string, o: Options): Promise<void> {
     await driveRemote(phase('noop', () => ({}), o.concurrency, 8, bares), bares);
     const { line, table } = await overhead();
     console.log(`${table}\n\nTarget\n${line}`);
+    return stop();
+  }
+  if (o.keywordOnly) {
+    // The keyword target's phases alone, each run serialRounds times in turn with the bare no-op, so a
+    // change can be tried in two minutes and the machine's drift shows beside it.
+    process.stdout.write('  warming up…\r');
+    await driveRemote(phase('svc_get_transcripts', (i) => ({ keyword: kw(i) }), o.concurrency, 8), servers);
+    for (let r = 1; r <= o.serialRounds; r++) {
+      await measure(`round ${r}: svc_get_transcripts keyword`, remote(phase('svc_get_transcripts', (i) => ({ keyword: kw(i) }))));
+      await measure(`round ${r}: svc_search keyword`, remote(phase('svc_search', (i) => ({ query: `keyword:${kw(i)} limit:10` }))));
+      await measure(`round ${r}: bare SDK no-op`, remote(phase('noop', () => ({}), o.concurrency, o.seconds / 2, bares), bares));
+    }
+    console.log('\nResults'.padEnd(46) + '   calls/s         p50         p95         p99   errors  peak RSS  CPU ms/call (server / pg / driver)');
+    for (const [label, s] of results) console.log(row(label, s));
+    const p95s = results.filter(([label]) => !label.includes('no-op')).map(([, s]) => s.p95).sort((a, b) => a - b);
+    console.log(`\n  keyword with moments p95: median of the rounds ${ms(percentile(p95s, 0.5))}, range ${ms(p95s[0])}–${ms(p95s[p95s.length - 1])}`);
     return stop();
   }
 
