@@ -23,7 +23,7 @@ import { encode as tokens } from 'gpt-tokenizer';
 import { API_KEY_LOOKUP_SQL, createApiKey, authenticateApiKey } from '../../services/core/people';
 import { POSTGRES_MALLOC_ENV, startLocalPostgres } from '../../services/devstack/postgres';
 import { freePort } from '../../services/devstack/ports';
-import { createDb, migrateLatest } from '../../services/platform/db';
+import { createDb, migrateLatest, SESSION_SETTINGS } from '../../services/platform/db';
 import { cpuMs, postgresCpuByPid, postgresCpuSince } from './proc';
 import { resolveFilters } from '../../services/core/meetings';
 import { keywordQuery, listStatement, momentsStatement, momentTsquery, momentWord } from '../../services/core/meetings';
@@ -750,6 +750,8 @@ async function run(url: string, o: Options): Promise<void> {
   const mcpUrl = servers[0].url;
   const bares = await Promise.all(Array.from({ length: o.replicas }, () => startBareSdk()));
   const pool = new Pool({ connectionString: url, max: poolMax });
+  // The session the mcp role's connections run in (generic plans for the prepared statements).
+  pool.on('connect', (client) => void client.query(SESSION_SETTINGS));
 
   // A phase's calls, rotating through the callers' keys and the given arguments.
   const ROTATION = 512;

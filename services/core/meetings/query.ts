@@ -19,8 +19,8 @@
  *     lexemes hold all their words (and whose pairs hold all their pairs).
  *   - The caller's own team and meetings shared from other teams are two arms of a UNION ALL, each
  *     ordered and limited on its own: the own-team arm walks (team_id, date desc, id desc) newest
- *     first and stops after limit + 1 rows for common words or no keyword, or takes the few rows the
- *     GIN index finds for rare words; the planner chooses from the statistics. visibleTo is applied
+ *     first and stops after limit + 1 rows, the other-teams arm starts from the caller's shares
+ *     (rare keywords take the 'materialize' shape below). visibleTo is applied
  *     in both arms, so the split narrows the search and never widens what a caller sees. A caller
  *     whom no share names (Principal.sharedWith false) gets the own-team arm alone.
  *   - For a keyword that few of the team's meetings match (a rare word, several words, a phrase),
@@ -115,10 +115,13 @@ export async function keywordQuery(db: Knex, keyword: string): Promise<KeywordQu
 }
 
 /**
- * Sentences are read per candidate meeting: `offset 0` keeps PostgreSQL from hashing every sentence
- * of the database that matches (375,000 for a common word) before it looks at the first meeting.
+ * Sentences are read per candidate meeting, by the primary key, and only then tested: `offset 0`
+ * keeps PostgreSQL from hashing every sentence of the database that matches (375,000 for a common
+ * word) before it looks at the first meeting, and from ANDing the meeting's rows with the sentences
+ * GIN index's posting lists, which a generic plan (the statements are prepared) would choose for any
+ * word, 8.7 ms a meeting for a common one (moments.ts, meetingSentences).
  */
-const SENTENCE_MATCH = 'exists (select 1 from sentences s where s.meeting_id = m.id and s.tsv @@ ?::tsquery offset 0)';
+const SENTENCE_MATCH = 'exists (select 1 from (select s0.tsv from sentences s0 where s0.meeting_id = m.id offset 0) s where s.tsv @@ ?::tsquery)';
 const LEXEME_MATCH = 'm.transcript_tsv @@ ?::tsquery';
 const PAIR_MATCH = 'm.transcript_pairs @@ ?::tsquery';
 /** Meetings without lexemes (live, or too many to hold): read sentence by sentence. */
@@ -213,10 +216,24 @@ function keywordMatch(f: ResolvedFilters, kq: KeywordQuery): SqlFragment {
   return documentOrTitleMatchSql(kq, f.scope === 'sentences' ? null : title);
 }
 
+/**
+ * How an arm may find the keyword's matches: 'index', from the keyword's indexes where the planner
+ * chooses; 'rows', only by testing the rows it reads in another order (the test written so that no
+ * index can answer it). The walk's arms read rows: they are prepared, and a generic plan, which knows
+ * no keyword's frequency, would otherwise be free to sort every match of a common word (see
+ * listQuery).
+ */
+type KeywordAccess = 'index' | 'rows';
+
+function keywordCondition(f: ResolvedFilters, kq: KeywordQuery, access: KeywordAccess): SqlFragment {
+  const match = keywordMatch(f, kq);
+  return access === 'index' ? match : { sql: `(${match.sql}) is true`, bindings: match.bindings };
+}
+
 /** The conditions every arm shares, over `meetings m`. */
-function filters(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment[] {
+function filters(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, access: KeywordAccess): SqlFragment[] {
   const where: SqlFragment[] = [{ sql: LISTED, bindings: [] }, visibleToSql(p, 'm')];
-  if (kq) where.push(keywordMatch(f, kq));
+  if (kq) where.push(keywordCondition(f, kq, access));
   // Whole UTC days, both ends inclusive: [from 00:00, to + 1 day 00:00).
   if (f.fromDate) where.push({ sql: "m.date >= (?::date)::timestamp at time zone 'UTC'", bindings: [f.fromDate] });
   if (f.toDate) where.push({ sql: "m.date < (?::date + 1)::timestamp at time zone 'UTC'", bindings: [f.toDate] });
@@ -253,19 +270,18 @@ function arm(where: SqlFragment[], limit: number): SqlFragment {
 /**
  * The conditions of each arm: the own team's and, when a share names the caller (Principal.sharedWith),
  * other teams' meetings shared with the caller. Without a share there is nothing to find in other
- * teams: one arm, half the planning.
+ * teams: one arm, half the planning. `own` and `others`: how each arm may find the keyword's matches.
  */
-function armConditions(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment[][] {
-  const shared = filters(p, f, kq);
-  const own = [{ sql: 'm.team_id = ?', bindings: [p.teamId] }, ...shared];
-  if (p.sharedWith === false) return [own];
+function armConditions(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, own: KeywordAccess, others: KeywordAccess): SqlFragment[][] {
+  const ownArm = [{ sql: 'm.team_id = ?', bindings: [p.teamId] }, ...filters(p, f, kq, own)];
+  if (p.sharedWith === false) return [ownArm];
   // Another team's meeting is visible only through a share: start from the caller's shares.
-  const others = [
+  const othersArm = [
     { sql: 'm.team_id <> ?', bindings: [p.teamId] },
     { sql: 'm.id in (select sx.meeting_id from meeting_shares sx where lower(sx.email) = lower(?))', bindings: [p.email] },
-    ...shared,
+    ...filters(p, f, kq, others),
   ];
-  return [own, others];
+  return [ownArm, othersArm];
 }
 
 /** `(a) union all (b) …` (one part as it is), the fragments' bindings in their order. */
@@ -279,7 +295,7 @@ function unionAll(parts: SqlFragment[]): SqlFragment {
  * newest first and cut at `limit`.
  */
 function armsQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, limit: number): SqlFragment {
-  const arms = unionAll(armConditions(p, f, kq).map((where) => arm(where, limit)));
+  const arms = unionAll(armConditions(p, f, kq, 'rows', 'rows').map((where) => arm(where, limit)));
   return { sql: `(${arms.sql})`, bindings: arms.bindings };
 }
 
@@ -343,7 +359,8 @@ function pageQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): S
 
 /** How many meetings match, counted up to TOTAL_BOUND + 1 per arm (so a count past the bound stops there). */
 function countSql(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment {
-  const counted = armConditions(p, f, kq).map((where) => ({
+  // The own team's matches are counted from the keyword's indexes (an exact bitmap, no order to keep).
+  const counted = armConditions(p, f, kq, 'index', 'rows').map((where) => ({
     sql: `(select count(*) from (select 1 from meetings m where ${where.map((w) => w.sql).join(' and ')} limit ${TOTAL_BOUND + 1}) c)`,
     bindings: where.flatMap((w) => w.bindings),
   }));
@@ -388,7 +405,9 @@ const PAGE_DETAILS =
  * How a list statement reads the matching meetings:
  *   - 'walk': each arm newest first, stopping once it has the page (pageQuery), and the total
  *     counted on its own (countSql). Right without a keyword and for words most meetings match: the
- *     walk tests a few dozen meetings.
+ *     walk tests a few dozen meetings. The arms test the keyword row by row (KeywordAccess 'rows'),
+ *     so that the statement's generic plan (it is prepared, find.ts) walks as a common word's own
+ *     plan does; only the own team's total reads the keyword's indexes.
  *   - 'materialize': every match read once, from the keyword's indexes (an exact bitmap), into a
  *     materialized CTE; the page (or, ranked, the pool) is taken from it and the total counted from
  *     it. Right for a rare word, several words or a phrase: a walk tests every meeting it passes,
@@ -421,7 +440,7 @@ export function listQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | n
  * RELEVANCE_POOL newest scored) and the total are read from them.
  */
 function materializedListQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery): Statement {
-  const matches = unionAll(armConditions(p, f, kq).map(rowsWhere));
+  const matches = unionAll(armConditions(p, f, kq, 'index', 'index').map(rowsWhere));
   const page = pageFrom(f, kq, { sql: 'matches as u', bindings: [] });
   return numbered({
     sql:

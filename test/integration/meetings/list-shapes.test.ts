@@ -220,6 +220,47 @@ describe('the shape a list takes', () => {
     expect(await listShape(t.db, p, resolveFilters({ keyword: 'rarity' }), { ...rare, tree: null, opaque: true })).toBe('walk');
   });
 
+  it('walks prepared: the generic plan walks newest first and answers as a plan for the values does', async () => {
+    // One connection, so each statement is prepared once and then run again; the pool's session runs generic plans.
+    const one = createDb({ url: t.url, poolMax: 1 });
+    try {
+      for (const sort of ['date', 'relevance'] as const) {
+        for (const skip of [0, 7]) {
+          const f = resolveFilters({ keyword: 'omnipresent', sort, limit: 5, skip });
+          const kq = await keywordQuery(one, 'omnipresent');
+          const statement = await listStatement(one, p, f, kq);
+          expect(await listShape(one, p, f, kq)).toBe('walk');
+          expect(statement.name).toBeDefined();
+          const unprepared = await runSql<MeetingListRow>(t.db, listQuery(p, f, kq, 'walk'));
+          for (let run = 0; run < 3; run++) {
+            const found = await findMeetings(one, p, f);
+            expect([found.rows.map((r) => r.id), found.hasMore, found.total]).toEqual([unprepared.slice(0, 5).map((r) => r.id), true, TOTAL_BOUND]);
+          }
+          const [stats] = await runSql<{ generic_plans: string; custom_plans: string }>(one, {
+            text: 'select generic_plans, custom_plans from pg_prepared_statements where name = $1',
+            values: [statement.name],
+          });
+          // (skip is a value: both pages run the one statement.)
+          expect(Number(stats.custom_plans)).toBe(0);
+          expect(Number(stats.generic_plans)).toBeGreaterThanOrEqual(3);
+          // The generic plan, which knows no word's frequency, still walks the team's meetings newest first.
+          // EXECUTE takes its arguments as SQL; these are the caller's ids and email, the keyword and numbers.
+          const literal = (v: unknown) => (typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`);
+          const [plan] = await runSql<{ 'QUERY PLAN': unknown }>(one, {
+            text: `explain (format json) execute ${statement.name}(${statement.values.map(literal).join(', ')})`,
+            values: [],
+          });
+          expect(JSON.stringify(plan['QUERY PLAN'])).toContain('"Index Name":"meetings_team_date_id_idx"');
+        }
+      }
+      // A person or channel filter may be the selective one: such lists are planned for their values.
+      const byPerson = resolveFilters({ keyword: 'omnipresent', participants: [p.email] });
+      expect((await listStatement(one, p, byPerson, await keywordQuery(one, 'omnipresent'))).name).toBeUndefined();
+    } finally {
+      await one.destroy();
+    }
+  });
+
   it('answers either way through findMeetings: the page, has_more and the total', async () => {
     const common = await findMeetings(t.db, p, resolveFilters({ keyword: 'omnipresent', limit: 5 }));
     expect([common.rows.length, common.hasMore, common.total, common.totalIsLowerBound]).toEqual([5, true, TOTAL_BOUND, true]);
