@@ -22,7 +22,19 @@ import { LRUCache } from 'lru-cache';
 import { runSql, type Statement } from '../../platform/sql';
 import type { Principal } from '../principal';
 import type { ResolvedFilters } from './filters';
-import { countQuery, keywordQuery, listQuery, TOTAL_BOUND, teamMatchesQuery, type KeywordQuery, type ListShape, type MeetingListRow } from './query';
+import {
+  countQuery,
+  keywordQuery,
+  listQuery,
+  TOTAL_BOUND,
+  teamMatchesQuery,
+  teamMeetingsQuery,
+  type KeywordAccess,
+  type KeywordQuery,
+  type ListShape,
+  type MeetingListRow,
+  type WalkAccess,
+} from './query';
 
 /**
  * Estimated matches in the team up to which a keyword list reads every match rather than walk.
@@ -40,16 +52,24 @@ const ESTIMATE_TTL_MS = 10 * 60_000;
 
 const estimates = new LRUCache<string, number>({ max: 1000, ttl: ESTIMATE_TTL_MS });
 
-/** How many of the team's listed meetings the planner expects the keyword to match (visibility aside). */
-export async function estimatedMatches(db: Knex, p: Principal, f: ResolvedFilters, kq: KeywordQuery): Promise<number> {
-  const key = `${p.teamId}\u0000${f.scope}\u0000${kq.tsquery}`;
+/** The rows the planner expects a statement to answer, kept ESTIMATE_TTL_MS under `key`. */
+async function plannedRows(db: Knex, key: string, q: Statement): Promise<number> {
   const cached = estimates.get(key);
   if (cached !== undefined) return cached;
-  const q = teamMatchesQuery(p, f, kq);
   const [row] = await runSql<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(db, { text: `explain (format json) ${q.text}`, values: q.values });
   const rows = row['QUERY PLAN'][0].Plan['Plan Rows'];
   estimates.set(key, rows);
   return rows;
+}
+
+/** How many of the team's listed meetings the planner expects the keyword to match (visibility aside). */
+export function estimatedMatches(db: Knex, p: Principal, f: ResolvedFilters, kq: KeywordQuery): Promise<number> {
+  return plannedRows(db, `${p.teamId}\u0000${f.scope}\u0000${kq.tsquery}`, teamMatchesQuery(p, f, kq));
+}
+
+/** How many listed meetings the planner expects the team to have (visibility aside). */
+function estimatedTeamMeetings(db: Knex, p: Principal): Promise<number> {
+  return plannedRows(db, `${p.teamId}\u0000team`, teamMeetingsQuery(p));
 }
 
 /**
@@ -81,16 +101,12 @@ const prepared = new Set<string>();
  * Both shapes are written so that their generic plan is the plan their values would get:
  *   - materialize: the same bitmap of the keyword's indexes that a rare keyword's own plan is
  *     (serially, over the bench's materialize-shaped keywords: 0.96-1.49 -> 0.51-0.99 ms);
- *   - walk: its arms test the keyword row by row (query.ts, KeywordAccess), so its plan walks newest
- *     first as a common word's own plan does, and only the total reads the keyword's indexes. Written
- *     with an indexable test, a generic plan, which knows no word's frequency, could sort every match
- *     of a common word: 13-41 ms where the walk takes 1-2.
+ *   - walk, a first page only (preparedWalk): it says how it finds the keyword's matches (query.ts,
+ *     WalkAccess), so its plan walks newest first as a common word's own plan does. Written with an
+ *     indexable test, a generic plan, which knows no word's frequency, could sort every match of a
+ *     common word: 13-41 ms where the walk takes 1-2.
  */
-function preparedName(f: ResolvedFilters, text: string): string | undefined {
-  // A person or channel filter can be far more selective than the keyword, and which to start from
-  // depends on both values: those lists are planned for them. (Generic, `budget` with a participant
-  // counted its total by testing 1,235 of the keyword's matches for the participant: 11.5 against 3.0 ms.)
-  if (f.participants.length || f.organizers.length || f.mine || f.channelId) return undefined;
+function preparedName(text: string): string | undefined {
   const name = `mi_list_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
   if (!prepared.has(name)) {
     if (prepared.size >= PREPARED_MAX) return undefined;
@@ -99,11 +115,65 @@ function preparedName(f: ResolvedFilters, text: string): string | undefined {
   return name;
 }
 
+/**
+ * Whether a list may be prepared at all. A person or channel filter can be far more selective than
+ * the keyword, and which to start from depends on both values: those lists are planned for them.
+ * (Generic, `budget` with a participant counted its total by testing 1,235 of the keyword's matches
+ * for the participant: 11.5 against 3.0 ms.)
+ */
+const preparable = (f: ResolvedFilters) => !(f.participants.length || f.organizers.length || f.mine || f.channelId);
+
+/**
+ * The longest walk (skip + limit) that is prepared. A first page walks a few dozen meetings whatever
+ * the word; further pages, and the pool of a relevance order (RELEVANCE_POOL), are left to a plan for
+ * their values, which reads a less common word's matches from its indexes and sorts them. Walked
+ * newest first, the 211 rows of a page past skip 200 took `budget database` (1 meeting in 50 on
+ * 50,000 meetings) 31.4 ms against 2.1; 51 rows (limit 50) 6.2 against 2.3; 21 rows 2.6 against 2.7.
+ */
+export const PREPARED_WALK_ROWS = 20;
+
+/**
+ * What it costs, in µs, to count a match by testing meetings read in passing (each one's lexemes,
+ * read out of line), and to hold one in the keyword's bitmap (EXPLAIN ANALYZE on the bench's data:
+ * `budget`'s total from its bitmaps of 8,147 entries took 0.45 ms; a walk tests 27 meetings in 0.066 ms).
+ */
+const ROW_TEST_US = 2.4;
+const BITMAP_ENTRY_US = 0.055;
+
+/**
+ * How the own team's total counts a keyword in a prepared walk: by testing rows when passing
+ * (TOTAL_BOUND + 1) / share of the team's meetings costs less than holding every match in the bitmap.
+ * `go`, said in every one of 50,000 meetings, counted from its bitmap in 1.8 ms against 0.3 by rows.
+ */
+async function ownTotalAccess(db: Knex, p: Principal, f: ResolvedFilters, kq: KeywordQuery): Promise<KeywordAccess> {
+  const [matches, team] = await Promise.all([estimatedMatches(db, p, f, kq), estimatedTeamMeetings(db, p)]);
+  if (matches <= 0 || team <= 0) return 'index';
+  const byRows = ((TOTAL_BOUND + 1) * Math.max(1, team / matches)) * ROW_TEST_US;
+  return byRows < matches * BITMAP_ENTRY_US ? 'rows' : 'index';
+}
+
+/**
+ * How a walk-shaped list finds the keyword's matches when it is prepared (WalkAccess), or null for a
+ * walk planned for its values: past the first pages (PREPARED_WALK_ROWS), ordered by relevance, and for
+ * a keyword read sentence by sentence (no index to choose).
+ */
+async function preparedWalk(db: Knex, p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Promise<WalkAccess | null> {
+  if (!preparable(f) || f.skip + f.limit > PREPARED_WALK_ROWS) return null;
+  if (kq && (f.sort === 'relevance' || kq.opaque)) return null;
+  const ownTotal = kq?.tree ? await ownTotalAccess(db, p, f, kq) : 'index';
+  return { page: 'rows', ownTotal, othersTotal: 'rows' };
+}
+
 /** The list statement a caller's filters run, and the name it is prepared under (what findMeetings runs: the benchmark measures it alone too). */
 export async function listStatement(db: Knex, p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Promise<Statement & { name?: string }> {
   const shape = await listShape(db, p, f, kq);
-  const statement = listQuery(p, f, kq, shape);
-  return { ...statement, name: preparedName(f, statement.text) };
+  if (shape === 'materialize') {
+    const statement = listQuery(p, f, kq, shape);
+    return { ...statement, name: preparable(f) ? preparedName(statement.text) : undefined };
+  }
+  const walk = await preparedWalk(db, p, f, kq);
+  const statement = listQuery(p, f, kq, shape, walk ?? undefined);
+  return { ...statement, name: walk ? preparedName(statement.text) : undefined };
 }
 
 export interface FoundMeetings {

@@ -219,11 +219,26 @@ function keywordMatch(f: ResolvedFilters, kq: KeywordQuery): SqlFragment {
 /**
  * How an arm may find the keyword's matches: 'index', from the keyword's indexes where the planner
  * chooses; 'rows', only by testing the rows it reads in another order (the test written so that no
- * index can answer it). The walk's arms read rows: they are prepared, and a generic plan, which knows
- * no keyword's frequency, would otherwise be free to sort every match of a common word (see
- * listQuery).
+ * index can answer it). A prepared walk reads rows (WalkAccess).
  */
-type KeywordAccess = 'index' | 'rows';
+export type KeywordAccess = 'index' | 'rows';
+
+/**
+ * How a walk-shaped statement finds the keyword's matches. Planned for its values (the default,
+ * `index` everywhere), PostgreSQL picks from the word's frequency. A prepared walk runs one generic
+ * plan, which knows no frequency, so find.ts decides for it: the page's arms (and the other teams'
+ * arm of the total, which starts from the caller's shares) read rows, so its plan walks newest
+ * first rather than sort every match of a common word; the own team's total reads the keyword's
+ * indexes (an exact bitmap) or, for a word said in most of the team's meetings, rows, which stops
+ * after TOTAL_BOUND + 1 matches where the bitmap would hold every meeting of the team.
+ */
+export interface WalkAccess {
+  page: KeywordAccess;
+  ownTotal: KeywordAccess;
+  othersTotal: KeywordAccess;
+}
+
+const PLANNED_WALK: WalkAccess = { page: 'index', ownTotal: 'index', othersTotal: 'index' };
 
 function keywordCondition(f: ResolvedFilters, kq: KeywordQuery, access: KeywordAccess): SqlFragment {
   const match = keywordMatch(f, kq);
@@ -294,8 +309,8 @@ function unionAll(parts: SqlFragment[]): SqlFragment {
  * The matching meetings the caller may see, as a derived table `u` of the arms' rows, each arm
  * newest first and cut at `limit`.
  */
-function armsQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, limit: number): SqlFragment {
-  const arms = unionAll(armConditions(p, f, kq, 'rows', 'rows').map((where) => arm(where, limit)));
+function armsQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, limit: number, access: KeywordAccess): SqlFragment {
+  const arms = unionAll(armConditions(p, f, kq, access, access).map((where) => arm(where, limit)));
   return { sql: `(${arms.sql})`, bindings: arms.bindings };
 }
 
@@ -351,16 +366,15 @@ function pageFrom(f: ResolvedFilters, kq: KeywordQuery | null, source: SqlFragme
  * The walk's page: each arm newest first, cut where the page (or, ranked, the pool of RELEVANCE_POOL
  * newest, when the page lies within it) ends.
  */
-function pageQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment {
+function pageQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, access: KeywordAccess): SqlFragment {
   const enough = f.skip + f.limit + 1;
-  const arms = armsQuery(p, f, kq, ranked(f, kq) ? Math.max(enough, RELEVANCE_POOL) : enough);
+  const arms = armsQuery(p, f, kq, ranked(f, kq) ? Math.max(enough, RELEVANCE_POOL) : enough, access);
   return pageFrom(f, kq, { sql: `${arms.sql} as u`, bindings: arms.bindings });
 }
 
 /** How many meetings match, counted up to TOTAL_BOUND + 1 per arm (so a count past the bound stops there). */
-function countSql(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment {
-  // The own team's matches are counted from the keyword's indexes (an exact bitmap, no order to keep).
-  const counted = armConditions(p, f, kq, 'index', 'rows').map((where) => ({
+function countSql(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, own: KeywordAccess, others: KeywordAccess): SqlFragment {
+  const counted = armConditions(p, f, kq, own, others).map((where) => ({
     sql: `(select count(*) from (select 1 from meetings m where ${where.map((w) => w.sql).join(' and ')} limit ${TOTAL_BOUND + 1}) c)`,
     bindings: where.flatMap((w) => w.bindings),
   }));
@@ -369,7 +383,7 @@ function countSql(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Sq
 
 /** The count alone: for a page past the end of the list, whose statement returns no row to carry it. */
 export function countQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Statement {
-  const n = countSql(p, f, kq);
+  const n = countSql(p, f, kq, 'index', 'index');
   return numbered({ sql: `select ${n.sql} as n`, bindings: n.bindings });
 }
 
@@ -405,9 +419,8 @@ const PAGE_DETAILS =
  * How a list statement reads the matching meetings:
  *   - 'walk': each arm newest first, stopping once it has the page (pageQuery), and the total
  *     counted on its own (countSql). Right without a keyword and for words most meetings match: the
- *     walk tests a few dozen meetings. The arms test the keyword row by row (KeywordAccess 'rows'),
- *     so that the statement's generic plan (it is prepared, find.ts) walks as a common word's own
- *     plan does; only the own team's total reads the keyword's indexes.
+ *     walk tests a few dozen meetings. Prepared (a first page, find.ts), it says how it finds the
+ *     keyword's matches (WalkAccess), so that its generic plan walks as a common word's own plan does.
  *   - 'materialize': every match read once, from the keyword's indexes (an exact bitmap), into a
  *     materialized CTE; the page (or, ranked, the pool) is taken from it and the total counted from
  *     it. Right for a rare word, several words or a phrase: a walk tests every meeting it passes,
@@ -425,10 +438,10 @@ const pageOrder = (f: ResolvedFilters, kq: KeywordQuery | null) =>
     : ' order by page.date desc, page.id desc';
 
 /** The page with each meeting's participants and short summary, and the count, as the statement PostgreSQL runs. */
-export function listQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, shape: ListShape = 'walk'): Statement {
+export function listQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, shape: ListShape = 'walk', walk: WalkAccess = PLANNED_WALK): Statement {
   if (shape === 'materialize' && kq) return materializedListQuery(p, f, kq);
-  const page = pageQuery(p, f, kq);
-  const count = countSql(p, f, kq);
+  const page = pageQuery(p, f, kq, walk.page);
+  const count = countSql(p, f, kq, walk.ownTotal, walk.othersTotal);
   return numbered({
     sql: `${PAGE_DETAILS} ${count.sql} as matched from (${page.sql}) as page left join summaries su on su.meeting_id = page.id${pageOrder(f, kq)}`,
     bindings: [...count.bindings, ...page.bindings],
@@ -449,6 +462,11 @@ function materializedListQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuer
       ` from (${page.sql}) as page left join summaries su on su.meeting_id = page.id${pageOrder(f, kq)}`,
     bindings: [...matches.bindings, ...page.bindings],
   });
+}
+
+/** The team's listed meetings, visibility aside (find.ts estimates how many: the share a keyword matches). */
+export function teamMeetingsQuery(p: Principal): Statement {
+  return numbered({ sql: `select 1 from meetings m where m.team_id = ? and ${LISTED}`, bindings: [p.teamId] });
 }
 
 /**

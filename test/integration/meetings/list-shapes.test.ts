@@ -22,8 +22,10 @@ import {
   MATERIALIZE_BOUND,
   MeetingFilters,
   MeetingListRow,
+  PREPARED_WALK_ROWS,
   resolveFilters,
   TOTAL_BOUND,
+  type WalkAccess,
 } from '../../../services/core/meetings';
 
 let t: TestDatabase;
@@ -101,9 +103,9 @@ describe('walk and materialize answer alike', () => {
   const keywords = ['alpha', 'beta', 'alpha beta', 'alpha -beta', '"gamma delta"', '"delta gamma"', 'beta or zeta', '"the gamma delta review"', 'the', 'quasar', 'nothingmatches', 'alpha "gamma delta" -zeta'];
 
   /** What a caller is answered: the page's rows and the total as a list reports it. */
-  async function answer(p: Principal, filters: MeetingFilters, shape: ListShape) {
+  async function answer(p: Principal, filters: MeetingFilters, shape: ListShape, walk?: WalkAccess) {
     const f = resolveFilters(filters);
-    const rows = await runSql<MeetingListRow>(t.db, listQuery(p, f, await keywordQuery(t.db, f.keyword!), shape));
+    const rows = await runSql<MeetingListRow>(t.db, listQuery(p, f, await keywordQuery(t.db, f.keyword!), shape, walk));
     const n = rows.length ? Number(rows[0].matched) : null;
     return { rows: rows.map((r) => [r.id, r.participants, r.short_summary]), total: n === null ? null : [Math.min(n, TOTAL_BOUND), n > TOTAL_BOUND] };
   }
@@ -119,6 +121,13 @@ describe('walk and materialize answer alike', () => {
               const walk = await answer(p, args, 'walk');
               expect({ ...args, name, ...(await answer(p, args, 'materialize')) }).toEqual({ ...args, name, ...walk });
               compared += walk.rows.length;
+              // A prepared walk finds the keyword's matches by rows (its total either way): the same answer.
+              if (sort === 'date') {
+                for (const ownTotal of ['rows', 'index'] as const) {
+                  const access: WalkAccess = { page: 'rows', ownTotal, othersTotal: 'rows' };
+                  expect({ ...args, name, ownTotal, ...(await answer(p, args, 'walk', access)) }).toEqual({ ...args, name, ownTotal, ...walk });
+                }
+              }
             }
           }
         }
@@ -220,44 +229,64 @@ describe('the shape a list takes', () => {
     expect(await listShape(t.db, p, resolveFilters({ keyword: 'rarity' }), { ...rare, tree: null, opaque: true })).toBe('walk');
   });
 
-  it('walks prepared: the generic plan walks newest first and answers as a plan for the values does', async () => {
+  it('walks a first page prepared: the generic plan walks newest first and answers as a plan for the values does', async () => {
     // One connection, so each statement is prepared once and then run again; the pool's session runs generic plans.
     const one = createDb({ url: t.url, poolMax: 1 });
     try {
-      for (const sort of ['date', 'relevance'] as const) {
-        for (const skip of [0, 7]) {
-          const f = resolveFilters({ keyword: 'omnipresent', sort, limit: 5, skip });
-          const kq = await keywordQuery(one, 'omnipresent');
-          const statement = await listStatement(one, p, f, kq);
-          expect(await listShape(one, p, f, kq)).toBe('walk');
-          expect(statement.name).toBeDefined();
-          const unprepared = await runSql<MeetingListRow>(t.db, listQuery(p, f, kq, 'walk'));
-          for (let run = 0; run < 3; run++) {
-            const found = await findMeetings(one, p, f);
-            expect([found.rows.map((r) => r.id), found.hasMore, found.total]).toEqual([unprepared.slice(0, 5).map((r) => r.id), true, TOTAL_BOUND]);
-          }
-          const [stats] = await runSql<{ generic_plans: string; custom_plans: string }>(one, {
-            text: 'select generic_plans, custom_plans from pg_prepared_statements where name = $1',
-            values: [statement.name],
-          });
-          // (skip is a value: both pages run the one statement.)
-          expect(Number(stats.custom_plans)).toBe(0);
-          expect(Number(stats.generic_plans)).toBeGreaterThanOrEqual(3);
-          // The generic plan, which knows no word's frequency, still walks the team's meetings newest first.
-          // EXECUTE takes its arguments as SQL; these are the caller's ids and email, the keyword and numbers.
-          const literal = (v: unknown) => (typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`);
-          const [plan] = await runSql<{ 'QUERY PLAN': unknown }>(one, {
-            text: `explain (format json) execute ${statement.name}(${statement.values.map(literal).join(', ')})`,
-            values: [],
-          });
-          expect(JSON.stringify(plan['QUERY PLAN'])).toContain('"Index Name":"meetings_team_date_id_idx"');
+      const kq = await keywordQuery(one, 'omnipresent');
+      for (const skip of [0, 7]) {
+        const f = resolveFilters({ keyword: 'omnipresent', limit: 5, skip });
+        expect(await listShape(one, p, f, kq)).toBe('walk');
+        const statement = await listStatement(one, p, f, kq);
+        expect(statement.name).toBeDefined();
+        const planned = await runSql<MeetingListRow>(t.db, listQuery(p, f, kq, 'walk'));
+        for (let run = 0; run < 3; run++) {
+          const found = await findMeetings(one, p, f);
+          expect([found.rows.map((r) => r.id), found.hasMore, found.total]).toEqual([planned.slice(0, 5).map((r) => r.id), true, TOTAL_BOUND]);
         }
+        const [stats] = await runSql<{ generic_plans: string; custom_plans: string }>(one, {
+          text: 'select generic_plans, custom_plans from pg_prepared_statements where name = $1',
+          values: [statement.name],
+        });
+        // (skip is a value: both pages run the one statement.)
+        expect(Number(stats.custom_plans)).toBe(0);
+        expect(Number(stats.generic_plans)).toBeGreaterThanOrEqual(3);
+        // The generic plan, which knows no word's frequency, still walks the team's meetings newest first.
+        // EXECUTE takes its arguments as SQL; these are the caller's ids and email, the keyword and numbers.
+        const literal = (v: unknown) => (typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`);
+        const [plan] = await runSql<{ 'QUERY PLAN': unknown }>(one, {
+          text: `explain (format json) execute ${statement.name}(${statement.values.map(literal).join(', ')})`,
+          values: [],
+        });
+        expect(JSON.stringify(plan['QUERY PLAN'])).toContain('"Index Name":"meetings_team_date_id_idx"');
       }
-      // A person or channel filter may be the selective one: such lists are planned for their values.
-      const byPerson = resolveFilters({ keyword: 'omnipresent', participants: [p.email] });
-      expect((await listStatement(one, p, byPerson, await keywordQuery(one, 'omnipresent'))).name).toBeUndefined();
+      // Past the first pages, a relevance order, a person or a channel filter: planned for the values.
+      for (const filters of [{ skip: PREPARED_WALK_ROWS }, { sort: 'relevance' as const }, { participants: [p.email] }]) {
+        const f = resolveFilters({ keyword: 'omnipresent', ...filters });
+        expect(await listStatement(one, p, f, kq)).toEqual({ ...listQuery(p, f, kq, 'walk'), name: undefined });
+      }
     } finally {
       await one.destroy();
+    }
+  });
+
+  it('counts the total of a word said in most of a large team\'s meetings by rows, of a less common one from its bitmap', async () => {
+    const big = await makeUser(t.db, await makeTeam(t.db), { role: 'admin' });
+    await titled(big, 'Ubiquitous', 10_000);
+    await titled(big, 'Ubiquitous seldom', 40);
+    await t.db.raw('analyze meetings');
+    const caller = await authenticateApiKey(t.db, big.key);
+    const rowsTotal = { page: 'rows', ownTotal: 'rows', othersTotal: 'rows' } as const;
+    const bitmapTotal = { ...rowsTotal, ownTotal: 'index' } as const;
+    for (const [keyword, access] of [['ubiquitous', rowsTotal], ['seldom', bitmapTotal]] as const) {
+      const f = resolveFilters({ keyword, limit: 5 });
+      const kq = await keywordQuery(t.db, keyword);
+      // `seldom` matches too few to walk at all: its walk is asked for here, as a list past MATERIALIZE_BOUND would take it.
+      const statement = keyword === 'seldom' ? listQuery(caller, f, kq, 'walk', access) : await listStatement(t.db, caller, f, kq);
+      expect(statement.text).toBe(listQuery(caller, f, kq, 'walk', access).text);
+      const rows = await runSql<MeetingListRow>(t.db, statement);
+      const planned = await runSql<MeetingListRow>(t.db, listQuery(caller, f, kq, 'walk'));
+      expect(rows.map((r) => [r.id, r.matched])).toEqual(planned.map((r) => [r.id, r.matched]));
     }
   });
 
