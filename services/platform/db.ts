@@ -10,28 +10,11 @@ export interface DbOptions {
   ssl?: boolean;
 }
 
-/**
- * Statements the service prepares (named in platform/sql's runSql: the API-key lookup, meeting lists,
- * moments) run their generic plan from the first call. Left to choose, PostgreSQL plans each call for
- * its values whenever the generic plan's estimate looks dearer than theirs, which for a walked meeting
- * list it always does (its estimate cannot know how soon the walk stops): 0.4-0.5 ms of planning on
- * every call. Each of those statements is written so that its generic plan is the plan its values
- * would get (core/meetings/find.ts). Statements run without a name (everything through knex) are
- * planned for their values as before.
- */
-export const SESSION_SETTINGS = 'set plan_cache_mode = force_generic_plan';
-
-type PgConnection = { query(sql: string, done: (err: Error | null) => void): void };
-
 export function createDb(opts: DbOptions): Db {
   const db = knexFactory({
     client: 'pg',
     connection: { connectionString: opts.url, ssl: opts.ssl ? { rejectUnauthorized: true } : undefined },
-    pool: {
-      min: 0,
-      max: opts.poolMax ?? 10,
-      afterCreate: (conn: PgConnection, done: (err: Error | null, conn: PgConnection) => void) => conn.query(SESSION_SETTINGS, (err) => done(err, conn)),
-    },
+    pool: { min: 0, max: opts.poolMax ?? 10 },
     migrations: { migrationSource, tableName: 'knex_migrations' },
   });
   trackPool(db);

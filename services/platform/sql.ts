@@ -40,17 +40,32 @@ interface PgConnection {
 }
 
 /**
- * The rows of a statement, run on a pooled connection. `name` makes it a prepared statement on each
- * connection (for a fixed text run on every call). Given a transaction, it runs on the transaction's
- * own connection: knex's transaction client hands that one out and its release is a no-op.
+ * How a prepared statement is planned: 'chosen', as PostgreSQL chooses (a plan for the values five
+ * times, then the generic plan if its estimate is no dearer); 'generic', the generic plan from the
+ * first run, for a statement written so that its generic plan is the one its values would get but
+ * whose estimate PostgreSQL cannot trust (core/meetings/find.ts, LIST_PLAN). The setting is the
+ * connection's: it is set for the one statement and reset after it, so nothing else that runs on the
+ * connection (knex's statements are unnamed prepared statements too) gets a generic plan.
  */
-export async function runSql<R>(db: Knex, st: Statement, name?: string): Promise<R[]> {
+export type PlanChoice = 'chosen' | 'generic';
+
+/**
+ * The rows of a statement, run on a pooled connection. `name` makes it a prepared statement on each
+ * connection (for a fixed text run on every call), planned as `plan` says. Given a transaction, it
+ * runs on the transaction's own connection: knex's transaction client hands that one out and its
+ * release is a no-op.
+ */
+export async function runSql<R>(db: Knex, st: Statement, name?: string, plan: PlanChoice = 'chosen'): Promise<R[]> {
   const conn = (await db.client.acquireConnection()) as PgConnection;
+  const generic = name !== undefined && plan === 'generic';
   try {
+    if (generic) await conn.query('set plan_cache_mode = force_generic_plan', []);
     // The string form: pg copies a config object on every query, and an unnamed statement needs none.
     const { rows } = name ? await conn.query({ name, text: st.text, values: st.values }) : await conn.query(st.text, st.values);
     return rows as R[];
   } finally {
+    // A reset refused inside a transaction the statement aborted needs none: the rollback undoes the set.
+    if (generic) await conn.query('reset plan_cache_mode', []).catch(() => undefined);
     db.client.releaseConnection(conn);
   }
 }

@@ -23,10 +23,10 @@ import { encode as tokens } from 'gpt-tokenizer';
 import { API_KEY_LOOKUP_SQL, createApiKey, authenticateApiKey } from '../../services/core/people';
 import { POSTGRES_MALLOC_ENV, startLocalPostgres } from '../../services/devstack/postgres';
 import { freePort } from '../../services/devstack/ports';
-import { createDb, migrateLatest, SESSION_SETTINGS } from '../../services/platform/db';
+import { createDb, migrateLatest } from '../../services/platform/db';
 import { cpuMs, postgresCpuByPid, postgresCpuSince } from './proc';
 import { resolveFilters } from '../../services/core/meetings';
-import { keywordQuery, listStatement, momentsStatement, momentTsquery, momentWord } from '../../services/core/meetings';
+import { keywordQuery, listStatement, momentsStatement, momentTsquery, momentWord, LIST_PLAN, type ListStatement } from '../../services/core/meetings';
 
 // ---- options ------------------------------------------------------------------------------------
 
@@ -750,8 +750,6 @@ async function run(url: string, o: Options): Promise<void> {
   const mcpUrl = servers[0].url;
   const bares = await Promise.all(Array.from({ length: o.replicas }, () => startBareSdk()));
   const pool = new Pool({ connectionString: url, max: poolMax });
-  // The session the mcp role's connections run in (generic plans for the prepared statements).
-  pool.on('connect', (client) => void client.query(SESSION_SETTINGS));
 
   // A phase's calls, rotating through the callers' keys and the given arguments.
   const ROTATION = 512;
@@ -773,10 +771,22 @@ async function run(url: string, o: Options): Promise<void> {
   // The database's whole share of a keyword call: the API-key lookup every call makes, the list, then
   // the moments of the page's meetings (3 a meeting, the default), as the mcp role runs them.
   const prefixes = keys.map((k) => k.split('_')[1]);
+  // A named list statement on one connection, planned as runSql plans it (LIST_PLAN).
+  const runNamed = async (list: ListStatement) => {
+    const generic = LIST_PLAN === 'generic';
+    const client = await pool.connect();
+    try {
+      if (generic) await client.query('set plan_cache_mode = force_generic_plan');
+      return await client.query({ name: list.name, text: list.text, values: list.values });
+    } finally {
+      if (generic) await client.query('reset plan_cache_mode');
+      client.release();
+    }
+  };
   const pgList = async (i: number) => {
     await pool.query({ name: 'mi_api_key_lookup', text: API_KEY_LOOKUP_SQL, values: [prefixes[i % keys.length]] });
     const { list, moments, word } = listSql[i % listSql.length];
-    const { rows } = await (list.name ? pool.query({ name: list.name, text: list.text, values: list.values }) : pool.query(list.text, list.values));
+    const { rows } = await (list.name ? runNamed(list) : pool.query(list.text, list.values));
     if (moments && rows.length) {
       const m = momentsStatement(rows.slice(0, 10).map((r: { id: string }) => r.id), moments, 3, word);
       await pool.query({ name: m.name, text: m.text, values: m.values });
