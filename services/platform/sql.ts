@@ -37,35 +37,69 @@ export function numbered(f: SqlFragment): Statement {
 interface PgConnection {
   query(config: { text: string; values: unknown[]; name?: string }): Promise<{ rows: unknown[] }>;
   query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
+  /** The connection runs generic plans (plan_cache_mode force_generic_plan): set by runSql for a named statement. */
+  [GENERIC]?: boolean;
+}
+
+const GENERIC = Symbol('generic plans');
+const FORCE_GENERIC = 'set plan_cache_mode = force_generic_plan';
+const RESET = 'reset plan_cache_mode';
+
+type Acquire = () => Promise<PgConnection>;
+/** Each knex client's own acquireConnection, before guardAcquire wrapped it. */
+const rawAcquires = new WeakMap<object, Acquire>();
+
+/**
+ * A pooled connection that last ran a named statement runs generic plans; whoever takes it from the
+ * pool next through knex (every knex query and transaction does) has the setting reset first. The
+ * reset is queued on the connection, ahead of the taker's first statement, so it costs no wait; a
+ * connection moving from named statement to named statement is never reset.
+ */
+function guardAcquire(db: Knex): Acquire {
+  const client = db.client as { acquireConnection: Acquire };
+  let raw = rawAcquires.get(client);
+  if (raw) return raw;
+  raw = client.acquireConnection.bind(client);
+  rawAcquires.set(client, raw);
+  const acquire = raw;
+  client.acquireConnection = async () => {
+    const conn = await acquire();
+    if (conn[GENERIC]) {
+      conn[GENERIC] = false;
+      conn.query(RESET, []).catch(() => undefined);
+    }
+    return conn;
+  };
+  return raw;
 }
 
 /**
- * How a prepared statement is planned: 'chosen', as PostgreSQL chooses (a plan for the values five
- * times, then the generic plan if its estimate is no dearer); 'generic', the generic plan from the
- * first run, for a statement written so that its generic plan is the one its values would get but
- * whose estimate PostgreSQL cannot trust (core/meetings/find.ts, LIST_PLAN). The setting is the
- * connection's: it is set for the one statement and reset after it, so nothing else that runs on the
- * connection (knex's statements are unnamed prepared statements too) gets a generic plan.
+ * The rows of a statement, run on a pooled connection. Given a transaction, it runs on the
+ * transaction's own connection: knex's transaction client hands that one out and its release is a
+ * no-op.
+ *
+ * `name` makes it a prepared statement on each connection (for a fixed text run on every call: the
+ * API-key lookup, meeting lists, moments), run on its generic plan from the first call. Each is
+ * written so that its generic plan is the plan its values would get (core/meetings/find.ts says how
+ * for the lists). Left to choose, PostgreSQL kept planning some of them for their values on every
+ * call, whenever the generic plan's estimate looked dearer: walked meeting lists always (the estimate
+ * cannot know how soon a walk stops), and some that read every match (0.4-0.5 ms of planning a call).
+ * The setting stays on the connection between named statements and is reset before anything else
+ * runs on it (guardAcquire): unnamed statements, knex's included, are planned as PostgreSQL chooses.
+ * Inside a transaction a named statement is planned as PostgreSQL chooses.
  */
-export type PlanChoice = 'chosen' | 'generic';
-
-/**
- * The rows of a statement, run on a pooled connection. `name` makes it a prepared statement on each
- * connection (for a fixed text run on every call), planned as `plan` says. Given a transaction, it
- * runs on the transaction's own connection: knex's transaction client hands that one out and its
- * release is a no-op.
- */
-export async function runSql<R>(db: Knex, st: Statement, name?: string, plan: PlanChoice = 'chosen'): Promise<R[]> {
-  const conn = (await db.client.acquireConnection()) as PgConnection;
-  const generic = name !== undefined && plan === 'generic';
+export async function runSql<R>(db: Knex, st: Statement, name?: string): Promise<R[]> {
+  const generic = name !== undefined && !db.isTransaction;
+  const conn = generic ? await guardAcquire(db)() : ((await db.client.acquireConnection()) as PgConnection);
   try {
-    if (generic) await conn.query('set plan_cache_mode = force_generic_plan', []);
+    if (generic && !conn[GENERIC]) {
+      conn[GENERIC] = true;
+      conn.query(FORCE_GENERIC, []).catch(() => undefined);
+    }
     // The string form: pg copies a config object on every query, and an unnamed statement needs none.
     const { rows } = name ? await conn.query({ name, text: st.text, values: st.values }) : await conn.query(st.text, st.values);
     return rows as R[];
   } finally {
-    // A reset refused inside a transaction the statement aborted needs none: the rollback undoes the set.
-    if (generic) await conn.query('reset plan_cache_mode', []).catch(() => undefined);
     db.client.releaseConnection(conn);
   }
 }

@@ -26,7 +26,7 @@ import { freePort } from '../../services/devstack/ports';
 import { createDb, migrateLatest } from '../../services/platform/db';
 import { cpuMs, postgresCpuByPid, postgresCpuSince } from './proc';
 import { resolveFilters } from '../../services/core/meetings';
-import { keywordQuery, listStatement, momentsStatement, momentTsquery, momentWord, LIST_PLAN, type ListStatement } from '../../services/core/meetings';
+import { keywordQuery, listStatement, momentsStatement, momentTsquery, momentWord, type ListStatement } from '../../services/core/meetings';
 
 // ---- options ------------------------------------------------------------------------------------
 
@@ -750,6 +750,7 @@ async function run(url: string, o: Options): Promise<void> {
   const mcpUrl = servers[0].url;
   const bares = await Promise.all(Array.from({ length: o.replicas }, () => startBareSdk()));
   const pool = new Pool({ connectionString: url, max: poolMax });
+  pool.on('connect', (client) => void client.query('set plan_cache_mode = force_generic_plan'));
 
   // A phase's calls, rotating through the callers' keys and the given arguments.
   const ROTATION = 512;
@@ -771,18 +772,8 @@ async function run(url: string, o: Options): Promise<void> {
   // The database's whole share of a keyword call: the API-key lookup every call makes, the list, then
   // the moments of the page's meetings (3 a meeting, the default), as the mcp role runs them.
   const prefixes = keys.map((k) => k.split('_')[1]);
-  // A named list statement on one connection, planned as runSql plans it (LIST_PLAN).
-  const runNamed = async (list: ListStatement) => {
-    const generic = LIST_PLAN === 'generic';
-    const client = await pool.connect();
-    try {
-      if (generic) await client.query('set plan_cache_mode = force_generic_plan');
-      return await client.query({ name: list.name, text: list.text, values: list.values });
-    } finally {
-      if (generic) await client.query('reset plan_cache_mode');
-      client.release();
-    }
-  };
+  // Named statements run their generic plans, as runSql runs them (platform/sql): here every statement is named.
+  const runNamed = (list: ListStatement) => pool.query({ name: list.name, text: list.text, values: list.values });
   const pgList = async (i: number) => {
     await pool.query({ name: 'mi_api_key_lookup', text: API_KEY_LOOKUP_SQL, values: [prefixes[i % keys.length]] });
     const { list, moments, word } = listSql[i % listSql.length];

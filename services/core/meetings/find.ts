@@ -19,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
-import { runSql, type PlanChoice, type Statement } from '../../platform/sql';
+import { runSql, type Statement } from '../../platform/sql';
 import type { Principal } from '../principal';
 import type { ResolvedFilters } from './filters';
 import {
@@ -164,18 +164,10 @@ async function preparedWalk(db: Knex, p: Principal, f: ResolvedFilters, kq: Keyw
   return { page: 'rows', ownTotal, othersTotal: 'rows' };
 }
 
-/** A list statement and the name it is prepared under, if any (a named one runs as LIST_PLAN says). */
+/** A list statement and the name it is prepared under, if any (a named one runs its generic plan: platform/sql, runSql). */
 export interface ListStatement extends Statement {
   name?: string;
 }
-
-/**
- * How a named list statement is planned: its generic plan, by force. Left to choose, PostgreSQL kept
- * planning walks for their values on every call (the generic estimate cannot know how soon a walk
- * stops), and some materialize-shaped statements too (`transcript` 0.67 ms a statement planned,
- * 0.43 generic).
- */
-export const LIST_PLAN: PlanChoice = 'generic';
 
 /** The list statement a caller's filters run (what findMeetings runs: the benchmark measures it alone too). */
 export async function listStatement(db: Knex, p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Promise<ListStatement> {
@@ -201,7 +193,7 @@ export interface FoundMeetings {
 export async function findMeetings(db: Knex, p: Principal, f: ResolvedFilters): Promise<FoundMeetings> {
   const kq = f.keyword ? await keywordQuery(db, f.keyword) : null;
   const statement = await listStatement(db, p, f, kq);
-  const rows = await runSql<MeetingListRow>(db, statement, statement.name, LIST_PLAN);
+  const rows = await runSql<MeetingListRow>(db, statement, statement.name);
   const hasMore = rows.length > f.limit;
   const page = hasMore ? rows.slice(0, f.limit) : rows;
   // The count rides on every row of the page (the same snapshot as the page); past the end there is no row to carry it.
