@@ -1,4 +1,5 @@
 import { numbered, runSql } from '../../services/platform/sql';
+import { createDb } from '../../services/platform/db';
 import { createTestDatabase, TestDatabase } from '../support/testDb';
 
 describe('numbered', () => {
@@ -41,6 +42,36 @@ describe('runSql', () => {
     await expect(runSql(t.db, { text: 'select * from no_such_table where id = $1', values: [1] })).rejects.toThrow(/no_such_table/);
     const pool = (t.db.client as { pool: { numUsed(): number } }).pool;
     expect(pool.numUsed()).toBe(0);
+  });
+
+  it('runs a named statement on its generic plan, and nothing after it on the connection', async () => {
+    const one = createDb({ url: t.url, poolMax: 1 });
+    try {
+      const mode = async (run: () => Promise<unknown>) => {
+        await run();
+        return (await runSql<{ plan_cache_mode: string }>(one, { text: 'show plan_cache_mode', values: [] }, 'mi_sql_probe_mode'))[0].plan_cache_mode;
+      };
+      // A named statement sees the setting (the probe is named too)...
+      expect(await mode(async () => undefined)).toBe('force_generic_plan');
+      const [plans] = await runSql<{ generic_plans: string; custom_plans: string }>(one, {
+        text: "select generic_plans, custom_plans from pg_prepared_statements where name = 'mi_sql_probe_mode'",
+        values: [],
+      });
+      expect(Number(plans.custom_plans)).toBe(0);
+      // ...and whatever knex or an unnamed statement runs next on the same connection does not.
+      expect((await one.raw('show plan_cache_mode')).rows[0].plan_cache_mode).toBe('auto');
+      await runSql(one, { text: 'select 1', values: [] }, 'mi_sql_probe_one');
+      expect((await runSql<{ plan_cache_mode: string }>(one, { text: 'show plan_cache_mode', values: [] }))[0].plan_cache_mode).toBe('auto');
+      await runSql(one, { text: 'select 1', values: [] }, 'mi_sql_probe_one');
+      await one.transaction(async (tx) => {
+        expect((await tx.raw('show plan_cache_mode')).rows[0].plan_cache_mode).toBe('auto');
+        // Inside a transaction a named statement is planned as PostgreSQL chooses, and leaves nothing set.
+        expect((await runSql<{ plan_cache_mode: string }>(tx, { text: 'show plan_cache_mode', values: [] }, 'mi_sql_probe_tx'))[0].plan_cache_mode).toBe('auto');
+      });
+      expect((await one.raw('show plan_cache_mode')).rows[0].plan_cache_mode).toBe('auto');
+    } finally {
+      await one.destroy();
+    }
   });
 
   it("inside a transaction, runs on the transaction's connection", async () => {
