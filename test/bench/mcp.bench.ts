@@ -26,7 +26,7 @@ import { freePort } from '../../services/devstack/ports';
 import { createDb, migrateLatest } from '../../services/platform/db';
 import { cpuMs, postgresCpuByPid, postgresCpuSince } from './proc';
 import { resolveFilters } from '../../services/core/meetings';
-import { keywordQuery, listStatement, momentsStatement, momentTsquery, momentWord, type ListStatement } from '../../services/core/meetings';
+import { keywordQuery, listStatement, momentsStatement, momentTsquery, momentWord } from '../../services/core/meetings';
 
 // ---- options ------------------------------------------------------------------------------------
 
@@ -48,7 +48,7 @@ interface Options {
   keepPostgres: boolean;
   /** Only the one-at-a-time runs behind the overhead ratio, after a short warm-up (under a minute), for trying a change quickly. */
   overheadOnly: boolean;
-  /** Only the keyword calls with moments and with moments 0, after the warm-up, in alternating rounds: for trying a change quickly. */
+  /** Only the keyword calls with moments (both tools), after the warm-up, in rounds beside the bare no-op: for trying a change quickly. */
   keywordOnly: boolean;
 }
 
@@ -750,6 +750,7 @@ async function run(url: string, o: Options): Promise<void> {
   const mcpUrl = servers[0].url;
   const bares = await Promise.all(Array.from({ length: o.replicas }, () => startBareSdk()));
   const pool = new Pool({ connectionString: url, max: poolMax });
+  // Named statements run their generic plans, as runSql runs them (platform/sql); the statements here are named.
   pool.on('connect', (client) => void client.query('set plan_cache_mode = force_generic_plan'));
 
   // A phase's calls, rotating through the callers' keys and the given arguments.
@@ -772,12 +773,10 @@ async function run(url: string, o: Options): Promise<void> {
   // The database's whole share of a keyword call: the API-key lookup every call makes, the list, then
   // the moments of the page's meetings (3 a meeting, the default), as the mcp role runs them.
   const prefixes = keys.map((k) => k.split('_')[1]);
-  // Named statements run their generic plans, as runSql runs them (platform/sql): here every statement is named.
-  const runNamed = (list: ListStatement) => pool.query({ name: list.name, text: list.text, values: list.values });
   const pgList = async (i: number) => {
     await pool.query({ name: 'mi_api_key_lookup', text: API_KEY_LOOKUP_SQL, values: [prefixes[i % keys.length]] });
     const { list, moments, word } = listSql[i % listSql.length];
-    const { rows } = await (list.name ? runNamed(list) : pool.query(list.text, list.values));
+    const { rows } = await (list.name ? pool.query({ name: list.name, text: list.text, values: list.values }) : pool.query(list.text, list.values));
     if (moments && rows.length) {
       const m = momentsStatement(rows.slice(0, 10).map((r: { id: string }) => r.id), moments, 3, word);
       await pool.query({ name: m.name, text: m.text, values: m.values });

@@ -14,7 +14,8 @@
  * The estimate is the planner's own (EXPLAIN of the team's matches, teamMatchesQuery), made once per
  * team, scope and keyword and kept ESTIMATE_TTL_MS: it follows ANALYZE's statistics, which change
  * slowly, and a keyword an assistant pages through is estimated once. A keyword's first list pays
- * for it: one more statement, planned and not run (0.5-0.9 ms on the bench's data).
+ * for it: one more statement, planned and not run (0.5-0.9 ms on the bench's data). A prepared walk's
+ * total also wants the team's size (ownTotalAccess), estimated the same way once per team.
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
