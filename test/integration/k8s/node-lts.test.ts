@@ -1,14 +1,14 @@
 /**
  * The image runs a Node release line that still gets security fixes (Node 20 reached end of life on
  * 2026-04-30; the current LTS is 24), while the code keeps running on Node 20.19+ (package.json
- * engines, this machine and CI). The README says which versions are tested where.
+ * engines, this machine and CI). docs/operations.md says which versions are tested where.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../../support/k8s/tools';
 
 const DOCKERFILE = readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
-const README = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+const OPERATIONS = readFileSync(path.join(REPO_ROOT, 'docs', 'operations.md'), 'utf8');
 const PKG = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
 
 /** Node release lines with security support as of this repository's date (LTS lines only). */
@@ -34,11 +34,11 @@ describe('Node versions', () => {
     expect(PKG.engines.node).toBe('>=20.19');
   });
 
-  it('the README says which Node versions are tested: 20 in CI and on a development machine, the image on 24', () => {
+  it('docs/operations.md says which Node versions are tested: 20 in CI and on a development machine, the image on 24', () => {
     const [, major, minor, patch] = imageTag()!;
-    expect(README).toMatch(/Node\.js versions/);
-    expect(README).toContain(`node:${major}.${minor}.${patch}`);
-    expect(README).toMatch(/Node(\.js)? 20\b[^\n]*(CI|test)/);
-    expect(README).toMatch(/>=\s?20\.19/);
+    expect(OPERATIONS).toMatch(/Node\.js versions/);
+    expect(OPERATIONS).toContain(`node:${major}.${minor}.${patch}`);
+    expect(OPERATIONS).toMatch(/Node(\.js)? 20\b[^\n]*(CI|test)/);
+    expect(OPERATIONS).toMatch(/>=\s?20\.19/);
   });
 });

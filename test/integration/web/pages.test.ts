@@ -15,7 +15,7 @@ import { browserPath, CHROMIUM_ARGS } from '../../support/browser';
 
 // Evaluated through the DevTools protocol: the pages' CSP rightly refuses an injected inline script.
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-/** Screenshots for the README: written when SCREENSHOTS=1 (`SCREENSHOTS=1 npx jest test/integration/web`). */
+/** Screenshots for docs/pages.md: written when SCREENSHOTS=1 (`SCREENSHOTS=1 npx jest test/integration/web`). */
 const SHOTS = process.env.SCREENSHOTS === '1' ? join(__dirname, '../../../docs/screenshots') : undefined;
 
 describe('meeting and soundbite pages', () => {

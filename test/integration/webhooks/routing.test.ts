@@ -1,5 +1,5 @@
 /**
- * Who gets what (README "Webhooks", Who gets what), end to end: real uploads of a caption fixture through GraphQL
+ * Who gets what (docs/webhooks.md, Who gets what), end to end: real uploads of a caption fixture through GraphQL
  * uploadAudio → TranscriptionWorkflow → its post-processing starts one WebhookDeliveryWorkflow per
  * target → a real https receiver. The organizer's saved webhook fires, a participant's does not; the
  * team-wide webhook fires for every meeting of its team and no other; a per-upload webhook fires for

@@ -1,5 +1,5 @@
 /**
- * Developer settings over GraphQL (README "Webhooks", Developer settings): the saved webhook URL (https only), its
+ * Developer settings over GraphQL (docs/webhooks.md, Developer settings): the saved webhook URL (https only), its
  * secret (16 to 32 characters, or generated and shown once, sealed at rest, rotated with an overlap),
  * and the team-wide webhook (super admins of Enterprise teams only). Every refusal names the field and
  * the rule, and stores nothing.
