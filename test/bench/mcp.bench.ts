@@ -8,7 +8,7 @@
  *   npx tsx test/bench/mcp.bench.ts                          # 10,000 meetings × 200 sentences
  *   npx tsx test/bench/mcp.bench.ts --meetings 1000 --sentences 50 --seconds 5
  *
- * See test/bench/README.md for every option and how to read the output.
+ * See test/bench/README.md for every option, and test/bench/JOURNAL.md for the method in full.
  */
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -210,7 +210,7 @@ async function provisionDatabase(o: Options): Promise<{ adminUrl: string; stop()
 
 /**
  * A cluster kept from an older run (--keep-postgres) may have started without the malloc settings
- * the project's clusters get now; its backends can then fault on every list statement (README).
+ * the project's clusters get now; its backends can then fault on every list statement (docs/operations.md, PostgreSQL).
  */
 function warnWithoutMallocSettings(dataDir: string): void {
   try {

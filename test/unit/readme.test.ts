@@ -32,3 +32,10 @@ describe('docs/configuration.md', () => {
     }
   });
 });
+
+describe('test/bench/README.md', () => {
+  it('stays a reference of at most 200 lines, the dated runs in test/bench/JOURNAL.md', () => {
+    expect(lineCount(read('test', 'bench', 'README.md'))).toBeLessThanOrEqual(200);
+    expect(read('test', 'bench', 'README.md')).toContain('JOURNAL.md');
+  });
+});
