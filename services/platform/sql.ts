@@ -80,7 +80,7 @@ function guardAcquire(db: Knex): Acquire {
  *
  * `name` makes it a prepared statement on each connection (for a fixed text run on every call: the
  * API-key lookup, meeting lists, moments), run on its generic plan from the first call. Each is
- * written so that its generic plan is the plan its values would get (core/meetings/find.ts says how
+ * written so that its generic plan is the plan its values would get (core/meetings/list-plan.ts says how
  * for the lists). Left to choose, PostgreSQL kept planning some of them for their values on every
  * call, whenever the generic plan's estimate looked dearer: walked meeting lists always (the estimate
  * cannot know how soon a walk stops), and some that read every match (0.4-0.5 ms of planning a call).

@@ -1,10 +1,10 @@
 /** Meetings: lists and the svc_search grammar, reads (transcripts, summaries), and what an owner or admin changes (share, title, privacy, move). What other layers may import of this domain. */
 export * from './records';
-export * from './search';
+export * from './list';
 export * from './grammar';
 export * from './filters';
-export * from './query';
-export * from './find';
+export * from './list-sql';
+export * from './list-plan';
 export * from './tsquery';
 export * from './transcripts';
 export * from './admin';

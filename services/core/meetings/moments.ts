@@ -33,7 +33,7 @@ import type { Config } from '../../platform/config';
 import { invalid } from '../../platform/errors';
 import { numbered, runSql, type Statement } from '../../platform/sql';
 import type { Principal } from '../principal';
-import { keywordQuery, momentTsquery } from './query';
+import { keywordQuery, momentTsquery } from './list-sql';
 import { checkKeyword } from './filters';
 import { estimateSentenceTokens, estimateTextTokens, getTranscript, SentenceRecord, SentenceRow, TRANSCRIPT_TOKENS, TranscriptPage } from './transcripts';
 

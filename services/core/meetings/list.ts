@@ -11,8 +11,8 @@ import { channelVisibleTo } from '../access';
 import { MeetingFilters, resolveFilters } from './filters';
 import { parseSearchQuery } from './grammar';
 import { estimateJsonTokens, findMoments, fitMoments, LIST_TOKENS, MomentRecord } from './moments';
-import { findMeetings } from './find';
-import { momentTsquery, momentWord } from './query';
+import { findMeetings } from './list-plan';
+import { momentTsquery, momentWord } from './list-sql';
 import type { Principal } from '../principal';
 import { MeetingRecord, Page, toMeetingRecord } from './records';
 

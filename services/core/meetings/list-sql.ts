@@ -25,7 +25,7 @@
  *     whom no share names (Principal.sharedWith false) gets the own-team arm alone.
  *   - For a keyword that few of the team's meetings match (a rare word, several words, a phrase),
  *     the arms are not walked: every match is read once from the keyword's indexes into a
- *     materialized CTE, and the page and the total come from it (ListShape 'materialize'; find.ts
+ *     materialized CTE, and the page and the total come from it (ListShape 'materialize'; list-plan.ts
  *     chooses from the planner's estimate). On the bench's data that took the list statement of
  *     `budget database` from 3.8 to 1.2 ms, and of a rare word from 1.4 to 1.0.
  *   - Participants and summaries are read for the page's rows only (at most 51), after the page
@@ -226,7 +226,7 @@ export type KeywordAccess = 'index' | 'rows';
 /**
  * How a walk-shaped statement finds the keyword's matches. Planned for its values (the default,
  * `index` everywhere), PostgreSQL picks from the word's frequency. A prepared walk runs one generic
- * plan, which knows no frequency, so find.ts decides for it: the page's arms (and the other teams'
+ * plan, which knows no frequency, so list-plan.ts decides for it: the page's arms (and the other teams'
  * arm of the total, which starts from the caller's shares) read rows, so its plan walks newest
  * first rather than sort every match of a common word; the own team's total reads the keyword's
  * indexes (an exact bitmap) or, for a word said in most of the team's meetings, rows, which stops
@@ -419,13 +419,13 @@ const PAGE_DETAILS =
  * How a list statement reads the matching meetings:
  *   - 'walk': each arm newest first, stopping once it has the page (pageQuery), and the total
  *     counted on its own (countSql). Right without a keyword and for words most meetings match: the
- *     walk tests a few dozen meetings. Prepared (a first page, find.ts), it says how it finds the
+ *     walk tests a few dozen meetings. Prepared (a first page, list-plan.ts), it says how it finds the
  *     keyword's matches (WalkAccess), so that its generic plan walks as a common word's own plan does.
  *   - 'materialize': every match read once, from the keyword's indexes (an exact bitmap), into a
  *     materialized CTE; the page (or, ranked, the pool) is taken from it and the total counted from
  *     it. Right for a rare word, several words or a phrase: a walk tests every meeting it passes,
  *     each test reading the meeting's lexemes out of line, and the planner does not cost that
- *     reading (find.ts).
+ *     reading (list-plan.ts).
  * Both answer the same rows and the same total (materialize counts up to TOTAL_BOUND + 1 over both
  * arms, walk up to that per arm: either is past the bound exactly when the matches are).
  */
@@ -464,14 +464,14 @@ function materializedListQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuer
   });
 }
 
-/** The team's listed meetings, visibility aside (find.ts estimates how many: the share a keyword matches). */
+/** The team's listed meetings, visibility aside (list-plan.ts estimates how many: the share a keyword matches). */
 export function teamMeetingsQuery(p: Principal): Statement {
   return numbered({ sql: `select 1 from meetings m where m.team_id = ? and ${LISTED}`, bindings: [p.teamId] });
 }
 
 /**
  * The team's listed meetings that match the keyword, visibility aside: what the 'materialize' shape
- * reads from the indexes before visibility is tested (find.ts estimates its size).
+ * reads from the indexes before visibility is tested (list-plan.ts estimates its size).
  */
 export function teamMatchesQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery): Statement {
   const match = keywordMatch(f, kq);

@@ -1,5 +1,5 @@
 /**
- * Finding a page of meetings: which shape of the list statement to run (query.ts, ListShape), then
+ * Finding a page of meetings: which shape of the list statement to run (list-sql.ts, ListShape), then
  * running it.
  *
  * A keyword list either walks the team's meetings newest first until it has the page, or reads
@@ -35,7 +35,7 @@ import {
   type ListShape,
   type MeetingListRow,
   type WalkAccess,
-} from './query';
+} from './list-sql';
 
 /**
  * Estimated matches in the team up to which a keyword list reads every match rather than walk.
@@ -102,7 +102,7 @@ const prepared = new Set<string>();
  * values would get:
  *   - materialize: the same bitmap of the keyword's indexes that a rare keyword's own plan is
  *     (serially, over the bench's materialize-shaped keywords: 0.96-1.49 -> 0.51-0.99 ms);
- *   - walk, a first page only (preparedWalk): it says how it finds the keyword's matches (query.ts,
+ *   - walk, a first page only (preparedWalk): it says how it finds the keyword's matches (list-sql.ts,
  *     WalkAccess), so its plan walks newest first as a common word's own plan does. Written with an
  *     indexable test, a generic plan, which knows no word's frequency, could sort every match of a
  *     common word: 13-41 ms where the walk takes 1-2.
