@@ -4,7 +4,7 @@
  * rule and the record shape are the same whichever way a caller asks.
  */
 import type { Knex } from 'knex';
-import { recordReads } from '../audit';
+import { recordReads } from '../read-audit';
 import type { Config } from '../../platform/config';
 import { notFound } from '../../platform/errors';
 import { channelVisibleTo } from '../access';

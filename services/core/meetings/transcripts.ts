@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { visibleTo } from '../access';
-import { recordRead } from '../audit';
+import { recordRead } from '../read-audit';
 import { invalid, notFound } from '../../platform/errors';
 import type { Principal } from '../principal';
 import { MeetingRecord, MeetingRow, toMeetingRecord, meetingColumns } from './records';
@@ -252,7 +252,7 @@ async function readMeeting(db: Knex, p: Principal, id: string, wants: ReadWants)
   const q = db('meetings as m').select(columns).modify(visibleTo(p, 'm')).where('m.id', id).first();
   const m = (await asPreparedStatement(q)) as ReadRow | undefined;
   if (!m) throw notFound('meeting', id);
-  // The read audit: only a read that found a visible meeting is one (audit.ts, recordRead).
+  // The read audit: only a read that found a visible meeting is one (read-audit.ts, recordRead).
   recordRead(db, p, { id: m.id, teamId: m.team_id });
   return m;
 }

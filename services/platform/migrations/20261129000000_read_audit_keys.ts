@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
  *
  *   - The team's newest-first paging index is the primary key, (team_id, id): one B-tree where there
  *     were two (a primary key on id alone served nothing but uniqueness; the daily prune deletes by
- *     ctid, services/core/audit.ts).
+ *     ctid, services/core/read-audit.ts).
  *   - The user and meeting filters are indexed without team_id in front: user and meeting ids are
  *     unique across teams, so the team is a filter on the few rows they find, and a 26-character
  *     key less per entry.

@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
  * check was paid on the read path. Batches of 500 rows on the MCP bench's database: 15.1 µs a row
  * with it, 10.4 µs without (a third of the insert). The check also locked the team's row FOR KEY
  * SHARE from every flushing pod at once. What it guarded is kept otherwise: the rows are written by
- * core from a meeting's own team_id (services/core/audit.ts), and no part of the service deletes a
+ * core from a meeting's own team_id (services/core/read-audit.ts), and no part of the service deletes a
  * team, the one thing the cascade served.
  */
 export async function up(knex: Knex): Promise<void> {
