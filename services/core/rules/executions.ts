@@ -1,6 +1,7 @@
 /**
- * The automation log: what the team's rules did to each meeting, grouped by meeting, newest meeting
- * first, read page by page with a cursor (Enterprise tier).
+ * The automation log: what the team's rules did to each meeting. Each run and test records one row per
+ * rule (recordExecution); svc_get_rule_executions reads them grouped by meeting, newest meeting
+ * first, page by page with a cursor (Enterprise tier).
  *
  * Pages stay exact while the workflow keeps inserting executions: groups are ordered by meeting id
  * (ULIDs, so time-ordered and immutable) and the cursor carries the last meeting id shown. A group
@@ -12,7 +13,10 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { requireTier, visibleTo } from '../access';
 import { invalid, notFound } from '../../platform/errors';
+import { newId } from '../ids';
 import type { Principal } from '../principal';
+import { ruleExecutions as ruleExecutionsMetric } from '../../platform/metrics';
+import type { ActionOutcome } from './actions';
 import type { Page } from '../meetings';
 import { requireDateTime } from '../analytics';
 
@@ -85,6 +89,55 @@ export interface RuleExecutionRecord {
   error: string | null;
   dry_run: boolean;
   executed_at: string;
+}
+
+export type ExecutionStatus = 'success' | 'partial' | 'failed' | 'skipped';
+
+/** One execution as a run or a test records it. */
+export interface ExecutionWrite {
+  teamId: string;
+  rule: { id: string; name: string };
+  meetingId: string;
+  runKey: string;
+  status: ExecutionStatus;
+  actions: ActionOutcome[];
+  error: string | null;
+  dryRun: boolean;
+}
+
+/**
+ * One execution, in the shape svc_get_rule_executions reads. Keyed by (run_key, rule_id): a retry
+ * updates the row (keeping its id) and rule_executions_total counts each execution once.
+ */
+export async function recordExecution(db: Knex, w: ExecutionWrite): Promise<RuleExecutionRecord> {
+  const [row] = await db('rule_executions')
+    .insert({
+      id: newId(),
+      team_id: w.teamId,
+      rule_id: w.rule.id,
+      rule_name: w.rule.name,
+      meeting_id: w.meetingId,
+      run_key: w.runKey,
+      status: w.status,
+      actions: JSON.stringify(w.actions),
+      error: w.error,
+      dry_run: w.dryRun,
+      executed_at: db.fn.now(),
+    })
+    .onConflict(['run_key', 'rule_id'])
+    .merge(['rule_name', 'status', 'actions', 'error', 'dry_run', 'executed_at'])
+    .returning(['id', 'rule_id', 'rule_name', 'status', 'actions', 'error', 'dry_run', 'executed_at', db.raw('(xmax = 0) as inserted')]);
+  if (row.inserted) ruleExecutionsMetric.inc({ status: w.status });
+  return {
+    id: row.id,
+    rule_id: row.rule_id,
+    rule_name: row.rule_name,
+    status: row.status,
+    actions: summarizeActions(row.actions),
+    error: row.error ?? null,
+    dry_run: row.dry_run,
+    executed_at: new Date(row.executed_at).toISOString(),
+  };
 }
 
 export interface RuleExecutionGroup {
