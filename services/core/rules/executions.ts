@@ -15,6 +15,7 @@ import { requireTier, visibleTo } from '../access';
 import { invalid, notFound } from '../../platform/errors';
 import { newId } from '../ids';
 import type { Principal } from '../principal';
+import { estimateJsonTokens } from '../tokens';
 import { ruleExecutions as ruleExecutionsMetric } from '../../platform/metrics';
 import type { ActionOutcome } from './actions';
 import type { Page } from '../meetings';
@@ -34,19 +35,19 @@ export const RULE_LOG_TOKENS = 20_000;
 const PAGE_ENVELOPE_TOKENS = 150;
 
 /**
- * A group's cost, estimated on its JSON (longer than its TOON) at the dense rate of ids, dates and
- * URLs: pessimistic, so the page stays under the budget in either format.
+ * A group's or an execution's cost, estimated on its JSON (longer than its TOON) at the dense rate of
+ * ids, dates and URLs: pessimistic, so the page stays under the budget in either format. The page's
+ * own framing is PAGE_ENVELOPE_TOKENS, so each value adds little of its own.
  */
-function estimateJsonTokens(v: unknown): number {
-  return Math.ceil(Buffer.byteLength(JSON.stringify(v), 'utf8') / 2.5) + 4;
-}
+const VALUE_FRAMING_TOKENS = 4;
+const valueTokens = (v: unknown) => estimateJsonTokens(v, VALUE_FRAMING_TOKENS);
 
 /** The leading groups that fit the budget; the first always, its executions cut to fit if need be. */
 function fitBudget(groups: RuleExecutionGroup[], budget: number): RuleExecutionGroup[] {
   const out: RuleExecutionGroup[] = [];
   let left = budget - PAGE_ENVELOPE_TOKENS;
   for (const g of groups) {
-    const cost = estimateJsonTokens(g);
+    const cost = valueTokens(g);
     if (cost <= left) {
       out.push(g);
       left -= cost;
@@ -55,9 +56,9 @@ function fitBudget(groups: RuleExecutionGroup[], budget: number): RuleExecutionG
     if (out.length === 0) {
       // One meeting alone over the budget: its newest executions that fit, executions_has_more set.
       const head = { ...g, executions: [] as RuleExecutionRecord[], executions_has_more: true };
-      let used = estimateJsonTokens(head);
+      let used = valueTokens(head);
       for (const e of g.executions) {
-        const c = estimateJsonTokens(e);
+        const c = valueTokens(e);
         if (head.executions.length > 0 && used + c > left) break;
         head.executions.push(e);
         used += c;
