@@ -12,3 +12,4 @@ export * from './participants';
 export * from './timeline';
 export * from './deletion';
 export * from './moments';
+export * from './transcript-matches';
