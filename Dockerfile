@@ -58,6 +58,8 @@ COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY bin ./bin
+# The pages' script and stylesheet, which services/web/assets.ts reads beside it (tsc does not emit them).
+COPY services/web/assets ./dist/services/web/assets
 # The demo seed (meeting-intel seed demo) reads these recordings' transcripts.
 COPY test/fixtures/meetings ./test/fixtures/meetings
 RUN chmod 0755 /app/bin/meeting-intel \
