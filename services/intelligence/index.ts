@@ -17,5 +17,4 @@ export {
   type MeetingType,
 } from './summarize';
 export { selectAsr, transcribe, captionsAsr, createOpenAiCompatibleAsr, type Asr, type AsrConfig } from './asr';
-export { syntheticMeetings, iterateSyntheticMeetings, toWebVtt, createPrng, type SyntheticMeeting, type SyntheticOptions, type SyntheticUser } from './synthetic';
 export { spokenSentences } from './text/spoken-sentences';

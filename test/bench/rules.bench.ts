@@ -30,7 +30,7 @@ import { keywordSaid } from '../../services/core/rules';
 import { createRule, executeRule, planRuleRun } from '../../services/core/rules';
 import { RULE_EXECUTION_WORKFLOW, ruleExecutionWorkflowId } from '../../workflows/contracts';
 import type { RuleInput } from '../../services/core/rules';
-import { syntheticMeetings } from '../../services/intelligence/synthetic';
+import { syntheticMeetings } from '../support/synthetic';
 import { loadConfig } from '../../services/platform/config';
 import { createDb, migrateLatest, type Db } from '../../services/platform/db';
 import { createTemporalClient } from '../../services/platform/temporal';
