@@ -112,7 +112,7 @@ export interface PageOptions {
 /**
  * Bounds of a page's token budget. The maximum stays below what MCP clients accept from one tool
  * answer (Claude Code refuses answers over 25,000 tokens), with room for the estimate's error and for
- * tokenizers that count more than ours: a page asked for 100,000 answered ~73,000 and was refused.
+ * tokenizers that count more than ours: a budget near the clients' limit was refused.
  */
 export const TRANSCRIPT_TOKENS = { min: 500, max: 20_000 } as const;
 

@@ -27,7 +27,7 @@ export const MAX_GROUP_LIMIT = 50;
 export const EXECUTIONS_PER_GROUP = 100;
 /**
  * Token budget of one page: MCP clients refuse answers over 25,000 tokens (Claude Code), and 50 groups
- * of busy meetings came to ~28,000. A page holds the groups that fit (at least one), and has_more /
+ * of busy meetings come to more than that. A page holds the groups that fit (at least one), and has_more /
  * next_cursor lead on to the rest, so a page may hold fewer groups than limit.
  */
 export const RULE_LOG_TOKENS = 20_000;
