@@ -43,9 +43,9 @@ const RETAINED_FACTOR = 20;
 /**
  * Buffered reads as five columns rather than an object a read: a read waits up to a flush interval,
  * long enough for V8 to copy an object out of its young generation and collect it later at a cost
- * (the mcp role's CPU a keyword call was 8 % higher with the audit on, objects and Dates a read); here
- * a read adds four shared string references and one number. Times are epoch milliseconds: numbers
- * cost the driver and PostgreSQL less to pass than timestamps as text.
+ * (services/core/README.md, "Read audit"); here a read adds four shared string references and one
+ * number. Times are epoch milliseconds: numbers cost the driver and PostgreSQL less to pass than
+ * timestamps as text.
  */
 class ReadColumns {
   teams: string[] = [];
@@ -164,8 +164,7 @@ class ReadAuditBuffer {
    * Write what is buffered when the write starts, in whole multiples of `unit` rows (1: everything),
    * as batches of at most batchRows, one INSERT each. Reads arriving meanwhile wait for the next full
    * batch or interval: writing them too kept a write going for as long as reads kept coming, one
-   * small INSERT (and commit) after another: 54 rows an INSERT on average under the MCP bench's
-   * keyword load, where batches of 500 were meant.
+   * small INSERT (and commit) after another under a keyword load, where full batches were meant.
    */
   private async write(unit: number): Promise<void> {
     let due = this.rows.length - (this.rows.length % unit);
