@@ -26,7 +26,7 @@ import knexFactory from 'knex';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { newId } from '../../services/core/ids';
 import type { Principal } from '../../services/core/principal';
-import { keywordSaid } from '../../services/core/rules';
+import { keywordSaid } from '../../services/core/rules/conditions';
 import { createRule, executeRule, planRuleRun } from '../../services/core/rules';
 import { RULE_EXECUTION_WORKFLOW, ruleExecutionWorkflowId } from '../../workflows/contracts';
 import type { RuleInput } from '../../services/core/rules';

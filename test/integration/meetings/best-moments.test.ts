@@ -7,7 +7,7 @@
  */
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
-import { BEST_MOMENTS_DEPTH, findMoments, momentsStatement } from '../../../services/core/meetings';
+import { BEST_MOMENTS_DEPTH, findMoments, momentsStatement } from '../../../services/core/meetings/moments';
 import { runSql } from '../../../services/platform/sql';
 import { createPrng } from '../../support/synthetic';
 
