@@ -129,16 +129,7 @@ export async function recordExecution(db: Knex, w: ExecutionWrite): Promise<Rule
     .merge(['rule_name', 'status', 'actions', 'error', 'dry_run', 'executed_at'])
     .returning(['id', 'rule_id', 'rule_name', 'status', 'actions', 'error', 'dry_run', 'executed_at', db.raw('(xmax = 0) as inserted')]);
   if (row.inserted) ruleExecutionsMetric.inc({ status: w.status });
-  return {
-    id: row.id,
-    rule_id: row.rule_id,
-    rule_name: row.rule_name,
-    status: row.status,
-    actions: summarizeActions(row.actions),
-    error: row.error ?? null,
-    dry_run: row.dry_run,
-    executed_at: new Date(row.executed_at).toISOString(),
-  };
+  return toRecord(row);
 }
 
 export interface RuleExecutionGroup {
