@@ -58,8 +58,10 @@ COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY bin ./bin
-# The demo seed (meeting-intel seed demo) reads these recordings' transcripts.
-COPY test/fixtures/meetings ./test/fixtures/meetings
+# Files the compiled modules read beside them, which tsc does not emit: the pages' script and
+# stylesheet (services/web/assets.ts) and the demo meetings the seed reads (meeting-intel seed demo).
+COPY services/web/assets ./dist/services/web/assets
+COPY services/cli/demo/meetings ./dist/services/cli/demo/meetings
 RUN chmod 0755 /app/bin/meeting-intel \
  && ln -s /app/bin/meeting-intel /usr/local/bin/meeting-intel
 

@@ -61,7 +61,7 @@ bench: install $(TOOLS)/temporal
 
 # The chart is the source of truth: regenerate k8s/, the values schema docs and dashboards after a change.
 k8s-generate: install tools
-	npx tsx test/support/k8s/generate.ts
+	npx tsx scripts/k8s-generate.ts
 
 chart-test: install tools
 	npx jest test/integration/k8s

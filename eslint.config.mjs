@@ -129,4 +129,11 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', ...workflowSyntax],
     },
   },
+  {
+    // A core domain's index.ts is its API: it names what it exports, so a new file's exports are not public by accident.
+    files: ['services/core/*/index.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', { selector: 'ExportAllDeclaration', message: "A domain's index.ts names its exports: export { ... } from './file'." }],
+    },
+  },
 );

@@ -34,7 +34,7 @@ import { RetentionWorkflow } from '../workflows/retention';
 
 const ROOT = join(__dirname, '..');
 const OUT = join(ROOT, 'test', 'fixtures', 'histories');
-const KICKOFF = readFileSync(join(ROOT, 'test', 'fixtures', 'meetings', '2026-11-05-q1-planning-kickoff.vtt'));
+const KICKOFF = readFileSync(join(ROOT, 'services', 'cli', 'demo', 'meetings', '2026-11-05-q1-planning-kickoff.vtt'));
 /** Short enough that a recording takes seconds: one failed webhook attempt, then 200 ms later the next. */
 const WEBHOOK_ENV = { WEBHOOK_RETRY_SCHEDULE: '0s,200ms,400ms', WEBHOOK_TIMEOUT: '2s' };
 const IDLE_TIMEOUT = '2s';

@@ -34,12 +34,13 @@ const messageOf = (e: unknown) => failureMessage(e, 'unknown failure');
 
 export async function WebhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const { deliveryId, scheduleMs } = input;
-  // One POST per attempt: the HTTP exchange is bounded by WEBHOOK_TIMEOUT inside it; the margin is
-  // for the ledger write. Never retried by Temporal: a lost attempt is recorded and the schedule goes on.
-  // A local activity: it runs inside the workflow task, so a delivery costs the Temporal server one
-  // workflow task instead of two plus an activity task (benchmark: 59-70 → 87-88 deliveries/s with one
-  // worker). A worker stopping mid-attempt finishes it first; a worker that dies mid-attempt leaves it
-  // to be run again by the next worker (same attempt id and delivery id: recorded once).
+  // One POST per attempt: the HTTP exchange is bounded by WEBHOOK_TIMEOUT inside it; the margin is for
+  // the ledger write. Never retried by Temporal: a lost attempt is recorded and the schedule goes on. A
+  // local activity: it runs inside the workflow task, so a delivery costs the Temporal server one
+  // workflow task instead of two plus an activity task, so one worker delivers more a second
+  // (services/platform/README.md, "Worker"). A worker stopping mid-attempt finishes it first; a worker
+  // that dies mid-attempt leaves it to be run again by the next worker (same attempt id and delivery
+  // id: recorded once).
   const { attemptWebhookDelivery } = proxyLocalActivities<Pick<WebhookActivities, 'attemptWebhookDelivery'>>({
     startToCloseTimeout: input.timeoutMs + 30_000,
     retry: { maximumAttempts: 1 },

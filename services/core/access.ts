@@ -19,8 +19,8 @@ type Where = (qb: Knex.QueryBuilder) => void;
 
 // The rules below are SQL text with `?` bindings rather than nested knex callbacks: every list and
 // every read runs visibleTo, and knex compiles each nested callback with a builder and compiler of its
-// own, eight of them for this rule (with the list's column names written out, knex's share of the
-// mcp process's CPU on keyword calls fell from 20% to 15%, V8 profile).
+// own, eight of them for this rule, a large share of the mcp process's CPU on keyword calls
+// (services/core/README.md, "Visibility").
 // `alias` is always a table alias written in our code, never input.
 
 /** An active share of meeting <alias> to the caller's email (binds the email). */
@@ -31,8 +31,8 @@ const activeShareSql = (alias: string) =>
 /**
  * The caller took part in meeting <alias> (binds the email). Probed per meeting row, never hashed:
  * `offset 0` keeps PostgreSQL from turning the EXISTS into a hash of every meeting the caller ever
- * took part in, which a newest-first page built before looking at a single row (0.5 ms for 800
- * participations, and growing with the caller's history) where a page needs a few dozen index probes.
+ * took part in, which a newest-first page built before looking at a single row (growing with the caller's
+ * history) where a page needs a few dozen index probes.
  */
 const participantSql = (alias: string) =>
   `exists (select 1 from meeting_participants mp where mp.meeting_id = ${alias}.id and lower(mp.email) = lower(?) offset 0)`;

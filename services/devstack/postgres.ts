@@ -42,16 +42,16 @@ function run(bin: string, args: string[], opts: { quiet?: boolean; env?: NodeJS.
 }
 
 /**
- * glibc's malloc settings for the server processes, fixed rather than adaptive. Planning a meeting
- * list reads the full-text statistics (pg_statistic's element arrays, decompressed each time) into
+ * glibc's malloc settings for the server processes, fixed rather than adaptive. Planning a meeting list
+ * reads the full-text statistics (pg_statistic's element arrays, decompressed each time) into
  * allocations of a few hundred KB. With glibc's adaptive thresholds, a backend that has served other
  * work (transcripts, summaries) can end up returning that memory to the kernel after every statement
- * and faulting it back in on the next: 81,670 minor faults in 5 s on the backend serving the mcp
- * role's one-at-a-time keyword calls, 0 on a fresh one, and about 0.3 ms more per list statement of
- * 1.3 ms (perf and /proc; test/bench/README.md). Fixed thresholds keep such allocations on the heap
- * and the heap's top in place: no faults in any backend. The cost is memory a backend keeps after a
- * peak (at most the trim threshold). glibc reads these variables; other C libraries ignore them. The
- * README recommends the same for an operator's PostgreSQL.
+ * and faulting it back in on the next: tens of thousands of minor faults a second on the backend
+ * serving the mcp role's keyword calls, none on a fresh one, and every list statement slower
+ * (services/platform/README.md, "malloc"). Fixed thresholds keep such allocations on the heap and the
+ * heap's top in place: no faults in any backend. The cost is memory a backend keeps after a peak (at
+ * most the trim threshold). glibc reads these variables; other C libraries ignore them. The README
+ * recommends the same for an operator's PostgreSQL.
  */
 export const POSTGRES_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: String(4 << 20), MALLOC_TRIM_THRESHOLD_: String(64 << 20) };
 

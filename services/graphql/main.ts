@@ -3,7 +3,7 @@ import { closeServers, listen, serverUrl } from '../platform/http';
 import { runRoleMain, RunningRole } from '../platform/role';
 import { createRuntime, Runtime } from '../platform/runtime';
 import type { Config } from '../platform/config';
-import { startReadAudit } from '../core/audit';
+import { startReadAudit } from '../core/read-audit';
 import { createGraphqlApp } from './app';
 
 /** The graphql role: POST /graphql plus health and metrics. Pass a shared runtime to run beside other roles. */

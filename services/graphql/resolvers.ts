@@ -9,7 +9,7 @@ import { getSummary, getTranscript, SummaryResult, TranscriptPage } from '../cor
 import { uploadAudio, UploadInput } from '../core/uploads';
 import { withFieldPrefix } from './errors';
 import { required } from '../core/validate';
-import { readContext, readingAs } from '../core/audit';
+import { readContext, readingAs } from '../core/read-audit';
 import type { ReadContext } from '../core/principal';
 import type { ServiceDeps } from '../core/deps';
 

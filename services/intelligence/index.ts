@@ -1,6 +1,10 @@
 /**
- * Meeting intelligence: pure logic from media or captions to sentences, analytics and summaries. No
- * database access here; the activities in workflows/ persist what these functions return.
+ * Meeting intelligence: from media or captions to sentences, analytics and summaries. Most of it is
+ * pure logic over text (captions/, analytics/, summarize/'s extractive summarizer, text/), but not
+ * all: media/ downloads recordings (through the SSRF guard of services/net) and runs ffmpeg and
+ * ffprobe, asr/ sends audio to a speech-to-text server over HTTP, and summarize/'s LLM summarizer
+ * calls a chat-completions server. No database access here; the activities in workflows/ persist what
+ * these functions return.
  */
 export type { Sentence, MediaInput } from './types';
 export { parseCaptions, detectCaptionFormat, type ParsedCaptions, type CaptionFormat } from './captions';
@@ -17,5 +21,4 @@ export {
   type MeetingType,
 } from './summarize';
 export { selectAsr, transcribe, captionsAsr, createOpenAiCompatibleAsr, type Asr, type AsrConfig } from './asr';
-export { syntheticMeetings, iterateSyntheticMeetings, toWebVtt, createPrng, type SyntheticMeeting, type SyntheticOptions, type SyntheticUser } from './synthetic';
 export { spokenSentences } from './text/spoken-sentences';

@@ -2,7 +2,7 @@ import { closeServers, listen, serverUrl } from '../platform/http';
 import { runRoleMain, RunningRole } from '../platform/role';
 import { createDatabaseRuntime, DatabaseRuntime } from '../platform/db-runtime';
 import type { Config } from '../platform/config';
-import { startReadAudit } from '../core/audit';
+import { startReadAudit } from '../core/read-audit';
 import { createMcpApp } from './app';
 
 /**

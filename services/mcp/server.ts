@@ -8,7 +8,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { CallToolRequestSchema, ErrorCode as RpcError, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { requireFlag, requireScope } from '../core/access';
-import { readingAs } from '../core/audit';
+import { readingAs } from '../core/read-audit';
 import { ServiceError, toServiceError } from '../platform/errors';
 import type { Principal } from '../core/principal';
 import { checkRateLimit } from '../core/rate-limit';

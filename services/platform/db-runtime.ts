@@ -1,6 +1,6 @@
 /**
  * What a role that needs only PostgreSQL holds for its lifetime: the pool and its readiness check.
- * The mcp role is one: none of its tools starts a workflow, so it loads no Temporal client (35 MB
+ * The mcp role is one: none of its tools starts a workflow, so it loads no Temporal client (tens of MB
  * of protobuf definitions per process) and stays ready while Temporal is down. It imports nothing
  * from Temporal, so requiring it never loads the SDK.
  */

@@ -13,8 +13,8 @@ export const logger: Logger = pino({
 /**
  * The logger of one request: every line it writes carries the request's id. Transports hand it down
  * explicitly (`deps.log`) rather than through AsyncLocalStorage, because on Node 20 an active
- * AsyncLocalStorage installs promise hooks that cost every request about 0.3 ms of CPU, a fifth of an
- * MCP call, for the sake of rare error lines.
+ * AsyncLocalStorage installs promise hooks that cost every request a noticeable share of an MCP
+ * call's CPU (services/platform/README.md, "Request logger"), for the sake of rare error lines.
  */
 export function requestLogger(requestId: string): Logger {
   return logger.child({ requestId });

@@ -3,9 +3,9 @@
  *
  * knex compiles every statement it runs: a builder, a compiler, binding positions, a runner and its
  * events. For the two statements every MCP keyword call makes (the API-key lookup and the meeting
- * list), statements that are already text, that was 0.09 ms of the mcp process's 1.1 ms of CPU a
- * call; through `runSql` it is 0.01 ms (V8 profiles of one-at-a-time calls). `runSql` hands the text
- * straight to a connection of knex's own pool, so the pool, its limits and its metrics stay one.
+ * list), statements that are already text, that machinery was a visible share of the call's CPU and
+ * `runSql` skips it (services/platform/README.md). `runSql` hands the text straight to a connection of
+ * knex's own pool, so the pool, its limits and its metrics stay one.
  */
 import type { Knex } from 'knex';
 
@@ -80,10 +80,10 @@ function guardAcquire(db: Knex): Acquire {
  *
  * `name` makes it a prepared statement on each connection (for a fixed text run on every call: the
  * API-key lookup, meeting lists, moments), run on its generic plan from the first call. Each is
- * written so that its generic plan is the plan its values would get (core/meetings/find.ts says how
+ * written so that its generic plan is the plan its values would get (core/meetings/list-plan.ts says how
  * for the lists). Left to choose, PostgreSQL kept planning some of them for their values on every
  * call, whenever the generic plan's estimate looked dearer: walked meeting lists always (the estimate
- * cannot know how soon a walk stops), and some that read every match (0.4-0.5 ms of planning a call).
+ * cannot know how soon a walk stops), and some that read every match, paying for planning each call.
  * The setting stays on the connection between named statements and is reset before anything else
  * runs on it (guardAcquire): unnamed statements, knex's included, are planned as PostgreSQL chooses.
  * Inside a transaction a named statement is planned as PostgreSQL chooses.

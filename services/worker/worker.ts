@@ -73,7 +73,7 @@ export async function createWorker(deps: WorkerDeps, opts: CreateWorkerOptions, 
     maxConcurrentWorkflowTaskExecutions: deps.config.workerConcurrency.maxWorkflowTasks,
     // Most of this service's workflows finish in their first workflow task (a webhook delivery, a rule
     // run), and first tasks come from the normal queue, not the sticky one: Temporal's default gives the
-    // normal queue 2 of 10 pollers. Half of them: 98.6 → 104-106 deliveries/s (test/bench/webhooks).
+    // normal queue 2 of 10 pollers; half of them delivers more (services/platform/README.md, "Worker").
     nonStickyToStickyPollRatio: 1,
     ...opts.tuning,
   });

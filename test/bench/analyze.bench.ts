@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { analyze } from '../../services/intelligence/analytics';
 import { parseCaptions } from '../../services/intelligence/captions';
 import { summarize } from '../../services/intelligence/summarize';
-import { iterateSyntheticMeetings, syntheticMeetings } from '../../services/intelligence/synthetic';
+import { iterateSyntheticMeetings, syntheticMeetings } from '../support/synthetic';
 import { words } from '../../services/intelligence/text/words';
 import type { Sentence } from '../../services/intelligence/types';
 
@@ -40,7 +40,7 @@ function time(fn: () => unknown): number[] {
 
 /** An hour of the hand-written fixture meetings played back to back: real dialogue, real cue lengths. */
 function fixtureHour(): Sentence[] {
-  const dir = join(__dirname, '../fixtures/meetings');
+  const dir = join(__dirname, '../../services/cli/demo/meetings');
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { meetings: { file: string }[] };
   const out: Sentence[] = [];
   const ids = new Map<string, number>();

@@ -32,7 +32,7 @@ import type { Principal } from '../../services/core/principal';
 import { uploadAudio } from '../../services/core/uploads';
 import { freePort } from '../../services/devstack/ports';
 import { createGraphqlApp } from '../../services/graphql/app';
-import { syntheticMeetings, toWebVtt, type SyntheticMeeting } from '../../services/intelligence/synthetic';
+import { syntheticMeetings, toWebVtt, type SyntheticMeeting } from '../support/synthetic';
 import { countWords } from '../../services/intelligence/text/words';
 import { loadConfig, type Config } from '../../services/platform/config';
 import { createDb, migrateLatest, type Db } from '../../services/platform/db';

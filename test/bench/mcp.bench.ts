@@ -20,13 +20,17 @@ import { Pool } from 'pg';
 import { ulid } from 'ulid';
 import { decode } from '@toon-format/toon';
 import { encode as tokens } from 'gpt-tokenizer';
-import { API_KEY_LOOKUP_SQL, createApiKey, authenticateApiKey } from '../../services/core/people';
+import { createApiKey, authenticateApiKey } from '../../services/core/people';
+import { API_KEY_LOOKUP_SQL } from '../../services/core/people/apikeys';
 import { POSTGRES_MALLOC_ENV, startLocalPostgres } from '../../services/devstack/postgres';
 import { freePort } from '../../services/devstack/ports';
 import { createDb, migrateLatest } from '../../services/platform/db';
 import { cpuMs, postgresCpuByPid, postgresCpuSince } from './proc';
-import { resolveFilters } from '../../services/core/meetings';
-import { keywordQuery, listStatement, momentsStatement, momentTsquery, momentWord } from '../../services/core/meetings';
+import { resolveFilters } from '../../services/core/meetings/filters';
+import { keywordQuery } from '../../services/core/meetings';
+import { listStatement } from '../../services/core/meetings/list-plan';
+import { momentsStatement } from '../../services/core/meetings/moments';
+import { momentTsquery, momentWord } from '../../services/core/meetings/list-sql';
 
 // ---- options ------------------------------------------------------------------------------------
 

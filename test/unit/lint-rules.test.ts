@@ -70,3 +70,16 @@ describe('workflow lint rules', () => {
     expect(results[6]).toContain('@typescript-eslint/no-restricted-imports');
   });
 });
+
+describe("a core domain's index.ts", () => {
+  it('names its exports: export * is reported there, named exports pass, other files may re-export all', async () => {
+    const [all, named, elsewhere] = await lint([
+      { code: "export * from './channels';\n", file: 'services/core/channels/index.ts' },
+      { code: "export { listChannels } from './channels';\n", file: 'services/core/channels/index.ts' },
+      { code: "export * from './channels';\n", file: 'services/core/channels/lint-probe.ts' },
+    ]);
+    expect(all).toContain('no-restricted-syntax');
+    expect(named).toEqual([]);
+    expect(elsewhere).toEqual([]);
+  }, 60_000);
+});

@@ -1,5 +1,5 @@
 /**
- * The demo team's people, groups and channels from test/fixtures/meetings/team.json. Every write is
+ * The demo team's people, groups and channels from meetings/team.json (beside this module). Every write is
  * an upsert keyed by something stable (email, handle, title), so seeding twice changes nothing.
  */
 import { readFileSync } from 'node:fs';
@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { newId } from '../../core/ids';
 
-export const FIXTURES_DIR = join(__dirname, '..', '..', '..', 'test', 'fixtures', 'meetings');
+/** The demo meetings' recordings, manifest and team: services/cli/demo/meetings (the image copies them beside the build). */
+export const FIXTURES_DIR = join(__dirname, 'meetings');
 export const DEMO_TEAM_ID = 'demo-ledgerly';
 
 interface TeamFile {

@@ -1,41 +1,34 @@
 /**
- * Matching moments: the sentences of a meeting that match a keyword, so an assistant can cite the
- * moment ("[Budget review, 12:04](…#t=724)") instead of reading the whole transcript to find it.
+ * Matching moments of a list (svc_get_transcripts, svc_search with a keyword): the sentences of each
+ * meeting of the page that match the keyword, so an assistant can cite the moment
+ * ("[Budget review, 12:04](…#t=724)") instead of reading the whole transcript to find it. One meeting's
+ * matches with their neighbours (svc_get_transcript with a keyword) are transcript-matches.ts.
  *
- *   - In a list (svc_get_transcripts, svc_search with a keyword): each meeting of the page carries its
- *     best `moments` sentences (ts_rank over the keyword's words and phrases, see momentTsquery), the
- *     matched words marked **so** by ts_headline, as one flat table keyed by meeting_id so TOON keeps
- *     it a table. The whole answer holds LIST_TOKENS in its JSON form (what structuredContent shows a
- *     model); moments past it are left out round-robin from the lowest-ranked, and the answer says so.
- *   - In one meeting (svc_get_transcript with a keyword): every matching sentence with `context`
- *     neighbours either side, paged within the transcript token budget like any transcript page.
+ * Each meeting of the page carries its best `moments` sentences (ts_rank over the keyword's words and
+ * phrases, see momentTsquery), the matched words marked **so** by ts_headline, as one flat table keyed
+ * by meeting_id so TOON keeps it a table. The whole answer holds LIST_TOKENS in its JSON form (what
+ * structuredContent shows a model); moments past it are left out round-robin from the lowest-ranked,
+ * and the answer says so.
  *
  * What matches is what the list's keyword means, sentence by sentence: a sentence is a moment when it
  * holds a word (stemmed) or a quoted phrase of the keyword; negated words never make a moment, and
  * scope title gives none. Only meetings the caller may read are ever asked for (the list's page, or
  * a read that passed visibleTo).
  *
- * Cost: for a one-word keyword (momentWord), each meeting's best sentences for the word are listed in
- * best_moments (the 20261201000000 migration), so only they are read, by key: 0.93 → 0.55 ms a
- * statement on the bench's data. Otherwise (several words, a phrase; a live meeting, which has no
- * row), the sentences of the page's meetings (at most 50) are read by their primary key (meeting_id,
- * idx) and tested against the query (meetingSentences). Either way ts_headline re-parses only the chosen
- * sentences (≤ 10 a meeting): 25-50 µs a sentence on the bench's data, so 0.75 ms for a default page
- * (10 meetings × 3) of a common word, beside 1 ms to read and test the page's 2,000 sentences. A
- * sentence too short to be cut (under 120 characters: at most 60 words) is marked whole
- * (HighlightAll), which skips ts_headline's search for the best fragment: 15% less for that page.
- * Marking in our own code would need the stemmer's lexemes of every word of the sentence, which only
- * PostgreSQL has. The statements' texts never change, so each is prepared once per connection
- * (SEARCHED, BY_WORD): 0.3 ms of parsing and planning a call saved.
+ * Cost (figures: README.md, "Moments"): for a one-word keyword (momentWord), each meeting's best
+ * sentences for the word are listed in best_moments (the 20261201000000 migration), so only they are
+ * read, by key. Otherwise (several words, a phrase; a live meeting, which has no row), the sentences
+ * of the page's meetings are read by their primary key (meeting_id, idx) and tested against the query
+ * (meetingSentences). Either way ts_headline re-parses only the chosen sentences, the costliest step
+ * per sentence. A sentence too short to be cut is marked whole (HighlightAll), which skips
+ * ts_headline's search for the best fragment. Marking in our own code would need the stemmer's
+ * lexemes of every word of the sentence, which only PostgreSQL has. The statements' texts never
+ * change, so each is prepared once per connection (SEARCHED, BY_WORD): no parsing and planning a call.
  */
 import type { Knex } from 'knex';
-import type { Config } from '../../platform/config';
-import { invalid } from '../../platform/errors';
 import { numbered, runSql, type Statement } from '../../platform/sql';
-import type { Principal } from '../principal';
-import { keywordQuery, momentTsquery } from './query';
-import { checkKeyword } from './filters';
-import { estimateSentenceTokens, estimateTextTokens, getTranscript, SentenceRecord, SentenceRow, TRANSCRIPT_TOKENS, TranscriptPage } from './transcripts';
+import { estimateDenseTokens, estimateTextTokens } from '../tokens';
+import { TRANSCRIPT_TOKENS } from './transcripts';
 
 /** One matching sentence of a meeting in a list. */
 export interface MomentRecord {
@@ -58,20 +51,19 @@ const MOMENT_HEADLINE = 'StartSel=**, StopSel=**, MaxWords=60, MinWords=25, Shor
 /** Shorter than this, a sentence cannot hold MaxWords words (each word and the space after it is 2 characters at least). */
 const UNCUT_CHARS = 120;
 /** ts_headline for a sentence of a transcript page: the whole sentence, every matched word marked. */
-const PAGE_HEADLINE = 'HighlightAll=true, StartSel=**, StopSel=**';
-
+export const PAGE_HEADLINE = 'HighlightAll=true, StartSel=**, StopSel=**';
 
 /**
  * The sentences of one meeting as `s`, read by the primary key (meeting_id, idx) and only then tested
  * against a query: `offset 0` keeps PostgreSQL from pushing the test into the scan, where it would
- * AND the meeting's rows with the sentences GIN index's posting lists. For a phrase of two common
- * words that was 8.7 ms a meeting (both lists, hundreds of thousands of entries, read per meeting)
- * against 0.1 ms for the meeting's 200 rows (EXPLAIN ANALYZE, 10,000 × 200). `columns`: what the
- * statement reads of them (default: the index and the lexemes).
+ * AND the meeting's rows with the sentences GIN index's posting lists; for common words those lists
+ * hold hundreds of thousands of entries, read again for every meeting, where the meeting's own rows
+ * are a few hundred (README.md, "Sentences by key"). `columns`: what the statement reads of them
+ * (default: the index and the lexemes).
  */
 export const meetingSentences = (meeting: string, columns = 'idx, tsv') =>
   `(select ${columns} from sentences s0 where s0.meeting_id = ${meeting} offset 0) s`;
-/** The columns a moment reads: naming them rather than `*` spares projecting every column of 2,000 rows a page (5-7 % of the statement). */
+/** The columns a moment reads: naming them rather than `*` spares projecting every column of every sentence a page tests. */
 const MOMENT_COLUMNS = 'meeting_id, idx, speaker_name, start_time, text, tsv';
 
 export const momentLink = (transcriptUrl: string, startTime: number) => `${transcriptUrl}#t=${Math.max(0, Math.floor(startTime))}`;
@@ -85,14 +77,10 @@ function markedText(text: string, headline: string): string {
   return `${at > 0 ? '… ' : ''}${headline}${at + plain.length < text.length ? ' …' : ''}`;
 }
 
-/** Tokens of a value's JSON: prose at the prose rate, the rest (ids, links, names) at the denser one. */
+/** Tokens of a moment's JSON: its text at the prose rate, the rest (ids, links, names) at the denser one. */
 function momentTokens(m: MomentRecord): number {
   const prose = Buffer.byteLength(m.text, 'utf8');
-  return estimateTextTokens(m.text) + Math.ceil((Buffer.byteLength(JSON.stringify(m), 'utf8') - prose) / 2.5) + 2;
-}
-
-export function estimateJsonTokens(v: unknown): number {
-  return Math.ceil(Buffer.byteLength(JSON.stringify(v), 'utf8') / 2.5) + 10;
+  return estimateTextTokens(m.text) + estimateDenseTokens(Buffer.byteLength(JSON.stringify(m), 'utf8') - prose) + 2;
 }
 
 interface MomentRow {
@@ -218,134 +206,4 @@ export function fitMoments(perMeeting: MomentRecord[][], budget: number): { mome
   const moments = perMeeting.flatMap((ms, i) => ms.slice(0, taken[i]));
   const all = perMeeting.reduce((n, ms) => n + ms.length, 0);
   return { moments, omitted: all - moments.length };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// One meeting's matches with their neighbours (svc_get_transcript with keyword)
-// ---------------------------------------------------------------------------------------------------
-
-export const CONTEXT_DEFAULT = 1;
-export const CONTEXT_MAX = 5;
-
-export interface TranscriptMatch {
-  index: number;
-  start_time: number;
-  link: string;
-}
-
-export interface TranscriptMatchPage extends TranscriptPage {
-  keyword: string;
-  /** Sentences of the whole meeting that match. */
-  match_count: number;
-  /** The matching sentences of this page (their neighbours are in sentences too). */
-  matches: TranscriptMatch[];
-}
-
-export interface MatchPageOptions {
-  keyword: string;
-  /** The first sentence index to look for matches from (default 0); next_index of the previous page. */
-  fromIndex?: number;
-  maxTokens?: number;
-  /** Neighbours either side of each match (default 1). */
-  context?: number;
-}
-
-/** What a sentence costs more as JSON than as a TOON row (transcripts.ts measures 24; erring high). */
-const SENTENCE_JSON_EXTRA = 26;
-/**
- * The least a match costs (its sentence row, 13 + 26 tokens as JSON, and its entry in matches, whose
- * link alone is 30 or more): bounds how many matches a page fetches, and so how many sentences
- * ts_headline marks (40-50 µs each, measured over 3,000 sentences).
- */
-const MATCH_MIN_TOKENS = 60;
-const INT_MAX = 2147483647;
-
-interface MatchRow extends SentenceRow {
-  hit: boolean;
-  marked: string | null;
-  match_count: number;
-}
-
-/**
- * The sentences of one meeting that match `keyword`, each with `context` neighbours, from the first
- * match at or after fromIndex, within the token budget of a transcript page (sized for its JSON
- * form). has_more/next_index page on to the next match. Not visible → object_not_found (getTranscript).
- */
-export async function getTranscriptMatches(db: Knex, config: Config, p: Principal, id: string, opts: MatchPageOptions): Promise<TranscriptMatchPage> {
-  const keyword = checkKeyword('keyword', opts.keyword).trim();
-  if (!keyword) throw invalid('keyword', 'must not be empty', 'keyword must not be empty; leave it out to read the transcript in order');
-  const context = opts.context ?? CONTEXT_DEFAULT;
-  if (!Number.isInteger(context) || context < 0 || context > CONTEXT_MAX) {
-    throw invalid('context', `a whole number from 0 to ${CONTEXT_MAX}`, `context must be a whole number from 0 to ${CONTEXT_MAX}; got ${context}`);
-  }
-  const fromIndex = opts.fromIndex ?? 0;
-  if (!Number.isInteger(fromIndex) || fromIndex < 0) throw invalid('fromIndex', 'a whole number, 0 or more', `fromIndex must be a whole number, 0 or more; got ${fromIndex}`);
-  // The meeting's envelope through the one visible read (past the last sentence: no sentences).
-  const head = await getTranscript(db, config, p, id, { fromIndex: INT_MAX, maxTokens: opts.maxTokens, budgetFor: 'json' });
-  const maxTokens = opts.maxTokens ?? Math.min(TRANSCRIPT_TOKENS.max, Math.max(TRANSCRIPT_TOKENS.min, config.mcpMaxTranscriptTokens));
-  const base = { ...head, keyword, sentences: [] as SentenceRecord[], has_more: false, next_index: null as number | null };
-  const kq = await keywordQuery(db, keyword);
-  const q = momentTsquery(kq);
-  const readable = head.status === 'completed' || head.status === 'live' || head.is_live;
-  if (!q || !readable) return { ...base, match_count: 0, matches: [] };
-
-  const budget = maxTokens - estimateJsonTokens({ ...base, match_count: 0, matches: [] });
-  const cap = Math.max(1, Math.floor(budget / MATCH_MIN_TOKENS)) + 1;
-  const rows = await runSql<MatchRow>(
-    db,
-    numbered({
-      sql:
-        `with hits as (select s.idx from ${meetingSentences('?')} where s.idx >= ? and s.tsv @@ ?::tsquery order by s.idx limit ?)` +
-        ' select s.idx, s.speaker_name, s.speaker_id, s.text, case when s.raw_text = s.text then null else s.raw_text end as raw_text,' +
-        '  s.start_time, s.end_time, h.idx is not null as hit,' +
-        "  case when h.idx is not null then ts_headline('english', s.text, ?::tsquery, ?) end as marked," +
-        `  (select count(*) from ${meetingSentences('?')} where s.tsv @@ ?::tsquery)::int as match_count` +
-        ' from sentences s left join hits h on h.idx = s.idx' +
-        ' where s.meeting_id = ? and s.idx in (select hh.idx + g from hits hh, generate_series(-?::int, ?::int) g)' +
-        ' order by s.idx',
-      bindings: [head.id, fromIndex, q, cap, q, PAGE_HEADLINE, head.id, q, head.id, context, context],
-    }),
-  );
-
-  const byIdx = new Map(rows.map((r) => [r.idx, r]));
-  const sentences: SentenceRecord[] = [];
-  const matches: TranscriptMatch[] = [];
-  const shown = new Set<number>();
-  let used = 0;
-  let nextIndex: number | null = null;
-  for (const hit of rows.filter((r) => r.hit)) {
-    const window = [];
-    for (let i = hit.idx - context; i <= hit.idx + context; i++) {
-      const r = byIdx.get(i);
-      if (r && !shown.has(i)) window.push(r);
-    }
-    const records = window.map((r) => ({
-      index: r.idx,
-      speaker_name: r.speaker_name,
-      speaker_id: r.speaker_id,
-      text: r.hit && r.marked ? r.marked : r.text,
-      raw_text: r.raw_text,
-      start_time: Number(r.start_time),
-      end_time: Number(r.end_time),
-    }));
-    const match = { index: hit.idx, start_time: Number(hit.start_time), link: momentLink(head.transcript_url, Number(hit.start_time)) };
-    const cost = records.reduce((n, s) => n + estimateSentenceTokens(s) + SENTENCE_JSON_EXTRA, 0) + estimateJsonTokens(match) - 10;
-    if (matches.length > 0 && used + cost > budget) {
-      nextIndex = hit.idx;
-      break;
-    }
-    used += cost;
-    matches.push(match);
-    for (const s of records) {
-      shown.add(s.index);
-      sentences.push(s);
-    }
-  }
-  sentences.sort((a, b) => a.index - b.index);
-  const matchCount = rows.length
-    ? rows[0].match_count
-    : Number((await runSql<{ n: number }>(db, numbered({ sql: `select count(*)::int as n from ${meetingSentences('?')} where s.tsv @@ ?::tsquery`, bindings: [head.id, q] })))[0].n);
-  // Hits past the fetched cap: more matches than this page could hold follow the last one shown.
-  if (nextIndex === null && rows.filter((r) => r.hit).length >= cap) nextIndex = matches[matches.length - 1].index + 1;
-  return { ...base, sentences, has_more: nextIndex !== null, next_index: nextIndex, match_count: matchCount, matches };
 }

@@ -10,9 +10,10 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { visibleTo } from '../access';
-import { recordRead } from '../audit';
+import { recordRead } from '../read-audit';
 import { invalid, notFound } from '../../platform/errors';
 import type { Principal } from '../principal';
+import { estimateJsonTokens, estimateNumberTokens, estimateTextTokens } from '../tokens';
 import { MeetingRecord, MeetingRow, toMeetingRecord, meetingColumns } from './records';
 import type { MeetingAnalytics, SpeakerAnalytics } from '../../intelligence';
 
@@ -111,68 +112,29 @@ export interface PageOptions {
 /**
  * Bounds of a page's token budget. The maximum stays below what MCP clients accept from one tool
  * answer (Claude Code refuses answers over 25,000 tokens), with room for the estimate's error and for
- * tokenizers that count more than ours: a page asked for 100,000 answered ~73,000 and was refused.
+ * tokenizers that count more than ours: a budget near the clients' limit was refused.
  */
 export const TRANSCRIPT_TOKENS = { min: 500, max: 20_000 } as const;
 
 // ---------------------------------------------------------------------------------------------------
-// Token estimate: cheap and deliberately a little pessimistic, so a page stays under its budget.
+// A sentence row's tokens (the rates are core/tokens.ts's): pessimistic, so a page stays under its budget.
 // ---------------------------------------------------------------------------------------------------
 
 /** Indent, six delimiters and the line break of one rendered sentence row. */
 const SENTENCE_ROW_STRUCTURE = 9;
 /**
  * What a sentence costs more as a JSON object than as a TOON row: its seven quoted keys with colons,
- * braces and the quotes of its texts (measured ~24 tokens; erring high).
+ * braces and the quotes of its texts (a little more than a tokenizer counts: erring high).
  */
-const SENTENCE_JSON_EXTRA = 26;
+export const SENTENCE_JSON_EXTRA = 26;
 /** The least a row can cost (empty texts, one-digit numbers): bounds how many rows a page can hold. */
 const SENTENCE_ROW_MIN = SENTENCE_ROW_STRUCTURE + 4;
-
-/** ~4 UTF-8 bytes per token holds for English; bytes (not characters) keep CJK text from being undercounted. */
-export function estimateTextTokens(s: string): number {
-  return Math.ceil(Buffer.byteLength(s, 'utf8') / 3.6);
-}
-
-/** Tokenizers split digits in groups of up to three and the decimal point on its own: counted on the number's text. */
-export function numberTokensOfText(n: number): number {
-  const s = String(n);
-  const dot = s.indexOf('.');
-  if (dot < 0) return Math.ceil(s.length / 3);
-  const frac = s.length - dot - 1;
-  return Math.ceil(dot / 3) + (frac > 0 ? 1 + Math.ceil(frac / 3) : 0);
-}
-
-/**
- * numberTokensOfText without making the text, for what sentence rows hold (indices, speaker ids, and
- * times in seconds with at most three decimals): a page estimates four numbers a row, and turning
- * them into strings was a tenth of a transcript call's CPU. Anything else is counted on its text.
- */
-export function estimateNumberTokens(n: number): number {
-  if (n >= 0 && n < 1e15) {
-    const whole = Math.floor(n);
-    let digits = 1;
-    for (let x = whole; x >= 10; x = Math.floor(x / 10)) digits++;
-    if (whole === n) return Math.ceil(digits / 3);
-    // n is the double nearest k/1000, so its shortest text has 1 to 3 decimals: a point and one group.
-    if (Math.round(n * 1000) / 1000 === n) return Math.ceil(digits / 3) + 2;
-  }
-  return numberTokensOfText(n);
-}
 
 /** One sentence row; a text that needs quoting (commas, quotes) costs its two quotes more. */
 export function estimateSentenceTokens(s: SentenceRecord): number {
   const numbers = estimateNumberTokens(s.index) + estimateNumberTokens(s.speaker_id) + estimateNumberTokens(s.start_time) + estimateNumberTokens(s.end_time);
   const texts = estimateTextTokens(s.speaker_name) + estimateTextTokens(s.text) + (s.raw_text === null ? 1 : estimateTextTokens(s.raw_text)) + 2;
   return SENTENCE_ROW_STRUCTURE + numbers + texts;
-}
-
-/**
- * Everything but the sentences, estimated on its JSON (longer than its TOON) at a denser rate than
- * prose: ids, emails, URLs and dates cost more tokens per byte. Small, so erring high is cheap.
- */
-function estimateEnvelopeTokens(envelope: unknown): number {
-  return Math.ceil(Buffer.byteLength(JSON.stringify(envelope), 'utf8') / 2.5) + 10;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -252,7 +214,7 @@ async function readMeeting(db: Knex, p: Principal, id: string, wants: ReadWants)
   const q = db('meetings as m').select(columns).modify(visibleTo(p, 'm')).where('m.id', id).first();
   const m = (await asPreparedStatement(q)) as ReadRow | undefined;
   if (!m) throw notFound('meeting', id);
-  // The read audit: only a read that found a visible meeting is one (audit.ts, recordRead).
+  // The read audit: only a read that found a visible meeting is one (read-audit.ts, recordRead).
   recordRead(db, p, { id: m.id, teamId: m.team_id });
   return m;
 }
@@ -468,7 +430,7 @@ async function readPage(db: Knex, config: Config, p: Principal, id: string, opts
     analytics: toSpeakerAnalytics(m.analytics),
   };
   const sentences = readable(m)
-    ? sentencePage(m.sentences ?? [], maxTokens - estimateEnvelopeTokens(envelope), opts.budgetFor === 'json' ? SENTENCE_JSON_EXTRA : 0)
+    ? sentencePage(m.sentences ?? [], maxTokens - estimateJsonTokens(envelope), opts.budgetFor === 'json' ? SENTENCE_JSON_EXTRA : 0)
     : { sentences: [], has_more: false, next_index: null };
   return { ...envelope, ...sentences };
 }

@@ -1,7 +1,25 @@
-/** People: teams, users, groups and contacts, and API keys. What other layers may import of this domain. */
-export * from './teams';
-export * from './users';
-export * from './people';
-export * from './apikeys';
-export * from './sessions';
-export * from './signins';
+/**
+ * People: teams, users, groups and contacts, and API keys.
+ *
+ * The domain's API: what other layers and domains use. Tests that need more import the file itself.
+ */
+
+// Teams and their feature flags.
+export { createTeam, setTeamFlags } from './teams';
+
+// Users.
+export { createUser } from './users';
+
+// A user, their groups and contacts.
+export { CONTACT_LIST_CAP, getUser, getUserContacts, getUserGroups } from './people';
+export type { ContactRecord } from './people';
+
+// API keys: created, listed, revoked, authenticated.
+export { apiKeyCredential, authenticateApiKey, createApiKey, createOwnApiKey, listApiKeys, revokeApiKey } from './apikeys';
+
+// Web page sessions.
+export { endSession, sessionOf, startSession } from './sessions';
+export type { PageSession } from './sessions';
+
+// Sign-ins, and users deactivated and reactivated.
+export { deactivateUser, endSignIns, listSignIns, reactivateUser } from './signins';

@@ -10,7 +10,8 @@
  */
 import type { Knex } from 'knex';
 import { requireAdmin } from '../access';
-import { audit, pruneReads } from '../audit';
+import { audit } from '../audit';
+import { pruneReads } from '../read-audit';
 import { removeMeetings } from '../meetings';
 import { invalid } from '../../platform/errors';
 import { retentionDeletedMeetings } from '../../platform/metrics';

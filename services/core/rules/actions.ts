@@ -15,6 +15,7 @@
  * makes is made, and nothing changes (not even an audit row).
  */
 import type { Knex } from 'knex';
+import { ruleAuthorRefusal } from '../access';
 import { isServiceError } from '../../platform/errors';
 import { moveMeetings, shareMeeting, updateMeetingPrivacy } from '../meetings';
 import type { Principal } from '../principal';
@@ -118,4 +119,38 @@ export function statusOf(outcomes: ActionOutcome[]): 'success' | 'partial' | 'fa
 export function errorsOf(outcomes: ActionOutcome[]): string | null {
   const lines = outcomes.flatMap((o, i) => (o.error ? [`actions.${i} (${o.type}): ${o.error}`] : []));
   return lines.length ? lines.join('; ') : null;
+}
+
+/** What acting as a rule's author needs of the rule: who saved it, its team, its actions. */
+export interface RuleAuthorship {
+  created_by: string | null;
+  team_id: string;
+  actions: RuleAction[];
+}
+
+/** The rule's author as a principal (as if they called the MCP tools themselves), or undefined when gone. */
+async function authorOf(db: Knex, rule: RuleAuthorship): Promise<Principal | undefined> {
+  if (!rule.created_by) return undefined;
+  const u = await db('users as u')
+    .join('teams as t', 't.id', 'u.team_id')
+    .where('u.id', rule.created_by)
+    .first('u.id', 'u.email', 'u.name', 'u.role', 't.id as team_id', 't.tier', 't.feature_flags');
+  if (!u) return undefined;
+  return { userId: u.id, teamId: u.team_id, email: u.email, name: u.name, role: u.role, tier: u.tier, flags: u.feature_flags };
+}
+
+/** What a rule's actions came to: the execution's status, each action's outcome, the errors. */
+export interface Acted {
+  status: 'success' | 'partial' | 'failed';
+  actions: ActionOutcome[];
+  error: string | null;
+}
+
+/** Run (or dry-run) a rule's actions on a meeting as its author; a refused author runs nothing. */
+export async function actAsAuthor(db: Knex, rule: RuleAuthorship, meetingId: string, dryRun: boolean): Promise<Acted> {
+  const author = await authorOf(db, rule);
+  const refusal = ruleAuthorRefusal(author, rule.team_id);
+  if (refusal) return { status: 'failed', actions: notRun(rule.actions), error: refusal };
+  const actions = dryRun ? await dryRunActions(db, author!, meetingId, rule.actions) : await runActions(db, author!, meetingId, rule.actions);
+  return { status: statusOf(actions), actions, error: errorsOf(actions) };
 }

@@ -1,6 +1,7 @@
 /**
- * The automation log: what the team's rules did to each meeting, grouped by meeting, newest meeting
- * first, read page by page with a cursor (Enterprise tier).
+ * The automation log: what the team's rules did to each meeting. Each run and test records one row per
+ * rule (recordExecution); svc_get_rule_executions reads them grouped by meeting, newest meeting
+ * first, page by page with a cursor (Enterprise tier).
  *
  * Pages stay exact while the workflow keeps inserting executions: groups are ordered by meeting id
  * (ULIDs, so time-ordered and immutable) and the cursor carries the last meeting id shown. A group
@@ -12,7 +13,11 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { requireTier, visibleTo } from '../access';
 import { invalid, notFound } from '../../platform/errors';
+import { newId } from '../ids';
 import type { Principal } from '../principal';
+import { estimateJsonTokens } from '../tokens';
+import { ruleExecutions as ruleExecutionsMetric } from '../../platform/metrics';
+import type { ActionOutcome } from './actions';
 import type { Page } from '../meetings';
 import { requireDateTime } from '../analytics';
 
@@ -22,7 +27,7 @@ export const MAX_GROUP_LIMIT = 50;
 export const EXECUTIONS_PER_GROUP = 100;
 /**
  * Token budget of one page: MCP clients refuse answers over 25,000 tokens (Claude Code), and 50 groups
- * of busy meetings came to ~28,000. A page holds the groups that fit (at least one), and has_more /
+ * of busy meetings come to more than that. A page holds the groups that fit (at least one), and has_more /
  * next_cursor lead on to the rest, so a page may hold fewer groups than limit.
  */
 export const RULE_LOG_TOKENS = 20_000;
@@ -30,19 +35,19 @@ export const RULE_LOG_TOKENS = 20_000;
 const PAGE_ENVELOPE_TOKENS = 150;
 
 /**
- * A group's cost, estimated on its JSON (longer than its TOON) at the dense rate of ids, dates and
- * URLs: pessimistic, so the page stays under the budget in either format.
+ * A group's or an execution's cost, estimated on its JSON (longer than its TOON) at the dense rate of
+ * ids, dates and URLs: pessimistic, so the page stays under the budget in either format. The page's
+ * own framing is PAGE_ENVELOPE_TOKENS, so each value adds little of its own.
  */
-function estimateJsonTokens(v: unknown): number {
-  return Math.ceil(Buffer.byteLength(JSON.stringify(v), 'utf8') / 2.5) + 4;
-}
+const VALUE_FRAMING_TOKENS = 4;
+const valueTokens = (v: unknown) => estimateJsonTokens(v, VALUE_FRAMING_TOKENS);
 
 /** The leading groups that fit the budget; the first always, its executions cut to fit if need be. */
 function fitBudget(groups: RuleExecutionGroup[], budget: number): RuleExecutionGroup[] {
   const out: RuleExecutionGroup[] = [];
   let left = budget - PAGE_ENVELOPE_TOKENS;
   for (const g of groups) {
-    const cost = estimateJsonTokens(g);
+    const cost = valueTokens(g);
     if (cost <= left) {
       out.push(g);
       left -= cost;
@@ -51,9 +56,9 @@ function fitBudget(groups: RuleExecutionGroup[], budget: number): RuleExecutionG
     if (out.length === 0) {
       // One meeting alone over the budget: its newest executions that fit, executions_has_more set.
       const head = { ...g, executions: [] as RuleExecutionRecord[], executions_has_more: true };
-      let used = estimateJsonTokens(head);
+      let used = valueTokens(head);
       for (const e of g.executions) {
-        const c = estimateJsonTokens(e);
+        const c = valueTokens(e);
         if (head.executions.length > 0 && used + c > left) break;
         head.executions.push(e);
         used += c;
@@ -85,6 +90,46 @@ export interface RuleExecutionRecord {
   error: string | null;
   dry_run: boolean;
   executed_at: string;
+}
+
+export type ExecutionStatus = 'success' | 'partial' | 'failed' | 'skipped';
+
+/** One execution as a run or a test records it. */
+export interface ExecutionWrite {
+  teamId: string;
+  rule: { id: string; name: string };
+  meetingId: string;
+  runKey: string;
+  status: ExecutionStatus;
+  actions: ActionOutcome[];
+  error: string | null;
+  dryRun: boolean;
+}
+
+/**
+ * One execution, in the shape svc_get_rule_executions reads. Keyed by (run_key, rule_id): a retry
+ * updates the row (keeping its id) and rule_executions_total counts each execution once.
+ */
+export async function recordExecution(db: Knex, w: ExecutionWrite): Promise<RuleExecutionRecord> {
+  const [row] = await db('rule_executions')
+    .insert({
+      id: newId(),
+      team_id: w.teamId,
+      rule_id: w.rule.id,
+      rule_name: w.rule.name,
+      meeting_id: w.meetingId,
+      run_key: w.runKey,
+      status: w.status,
+      actions: JSON.stringify(w.actions),
+      error: w.error,
+      dry_run: w.dryRun,
+      executed_at: db.fn.now(),
+    })
+    .onConflict(['run_key', 'rule_id'])
+    .merge(['rule_name', 'status', 'actions', 'error', 'dry_run', 'executed_at'])
+    .returning(['id', 'rule_id', 'rule_name', 'status', 'actions', 'error', 'dry_run', 'executed_at', db.raw('(xmax = 0) as inserted')]);
+  if (row.inserted) ruleExecutionsMetric.inc({ status: w.status });
+  return toRecord(row);
 }
 
 export interface RuleExecutionGroup {

@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { notFound } from '../../platform/errors';
 import { soundbiteOpenByLink, visibleTo } from '../access';
-import { recordRead } from '../audit';
+import { recordRead } from '../read-audit';
 import { sentenceFromRow, transcriptUrl, type SentenceRecord } from '../meetings';
 import type { Principal, ReadContext } from '../principal';
 

@@ -5,7 +5,8 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { soundbiteVisibleTo, visibleTo, writableBy } from '../access';
-import { audit, recordReads } from '../audit';
+import { audit } from '../audit';
+import { recordReads } from '../read-audit';
 import { forbidden, invalid, notFound, ServiceError } from '../../platform/errors';
 import { newId } from '../ids';
 import type { Principal } from '../principal';

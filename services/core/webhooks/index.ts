@@ -1,10 +1,27 @@
-/** Webhooks: saved endpoints and secrets, who is sent what, the signed send, the ledger and redelivery. What other layers may import of this domain. */
-export * from './types';
-export * from './url';
-export * from './settings';
-export * from './secrets';
-export * from './signing';
-export * from './deliveries';
-export * from './sender';
-export * from './ledger';
-export * from './redeliver';
+/**
+ * Webhooks: saved endpoints and secrets, who is sent what, the signed send, the ledger and redelivery.
+ *
+ * The domain's API: what other layers and domains use. Tests that need more import the file itself.
+ */
+
+// A delivery's status and the delivery workflow's input and result.
+export type { DeliveryStatus, WebhookDeliveryInput, WebhookDeliveryResult } from './types';
+
+// The rules a webhook URL must meet.
+export { validateWebhookUrl } from './url';
+
+// Saved endpoints and secrets, personal and team.
+export { clearTeamWebhook, clearWebhookUrl, getDeveloperSettings, getTeamWebhook, saveWebhookUrl, setTeamWebhook, setTeamWebhookSecret, setWebhookSecret } from './settings';
+
+// Who is sent what: deliveries recorded for an event.
+export { recordDeliveries } from './deliveries';
+
+// One signed attempt, and one lost.
+export { attemptDelivery, recordLostAttempt } from './sender';
+export type { AttemptInput, AttemptOutcome, LostAttemptInput } from './sender';
+
+// The delivery ledger as callers read it.
+export { getWebhookDelivery, listWebhookDeliveries } from './ledger';
+
+// Redelivery on request.
+export { redeliverWebhook } from './redeliver';

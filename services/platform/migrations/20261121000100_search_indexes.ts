@@ -11,8 +11,8 @@ import type { Knex } from 'knex';
  * positions and are checked against sentences.tsv, within the candidate meetings.
  *
  * It is a column of meetings rather than a table of its own because that per-row test is what makes
- * common words cheap: from a separate table the planner hashes every meeting's lexemes instead
- * (EXPLAIN ANALYZE, 10,000 meetings: 112 ms against 8 ms for a word said in every meeting).
+ * common words cheap: from a separate table the planner hashes every meeting's lexemes instead, an
+ * order of magnitude slower for a word said in every meeting (services/core/meetings/README.md).
  *
  * Triggers on sentences keep it current whoever writes sentences (upload pipeline, live ingest): an
  * insert adds the new lexemes; an update or delete rebuilds it from the meeting's sentences.

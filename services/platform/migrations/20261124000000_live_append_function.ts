@@ -3,12 +3,12 @@ import type { Knex } from 'knex';
 /**
  * live_append(meeting, sentences): one live append in ONE statement (services/core/live/store.ts).
  *
- * An append must run under the meeting's row lock: new chunks take the next indices, so two appends
- * of one meeting must not interleave. Done from Node, the lock was held across seven round trips
- * (begin, lock, read chunks, read count, insert, update, commit), each of them also waiting its turn
- * in a busy API pod's event loop; with 50 meetings appending five times a second, a short hiccup
- * left appends queued behind each other's locks for most of a second (benchmark: p99 0.8-1.5 s).
- * In a function the lock is held only for the database's own work, about a millisecond.
+ * An append must run under the meeting's row lock: new chunks take the next indices, so two appends of
+ * one meeting must not interleave. Done from Node, the lock was held across seven round trips (begin,
+ * lock, read chunks, read count, insert, update, commit), each of them also waiting its turn in a busy
+ * API pod's event loop; with 50 meetings appending five times a second, a short hiccup left appends
+ * queued behind each other's locks for most of a second (services/platform/README.md, "Live appends").
+ * In a function the lock is held only for the database's own work.
  *
  * Semantics (as before, and as the tests state): sentences in the order given; a chunk id stored
  * before (or earlier in this call) keeps its index and takes the new content, rewritten only when the

@@ -7,8 +7,7 @@ import type { Knex } from 'knex';
  * one lexeme with a space between the two words ('like know'); the english parser never makes a
  * lexeme with a space, so a pair is never mistaken for a word. "like know" (tsquery 'like' <-> 'know')
  * is then exactly the pair 'like know': one GIN lookup, where the phrase had been rechecked against
- * every sentence holding both words (6,601 sentences on 6,344 heap pages, 17 ms, for the benchmark's
- * common-word phrase). Longer phrases narrow their candidates to the meetings holding all their
+ * every sentence holding both words, thousands of heap pages for a phrase of common words. Longer phrases narrow their candidates to the meetings holding all their
  * pairs, then check sentences.
  *
  * A pair is what `<->` means: positions p and p + 1 of one sentence's tsvector (stop words keep their
@@ -16,8 +15,8 @@ import type { Knex } from 'knex';
  * never formed across sentences.
  *
  * A column of its own rather than more lexemes in transcript_tsv: a word search tests transcript_tsv
- * row by row, and with the pairs in it the value passed the TOAST threshold (2.5 → 7 KB), which made
- * every row's test a TOAST fetch (a two-word search went from 2 to 7 ms).
+ * row by row, and with the pairs in it the value passed the TOAST threshold, which made every row's
+ * test a TOAST fetch and a two-word search several times slower (services/core/meetings/README.md).
  *
  * transcript_tsv and transcript_pairs are NULL together (live, or too large to hold), kept so by a
  * trigger on meetings: search then reads the meeting's sentences.

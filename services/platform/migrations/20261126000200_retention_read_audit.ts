@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Access governance: who read which meeting (read_audit, append-only, written in batches by
- * services/core/audit.ts), how long a team keeps its meetings (teams.retention_days, null = for ever)
+ * services/core/read-audit.ts), how long a team keeps its meetings (teams.retention_days, null = for ever)
  * and which meetings are kept regardless (meetings.legal_hold_at/by).
  *
  * read_audit has no foreign key to meetings or users on purpose: a read stays on record after the

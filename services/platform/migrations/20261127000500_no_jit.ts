@@ -6,12 +6,10 @@ import type { Knex } from 'knex';
  * PostgreSQL compiles a statement to machine code when its estimated cost passes jit_above_cost
  * (100,000). The meeting list's estimate grows with the data: its fallback for live meetings (the
  * sentences of a meeting whose lexeme set is NULL) is priced at every sentence matching the word,
- * though it almost never runs. At 50,000 meetings × 200 sentences (the MCP bench's `--meetings 50000`)
- * lists and totals for words said in a few hundred to a few thousand meetings passed it, and JIT took
- * 24–67 ms of statements that run in 2–12 ms without it (EXPLAIN ANALYZE, `retention`: list 91.6 ms
- * with JIT, 44.5 ms of it compiling, against 12.4 ms; its total 79.7 against 6.0 ms). At 10,000
- * meetings no list reached the threshold. Every statement this service runs is a short indexed
- * lookup, where compiling never pays.
+ * though it almost never runs. On the MCP bench's largest data set, lists and totals for words said in
+ * a few hundred to a few thousand meetings passed it, and compiling made them several times slower than
+ * running them uncompiled (services/platform/README.md, "JIT"). Every statement this service runs is a
+ * short indexed lookup, where compiling never pays.
  *
  * Set for the database (it applies to sessions opened after the migration: the service's pool
  * connects after migrating). Where the migrating role may not alter the database (a managed

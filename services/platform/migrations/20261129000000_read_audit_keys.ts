@@ -6,13 +6,12 @@ import type { Knex } from 'knex';
  *
  *   - The team's newest-first paging index is the primary key, (team_id, id): one B-tree where there
  *     were two (a primary key on id alone served nothing but uniqueness; the daily prune deletes by
- *     ctid, services/core/audit.ts).
+ *     ctid, services/core/read-audit.ts).
  *   - The user and meeting filters are indexed without team_id in front: user and meeting ids are
  *     unique across teams, so the team is a filter on the few rows they find, and a 26-character
  *     key less per entry.
  *
- * Measured on the MCP bench's database, batches of 500 rows: 11.7 µs a row with the old five indexes,
- * 8.2 µs with these four (a table with no index at all: 3.4 µs).
+ * Each index dropped is an entry less to write per row (services/core/README.md, "Read audit").
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('alter table read_audit drop constraint read_audit_pkey');

@@ -5,11 +5,11 @@ import type { Knex } from 'knex';
  *
  * A foreign key is checked row by row: every audit row ran `select 1 from teams where id = $1 for key
  * share` on insert, and every keyword list with moments writes a row per meeting of its page, so the
- * check was paid on the read path. Batches of 500 rows on the MCP bench's database: 15.1 µs a row
- * with it, 10.4 µs without (a third of the insert). The check also locked the team's row FOR KEY
- * SHARE from every flushing pod at once. What it guarded is kept otherwise: the rows are written by
- * core from a meeting's own team_id (services/core/audit.ts), and no part of the service deletes a
- * team, the one thing the cascade served.
+ * check was paid on the read path, a large share of each insert (services/core/README.md, "Read
+ * audit"). The check also locked the team's row FOR KEY SHARE from every flushing pod at once. What it
+ * guarded is kept otherwise: the rows are written by core from a meeting's own team_id
+ * (services/core/read-audit.ts), and no part of the service deletes a team, the one thing the cascade
+ * served.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('alter table read_audit drop constraint if exists read_audit_team_id_foreign');

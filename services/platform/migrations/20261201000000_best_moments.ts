@@ -13,17 +13,15 @@ import { ADD_TERMS, REBUILD_SQL, rebuildFunction } from './20261125000000_phrase
  * that number, then by index, is the same order, exactly (services/core/meetings/moments.ts tests it
  * against the search).
  *
- * Without it, a keyword list's moments read and test every sentence of the page's meetings (2,000 for
- * 10 meetings of 200), about half of a keyword call's database time on the MCP bench. With it, the
- * statement reads 3 sentences a meeting by their key: for a one-word keyword 0.97 → 0.63 ms
- * (execution, 10 meetings × 3 moments, the rest being ts_headline's marking). Keywords of several
- * words or a phrase still search: ranks over several lexemes are not ordered by any one of them.
+ * Without it, a keyword list's moments read and test every sentence of the page's meetings, a large
+ * part of a keyword call's database time. With it, the statement reads only the moments it answers,
+ * by their key (figures: services/core/meetings/README.md, "Moments"). Keywords of several words or a
+ * phrase still search: ranks over several lexemes are not ordered by any one of them.
  *
  * The sets are kept like the meeting's lexeme sets (transcript_tsv), by the same statement triggers on
- * sentences, rebuilt whole for the meetings a statement touched (1.7 ms a meeting of 200 sentences on
- * the bench's data), and held only where those are: a live meeting (sentences arriving one by one) or
- * one too large for its lexeme sets has no row, and its moments are searched as before. Size: 3.6 KB
- * a meeting of 200 sentences with pglz, 4.6 KB with lz4 (41 and 54 MB for 10,000 such meetings).
+ * sentences, rebuilt whole for the meetings a statement touched, and held only where those are: a live meeting
+ * (sentences arriving one by one) or one too large for its lexeme sets has no row, and its moments
+ * are searched as before. Its size is a few KB a meeting.
  */
 
 /** Moments a list can ask for per meeting (MOMENTS_MAX); a larger number searches. */
@@ -65,7 +63,7 @@ const REBUILD_WITH_MOMENTS = rebuildFunction(REBUILD_SQL).replace(
 /**
  * Whether the server can compress with lz4 (built --with-lz4, as Debian's and the official images
  * are). A meeting's lists are read whole, out of line, for each page: lz4 unpacks them faster than
- * pglz, 0.62 → 0.55 ms a one-word moments statement (4.6 KB a meeting instead of 3.6).
+ * pglz, which outweighs its larger values.
  */
 async function lz4(knex: Knex): Promise<boolean> {
   const { rows } = await knex.raw("select 'lz4' = any(enumvals) as ok from pg_settings where name = 'default_toast_compression'");

@@ -14,7 +14,7 @@ import { Worker } from '@temporalio/worker';
 import { sharedBundle, startTestWorker, TestWorker, waitForRun } from '../../support/worker';
 import { MediaServer, startMediaServer } from './media-server';
 
-const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'meetings');
+const FIXTURES = join(__dirname, '..', '..', '..', 'services', 'cli', 'demo', 'meetings');
 const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as {
   meetings: { file: string; title: string; date: string; duration: number; organizer_email: string; speakers: Record<string, string> }[];
 };

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import { titleFromUrl } from '../../../services/core/uploads';
+import { titleFromUrl } from '../../../services/core/uploads/validate';
 import { isPrivateLiteralHost } from '../../../services/net/address-policy';
 import { openJson, sealJson } from '../../../services/platform/sealing';
 import { NetError } from '../../../services/net/errors';

@@ -16,7 +16,7 @@ import { GraphqlHarness, startGraphql, UPLOAD_AUDIO } from '../../support/graphq
 import { startTestWorker, TestWorker, waitForRun } from '../../support/worker';
 import { MediaServer, startMediaServer } from './media-server';
 
-const VTT = readFileSync(join(__dirname, '..', '..', 'fixtures', 'meetings', '2026-10-05-engineering-standup.vtt'));
+const VTT = readFileSync(join(__dirname, '..', '..', '..', 'services', 'cli', 'demo', 'meetings', '2026-10-05-engineering-standup.vtt'));
 const expectedSentences = parseCaptions(VTT).sentences;
 
 describe('runs that survive their worker', () => {

@@ -5,11 +5,11 @@
  */
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { BASE_TEMPLATE, compare, extraFiles, renderedFiles, staticFiles } from '../../support/k8s/generate';
+import { BASE_TEMPLATE, compare, extraFiles, renderedFiles, staticFiles } from '../../../scripts/k8s-generate';
 import { byKey, Container, helmTemplate, K8S_DIR, K8sObject, key, kustomizeBuild, NAMESPACE, ofKind, RELEASE, validateObjects } from '../../support/k8s/render';
 import { ensureTool } from '../../support/k8s/tools';
 
-const REGEN = 'run `npx tsx test/support/k8s/generate.ts` and commit the result';
+const REGEN = 'run `make k8s-generate` and commit the result';
 
 let base: K8sObject[];
 let overlay: K8sObject[];

@@ -4,7 +4,8 @@
  * meanwhile waits in Temporal and lands when a new worker starts; no sentence lost, none doubled), and
  * a long meeting whose workflow continues as new every few updates, carrying its state.
  */
-import { type LiveMeetingWorkflowInput, type LiveStatus } from '../../../services/core/live';
+import { type LiveMeetingWorkflowInput } from '../../../services/core/live';
+import { type LiveStatus } from '../../../services/core/live/protocol';
 import { LIVE_STATUS_QUERY, LIVE_WORKFLOW, liveWorkflowId } from '../../../workflows/contracts';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { APPEND, END, LiveHarness, ok, PAUSE, RESUME, said, START, startLive, storedSentences, waitFor } from './support';

@@ -3,7 +3,7 @@
  * every request. The workflow's update validators apply exactly this; the integration tests drive
  * the same refusals through GraphQL.
  */
-import { refusal, type LiveAction, type LiveWorkflowState } from '../../../services/core/live';
+import { refusal, type LiveAction, type LiveWorkflowState } from '../../../services/core/live/protocol';
 
 const ACTIONS: LiveAction[] = ['append', 'pause', 'resume', 'end'];
 

@@ -1,5 +1,5 @@
 import { newId } from '../../../services/core/ids';
-import { ACTIVE_MEETING_CAP } from '../../../services/core/live';
+import { ACTIVE_MEETING_CAP } from '../../../services/core/live/active';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';

@@ -1,5 +1,5 @@
 import { newId } from '../../../services/core/ids';
-import { METRICS } from '../../../services/core/analytics';
+import { METRICS } from '../../../services/core/analytics/analytics';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';

@@ -1,5 +1,5 @@
 import { newId } from '../../../services/core/ids';
-import { CHANNEL_LIST_CAP } from '../../../services/core/channels';
+import { CHANNEL_LIST_CAP } from '../../../services/core/channels/channels';
 import { makeChannel, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';

@@ -1,5 +1,6 @@
 import { newId } from '../../../services/core/ids';
-import { CONTACT_LIST_CAP, GROUP_LIST_CAP } from '../../../services/core/people';
+import { CONTACT_LIST_CAP } from '../../../services/core/people';
+import { GROUP_LIST_CAP } from '../../../services/core/people/people';
 import { makeMeeting, makeTeam, makeUser, shareMeeting, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';

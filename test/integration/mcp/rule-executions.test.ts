@@ -1,5 +1,5 @@
 import { newId } from '../../../services/core/ids';
-import { EXECUTIONS_PER_GROUP } from '../../../services/core/rules';
+import { EXECUTIONS_PER_GROUP } from '../../../services/core/rules/executions';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { makeChannel, makeMeeting, makeTeam, makeUser, shareMeeting, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
-import { parseTsquery, serialize } from '../../../services/core/meetings';
+import { parseTsquery, serialize } from '../../../services/core/meetings/tsquery';
 
 let t: TestDatabase;
 let mcp: McpHarness;

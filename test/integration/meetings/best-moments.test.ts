@@ -7,9 +7,9 @@
  */
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
-import { BEST_MOMENTS_DEPTH, findMoments, momentsStatement } from '../../../services/core/meetings';
+import { BEST_MOMENTS_DEPTH, findMoments, momentsStatement } from '../../../services/core/meetings/moments';
 import { runSql } from '../../../services/platform/sql';
-import { createPrng } from '../../../services/intelligence/synthetic';
+import { createPrng } from '../../support/synthetic';
 
 let t: TestDatabase;
 let owner: TestUser;

@@ -11,22 +11,10 @@ import { authenticateApiKey } from '../../../services/core/people';
 import type { Principal } from '../../../services/core/principal';
 import { runSql } from '../../../services/platform/sql';
 import { createDb } from '../../../services/platform/db';
-import {
-  estimatedMatches,
-  findMeetings,
-  keywordQuery,
-  listQuery,
-  listShape,
-  listStatement,
-  ListShape,
-  MATERIALIZE_BOUND,
-  MeetingFilters,
-  MeetingListRow,
-  PREPARED_WALK_ROWS,
-  resolveFilters,
-  TOTAL_BOUND,
-  type WalkAccess,
-} from '../../../services/core/meetings';
+import { keywordQuery, MeetingFilters, TOTAL_BOUND } from '../../../services/core/meetings';
+import { estimatedMatches, findMeetings, listShape, listStatement, MATERIALIZE_BOUND, PREPARED_WALK_ROWS } from '../../../services/core/meetings/list-plan';
+import { listQuery, ListShape, MeetingListRow, type WalkAccess } from '../../../services/core/meetings/list-sql';
+import { resolveFilters } from '../../../services/core/meetings/filters';
 
 let t: TestDatabase;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import type { Principal } from '../../../services/core/principal';
-import { validateUpload } from '../../../services/core/uploads';
+import { validateUpload } from '../../../services/core/uploads/validate';
 import { validateWebhookUrl } from '../../../services/core/webhooks';
 import { ServiceError } from '../../../services/platform/errors';
 import { NetError, safeFetch, type SafeFetchOptions } from '../../../services/net';

@@ -5,7 +5,7 @@ import { NetError } from '../../../services/net';
 import { localServer, wav } from './local-server';
 
 const config = { allowPrivateNetwork: true, media: { maxBytes: 200_000, fetchTimeoutMs: 2_000 } };
-const fixture = (name: string) => readFileSync(join(__dirname, '../../fixtures/meetings', name));
+const fixture = (name: string) => readFileSync(join(__dirname, '../../../services/cli/demo/meetings', name));
 
 describe('fetchMedia', () => {
   let server: Awaited<ReturnType<typeof localServer>>;

@@ -11,7 +11,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { newId } from '../../../services/core/ids';
-import { executeRule, meetingRunKey, planRuleRun, recordRuleFailure } from '../../../services/core/rules';
+import { executeRule, planRuleRun, recordRuleFailure } from '../../../services/core/rules';
+import { meetingRunKey } from '../../../services/core/rules/run';
 import { startRuleExecution } from '../../../workflows/client';
 import { registry } from '../../../services/platform/metrics';
 import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
@@ -23,7 +24,7 @@ import { MediaServer, startMediaServer } from '../ingest/media-server';
 import type { RuleExecutionResult } from '../../../workflows/rule-execution';
 import { CREATE_RULE, ok, SET_RULE_ENABLED, snapshot, TEST_RULE, UPDATE_RULE } from './support';
 
-const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'meetings');
+const FIXTURES = join(__dirname, '..', '..', '..', 'services', 'cli', 'demo', 'meetings');
 const KICKOFF = readFileSync(join(FIXTURES, '2026-11-05-q1-planning-kickoff.vtt'));
 const TOOL = 'svc_get_rule_executions';
 const DAY = 86_400_000;

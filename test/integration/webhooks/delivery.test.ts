@@ -7,7 +7,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { parseRetryAfter } from '../../../services/core/webhooks';
+import { parseRetryAfter } from '../../../services/core/webhooks/sender';
 import { saveWebhookUrl, setWebhookSecret, type WebhookDeliveryInput } from '../../../services/core/webhooks';
 import { prepareDeliveries, type PreparedDelivery } from '../../../workflows/activities/webhooks';
 import { webhookWorkflowId } from '../../../workflows/contracts';

@@ -16,7 +16,7 @@ import { startWebhookReceiver, WebhookReceiver } from '../../support/webhook-rec
 import { MediaServer, startMediaServer } from '../ingest/media-server';
 import { DELIVERIES, eventually, ok, refused, SAVE_URL, SET_SECRET, SET_TEAM } from './support';
 
-const VTT = readFileSync(join(__dirname, '..', '..', 'fixtures', 'meetings', '2026-10-05-engineering-standup.vtt'));
+const VTT = readFileSync(join(__dirname, '..', '..', '..', 'services', 'cli', 'demo', 'meetings', '2026-10-05-engineering-standup.vtt'));
 
 describe('webhook targets of real uploads', () => {
   let t: TestDatabase;

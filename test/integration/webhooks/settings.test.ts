@@ -4,7 +4,7 @@
  * and the team-wide webhook (super admins of Enterprise teams only). Every refusal names the field and
  * the rule, and stores nothing.
  */
-import { openSecret } from '../../../services/core/webhooks';
+import { openSecret } from '../../../services/core/webhooks/secrets';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { GraphqlHarness, startGraphql } from '../../support/graphql';

@@ -3,8 +3,8 @@
  * the headers of one attempt, the schedule's waits (jitter, Retry-After, the cap), and the
  * post-processing list of delivery children.
  */
-import { hubSignature, standardSignature, verifyHubSignature, verifyStandardSignature, webhookHeaders } from '../../../services/core/webhooks';
-import { webhookPayload } from '../../../services/core/webhooks';
+import { hubSignature, standardSignature, verifyHubSignature, verifyStandardSignature, webhookHeaders } from '../../../services/core/webhooks/signing';
+import { webhookPayload } from '../../../services/core/webhooks/deliveries';
 import { delayBefore, withJitter } from '../../../workflows/webhook-delivery';
 import { postProcessingChildren, webhookDeliveryChildren } from '../../../workflows/post-processing';
 

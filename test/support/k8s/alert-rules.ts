@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import YAML from 'yaml';
-import { MONITORING_SET } from './generate';
+import { MONITORING_SET } from '../../../scripts/k8s-generate';
 import { helmTemplate, K8sObject, REPO_ROOT } from './render';
 
 const run = promisify(execFile);

@@ -8,7 +8,7 @@ import { summarize } from '../../../services/intelligence/summarize';
  * The fixture meetings are the demo data and the realistic test bed: every file must parse into the
  * speakers and timings it was written with, and the manifest must describe it truthfully.
  */
-const dir = join(__dirname, '../../fixtures/meetings');
+const dir = join(__dirname, '../../../services/cli/demo/meetings');
 interface Entry {
   file: string;
   title: string;

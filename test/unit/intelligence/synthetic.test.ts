@@ -1,5 +1,5 @@
 import { parseCaptions } from '../../../services/intelligence/captions';
-import { createPrng, iterateSyntheticMeetings, syntheticMeetings, toWebVtt } from '../../../services/intelligence/synthetic';
+import { createPrng, iterateSyntheticMeetings, syntheticMeetings, toWebVtt } from '../../support/synthetic';
 
 const users = ['Ada Park', 'Grace Okafor', 'Miguel Santos', 'Priya Raman', 'Tom Becker', 'Lena Fischer', 'Sam Okoro', 'Hana Sato'].map((name) => ({
   name,

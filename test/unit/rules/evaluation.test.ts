@@ -3,9 +3,9 @@
  * test/integration/rules), the status of an execution from its actions, and the workflow helpers.
  */
 import type { Knex } from 'knex';
-import { errorsOf, statusOf, ActionOutcome } from '../../../services/core/rules';
-import { allHeld, evaluateConditions, MeetingFacts, unmetReason } from '../../../services/core/rules';
-import type { RuleCondition } from '../../../services/core/rules';
+import { errorsOf, statusOf, ActionOutcome } from '../../../services/core/rules/actions';
+import { allHeld, evaluateConditions, MeetingFacts, unmetReason } from '../../../services/core/rules/conditions';
+import type { RuleCondition } from '../../../services/core/rules/validation';
 import { ruleExecutionWorkflowId as coreWorkflowId, RULE_EXECUTION_WORKFLOW as CORE_TYPE } from '../../../workflows/contracts';
 import { postProcessingChildren } from '../../../workflows/post-processing';
 import { RULE_EXECUTION_WORKFLOW, ruleExecutionWorkflowId } from '../../../workflows/contracts';

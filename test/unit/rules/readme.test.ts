@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSchema, extendSchema, parse, validate } from 'graphql';
-import { CONDITION_TYPES, ACTION_TYPES, RULE_LIMITS, checkRuleInput } from '../../../services/core/rules';
+import { CONDITION_TYPES, ACTION_TYPES, RULE_LIMITS, checkRuleInput } from '../../../services/core/rules/validation';
 import { typeDefs } from '../../../services/graphql/schema';
 import { rulesModule } from '../../../services/graphql/modules/rules';
 import { MEETING_TYPES } from '../../../services/intelligence/summarize/types';

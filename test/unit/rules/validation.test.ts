@@ -5,15 +5,8 @@
  */
 import { ServiceError } from '../../../services/platform/errors';
 import { PRIVACIES } from '../../../services/core/meetings';
-import {
-  ActionInput,
-  channelRefs,
-  checkRuleInput,
-  checkRuleUpdate,
-  ConditionInput,
-  RULE_LIMITS,
-  RuleInput,
-} from '../../../services/core/rules';
+import { RuleInput } from '../../../services/core/rules';
+import { ActionInput, channelRefs, checkRuleInput, checkRuleUpdate, ConditionInput, RULE_LIMITS } from '../../../services/core/rules/validation';
 import { MEETING_TYPES } from '../../../services/intelligence/summarize/types';
 
 const share: ActionInput = { type: 'share', emails: ['x@y.test'], expiry_days: 7 };

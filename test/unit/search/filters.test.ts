@@ -3,7 +3,8 @@
  * rules call listMeetings without the MCP tool's zod schema in front).
  */
 import { ServiceError } from '../../../services/platform/errors';
-import { isCalendarDate, MeetingFilters, resolveFilters } from '../../../services/core/meetings';
+import { isCalendarDate, MeetingFilters } from '../../../services/core/meetings';
+import { resolveFilters } from '../../../services/core/meetings/filters';
 
 function refusal(f: unknown): { code: string; field?: string; rule?: string } {
   try {

@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { ServiceError } from '../../../services/platform/errors';
 import { isCalendarDate, isSearchEmail, MeetingFilters, SCOPES } from '../../../services/core/meetings';
-import { parseSearchQuery, TOKENS } from '../../../services/core/meetings';
+import { parseSearchQuery } from '../../../services/core/meetings';
+import { TOKENS } from '../../../services/core/meetings/grammar';
 
 const RUNS = 2000;
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { hasPhrase, momentWord, necessary, parseTsquery, phrasePairs, plainLexeme, serialize, TsNode } from '../../../services/core/meetings';
+import { hasPhrase, necessary, parseTsquery, phrasePairs, plainLexeme, serialize, TsNode } from '../../../services/core/meetings/tsquery';
+import { momentWord } from '../../../services/core/meetings/list-sql';
 
 describe('tsquery text', () => {
   it('reads PostgreSQL precedence: ! over <-> over & over |', () => {

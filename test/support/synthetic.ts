@@ -1,5 +1,5 @@
-import type { MeetingType } from './summarize/types';
-import type { Sentence } from './types';
+import type { MeetingType } from '../../services/intelligence/summarize/types';
+import type { Sentence } from '../../services/intelligence/types';
 
 /**
  * Deterministic synthetic meetings for load tests, search benchmarks and demo data: the same seed gives

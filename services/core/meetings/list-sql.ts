@@ -1,58 +1,18 @@
 /**
- * The one query that lists meetings, over PostgreSQL full-text search. svc_search,
- * svc_get_transcripts and GraphQL `transcripts` all run it, so they agree on what matches, on
- * order and on visibility.
+ * The SQL of the one query that lists meetings, over PostgreSQL full-text search: svc_search,
+ * svc_get_transcripts and GraphQL `transcripts` run it, so they agree on what matches, on order and
+ * on visibility. Why it is shaped so, with the figures: README.md.
  *
- * What a keyword matches (websearch_to_tsquery syntax, English stemming):
- *   - title: the meeting's title (meetings.title_tsv);
- *   - sentences: what was said, the meeting being the document: every word must have been said
- *     somewhere in it, a "quoted phrase" within one sentence, -word never;
- *   - all (default): either of the two.
+ * What a keyword matches (websearch_to_tsquery syntax, English stemming): scope title, the title;
+ * scope sentences, what was said, the meeting being the document (every word said somewhere in it, a
+ * "quoted phrase" within one sentence, -word never); scope all (default), either.
  *
- * Shape, and why (EXPLAIN ANALYZE on 10,000 meetings × 200 sentences):
- *   - Words are looked up in meetings.transcript_tsv (a meeting's distinct lexemes, GIN; see the
- *     20261121000100 migration): one index entry per meeting. Looking words up in sentences.tsv
- *     instead reads one heap row per matching sentence, 375,000 rows (0.5 s) for a common word.
- *   - A quoted two-word phrase is one lexeme of meetings.transcript_pairs, every pair of words said
- *     next to each other in one sentence (GIN; see the 20261125000000 migration). Longer phrases, and
- *     phrases around a stop word, are checked in sentences.tsv, but only inside the meetings whose
- *     lexemes hold all their words (and whose pairs hold all their pairs).
- *   - The caller's own team and meetings shared from other teams are two arms of a UNION ALL, each
- *     ordered and limited on its own: the own-team arm walks (team_id, date desc, id desc) newest
- *     first and stops after limit + 1 rows, the other-teams arm starts from the caller's shares
- *     (rare keywords take the 'materialize' shape below). visibleTo is applied
- *     in both arms, so the split narrows the search and never widens what a caller sees. A caller
- *     whom no share names (Principal.sharedWith false) gets the own-team arm alone.
- *   - For a keyword that few of the team's meetings match (a rare word, several words, a phrase),
- *     the arms are not walked: every match is read once from the keyword's indexes into a
- *     materialized CTE, and the page and the total come from it (ListShape 'materialize'; find.ts
- *     chooses from the planner's estimate). On the bench's data that took the list statement of
- *     `budget database` from 3.8 to 1.2 ms, and of a rare word from 1.4 to 1.0.
- *   - Participants and summaries are read for the page's rows only (at most 51), after the page
- *     is cut.
- *   - sort relevance: each arm yields its RELEVANCE_POOL newest matching meetings (or more, when the
- *     page reaches past them), and only those are scored: the title's ts_rank (doubled) plus the
- *     ts_rank of at most RELEVANCE_SENTENCES of the meeting's sentences that match a word or phrase of
- *     the keyword (saturating, as BM25 does: a meeting that says "budget" 300 times is not 300 times
- *     as relevant). Scoring every match of a word said in every meeting would read every sentence
- *     (2 M rows); the pool keeps a call within the same bounds as a date-ordered one. Meetings past
- *     the pool follow, newest first: the tool descriptions say so, and a date range narrows a search
- *     whose matches are more than the pool.
- *   - Totals are counted in the same statement, over the same conditions, up to TOTAL_BOUND + 1
- *     matches per arm (countSql): an uncorrelated subquery PostgreSQL runs once, with a plan of its
- *     own (usually the keyword's GIN index: no order to keep). Counting to 1,001 cost 0.9-8.4 ms a
- *     call for common words on the bench's 2 M sentences (a third of a keyword call's database
- *     time); to 101, 0.9-1.5 ms, parsing and planning included, hence the bound of 100. Reading the
- *     total off the page's own arms instead (each arm cut at 101 rows) was slower: the date-ordered
- *     walk that suits 11 rows tests each meeting's lexemes out of line (TOAST, about 4 µs a
- *     meeting), and for a word in 1 meeting of 15 it walked 2,000 meetings (7.5 ms).
- *
- * The statement is composed as SQL text with `?` bindings, not with knex's query builder: every
- * list runs it, and building and compiling it with the builder (two arms of a dozen clauses, nested
- * raw fragments) made knex 15% of the mcp process's CPU on keyword calls, 9% without it (V8
- * profile); it now runs as text on a connection of knex's pool (platform/sql), which took knex off
- * that profile. Table aliases and constants are written in this file; every value from a caller is a
- * binding.
+ * Words are looked up in the meeting's lexemes (transcript_tsv), two-word phrases in its word pairs
+ * (transcript_pairs), longer phrases in its sentences once its lexemes and pairs allow them. The own
+ * team and meetings shared from other teams are two arms of a UNION ALL, each newest first and cut
+ * on its own, visibleTo applied in both; the count rides in the same statement, bounded
+ * (TOTAL_BOUND). Composed as text with `?` bindings, not with knex's builder, which cost a large
+ * share of a keyword call's CPU; every value from a caller is a binding.
  */
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
@@ -67,10 +27,7 @@ import { hasPhrase, necessary, parseTsquery, phrasePairs, plainLexeme, positiveT
 export const RELEVANCE_POOL = 200;
 /** Matching sentences of one meeting that count toward its relevance. */
 export const RELEVANCE_SENTENCES = 20;
-/**
- * Totals are exact up to this many meetings; past it a list says "at least" this many. What it costs
- * grows with it (the count reads up to TOTAL_BOUND + 1 matching meetings per arm): see the header.
- */
+/** Totals are exact up to this many meetings; past it a list says "at least" this many. A count's cost grows with it (up to TOTAL_BOUND + 1 matches read per arm). */
 export const TOTAL_BOUND = 100;
 
 /** Meetings a list shows: processing and failed ones have nothing to read yet. */
@@ -116,10 +73,9 @@ export async function keywordQuery(db: Knex, keyword: string): Promise<KeywordQu
 
 /**
  * Sentences are read per candidate meeting, by the primary key, and only then tested: `offset 0`
- * keeps PostgreSQL from hashing every sentence of the database that matches (375,000 for a common
- * word) before it looks at the first meeting, and from ANDing the meeting's rows with the sentences
- * GIN index's posting lists, which a generic plan (the statements are prepared) would choose for any
- * word, 8.7 ms a meeting for a common one (moments.ts, meetingSentences).
+ * keeps PostgreSQL from hashing every matching sentence of the database first, and from ANDing the
+ * meeting's rows with the sentences GIN index's posting lists, which a generic plan would choose for
+ * any word (moments.ts, meetingSentences).
  */
 const SENTENCE_MATCH = 'exists (select 1 from (select s0.tsv from sentences s0 where s0.meeting_id = m.id offset 0) s where s.tsv @@ ?::tsquery)';
 const LEXEME_MATCH = 'm.transcript_tsv @@ ?::tsquery';
@@ -178,9 +134,7 @@ function documentMatch(n: TsNode): DocumentMatch {
  * meetings without lexemes), so a bitmap of them is exact and PostgreSQL does not test it again row
  * by row; the second part costs a non-null row a null test. Written the plain way, the sentence
  * branch made the whole OR a row filter: counting a total from the bitmap then read every candidate's
- * lexemes again out of line (TOAST). On 10,000 × 200, over the bench's eight keywords: execution
- * 1.07 -> 0.87 ms a list statement (a rare word 1.14 -> 0.50), and under 16 concurrent statements
- * 2.56 -> 2.26 ms of PostgreSQL CPU each.
+ * lexemes again out of line (TOAST) (README.md, "An exact bitmap").
  */
 function documentOrTitleMatchSql(kq: KeywordQuery, title: SqlFragment | null): SqlFragment {
   const titles = title ? [title] : [];
@@ -224,13 +178,10 @@ function keywordMatch(f: ResolvedFilters, kq: KeywordQuery): SqlFragment {
 export type KeywordAccess = 'index' | 'rows';
 
 /**
- * How a walk-shaped statement finds the keyword's matches. Planned for its values (the default,
- * `index` everywhere), PostgreSQL picks from the word's frequency. A prepared walk runs one generic
- * plan, which knows no frequency, so find.ts decides for it: the page's arms (and the other teams'
- * arm of the total, which starts from the caller's shares) read rows, so its plan walks newest
- * first rather than sort every match of a common word; the own team's total reads the keyword's
- * indexes (an exact bitmap) or, for a word said in most of the team's meetings, rows, which stops
- * after TOTAL_BOUND + 1 matches where the bitmap would hold every meeting of the team.
+ * How a walk-shaped statement finds the keyword's matches. Planned for its values (`index`
+ * everywhere), PostgreSQL picks from the word's frequency; a prepared walk's generic plan knows no
+ * frequency, so list-plan.ts decides: the page's arms read rows (a walk newest first, never a sort of
+ * every match of a common word), the own team's total the bitmap or rows, whichever costs less.
  */
 export interface WalkAccess {
   page: KeywordAccess;
@@ -416,18 +367,13 @@ const PAGE_DETAILS =
   " order by lower(mp.email) = lower(page.organizer_email) desc, mp.email), ', ') as participants,";
 
 /**
- * How a list statement reads the matching meetings:
- *   - 'walk': each arm newest first, stopping once it has the page (pageQuery), and the total
- *     counted on its own (countSql). Right without a keyword and for words most meetings match: the
- *     walk tests a few dozen meetings. Prepared (a first page, find.ts), it says how it finds the
- *     keyword's matches (WalkAccess), so that its generic plan walks as a common word's own plan does.
- *   - 'materialize': every match read once, from the keyword's indexes (an exact bitmap), into a
- *     materialized CTE; the page (or, ranked, the pool) is taken from it and the total counted from
- *     it. Right for a rare word, several words or a phrase: a walk tests every meeting it passes,
- *     each test reading the meeting's lexemes out of line, and the planner does not cost that
- *     reading (find.ts).
- * Both answer the same rows and the same total (materialize counts up to TOTAL_BOUND + 1 over both
- * arms, walk up to that per arm: either is past the bound exactly when the matches are).
+ * How a list statement reads the matching meetings (list-plan.ts chooses):
+ *   - 'walk': each arm newest first, stopping once it has the page, the total counted on its own.
+ *     Right without a keyword and for words most meetings match: it tests a few dozen meetings.
+ *   - 'materialize': every match read once from the keyword's indexes into a materialized CTE, the
+ *     page and the total taken from it. Right for a rare word, several words or a phrase, where a
+ *     walk would test many meetings, each reading the meeting's lexemes out of line.
+ * Both answer the same rows and the same total (either is past TOTAL_BOUND exactly when the matches are).
  */
 export type ListShape = 'walk' | 'materialize';
 
@@ -464,14 +410,14 @@ function materializedListQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuer
   });
 }
 
-/** The team's listed meetings, visibility aside (find.ts estimates how many: the share a keyword matches). */
+/** The team's listed meetings, visibility aside (list-plan.ts estimates how many: the share a keyword matches). */
 export function teamMeetingsQuery(p: Principal): Statement {
   return numbered({ sql: `select 1 from meetings m where m.team_id = ? and ${LISTED}`, bindings: [p.teamId] });
 }
 
 /**
  * The team's listed meetings that match the keyword, visibility aside: what the 'materialize' shape
- * reads from the indexes before visibility is tested (find.ts estimates its size).
+ * reads from the indexes before visibility is tested (list-plan.ts estimates its size).
  */
 export function teamMatchesQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery): Statement {
   const match = keywordMatch(f, kq);

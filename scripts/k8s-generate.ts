@@ -7,22 +7,22 @@
  *   k8s/base/                                        `helm template` with the defaults (plain migration Job)
  *   k8s/components/{monitoring,ingress,asr-in-cluster}/  what metrics.*, ingress.enabled and asr.inCluster.enabled add
  *
- *   npx tsx test/support/k8s/generate.ts            # write
- *   npx tsx test/support/k8s/generate.ts --check    # exit 1 when a file is stale (what the tests check)
+ *   npx tsx scripts/k8s-generate.ts           # write
+ *   npx tsx scripts/k8s-generate.ts --check   # exit 1 when a file is stale (what the tests check)
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import YAML from 'yaml';
-import { renderDashboards } from './dashboards';
-import { byKey, helmTemplate, K8sObject, key, NAMESPACE, RELEASE, REPO_ROOT } from './render';
-import { README_FILE, renderReadme, renderSchema, SCHEMA_FILE } from './values-doc';
+import { renderDashboards } from '../test/support/k8s/dashboards';
+import { byKey, helmTemplate, K8sObject, key, NAMESPACE, RELEASE, REPO_ROOT } from '../test/support/k8s/render';
+import { README_FILE, renderReadme, renderSchema, SCHEMA_FILE } from '../test/support/k8s/values-doc';
 
 const rel = (p: string) => path.relative(REPO_ROOT, p);
 const CHART_DASHBOARDS = path.join(REPO_ROOT, 'charts', 'meeting-intelligence', 'dashboards');
 const K8S = path.join(REPO_ROOT, 'k8s');
 
-const HEADER = '# Generated from charts/meeting-intelligence by `npx tsx test/support/k8s/generate.ts`; do not edit.\n';
+const HEADER = '# Generated from charts/meeting-intelligence by `make k8s-generate`; do not edit.\n';
 
 /** Values of the kustomize base: the chart defaults, with the migration Job as a plain Job (no Helm hooks). */
 export const BASE_SET = { 'migrations.useHooks': false };

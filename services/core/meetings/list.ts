@@ -4,15 +4,16 @@
  * rule and the record shape are the same whichever way a caller asks.
  */
 import type { Knex } from 'knex';
-import { recordReads } from '../audit';
+import { recordReads } from '../read-audit';
 import type { Config } from '../../platform/config';
 import { notFound } from '../../platform/errors';
 import { channelVisibleTo } from '../access';
 import { MeetingFilters, resolveFilters } from './filters';
 import { parseSearchQuery } from './grammar';
-import { estimateJsonTokens, findMoments, fitMoments, LIST_TOKENS, MomentRecord } from './moments';
-import { findMeetings } from './find';
-import { momentTsquery, momentWord } from './query';
+import { estimateJsonTokens } from '../tokens';
+import { findMoments, fitMoments, LIST_TOKENS, MomentRecord } from './moments';
+import { findMeetings } from './list-plan';
+import { momentTsquery, momentWord } from './list-sql';
 import type { Principal } from '../principal';
 import { MeetingRecord, Page, toMeetingRecord } from './records';
 
