@@ -33,7 +33,7 @@ export const USAGE = `meeting-intel <command> [options] [--json]
                                            who read which meeting, newest first (--cursor pages on)
   serve mcp|graphql|worker|all             run one role, or all three in one process
 
-Configuration comes from environment variables (see README); DATABASE_URL is always required.`;
+Configuration comes from environment variables (see docs/configuration.md); DATABASE_URL is always required.`;
 
 type Handler = { options: Record<string, { type: 'string' | 'boolean' }>; run: (ctx: CommandContext, p: Parsed) => Promise<void> };
 

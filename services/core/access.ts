@@ -174,7 +174,7 @@ export function requireScope(p: Principal, scope: CredentialScope): void {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Access governance (README "API keys and sign-ins"). Everyone manages their own API keys; a new key
+// Access governance (docs/operations.md, "API keys and sign-ins"). Everyone manages their own API keys; a new key
 // never carries a scope its creator's credential lacks, and `admin` only for team admins. Team admins
 // (with a credential carrying `admin`) list and revoke any key of their team, list and end any
 // teammate's sign-ins, and deactivate or reactivate teammates. Never across teams.
@@ -288,7 +288,7 @@ export function ruleAuthorRefusal(author: Principal | undefined, ruleTeamId: str
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Webhooks (README "Webhooks"). A user's developer settings (saved
+// Webhooks (docs/webhooks.md). A user's developer settings (saved
 // webhook URL and secret) are their own and anyone signed in may set them; their saved webhook fires
 // only for meetings they organize (services/core/webhooks/deliveries.ts). The team-wide webhook, and its
 // deliveries, belong to the super admins of an Enterprise-tier team: the tier is checked first
@@ -314,7 +314,7 @@ export function webhookDeliveryVisibleTo(p: Principal, alias = 'webhook_deliveri
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Live meetings (README "Live meetings"). A live meeting is
+// Live meetings (docs/live-meetings.md). A live meeting is
 // started for an organizer who is a user of the caller's team: by that organizer, or by a team admin
 // for anyone of the team. Driving it (append sentences, pause, resume, end) is for its organizer or
 // an admin of its team; another team's meeting is never found. Reading it follows visibleTo.

@@ -50,7 +50,7 @@ function run(bin: string, args: string[], opts: { quiet?: boolean; env?: NodeJS.
  * serving the mcp role's keyword calls, none on a fresh one, and every list statement slower
  * (services/platform/README.md, "malloc"). Fixed thresholds keep such allocations on the heap and the
  * heap's top in place: no faults in any backend. The cost is memory a backend keeps after a peak (at
- * most the trim threshold). glibc reads these variables; other C libraries ignore them. The README
+ * most the trim threshold). glibc reads these variables; other C libraries ignore them. docs/operations.md
  * recommends the same for an operator's PostgreSQL.
  */
 export const POSTGRES_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: String(4 << 20), MALLOC_TRIM_THRESHOLD_: String(64 << 20) };

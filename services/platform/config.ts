@@ -1,7 +1,7 @@
 /**
  * Every setting of the service is an environment variable, parsed and validated once at start.
  * A missing or malformed variable stops the process with a message that names it and says what it expects.
- * The README's configuration table is written from SETTINGS below; keep the two in step.
+ * docs/configuration.md's table is written from SETTINGS below; keep the two in step.
  */
 import { parseDuration } from './duration';
 

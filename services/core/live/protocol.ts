@@ -21,7 +21,7 @@ export type LiveWorkflowState = LiveState | 'ended';
 export type LiveAction = 'append' | 'pause' | 'resume' | 'end';
 export type EndReason = 'requested' | 'idle';
 
-/** Limits of appendLiveSentences (the README's "Live meetings" section states the same). */
+/** Limits of appendLiveSentences (docs/live-meetings.md states the same). */
 export const LIVE_LIMITS = {
   sentencesMin: 1,
   sentencesMax: 500,

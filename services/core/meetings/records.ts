@@ -1,6 +1,6 @@
 /**
  * The public shapes of what tools and GraphQL return, with the field names of the best-known public
- * API of this kind (documented in the README's tool reference). Records are flat so TOON renders
+ * API of this kind (documented in docs/tools.md). Records are flat so TOON renders
  * lists as tables: participants are one comma-separated string.
  */
 import type { Config } from '../../platform/config';

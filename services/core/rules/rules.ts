@@ -1,5 +1,5 @@
 /**
- * Automation rules (README "Automation rules"; Enterprise tier): "when a meeting's transcript
+ * Automation rules (docs/rules.md; Enterprise tier): "when a meeting's transcript
  * is ready and it matches these conditions, do these actions". This is the API's side: a team admin
  * lists, saves, enables, deletes and tests them over GraphQL. RuleExecutionWorkflow runs them after
  * every transcript (and when a live meeting ends): the worker's side is run.ts.

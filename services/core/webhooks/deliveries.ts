@@ -5,7 +5,7 @@
  * delivery run):
  *   - `upload`: the upload's own `webhook` (meetings.upload_webhook), for that upload only. Signed with
  *     the uploader's saved secret when they have one; sent unsigned otherwise (an upload may
- *     name a webhook without any developer settings: README "Webhooks", Who gets what).
+ *     name a webhook without any developer settings: docs/webhooks.md, "Who gets what").
  *   - `owner`: the saved webhook of the meeting's owner, the user whose email is the meeting's
  *     organizer email (within the meeting's team). Never for meetings a user merely attended. A saved
  *     webhook REQUIRES a secret: without one the delivery is recorded `skipped` and nothing is sent

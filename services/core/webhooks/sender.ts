@@ -1,5 +1,5 @@
 /**
- * One webhook attempt (README "Webhooks", Retries), called by the worker's single-attempt activity: resolve where
+ * One webhook attempt (docs/webhooks.md, "Retries"), called by the worker's single-attempt activity: resolve where
  * the delivery goes and with which secret NOW (a saved URL or secret changed since the delivery was
  * made is honoured; a cleared, disabled or secret-less saved endpoint stops the delivery as `skipped`),
  * sign the exact stored bytes, POST them through the SSRF guard (services/net: public addresses only

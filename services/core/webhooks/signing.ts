@@ -1,5 +1,5 @@
 /**
- * Webhook signing (README "Webhooks", The request): pure functions over the exact bytes sent.
+ * Webhook signing (docs/webhooks.md, "The request"): pure functions over the exact bytes sent.
  *
  * Every request carries:
  *   content-type: application/json

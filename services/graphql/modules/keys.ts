@@ -1,5 +1,5 @@
 /**
- * API keys and sign-ins over GraphQL (README "API keys and sign-ins"). Everyone manages their own
+ * API keys and sign-ins over GraphQL (docs/operations.md, "API keys and sign-ins"). Everyone manages their own
  * keys (createApiKey shows the key once; apiKeys never shows it) and sees and ends their own
  * sign-ins; team admins, with a key carrying the admin scope, list and revoke any key of their team,
  * list and end a teammate's sign-ins, and deactivate or reactivate teammates. Thin: each resolver

@@ -1,5 +1,5 @@
 /**
- * Webhooks over GraphQL (README "Webhooks"): the signed-in user's developer settings (webhook URL and
+ * Webhooks over GraphQL (docs/webhooks.md): the signed-in user's developer settings (webhook URL and
  * secret), the team-wide webhook (super admins of Enterprise teams), and the delivery ledger with
  * redelivery. Thin: each resolver calls one function of services/core/webhooks with the caller's
  * principal; every rule and limit lives there.
