@@ -37,3 +37,7 @@ MODULES.push(auditModule);
 // API keys and sign-ins (apiKeys, teamApiKeys, signIns, createApiKey, revokeApiKey, endSignIns, deactivateUser, reactivateUser).
 import { keysModule } from './keys';
 MODULES.push(keysModule);
+
+// Action items (actionItems, updateActionItem).
+import { actionItemsModule } from './action-items';
+MODULES.push(actionItemsModule);
