@@ -41,3 +41,7 @@ MODULES.push(keysModule);
 // Action items (actionItems, updateActionItem).
 import { actionItemsModule } from './action-items';
 MODULES.push(actionItemsModule);
+
+// Exports (exportTranscript).
+import { exportsModule } from './exports';
+MODULES.push(exportsModule);

@@ -8,6 +8,7 @@ import { summarize } from '../../../services/intelligence/summarize';
 import type { Sentence } from '../../../services/intelligence/types';
 import { persistTranscript } from '../../../services/core/ingest';
 import { flushReads } from '../../../services/core/audit';
+import { startSession } from '../../../services/core/people';
 import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { GraphqlHarness, startGraphql } from '../../support/graphql';
 import { McpHarness, startMcp } from '../../support/mcp';
@@ -233,5 +234,18 @@ describe('action items', () => {
     await flushReads(t.db);
     const after = await t.db('read_audit').where({ user_id: tom.id, surface: 'mcp:svc_get_action_items', meeting_id: secret }).count({ n: '*' });
     expect(Number(after[0].n)).toBe(Number(before[0].n) + 1);
+  });
+
+  it('the /action-items page lists the open items of the person signed in, with links to their moments', async () => {
+    const pages = mcp.url.replace(/\/mcp$/, '') + new URL(mcp.config.publicBaseUrl).pathname.replace(/\/+$/, '');
+    const { token } = await startSession(t.db, tom.principal, { method: 'api_key', apiKeyId: null, ttlMs: 600_000 });
+    const html = await (await fetch(`${pages}/action-items`, { headers: { cookie: `mi_session=${token}` } })).text();
+    const open = (await items(tom.key, { mine: true, status: 'open', limit: 20 })).action_items;
+    const shown = [...html.matchAll(/<li class="action-item" data-status="(\w+)">/g)].map((m) => m[1]);
+    expect(shown).toEqual(open.map(() => 'open'));
+    expect(html).toContain(`/meetings/${secret}#t=0`);
+    expect(html).not.toContain('I will update the roadmap');
+    const signedOut = await fetch(`${pages}/action-items`, { redirect: 'manual' });
+    expect(signedOut.status).toBe(303);
   });
 });
