@@ -40,7 +40,7 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['meeting_id', 'item_key'], { indexName: 'action_items_meeting_key_unique' });
   });
   await knex.raw('create index action_items_team_order_idx on action_items (team_id, meeting_date desc, meeting_id desc, sentence_index, id)');
-  await knex.raw('create index action_items_owner_idx on action_items (lower(owner_email), meeting_date desc) where owner_email is not null');
+  await knex.raw('create index action_items_owner_idx on action_items (lower(owner_email), meeting_date desc, meeting_id desc, sentence_index, id) where owner_email is not null');
 
   await knex.schema.alterTable('webhook_endpoints', (t) => {
     t.specificType('events', 'text[]');
