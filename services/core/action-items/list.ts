@@ -17,9 +17,11 @@ import { recordReads } from '../audit';
 import type { Principal } from '../principal';
 import { isCalendarDate, type Page } from '../meetings';
 import { isEmail } from '../validate';
+import { numbered, runSql } from '../../platform/sql';
 import { ACTION_ITEM_STATUSES, toActionItemRecord, type ActionItemRecord, type ActionItemRow, type ActionItemStatus } from './records';
 
-export const ACTION_ITEM_LIST = { defaultLimit: 20, maxLimit: 100 } as const;
+/** The default page is the meeting list's: an assistant asking what is open reads the newest first. */
+export const ACTION_ITEM_LIST = { defaultLimit: 10, maxLimit: 100 } as const;
 /**
  * Token budget of one page: below what MCP clients accept from one answer (25,000 tokens), as the
  * other lists. A page holds the items that fit (at least one); has_more and next_cursor lead on.
@@ -162,13 +164,22 @@ function estimateTokens(v: unknown): number {
   return Math.ceil(Buffer.byteLength(JSON.stringify(v), 'utf8') / 2.5) + 4;
 }
 
-const COLUMNS = [
-  'ai.id', 'ai.team_id', 'ai.meeting_id', 'ai.meeting_date', 'ai.text', 'ai.sentence_index', 'ai.start_time', 'ai.owner_name', 'ai.owner_email',
-  'ai.due_phrase', 'ai.due_date', 'ai.status', 'm.title as meeting_title',
-];
+const COLUMNS =
+  'ai.id, ai.team_id, ai.meeting_id, ai.meeting_date, ai.text, ai.sentence_index, ai.start_time, ai.owner_name, ai.owner_email,' +
+  // The meeting date as PostgreSQL writes it: the cursor gives it back exactly, microseconds and all.
+  ' ai.due_phrase, ai.due_date, ai.status, m.title as meeting_title, ai.meeting_date::text as date_key';
+const ORDER = 'order by ai.meeting_date desc, ai.meeting_id desc, ai.sentence_index asc, ai.id asc';
 
-/** The meeting date as PostgreSQL writes it: the cursor gives it back exactly, microseconds and all. */
-const DATE_KEY = 'ai.meeting_date::text as date_key';
+/**
+ * A named (prepared) statement per shape of the list (which filters are given): the text is SQL
+ * without values, so a few shapes serve every call, each on its generic plan (platform/sql.ts).
+ */
+const names = new Map<string, string>();
+function statementName(sql: string): string {
+  let name = names.get(sql);
+  if (!name) names.set(sql, (name = `mi_action_items_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`));
+  return name;
+}
 
 export async function listActionItems(db: Knex, config: Pick<Config, 'publicBaseUrl'>, p: Principal, f: ActionItemFilters): Promise<ActionItemPage> {
   const r = resolveActionItemFilters(f);
@@ -179,35 +190,33 @@ export async function listActionItems(db: Knex, config: Pick<Config, 'publicBase
     throw notFound('channel', r.channelId);
   }
   const vis = visibleToSql(p, 'm');
-  const q = db('action_items as ai').join('meetings as m', 'm.id', 'ai.meeting_id').whereRaw(vis.sql, vis.bindings);
+  const where: string[] = [vis.sql];
+  const bindings: Knex.RawBinding[] = [...vis.bindings];
+  const add = (sql: string, ...values: Knex.RawBinding[]) => {
+    where.push(sql);
+    bindings.push(...values);
+  };
   // No share names the caller: every item they may read is their team's, so the team's index leads.
-  if (p.sharedWith === false) q.where('ai.team_id', p.teamId);
-  if (r.mine) q.whereRaw('lower(ai.owner_email) = lower(?)', [p.email]);
-  if (r.status) q.where('ai.status', r.status);
-  if (r.ownerEmail) q.whereRaw('lower(ai.owner_email) = ?', [r.ownerEmail]);
-  if (r.ownerName) q.whereRaw('lower(ai.owner_name) = ?', [r.ownerName]);
-  if (r.dueBefore) q.where('ai.due_date', '<=', r.dueBefore);
-  if (r.dueAfter) q.where('ai.due_date', '>=', r.dueAfter);
-  if (r.meetingId) q.where('ai.meeting_id', r.meetingId);
-  if (r.channelId) q.where('m.channel_id', r.channelId);
-  if (r.fromDate) q.where('ai.meeting_date', '>=', `${r.fromDate}T00:00:00Z`);
-  if (r.toDate) q.where('ai.meeting_date', '<', new Date(Date.parse(`${r.toDate}T00:00:00Z`) + 86_400_000).toISOString());
+  if (p.sharedWith === false) add('ai.team_id = ?', p.teamId);
+  if (r.mine) add('lower(ai.owner_email) = lower(?)', p.email);
+  if (r.status) add('ai.status = ?', r.status);
+  if (r.ownerEmail) add('lower(ai.owner_email) = ?', r.ownerEmail);
+  if (r.ownerName) add('lower(ai.owner_name) = ?', r.ownerName);
+  if (r.dueBefore) add('ai.due_date <= ?::date', r.dueBefore);
+  if (r.dueAfter) add('ai.due_date >= ?::date', r.dueAfter);
+  if (r.meetingId) add('ai.meeting_id = ?', r.meetingId);
+  if (r.channelId) add('m.channel_id = ?', r.channelId);
+  if (r.fromDate) add('ai.meeting_date >= ?::timestamptz', `${r.fromDate}T00:00:00Z`);
+  if (r.toDate) add('ai.meeting_date < ?::timestamptz', new Date(Date.parse(`${r.toDate}T00:00:00Z`) + 86_400_000).toISOString());
   if (after) {
-    q.whereRaw(
-      '(ai.meeting_date < ?::timestamptz or (ai.meeting_date = ?::timestamptz and (ai.meeting_id < ? or (ai.meeting_id = ? and (ai.sentence_index, ai.id) > (?, ?)))))',
-      [after.d, after.d, after.m, after.m, after.i, after.k],
+    add(
+      '(ai.meeting_date < ?::timestamptz or (ai.meeting_date = ?::timestamptz and (ai.meeting_id < ? or (ai.meeting_id = ? and (ai.sentence_index, ai.id) > (?::int, ?)))))',
+      after.d, after.d, after.m, after.m, after.i, after.k,
     );
   }
-  const rows: (ActionItemRow & { meeting_title: string; date_key: string })[] = await q
-    .orderBy([
-      { column: 'ai.meeting_date', order: 'desc' },
-      { column: 'ai.meeting_id', order: 'desc' },
-      { column: 'ai.sentence_index', order: 'asc' },
-      { column: 'ai.id', order: 'asc' },
-    ])
-    .limit(r.limit + 1)
-    .select(COLUMNS)
-    .select(db.raw(DATE_KEY));
+  bindings.push(r.limit + 1);
+  const sql = `select ${COLUMNS} from action_items ai join meetings m on m.id = ai.meeting_id where ${where.join(' and ')} ${ORDER} limit ?::int`;
+  const rows = await runSql<ActionItemRow & { meeting_title: string; date_key: string }>(db, numbered({ sql, bindings }), statementName(sql));
 
   const shown: ActionItemRecord[] = [];
   let left = ACTION_ITEM_TOKENS - PAGE_ENVELOPE_TOKENS;

@@ -137,7 +137,7 @@ async function payloadsOf(
   }
   if (events.has('action_items.created')) {
     const items: WebhookEventItem[] = (
-      await db('action_items').where({ meeting_id: m.id }).orderBy(['sentence_index', 'id']).select('id', 'text', 'owner_name', 'owner_email', 'due_date', 'start_time', db.raw('due_date::text as due'))
+      await db('action_items').where({ meeting_id: m.id }).orderBy(['sentence_index', 'id']).select('id', 'text', 'owner_name', 'owner_email', 'start_time', db.raw('due_date::text as due'))
     ).map((r: { id: string; text: string; owner_name: string | null; owner_email: string | null; due: string | null; start_time: number }) => ({
       id: r.id,
       text: r.text,
