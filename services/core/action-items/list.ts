@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { invalid, notFound } from '../../platform/errors';
-import { channelVisibleTo, visibleToSql } from '../access';
+import { channelVisibleTo, visibleTo, visibleToSql } from '../access';
 import { recordReads } from '../audit';
 import type { Principal } from '../principal';
 import { isCalendarDate, type Page } from '../meetings';
@@ -186,6 +186,11 @@ export async function listActionItems(db: Knex, config: Pick<Config, 'publicBase
   const fhash = filtersHash(p, r);
   const after = f.cursor !== undefined ? openCursor(f.cursor, fhash) : undefined;
 
+  // A meeting the caller cannot see (unknown, another team's) is object_not_found, as in every other
+  // tool, not an empty list.
+  if (r.meetingId && !(await db('meetings as m').modify(visibleTo(p, 'm')).where('m.id', r.meetingId).first('m.id'))) {
+    throw notFound('meeting', r.meetingId);
+  }
   if (r.channelId && !(await db('channels as c').modify(channelVisibleTo(p, 'c')).where('c.id', r.channelId).first('c.id'))) {
     throw notFound('channel', r.channelId);
   }

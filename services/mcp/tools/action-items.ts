@@ -45,7 +45,7 @@ const getActionItems = defineTool({
     owner: z.string().min(1, 'must not be empty').max(OWNER_MAX, `at most ${OWNER_MAX} characters`).optional().describe('Only items of this owner: an email, or the name an item shows.'),
     dueBefore: isoDate('Due on or before this day, YYYY-MM-DD.'),
     dueAfter: isoDate('Due on or after this day, YYYY-MM-DD.'),
-    meetingId: id.optional().describe('Only items of this meeting (transcript id).'),
+    meetingId: id.optional().describe('Only items of this meeting (transcript id). A meeting you cannot see is object_not_found.'),
     channelId: id.optional().describe('Only items of meetings in this channel (id from svc_list_channels).'),
     fromDate: isoDate('Meetings on or after this day, YYYY-MM-DD (UTC).'),
     toDate: isoDate('Meetings on or before this day, YYYY-MM-DD (UTC).'),
