@@ -159,7 +159,7 @@ export function temporalWorkflows(temporal: Client, taskQueue: string): Workflow
       await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
         temporal.workflow.start(WebhookDeliveryWorkflow, {
           taskQueue,
-          workflowId: webhookWorkflowId(input.meetingId, input.target),
+          workflowId: webhookWorkflowId(input.meetingId, input.target, input.event),
           args: [input],
           workflowIdReusePolicy: 'ALLOW_DUPLICATE',
           workflowIdConflictPolicy: 'TERMINATE_EXISTING',

@@ -26,7 +26,8 @@ export const transcriptionWorkflowId = (meetingId: string) => `transcription-${m
 /** One run per meeting at a time; a later run updates the meeting's rule log rows. */
 export const ruleExecutionWorkflowId = (meetingId: string) => `rules-${meetingId}`;
 /** One delivery's workflow: the same id for the first run and every redelivery of it. */
-export const webhookWorkflowId = (meetingId: string, target: string) => `webhook-${meetingId}-${target}`;
+/** The V1 event keeps the id it always had; a V2 event's delivery adds the event's name. */
+export const webhookWorkflowId = (meetingId: string, target: string, event?: string) => `webhook-${meetingId}-${target}${event ? `-${event}` : ''}`;
 export const liveWorkflowId = (meetingId: string) => `live-${meetingId}`;
 /**
  * The daily retention run's schedule, one per task queue (the worker creates or updates it at start),

@@ -181,3 +181,25 @@ export const ruleExecutionsOutput = {
   ...page,
   next_cursor: nullable(str).describe('Pass as cursor for the next page; null on the last.'),
 };
+
+const actionItem = {
+  id: str,
+  meeting_id: str,
+  meeting_title: str,
+  meeting_date: str,
+  text: str,
+  owner_name: nullable(str),
+  owner_email: nullable(str),
+  due: nullable(str),
+  due_date: nullable(str),
+  status: z.enum(['open', 'done']),
+  sentence_index: num,
+  start_time: num,
+  link: str,
+};
+export const actionItemOutput = actionItem;
+export const actionItemListOutput = {
+  action_items: z.array(z.object(actionItem)),
+  ...page,
+  next_cursor: nullable(str).describe('Pass as cursor for the next page; null on the last.'),
+};

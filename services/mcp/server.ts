@@ -23,7 +23,8 @@ export const SERVER_INFO = { name: 'meeting-intelligence', version: '0.1.0' };
 
 const INSTRUCTIONS =
   'Tools over the signed-in user\'s meetings: find meetings (svc_get_transcripts, or svc_search with its query grammar), ' +
-  'read one transcript (svc_get_transcript, paged for long meetings) or its summary (svc_get_summary), manage sharing, ' +
+  'read one transcript (svc_get_transcript, paged for long meetings) or its summary (svc_get_summary), action items across meetings ' +
+  '(svc_get_action_items, each with the moment it was said to cite; svc_update_action_item), manage sharing, ' +
   'titles, privacy and channels, soundbites, people, analytics and automation logs. Meeting id and transcript id are the same. ' +
   'Answers are TOON text by default (format: json or text where offered), with the same data as JSON structuredContent per the tool\'s outputSchema. ' +
   'Lists say has_more; fetch the next page when it is true.';

@@ -18,7 +18,9 @@ import { createOidcClient, type OidcClient } from '../oauth/oidc';
 import { principalByEmail } from '../oauth/principal';
 import { APP_CSS, APP_JS } from './assets';
 import { clearCookie, readCookie, SESSION_COOKIE, setCookie, SIGNIN_CSRF_COOKIE } from './cookies';
-import { errorPage, layout, meetingPage, meetingsPage, notFoundPage, signInPage, soundbitePage, type PageContext } from './views';
+import { actionItemsPage, errorPage, layout, meetingPage, meetingsPage, notFoundPage, signInPage, soundbitePage, type PageContext } from './views';
+import { ACTION_ITEM_LIST, listActionItems } from '../core/action-items';
+import { exportMeeting } from '../core/exports';
 
 export interface WebDeps {
   db: Knex;
@@ -85,7 +87,7 @@ export function createWebRouter(deps: WebDeps): Router {
   });
 
   const pages = router;
-  const PAGE_PATHS = ['/signin', '/signout', '/meetings', '/soundbites'];
+  const PAGE_PATHS = ['/signin', '/signout', '/meetings', '/soundbites', '/action-items'];
   pages.use(PAGE_PATHS, pageHeaders, async (req: PageRequest, _res, next) => {
     try {
       req.session = await sessionOf(db, readCookie(req, SESSION_COOKIE));
@@ -228,8 +230,34 @@ export function createWebRouter(deps: WebDeps): Router {
     try {
       if (!req.session) return signInFirst(req, res);
       const from = Math.max(0, Number.parseInt(String(req.query.from ?? '0'), 10) || 0);
-      const meeting = await fetchMeeting(db, config, readingAs(req.session.principal, 'page:/meetings/:id'), String(req.params.id), { fromIndex: from, rawText: 'when-different', maxTokens: PART_TOKENS });
-      await send(res, 200, meetingPage(ctxOf(req), meeting, from));
+      const reader = readingAs(req.session.principal, 'page:/meetings/:id');
+      const meeting = await fetchMeeting(db, config, reader, String(req.params.id), { fromIndex: from, rawText: 'when-different', maxTokens: PART_TOKENS });
+      const items = await listActionItems(db, config, reader, { meetingId: meeting.id, limit: ACTION_ITEM_LIST.maxLimit });
+      await send(res, 200, meetingPage(ctxOf(req), meeting, from, items.action_items));
+    } catch (e) {
+      next(e);
+    }
+  });
+
+  /** A download of the meeting (exports): the same read as the page, recorded as `page:/meetings/:id/export`. */
+  pages.get('/meetings/:id/export.:format', async (req: PageRequest, res, next) => {
+    try {
+      if (!req.session) return signInFirst(req, res);
+      const file = await exportMeeting(db, config, readingAs(req.session.principal, 'page:/meetings/:id/export'), String(req.params.id), String(req.params.format));
+      res.set({ 'Content-Type': file.contentType, 'Content-Disposition': `attachment; filename="${file.filename}"` }).send(file.body);
+    } catch (e) {
+      next(e);
+    }
+  });
+
+  /** A person's open action items across the meetings they may read, newest meeting first. */
+  pages.get('/action-items', async (req: PageRequest, res, next) => {
+    try {
+      if (!req.session) return signInFirst(req, res);
+      const cursor = typeof req.query.cursor === 'string' && req.query.cursor ? req.query.cursor : undefined;
+      const page = await listActionItems(db, config, readingAs(req.session.principal, 'page:/action-items'), { mine: true, status: 'open', limit: PAGE_SIZE, cursor });
+      const nextHref = page.next_cursor ? `${base}/action-items?${new URLSearchParams({ cursor: page.next_cursor })}` : null;
+      await send(res, 200, actionItemsPage(ctxOf(req), page, nextHref));
     } catch (e) {
       next(e);
     }
@@ -267,7 +295,7 @@ export function createWebRouter(deps: WebDeps): Router {
   });
 
   // Anything else under the pages, and anything a page may not show: the same not-found page.
-  pages.use(['/meetings', '/soundbites'], async (req: PageRequest, res) => {
+  pages.use(['/meetings', '/soundbites', '/action-items'], async (req: PageRequest, res) => {
     await send(res, 404, notFoundPage(ctxOf(req)));
   });
   pages.use(PAGE_PATHS, async (err: unknown, req: PageRequest, res: Response, _next: NextFunction) => {

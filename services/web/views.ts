@@ -9,6 +9,8 @@ import type { HtmlEscapedString } from 'hono/utils/html';
 import type { FullMeeting, MeetingList, MomentRecord, SentenceRecord, SpeakerAnalyticsRecord } from '../core/meetings';
 import type { OpenedSoundbite } from '../core/soundbites';
 import type { Principal } from '../core/principal';
+import type { ActionItemPage, ActionItemRecord } from '../core/action-items';
+import { EXPORT_FORMATS } from '../core/exports';
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -50,7 +52,7 @@ export function layout(ctx: PageContext, title: string, body: Html): Html {
   </head>
   <body>
     <header class="top">
-      <nav aria-label="Main"><a href="${b}/meetings" class="home">Meetings</a></nav>
+      <nav aria-label="Main"><a href="${b}/meetings" class="home">Meetings</a> <a href="${b}/action-items">Action items</a></nav>
       <div class="account">${account}</div>
     </header>
     <main id="main">${body}</main>
@@ -174,7 +176,7 @@ function speakerChart(analytics: SpeakerAnalyticsRecord[]): Html {
   </section>`;
 }
 
-function summarySection(m: FullMeeting): Html {
+function summarySection(m: FullMeeting, items?: ActionItemRecord[]): Html {
   const s = m.summary;
   if (!s) return html`<section aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2><p class="muted">${m.meeting_info.message ?? 'No summary yet.'}</p></section>`;
   const list = (items: unknown) => (Array.isArray(items) && items.length ? html`<ul>${items.map((x) => html`<li>${typeof x === 'string' ? x : JSON.stringify(x)}</li>`)}</ul>` : html`<p class="muted">none</p>`);
@@ -182,7 +184,7 @@ function summarySection(m: FullMeeting): Html {
     <h2 id="summary-h">Summary</h2>
     ${s.meeting_type ? html`<p><span class="badge">${s.meeting_type}</span></p>` : ''}
     ${s.overview ? html`<p class="overview">${s.overview}</p>` : ''}
-    <h3>Action items</h3>${list(s.action_items)}
+    <h3>Action items</h3>${items ? actionItemList(m.id, items) : list(s.action_items)}
     <h3>Keywords</h3>${list(s.keywords)}
     <h3>Topics</h3>${list(s.topics_discussed)}
     <h3>Outline</h3>${list(s.outline)}
@@ -199,7 +201,7 @@ export function sentenceItems(sentences: SentenceRecord[]): Html {
   )}`;
 }
 
-export function meetingPage(ctx: PageContext, m: FullMeeting, from: number): Html {
+export function meetingPage(ctx: PageContext, m: FullMeeting, from: number, items?: ActionItemRecord[]): Html {
   const b = ctx.base;
   const state =
     m.status === 'processing'
@@ -222,7 +224,8 @@ export function meetingPage(ctx: PageContext, m: FullMeeting, from: number): Htm
         <dt>Participants</dt><dd>${m.participants || 'none listed'}</dd>
         <dt>Privacy</dt><dd>${m.privacy}</dd>
       </dl>
-      ${summarySection(m)}
+      ${summarySection(m, items)}
+      ${m.status === 'completed' || m.is_live ? downloads(b, m.id) : ''}
       ${speakerChart(m.analytics)}
       <section aria-labelledby="transcript-h">
         <h2 id="transcript-h">Transcript</h2>
@@ -245,5 +248,51 @@ export function soundbitePage(ctx: PageContext, sb: OpenedSoundbite): Html {
       ${sb.summary ? html`<p class="overview">${sb.summary}</p>` : ''}
       <ol class="transcript">${sentenceItems(sb.sentences)}</ol>
       ${moment}`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Action items and downloads
+// ---------------------------------------------------------------------------------------------------
+
+const EXPORT_LABELS: Record<(typeof EXPORT_FORMATS)[number], string> = {
+  vtt: 'Subtitles (WebVTT)',
+  srt: 'Subtitles (SRT)',
+  txt: 'Transcript (text)',
+  md: 'Notes (Markdown)',
+  docx: 'Notes (Word)',
+};
+
+function downloads(base: string, meetingId: string): Html {
+  return html`<section aria-labelledby="downloads-h">
+    <h2 id="downloads-h">Download</h2>
+    <ul class="downloads">${EXPORT_FORMATS.map((f) => html`<li><a href="${meetingHref(base, meetingId)}/export.${f}" download>${EXPORT_LABELS[f]}</a></li>`)}</ul>
+  </section>`;
+}
+
+/** One item: its status, words, owner and due date, and the moment it was said. */
+function actionItemEntry(a: ActionItemRecord, href: string, withMeeting: boolean): Html {
+  const who = [a.owner_name ?? a.owner_email, a.due_date ? `due ${a.due_date}` : a.due ? `due ${a.due}` : null].filter(Boolean).join(' · ');
+  return html`<li class="action-item" data-status="${a.status}">
+    <span class="badge">${a.status}</span> ${a.text}
+    ${who ? html`<span class="meta">${who}</span>` : ''}
+    <a class="time" href="${href}#t=${Math.floor(a.start_time)}">${withMeeting ? html`${a.meeting_title}, ` : ''}${clock(a.start_time)}</a>
+  </li>`;
+}
+
+function actionItemList(meetingId: string, items: ActionItemRecord[]): Html {
+  if (!items.length) return html`<p class="muted">none</p>`;
+  return html`<ul class="action-items">${items.map((a) => actionItemEntry(a, '', false))}</ul>`;
+}
+
+export function actionItemsPage(ctx: PageContext, page: ActionItemPage, nextHref: string | null): Html {
+  const b = ctx.base;
+  const rows = page.action_items.map((a) => actionItemEntry(a, meetingHref(b, a.meeting_id), true));
+  return layout(
+    ctx,
+    'Action items',
+    html`<h1>Your open action items</h1>
+      ${rows.length ? html`<ul class="action-items">${rows}</ul>` : html`<p>Nothing open for you.</p>`}
+      <nav class="pager" aria-label="Pages">${nextHref ? html`<a href="${nextHref}" rel="next">More</a>` : ''}</nav>`,
   );
 }

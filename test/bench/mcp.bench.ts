@@ -204,7 +204,7 @@ const BENCH_SPAN_MS = 2 * 365 * 24 * 3600 * 1000;
 
 // ---- database ---------------------------------------------------------------------------------
 
-async function provisionDatabase(o: Options): Promise<{ adminUrl: string; stop(): void }> {
+export async function provisionDatabase(o: Pick<Options, 'databaseUrl' | 'keepPostgres'>): Promise<{ adminUrl: string; stop(): void }> {
   if (o.databaseUrl) return { adminUrl: o.databaseUrl, stop: () => {} };
   // A cluster of our own in a fixed folder, so a seeded database survives between runs.
   const pg = startLocalPostgres({ dataDir: join(tmpdir(), 'mi-bench-pg'), port: await freePort(), durable: false });
@@ -227,15 +227,15 @@ function warnWithoutMallocSettings(dataDir: string): void {
   }
 }
 
-const dbName = (o: Options) => `mi_bench_${o.meetings}x${o.sentences}x${o.users}`;
+export const dbName = (o: Pick<Options, 'meetings' | 'sentences' | 'users'>) => `mi_bench_${o.meetings}x${o.sentences}x${o.users}`;
 
-function withDatabase(url: string, name: string): string {
+export function withDatabase(url: string, name: string): string {
   const u = new URL(url);
   u.pathname = `/${name}`;
   return u.toString();
 }
 
-async function isSeeded(adminUrl: string, url: string, name: string): Promise<boolean> {
+export async function isSeeded(adminUrl: string, url: string, name: string): Promise<boolean> {
   const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
   const exists = (await admin.raw('select 1 from pg_database where datname = ?', [name])).rows.length > 0;
   await admin.destroy();
@@ -253,7 +253,7 @@ async function isSeeded(adminUrl: string, url: string, name: string): Promise<bo
   }
 }
 
-async function createDatabase(adminUrl: string, name: string, drop: boolean): Promise<void> {
+export async function createDatabase(adminUrl: string, name: string, drop: boolean): Promise<void> {
   const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
   try {
     if (drop) await admin.raw(`drop database if exists ${name} with (force)`);
@@ -404,7 +404,7 @@ async function seed(url: string, o: Options): Promise<void> {
   console.log(`  seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-function seedInChild(url: string, o: Options): Promise<void> {
+export function seedInChild(url: string, o: Pick<Options, 'meetings' | 'sentences' | 'users'>): Promise<void> {
   const args = [...process.execArgv, __filename, '--seed-only', '--database-url', url, '--meetings', String(o.meetings), '--sentences', String(o.sentences), '--users', String(o.users)];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: 'inherit' });
@@ -414,7 +414,7 @@ function seedInChild(url: string, o: Options): Promise<void> {
 
 // ---- load driver --------------------------------------------------------------------------------
 
-interface Stats {
+export interface Stats {
   /** Highest RSS of the serving process while the phase ran (NaN where no server process is involved). */
   rssMb: number;
   /** CPU milliseconds per measured call: the serving process, and PostgreSQL's processes. */
@@ -560,13 +560,13 @@ async function startProcess(args: string[], env: NodeJS.ProcessEnv, ready: (chil
 }
 
 /** Build dist/ from the sources, as the image does, so the role measured is the code checked out. */
-function buildRole(): void {
+export function buildRole(): void {
   const built = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
   if (built.status !== 0) throw new Error('npx tsc -p tsconfig.build.json failed');
 }
 
 /** The mcp role from dist/ as the image starts it (`meeting-intel serve mcp`), with logs off and the rate limit lifted. */
-async function startMcpRole(databaseUrl: string): Promise<ServerProcess> {
+export async function startMcpRole(databaseUrl: string): Promise<ServerProcess> {
   const port = await freePort();
   const env = {
     ...process.env,
@@ -606,7 +606,7 @@ function rssMb(pid: number): number {
 }
 
 /** One phase for a driver process: the calls to rotate through, how many at once, for how long. */
-interface DriverSpec {
+export interface DriverSpec {
   /** The replicas' URLs; call i goes to urls[i % urls.length]. */
   urls: string[];
   calls: { key: string; name: string; args: Record<string, unknown> }[];
@@ -640,7 +640,7 @@ async function driverMain(): Promise<void> {
  * of any of them is sampled from /proc while the phase runs, and their CPU (added up) and PostgreSQL's
  * are counted over the measured part (after the driver's warm-up) and divided by the calls.
  */
-function driveRemote(spec: DriverSpec, servers: ServerProcess[]): Promise<Stats> {
+export function driveRemote(spec: DriverSpec, servers: ServerProcess[]): Promise<Stats> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...process.execArgv, __filename, '--driver'], { stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
@@ -680,7 +680,7 @@ function leaves(v: unknown): string[] {
 const ms = (v: number, digits = 1) => (Number.isFinite(v) ? `${v.toFixed(digits)} ms` : '-');
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
-function row(name: string, s: Stats, target = ''): string {
+export function row(name: string, s: Stats, target = ''): string {
   return [
     name.padEnd(44),
     `${s.perSecond.toFixed(0).padStart(6)}/s`,
@@ -989,7 +989,10 @@ async function run(url: string, o: Options): Promise<void> {
   await stop();
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+// Run when started (also as its own seeding and driver child); other benches import its helpers.
+if (require.main === module) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

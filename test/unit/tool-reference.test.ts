@@ -8,9 +8,9 @@ describe('docs/tools.md', () => {
     expect(renderDoc(current)).toBe(current);
   });
 
-  it('documents all twenty tools', () => {
+  it('documents all twenty-two tools', () => {
     const doc = readFileSync(DOC, 'utf8');
-    expect(ALL_TOOLS).toHaveLength(20);
+    expect(ALL_TOOLS).toHaveLength(22);
     for (const t of ALL_TOOLS) expect(doc).toContain(`### ${t.name}`);
   });
 });

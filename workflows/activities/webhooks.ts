@@ -24,9 +24,9 @@ export interface PreparedDelivery {
 }
 
 /** The meeting's deliveries, recorded in the ledger once, as the runs to start. */
-export async function prepareDeliveries(db: Knex, config: Pick<Config, 'webhook'>, meetingId: string): Promise<PreparedDelivery[]> {
+export async function prepareDeliveries(db: Knex, config: Pick<Config, 'webhook' | 'publicBaseUrl'>, meetingId: string): Promise<PreparedDelivery[]> {
   const inputs = await recordDeliveries(db, config, meetingId);
-  return inputs.map((input) => ({ workflowId: webhookWorkflowId(meetingId, input.target), input }));
+  return inputs.map((input) => ({ workflowId: webhookWorkflowId(meetingId, input.target, input.event), input }));
 }
 
 export interface WebhookActivities {

@@ -15,6 +15,7 @@ import { audit } from '../audit';
 import { notFound } from '../../platform/errors';
 import type { Attendee, UploadOptions } from '../uploads';
 import type { MeetingRow } from '../meetings';
+import { syncActionItems } from '../action-items';
 
 /** What the pipeline hands over for one meeting. */
 export interface ProcessedTranscript {
@@ -140,6 +141,19 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
       source: s.source,
     });
 
+    // The summary's items kept as records: found again on a re-run, what a person set left as set.
+    const emailByName = new Map<string, string>();
+    for (const x of people) if (x.name) emailByName.set(x.name.toLowerCase(), x.email);
+    for (const [name, email] of Object.entries(emails)) emailByName.set(name.toLowerCase(), email.toLowerCase());
+    await syncActionItems(tx, {
+      meetingId: t.meetingId,
+      teamId: m.team_id,
+      meetingDate: m.date,
+      items: s.action_items,
+      sentences,
+      emails: emailByName,
+    });
+
     await tx('meeting_analytics').insert({ meeting_id: t.meetingId, ...t.analytics.meeting });
     if (t.analytics.speakers.length) {
       await tx('speaker_analytics').insert(
@@ -161,7 +175,7 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
         updated_at: tx.fn.now(),
       });
     await audit(tx, null, 'meeting.transcribed', { type: 'meeting', id: t.meetingId, teamId: m.team_id }, { sentences: sentences.length, speakers: speakerNames.length });
-    return { sentences: sentences.length, speakers: speakerNames.length, participants: people.length };
+    return { sentences: sentences.length, speakers: speakerNames.length, participants: people.length};
   });
 }
 

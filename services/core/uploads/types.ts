@@ -18,6 +18,8 @@ export interface UploadInput {
   url: string;
   title?: string | null;
   webhook?: string | null;
+  /** The events the upload's webhook is sent (webhooks/events.ts); default the V1 event alone. */
+  webhook_events?: string[] | null;
   client_reference_id?: string | null;
   custom_language?: string | null;
   attendees?: AttendeeInput[] | null;
@@ -58,6 +60,8 @@ export interface NormalizedUpload {
   displayUrl: string;
   title: string;
   webhook: string | null;
+  /** null: the V1 event alone. */
+  webhookEvents: string[] | null;
   clientReferenceId: string | null;
   customLanguage: string | null;
   attendees: Attendee[];

@@ -42,6 +42,7 @@ function requestHash(u: NormalizedUpload, key: Buffer | undefined): string {
     u.meetingDateGiven ? u.meetingDate.toISOString() : null,
     // Only when given, so the hash of an upload without them is what it always was.
     ...(u.speakerNames.length > 0 || u.splitChannels !== null ? [u.speakerNames, u.splitChannels] : []),
+    ...(u.webhookEvents ? [u.webhookEvents] : []),
   ]);
   if (!key) throw new ServiceError('invariant_violation', 'SECRETS_KEY is not configured on this server; an operator must set it');
   return createHmac('sha256', key).update(canonical).digest('hex');
@@ -86,6 +87,7 @@ async function insertMeeting(db: Knex, p: Principal, u: NormalizedUpload, config
       client_reference_id: u.clientReferenceId,
       custom_language: u.customLanguage,
       upload_webhook: u.webhook,
+      upload_webhook_events: u.webhookEvents,
       upload_options: JSON.stringify(options),
     });
     const organizer = p.email.toLowerCase();

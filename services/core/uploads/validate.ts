@@ -7,7 +7,7 @@ import { requireAdmin } from '../access';
 import { invalid, ServiceError } from '../../platform/errors';
 import type { Principal } from '../principal';
 import { hasControl, isEmail, optionalString, parseUrl, URL_MAX } from '../validate';
-import { validateWebhookUrl } from '../webhooks';
+import { checkWebhookEvents, validateWebhookUrl } from '../webhooks';
 import { isPrivateLiteralHost } from '../../net/address-policy';
 import type { Config } from '../../platform/config';
 import type { Attendee, AttendeeInput, DownloadAuthInput, NormalizedUpload, UploadInput } from './types';
@@ -193,6 +193,8 @@ export function validateUpload(p: Principal, input: UploadInput, config: Pick<Co
 
   const rawWebhook = optionalString('webhook', input.webhook);
   const webhook = rawWebhook === null ? null : validateWebhookUrl('webhook', rawWebhook, { allowPrivateNetwork: allowPrivate });
+  const webhookEvents = checkWebhookEvents('webhook_events', input.webhook_events);
+  if (webhookEvents && webhook === null) throw invalid('webhook_events', 'only with webhook', 'webhook_events chooses the events of this upload\'s webhook; give webhook too, or omit webhook_events');
 
   const clientReferenceId = optionalString('client_reference_id', input.client_reference_id);
   if (clientReferenceId !== null) {
@@ -239,6 +241,7 @@ export function validateUpload(p: Principal, input: UploadInput, config: Pick<Co
     displayUrl: display.toString(),
     title,
     webhook,
+    webhookEvents,
     clientReferenceId,
     customLanguage,
     attendees,

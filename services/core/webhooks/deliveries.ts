@@ -17,14 +17,17 @@
  *
  * Payload: exactly `{"meetingId":"…","eventType":"Transcription completed","clientReferenceId":"…"}`
  * (clientReferenceId only when the upload set one), stored as the exact bytes sent, so every attempt
- * and every redelivery sends and signs the same bytes.
+ * and every redelivery sends and signs the same bytes. A target subscribed to V2 events (events.ts)
+ * gets one delivery per event instead, each in the V2 form.
  */
 import type { Knex } from 'knex';
 import { newId } from '../ids';
 import type { Config } from '../../platform/config';
 import { webhookDeliveries } from '../../platform/metrics';
 import { teamEndpoint, userEndpoint, type EndpointRow } from './settings';
-import { WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED, type WebhookDeliveryInput, type WebhookTarget } from './types';
+import { WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED, type WebhookDeliveryInput, type WebhookEvent, type WebhookTarget } from './types';
+import { isV2Event, subscribedEvents, v2Payload, type WebhookEventItem } from './events';
+import { momentLink } from '../action-items';
 
 /** The exact body sent for a meeting: meetingId, eventType, and clientReferenceId when set. */
 export function webhookPayload(meeting: { id: string; client_reference_id: string | null }): string {
@@ -36,6 +39,7 @@ export function webhookPayload(meeting: { id: string; client_reference_id: strin
 
 interface DeliveryDraft {
   target: WebhookTarget;
+  events: WebhookEvent[];
   url: string;
   user_id: string | null;
   endpoint_id: string | null;
@@ -57,16 +61,16 @@ export function endpointBlocker(ep: EndpointRow, scope: 'user' | 'team', teamTie
  * retried call finds the rows it made), and what a delivery run needs for each one that can be sent.
  * Targets that cannot be sent (no secret, disabled, tier) are recorded `skipped` with the reason.
  */
-export async function recordDeliveries(db: Knex, config: Pick<Config, 'webhook'>, meetingId: string): Promise<WebhookDeliveryInput[]> {
+export async function recordDeliveries(db: Knex, config: Pick<Config, 'webhook' | 'publicBaseUrl'>, meetingId: string): Promise<WebhookDeliveryInput[]> {
   const m = await db('meetings')
     .where({ id: meetingId })
-    .first('id', 'team_id', 'organizer_email', 'uploader_id', 'upload_webhook', 'client_reference_id', 'status');
+    .first('id', 'team_id', 'organizer_email', 'uploader_id', 'upload_webhook', 'upload_webhook_events', 'client_reference_id', 'status');
   if (!m || m.status !== 'completed') return [];
   const drafts: DeliveryDraft[] = [];
 
   if (m.upload_webhook) {
     const ep = m.uploader_id ? await userEndpoint(db, m.uploader_id) : undefined;
-    drafts.push({ target: 'upload', url: m.upload_webhook, user_id: m.uploader_id, endpoint_id: ep?.id ?? null, status: 'pending', last_error: null });
+    drafts.push({ target: 'upload', events: subscribedEvents(m.upload_webhook_events), url: m.upload_webhook, user_id: m.uploader_id, endpoint_id: ep?.id ?? null, status: 'pending', last_error: null });
   }
 
   // The owner is the user whose email is the organizer email, in the meeting's team.
@@ -76,7 +80,7 @@ export async function recordDeliveries(db: Knex, config: Pick<Config, 'webhook'>
     const sameAsUpload = m.upload_webhook && m.uploader_id === owner.id && ep?.url === m.upload_webhook;
     if (ep?.url && !sameAsUpload) {
       const blocker = endpointBlocker(ep, 'user');
-      drafts.push({ target: 'owner', url: ep.url, user_id: owner.id, endpoint_id: ep.id, status: blocker ? 'skipped' : 'pending', last_error: blocker });
+      drafts.push({ target: 'owner', events: subscribedEvents(ep.events), url: ep.url, user_id: owner.id, endpoint_id: ep.id, status: blocker ? 'skipped' : 'pending', last_error: blocker });
     }
   }
 
@@ -84,23 +88,66 @@ export async function recordDeliveries(db: Knex, config: Pick<Config, 'webhook'>
   if (teamEp?.url) {
     const team = await db('teams').where({ id: m.team_id }).first('tier');
     const blocker = endpointBlocker(teamEp, 'team', team?.tier);
-    drafts.push({ target: 'team', url: teamEp.url, user_id: null, endpoint_id: teamEp.id, status: blocker ? 'skipped' : 'pending', last_error: blocker });
+    drafts.push({ target: 'team', events: subscribedEvents(teamEp.events), url: teamEp.url, user_id: null, endpoint_id: teamEp.id, status: blocker ? 'skipped' : 'pending', last_error: blocker });
   }
 
   if (drafts.length) {
-    const payload = webhookPayload(m);
-    const inserted: { status: string }[] = await db('webhook_deliveries')
-      .insert(drafts.map((d) => ({ id: newId(), team_id: m.team_id, meeting_id: m.id, payload, ready_at: db.fn.now(), ...d })))
-      .onConflict(['meeting_id', 'target'])
-      .ignore()
-      .returning(['status']);
+    const payloads = await payloadsOf(db, config, m, new Set(drafts.flatMap((d) => d.events)));
+    const rows = drafts.flatMap(({ events, ...d }) =>
+      events
+        .filter((event) => payloads.has(event))
+        .map((event) => ({ id: newId(), team_id: m.team_id, meeting_id: m.id, event, payload: payloads.get(event)!, ready_at: db.fn.now(), ...d })),
+    );
+    const inserted: { status: string }[] = rows.length
+      ? await db('webhook_deliveries').insert(rows).onConflict(['meeting_id', 'target', 'event']).ignore().returning(['status'])
+      : [];
     for (const row of inserted) if (row.status === 'skipped') webhookDeliveries.inc({ outcome: 'skipped' });
   }
 
-  const rows: { id: string; target: WebhookTarget }[] = await db('webhook_deliveries')
+  const rows: { id: string; target: WebhookTarget; event: WebhookEvent }[] = await db('webhook_deliveries')
     .where({ meeting_id: meetingId })
     .whereNot({ status: 'skipped' })
-    .orderByRaw("array_position(array['upload','owner','team']::text[], target)")
-    .select('id', 'target');
-  return rows.map((r) => ({ deliveryId: r.id, meetingId, target: r.target, scheduleMs: config.webhook.retryScheduleMs, timeoutMs: config.webhook.timeoutMs }));
+    .orderByRaw("array_position(array['upload','owner','team']::text[], target), id")
+    .select('id', 'target', 'event');
+  return rows.map((r) => ({
+    deliveryId: r.id,
+    meetingId,
+    target: r.target,
+    ...(isV2Event(r.event) ? { event: r.event } : {}),
+    scheduleMs: config.webhook.retryScheduleMs,
+    timeoutMs: config.webhook.timeoutMs,
+  }));
+}
+
+/**
+ * The body of each event some target subscribed to, made once for all targets. action_items.created
+ * only for a meeting with items: an event that did not happen is not sent.
+ */
+async function payloadsOf(
+  db: Knex,
+  config: Pick<Config, 'publicBaseUrl'>,
+  m: { id: string; client_reference_id: string | null },
+  events: Set<WebhookEvent>,
+): Promise<Map<WebhookEvent, string>> {
+  const out = new Map<WebhookEvent, string>();
+  const now = Date.now();
+  for (const event of events) {
+    if (!isV2Event(event)) out.set(event, webhookPayload(m));
+    else if (event !== 'action_items.created') out.set(event, v2Payload(event, m, now));
+  }
+  if (events.has('action_items.created')) {
+    const items: WebhookEventItem[] = (
+      await db('action_items').where({ meeting_id: m.id }).orderBy(['sentence_index', 'id']).select('id', 'text', 'owner_name', 'owner_email', 'start_time', db.raw('due_date::text as due'))
+    ).map((r: { id: string; text: string; owner_name: string | null; owner_email: string | null; due: string | null; start_time: number }) => ({
+      id: r.id,
+      text: r.text,
+      owner_name: r.owner_name,
+      owner_email: r.owner_email,
+      due_date: r.due,
+      start_time: Number(r.start_time),
+      link: momentLink(config, m.id, Number(r.start_time)),
+    }));
+    if (items.length) out.set('action_items.created', v2Payload('action_items.created', m, now, items));
+  }
+  return out;
 }

@@ -18,6 +18,8 @@ export interface WebhookDeliveryRecord {
   id: string;
   meeting_id: string;
   target: WebhookTarget;
+  /** `Transcription completed` (V1) or a V2 event (events.ts). */
+  event: string;
   url: string;
   status: DeliveryStatus;
   attempts_count: number;
@@ -70,6 +72,7 @@ function deliveryRecord(row: Record<string, any>, attempts: WebhookAttemptRecord
     id: row.id,
     meeting_id: row.meeting_id,
     target: row.target,
+    event: row.event,
     url: row.url,
     status: row.status,
     attempts_count: Number(row.attempts_count),

@@ -6,7 +6,8 @@ import { logger } from '../../platform/logger';
 import { endpointBlocker } from './deliveries';
 import { getWebhookDelivery, visibleDelivery, type WebhookDeliveryRecord } from './ledger';
 import { teamEndpoint, userEndpoint } from './settings';
-import type { WebhookDeliveryInput, WebhookDeps, WebhookTarget } from './types';
+import type { WebhookDeliveryInput, WebhookDeps, WebhookEvent, WebhookTarget } from './types';
+import { isV2Event } from './events';
 
 /**
  * Send a delivery again: a new WebhookDeliveryWorkflow run with the same delivery id and the same
@@ -39,6 +40,7 @@ export async function redeliverWebhook(deps: WebhookDeps, p: Principal, delivery
     deliveryId: row.id,
     meetingId: row.meeting_id,
     target,
+    ...(isV2Event(row.event) ? { event: row.event as WebhookEvent } : {}),
     scheduleMs: deps.config.webhook.retryScheduleMs,
     timeoutMs: deps.config.webhook.timeoutMs,
     redelivery: true,

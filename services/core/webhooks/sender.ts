@@ -19,6 +19,7 @@ import { audit } from '../audit';
 import { signingSecrets } from './secrets';
 import { webhookHeaders, type SigningSecrets } from './signing';
 import { endpointBlocker } from './deliveries';
+import { isV2Event } from './events';
 import type { EndpointRow } from './settings';
 import type { DeliveryStatus, WebhookTarget } from './types';
 import { NetError, safeFetch } from '../../net';
@@ -135,6 +136,7 @@ interface DeliveryRow {
   team_id: string;
   user_id: string | null;
   target: WebhookTarget;
+  event: string;
   url: string;
   payload: string;
   status: DeliveryStatus;
@@ -270,7 +272,14 @@ export async function attemptDelivery(deps: SenderDeps, input: AttemptInput, sig
   if ('skip' in to) return skip(db, d, to.skip);
 
   const attemptNo = d.attempts_count + 1;
-  const headers = webhookHeaders({ deliveryId: d.id, attemptNo, timestamp: Math.floor(Date.now() / 1000), body: d.payload, secrets: to.secrets });
+  const headers = webhookHeaders({
+    deliveryId: d.id,
+    attemptNo,
+    timestamp: Math.floor(Date.now() / 1000),
+    body: d.payload,
+    secrets: to.secrets,
+    style: isV2Event(d.event) ? 'v2' : 'v1',
+  });
   const sent = await sendWebhook(to.url, d.payload, headers, { timeoutMs: config.webhook.timeoutMs, allowPrivateNetwork: config.allowPrivateNetwork, signal });
 
   let status: DeliveryStatus = 'pending';

@@ -10,6 +10,7 @@ import type { Principal } from '../principal';
 import { chooseSecret, rotatedColumns, type SecretColumns } from './secrets';
 import type { WebhookDeps } from './types';
 import { validateWebhookUrl } from './url';
+import { checkWebhookEvents, subscribedEvents } from './events';
 
 export interface EndpointRow extends SecretColumns {
   id: string;
@@ -19,6 +20,8 @@ export interface EndpointRow extends SecretColumns {
   url: string | null;
   disabled_at: Date | null;
   disabled_reason: string | null;
+  /** The events it subscribes to (events.ts); null: the V1 event alone. */
+  events: string[] | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -32,6 +35,8 @@ export interface WebhookSettings {
   disabled_at: string | null;
   disabled_reason: string | null;
   updated_at: string | null;
+  /** The events it is sent: the V1 `Transcription completed` unless chosen otherwise. */
+  events: string[];
   /** What keeps this webhook from firing, if anything. */
   notice: string | null;
 }
@@ -57,6 +62,7 @@ function settingsOf(row: EndpointRow | undefined, scope: 'user' | 'team', now = 
     disabled_at: iso(row?.disabled_at),
     disabled_reason: row?.disabled_reason ?? null,
     updated_at: iso(row?.updated_at),
+    events: subscribedEvents(row?.events),
     notice,
   };
 }
@@ -116,12 +122,13 @@ export async function getDeveloperSettings(db: Knex, p: Principal): Promise<Webh
   return settingsOf(await userEndpoint(db, p.userId), 'user');
 }
 
-/** Save the caller's webhook URL (it re-enables an endpoint a 410 disabled). */
-export async function saveWebhookUrl(deps: Pick<WebhookDeps, 'db' | 'config'>, p: Principal, rawUrl: unknown): Promise<WebhookSettings> {
+/** Save the caller's webhook URL (it re-enables an endpoint a 410 disabled), and its events when given. */
+export async function saveWebhookUrl(deps: Pick<WebhookDeps, 'db' | 'config'>, p: Principal, rawUrl: unknown, rawEvents?: unknown): Promise<WebhookSettings> {
   const url = validateWebhookUrl('url', rawUrl, deps.config);
+  const events = checkWebhookEvents('events', rawEvents);
   const row = await writeEndpoint(deps.db, p, 'user', async (_existing, tx) => {
-    await audit(tx, p, 'webhook.url_saved', { type: 'webhook_endpoint' }, { scope: 'user', host: hostOf(url) });
-    return { url, disabled_at: null, disabled_reason: null };
+    await audit(tx, p, 'webhook.url_saved', { type: 'webhook_endpoint' }, { scope: 'user', host: hostOf(url), ...(events ? { events } : {}) });
+    return { url, disabled_at: null, disabled_reason: null, ...(events ? { events } : {}) };
   });
   return settingsOf(row, 'user');
 }
@@ -166,10 +173,11 @@ export async function getTeamWebhook(db: Knex, p: Principal): Promise<WebhookSet
 export async function setTeamWebhook(
   deps: Pick<WebhookDeps, 'db' | 'config'>,
   p: Principal,
-  args: { url: unknown; secret?: string | null },
+  args: { url: unknown; secret?: string | null; events?: unknown },
 ): Promise<SecretAnswer> {
   requireTeamWebhookManager(p);
   const url = validateWebhookUrl('url', args.url, deps.config);
+  const events = checkWebhookEvents('events', args.events);
   const custom = args.secret !== undefined && args.secret !== null ? chooseSecret({ secret: args.secret }).secret : undefined;
   const { secretsKey, webhook } = deps.config;
   let generated: string | null = null;
@@ -184,8 +192,9 @@ export async function setTeamWebhook(
       scope: 'team',
       host: hostOf(url),
       secret: custom !== undefined ? 'custom' : generated ? 'generated' : 'kept',
+      ...(events ? { events } : {}),
     });
-    return { url, disabled_at: null, disabled_reason: null, ...secretColumns };
+    return { url, disabled_at: null, disabled_reason: null, ...secretColumns, ...(events ? { events } : {}) };
   });
   return { settings: settingsOf(row, 'team'), secret: generated };
 }

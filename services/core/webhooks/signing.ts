@@ -9,6 +9,7 @@
  *   x-delivery-attempt: 1, 2, ... within the delivery
  * and, when the target has a secret:
  *   x-hub-signature: lowercase hex HMAC-SHA256 of the raw body, keyed with the secret's UTF-8 bytes
+ *     (V2 events: `sha256=` and the hex, as Fireflies' V2 webhooks)
  *   x-hub-signature-previous: the same with the previous secret, while a rotated-out secret overlaps
  *   webhook-id / webhook-timestamp / webhook-signature (Standard Webhooks): `v1,<base64 HMAC-SHA256 of
  *     "<webhook-id>.<webhook-timestamp>.<body>">`, space-separated `v1,` entries during an overlap.
@@ -35,6 +36,8 @@ export interface SignedRequestInput {
   body: string;
   /** Undefined: sent unsigned (only per-upload webhooks of users without a saved secret). */
   secrets?: SigningSecrets;
+  /** v2: x-hub-signature as Fireflies' V2 webhooks send it, `sha256=<hex>`; v1 (default): `<hex>`. */
+  style?: 'v1' | 'v2';
 }
 
 /** Lowercase hex HMAC-SHA256 of the body: the value of x-hub-signature. */
@@ -61,8 +64,9 @@ export function webhookHeaders(input: SignedRequestInput): Record<string, string
   };
   const s = input.secrets;
   if (!s) return headers;
-  headers['x-hub-signature'] = hubSignature(s.current, input.body);
-  if (s.previous) headers['x-hub-signature-previous'] = hubSignature(s.previous, input.body);
+  const prefix = input.style === 'v2' ? 'sha256=' : '';
+  headers['x-hub-signature'] = prefix + hubSignature(s.current, input.body);
+  if (s.previous) headers['x-hub-signature-previous'] = prefix + hubSignature(s.previous, input.body);
   headers['webhook-id'] = input.deliveryId;
   headers['webhook-timestamp'] = String(input.timestamp);
   const signatures = [s.current, ...(s.previous ? [s.previous] : [])].map((k) => `v1,${standardSignature(k, input.deliveryId, input.timestamp, input.body)}`);
@@ -79,7 +83,7 @@ export function safeEqual(a: string, b: string): boolean {
 
 /** What a consumer does: is x-hub-signature the HMAC of this raw body with this secret? */
 export function verifyHubSignature(secret: string, rawBody: string | Buffer, header: string | undefined): boolean {
-  return typeof header === 'string' && safeEqual(hubSignature(secret, rawBody), header.trim().toLowerCase());
+  return typeof header === 'string' && safeEqual(hubSignature(secret, rawBody), header.trim().toLowerCase().replace(/^sha256=/, ''));
 }
 
 /** The Standard Webhooks check: does any `v1,` entry of webhook-signature match? */

@@ -2,6 +2,10 @@
 import type { ServiceDeps } from '../deps';
 
 export const WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED = 'Transcription completed';
+/** Fireflies' V2 events, and our own action_items.created (events.ts). */
+export const WEBHOOK_EVENTS_V2 = ['meeting.transcribed', 'meeting.summarized', 'action_items.created'] as const;
+export const WEBHOOK_EVENTS = [WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED, ...WEBHOOK_EVENTS_V2] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export const WEBHOOK_TARGETS = ['upload', 'owner', 'team'] as const;
 export type WebhookTarget = (typeof WEBHOOK_TARGETS)[number];
@@ -15,6 +19,8 @@ export interface WebhookDeliveryInput {
   deliveryId: string;
   meetingId: string;
   target: WebhookTarget;
+  /** A V2 event; absent for the V1 event (Transcription completed), as every run started before events existed. */
+  event?: WebhookEvent;
   /** WEBHOOK_RETRY_SCHEDULE: the delay before each attempt, in milliseconds. */
   scheduleMs: number[];
   /** WEBHOOK_TIMEOUT in milliseconds. */

@@ -37,3 +37,11 @@ MODULES.push(auditModule);
 // API keys and sign-ins (apiKeys, teamApiKeys, signIns, createApiKey, revokeApiKey, endSignIns, deactivateUser, reactivateUser).
 import { keysModule } from './keys';
 MODULES.push(keysModule);
+
+// Action items (actionItems, updateActionItem).
+import { actionItemsModule } from './action-items';
+MODULES.push(actionItemsModule);
+
+// Exports (exportTranscript).
+import { exportsModule } from './exports';
+MODULES.push(exportsModule);

@@ -56,9 +56,11 @@ const typeDefs = /* GraphQL */ `
   extend type Mutation {
     """
     Save your webhook URL: a valid https URL, notified when a transcript of a meeting you organize is
-    ready. Saving it again re-enables a webhook disabled by a 410 answer.
+    ready. Saving it again re-enables a webhook disabled by a 410 answer. events: what it is sent
+    (default, and until chosen: the V1 Transcription completed); any of Transcription completed,
+    meeting.transcribed, meeting.summarized, action_items.created (docs/webhooks-v2.md).
     """
-    saveWebhookUrl(url: String!): WebhookSettings!
+    saveWebhookUrl(url: String!, events: [String!]): WebhookSettings!
     "Stop your saved webhook (the secret stays: it still signs your per-upload webhooks)."
     clearWebhookUrl: WebhookSettings!
     """
@@ -72,7 +74,7 @@ const typeDefs = /* GraphQL */ `
     admins). It is always signed: with secret when given, else its current secret, else a generated
     one returned in this answer only.
     """
-    setTeamWebhook(url: String!, secret: String): WebhookSecretResult!
+    setTeamWebhook(url: String!, secret: String, events: [String!]): WebhookSecretResult!
     "Rotate the team-wide webhook's secret, as setWebhookSecret does for yours."
     setTeamWebhookSecret(secret: String, generate: Boolean): WebhookSecretResult!
     "Stop the team-wide webhook."
@@ -93,6 +95,8 @@ const typeDefs = /* GraphQL */ `
     disabled_at: String
     disabled_reason: String
     updated_at: String
+    "The events it is sent: Transcription completed (V1) unless chosen otherwise."
+    events: [String!]!
     "What keeps this webhook from firing, if anything."
     notice: String
   }
@@ -141,6 +145,8 @@ const typeDefs = /* GraphQL */ `
     id: ID!
     meeting_id: ID!
     target: WebhookTarget!
+    "Transcription completed (V1), meeting.transcribed, meeting.summarized or action_items.created."
+    event: String!
     url: String!
     status: WebhookDeliveryStatus!
     attempts_count: Int!
@@ -189,10 +195,10 @@ const resolvers = {
     webhookDelivery: (_: unknown, args: { id: string }, ctx: GraphqlContext) => getWebhookDelivery(ctx.deps.db, ctx.principal, args.id),
   },
   Mutation: {
-    saveWebhookUrl: (_: unknown, args: { url: string }, ctx: GraphqlContext) => saveWebhookUrl(ctx.deps, ctx.principal, args.url),
+    saveWebhookUrl: (_: unknown, args: { url: string; events?: string[] | null }, ctx: GraphqlContext) => saveWebhookUrl(ctx.deps, ctx.principal, args.url, args.events),
     clearWebhookUrl: (_: unknown, __: unknown, ctx: GraphqlContext) => clearWebhookUrl(ctx.deps.db, ctx.principal),
     setWebhookSecret: (_: unknown, args: SecretArgs, ctx: GraphqlContext) => setWebhookSecret(ctx.deps, ctx.principal, args),
-    setTeamWebhook: (_: unknown, args: { url: string; secret?: string | null }, ctx: GraphqlContext) => setTeamWebhook(ctx.deps, ctx.principal, args),
+    setTeamWebhook: (_: unknown, args: { url: string; secret?: string | null; events?: string[] | null }, ctx: GraphqlContext) => setTeamWebhook(ctx.deps, ctx.principal, args),
     setTeamWebhookSecret: (_: unknown, args: SecretArgs, ctx: GraphqlContext) => setTeamWebhookSecret(ctx.deps, ctx.principal, args),
     clearTeamWebhook: (_: unknown, __: unknown, ctx: GraphqlContext) => clearTeamWebhook(ctx.deps.db, ctx.principal),
     redeliverWebhook: (_: unknown, args: { deliveryId: string }, ctx: GraphqlContext) => redeliverWebhook(ctx.deps, ctx.principal, args.deliveryId),

@@ -1,5 +1,5 @@
 /**
- * Every tool, one file per group (search, transcripts, meeting-admin, channels, soundbites, people,
+ * Every tool, one file per group (search, transcripts, action items, meeting-admin, channels, soundbites, people,
  * analytics, automation, live). Order is the order of tools/list.
  */
 import type { ToolDef } from '../tool';
@@ -12,10 +12,12 @@ import { channelTools } from './channels';
 import { soundbiteTools } from './soundbites';
 import { peopleTools } from './people';
 import { automationTools } from './automation';
+import { actionItemTools } from './action-items';
 
 export const ALL_TOOLS: ToolDef[] = [
   ...searchTools,
   ...transcriptTools,
+  ...actionItemTools,
   ...liveTools,
   ...analyticsTools,
   ...meetingAdminTools,

@@ -33,7 +33,7 @@ const KEYWORD_SYNTAX =
   '"planning"; in scope sentences anywhere in the meeting), "a quoted phrase" must occur as written within one sentence, ' +
   '`or` between words matches either, -word excludes meetings where it occurs. Words that are only stop words (the, and) match nothing.';
 
-const isoDate = (what: string) =>
+export const isoDate = (what: string) =>
   z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be an ISO date YYYY-MM-DD')

@@ -21,6 +21,7 @@ import * as readAuditBrin from './20261128000000_read_audit_brin';
 import * as readAuditKeys from './20261129000000_read_audit_keys';
 import * as readAuditNoForeignKey from './20261130000000_read_audit_no_foreign_key';
 import * as bestMoments from './20261201000000_best_moments';
+import * as actionItems from './20261202000000_action_items';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -45,6 +46,7 @@ const MIGRATIONS: [string, Migration][] = [
   ['20261129000000_read_audit_keys', readAuditKeys],
   ['20261130000000_read_audit_no_foreign_key', readAuditNoForeignKey],
   ['20261201000000_best_moments', bestMoments],
+  ['20261202000000_action_items', actionItems],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -17,6 +17,8 @@ const WRITE: Record<string, { destructiveHint: boolean; idempotentHint: boolean;
   svc_move_meeting: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
   // Only adds a soundbite; each call adds another.
   svc_create_soundbite: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  // Reopening, reassigning or clearing a due date changes what exists; the same call again changes nothing more.
+  svc_update_action_item: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
 };
 const READ_TOOLS = [
   'svc_search',
@@ -33,6 +35,7 @@ const READ_TOOLS = [
   'svc_get_usergroups',
   'svc_get_user_contacts',
   'svc_get_rule_executions',
+  'svc_get_action_items',
 ];
 
 describe('tool annotations', () => {

@@ -47,6 +47,11 @@ describe('structured tool output', () => {
       id: exec, team_id: team.id, rule_id: 'r1', rule_name: 'Share', meeting_id: meetingId, run_key: `run-${exec}`, status: 'failed',
       actions: JSON.stringify([{ type: 'share', emails: ['a@x.test'], status: 'failed' }]), error: 'boom', dry_run: false, executed_at: new Date(),
     });
+    const actionItem = newId();
+    await t.db('action_items').insert({
+      id: actionItem, team_id: team.id, meeting_id: meetingId, meeting_date: new Date('2026-11-02T15:00:00Z'), item_key: 'ada sends the plan',
+      text: 'Ada sends the plan', sentence_index: 0, start_time: 0, owner_name: admin.name, owner_email: admin.email, due_phrase: 'Friday', due_date: '2026-11-06',
+    });
     calls = {
       svc_search: [{ query: 'roadmap' }, { query: 'nothing-matches-this' }],
       svc_get_transcripts: [{}, { keyword: 'roadmap', limit: 1 }],
@@ -68,6 +73,8 @@ describe('structured tool output', () => {
       svc_get_usergroups: [{}, { mine: true }],
       svc_get_user_contacts: [{}, { limit: 1 }],
       svc_get_rule_executions: [{}, { meetingId }],
+      svc_get_action_items: [{}, { mine: true, status: 'open', limit: 1 }],
+      svc_update_action_item: [{ id: actionItem, status: 'done' }, { id: actionItem, dueDate: null }],
     };
     mcp = await startMcp(t.db);
   });

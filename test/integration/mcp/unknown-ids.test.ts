@@ -1,6 +1,6 @@
 /**
  * An id the caller cannot see answers object_not_found in every tool, the two lists filtered by a
- * meeting included: svc_get_soundbites with transcript_id and svc_get_rule_executions with meetingId.
+ * meeting included: svc_get_soundbites with transcript_id, svc_get_rule_executions and svc_get_action_items with meetingId.
  * An unknown id and another team's id answer alike (nothing tells them apart).
  */
 import { newId } from '../../../services/core/ids';
@@ -43,6 +43,7 @@ describe('unknown or invisible meeting ids in the meeting-filtered lists', () =>
   const CASES = [
     ['svc_get_soundbites', 'transcript_id'],
     ['svc_get_rule_executions', 'meetingId'],
+    ['svc_get_action_items', 'meetingId'],
   ] as const;
 
   it.each(CASES)('%s: an unknown %s and another team\'s meeting answer object_not_found', async (tool, param) => {
