@@ -13,7 +13,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { invalid, notFound } from '../../platform/errors';
 import { channelVisibleTo, visibleTo, visibleToSql } from '../access';
-import { recordReads } from '../audit';
+import { recordReads } from '../read-audit';
 import type { Principal } from '../principal';
 import { isCalendarDate, type Page } from '../meetings';
 import { isEmail } from '../validate';

@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { invalid, notFound, ServiceError } from '../../platform/errors';
 import { visibleTo } from '../access';
-import { recordRead } from '../audit';
+import { recordRead } from '../read-audit';
 import type { Principal } from '../principal';
 import { transcriptUrl } from '../meetings';
 import { momentLink } from '../action-items';
