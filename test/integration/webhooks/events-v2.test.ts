@@ -16,7 +16,7 @@ import { startWebhookReceiver, WebhookReceiver, type ReceivedRequest } from '../
 import { MediaServer, startMediaServer } from '../ingest/media-server';
 import { eventually, ok, refused, REDELIVER, SET_SECRET, settled } from './support';
 
-const VTT = readFileSync(join(__dirname, '..', '..', 'fixtures', 'meetings', '2026-10-08-q4-roadmap-planning.vtt'));
+const VTT = readFileSync(join(__dirname, '..', '..', '..', 'services', 'cli', 'demo', 'meetings', '2026-10-08-q4-roadmap-planning.vtt'));
 const SAVE = `mutation S($url: String!, $events: [String!]) { saveWebhookUrl(url: $url, events: $events) { url events } }`;
 const SET_TEAM = `mutation T($url: String!, $events: [String!]) { setTeamWebhook(url: $url, events: $events) { secret settings { events } } }`;
 const V2 = ['meeting.transcribed', 'meeting.summarized', 'action_items.created'];
