@@ -7,6 +7,7 @@ import { ConfigError } from '../platform/config';
 import { parse, Parsed, UsageError } from './args';
 import { apikeyCreate, apikeyList, apikeyRevoke, teamCreate, teamFlags, userCreate, userDeactivate, userEndSignins, userReactivate, userSignins } from './commands/admin';
 import { migrate } from './commands/migrate';
+import { SchemaError } from '../platform/schema';
 import { auditReads } from './commands/audit';
 import { serve } from './commands/serve';
 import { CommandContext } from './context';
@@ -102,6 +103,7 @@ export async function main(argv: string[]): Promise<void> {
 /** Database and Temporal failures as messages naming the variable to fix. */
 function explain(e: unknown, ctx: CommandContext): unknown {
   if (e instanceof UsageError || e instanceof ConfigError || isServiceError(e) || e instanceof CliFailure) return e;
+  if (e instanceof SchemaError) return new CliFailure(e.code, e.message);
   const where = ctx.where();
   const db = databaseFailure(e, where.databaseUrl);
   if (db) return db;
