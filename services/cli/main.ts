@@ -17,6 +17,7 @@ import { output } from './output';
 export const USAGE = `meeting-intel <command> [options] [--json]
 
   migrate [up|down|status]                 apply, revert the last, or list migrations
+  migrate status --release V               also: would release V (an older one, e.g. to roll back to) run on this schema
   team create --name N --tier T            T: free | pro | business | enterprise
   team flags --team ID --enable search,fetch [--disable ...]
                                            turn experimental tools on or off for a team
@@ -39,7 +40,7 @@ Configuration comes from environment variables (see README); DATABASE_URL is alw
 type Handler = { options: Record<string, { type: 'string' | 'boolean' }>; run: (ctx: CommandContext, p: Parsed) => Promise<void> };
 
 const COMMANDS: Record<string, Handler> = {
-  migrate: { options: {}, run: (ctx, p) => migrate(ctx, p.positionals[0]) },
+  migrate: { options: { release: { type: 'string' } }, run: (ctx, p) => migrate(ctx, p.positionals[0], p.values.release as string | undefined) },
   'team create': { options: { name: { type: 'string' }, tier: { type: 'string' } }, run: teamCreate },
   'team flags': { options: { team: { type: 'string' }, enable: { type: 'string' }, disable: { type: 'string' } }, run: teamFlags },
   'user create': {

@@ -156,6 +156,31 @@ describe('the schema guard', () => {
     }
   });
 
+  it('migrate status --release says whether an older release (a rollback) runs on the schema', async () => {
+    await migrateUp(d.db);
+    const first = MIGRATIONS[0].release;
+    const asFirst = await runCli(['migrate', 'status', '--release', first, '--json'], { DATABASE_URL: d.url });
+    expect(asFirst.code).toBe(0);
+    // Every migration since the first release is an expand migration: the first release runs on it.
+    expect(asFirst.json).toMatchObject({ release: first, schemaRelease: RELEASE, runs: true, problem: null });
+    expect(asFirst.json.ahead.map((a: { name: string }) => a.name)).toEqual(MIGRATIONS.filter((m) => compareReleases(m.release, first) > 0).map((m) => m.name));
+
+    await migrateUp(d.db, [...MIGRATIONS, future('contract', NEXT)], NEXT);
+    const asThis = await runCli(['migrate', 'status', '--release', RELEASE, '--json'], { DATABASE_URL: d.url });
+    expect(asThis.json).toMatchObject({ release: RELEASE, schemaRelease: NEXT, runs: false });
+    expect(asThis.json.problem).toMatch(new RegExp(`runs only with release ${NEXT} or later; this is release ${RELEASE}`));
+
+    for (const [bad, rule] of [
+      ['1.2', '--release must be a release like 0.1.0; got "1.2"'],
+      ['1000.0.0', `--release must be this release (${RELEASE}) or an older one; got "1000.0.0"`],
+    ]) {
+      const r = await runCli(['migrate', 'status', '--release', bad], { DATABASE_URL: d.url });
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 2, stderr: `error: ${rule}\n` });
+    }
+    const wrongAction = await runCli(['migrate', 'up', '--release', first], { DATABASE_URL: d.url });
+    expect({ code: wrongAction.code, stderr: wrongAction.stderr }).toEqual({ code: 2, stderr: 'error: --release goes with migrate status only\n' });
+  });
+
   it('refuses a migration applied by a release that declared nothing about it', async () => {
     await migrateUp(d.db);
     await d.db('knex_migrations').insert({ name: '29991231000000_unknown', batch: 9, migration_time: new Date() });

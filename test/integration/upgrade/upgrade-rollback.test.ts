@@ -193,6 +193,7 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     for (const u of uploads) expect({ id: u.id, status: await closed(`transcription-${u.id}`) }).toEqual({ id: u.id, status: 'COMPLETED' });
 
     // --- rollback: the previous release on the new schema; nothing reverts a migration ---------------
+    expect(cli(REPO, ['migrate', 'status', '--release', previous.version], env)).toMatchObject({ release: previous.version, schemaRelease: RELEASE, runs: true });
     old = await start(oldDir, previous.version, ['mcp', 'graphql', 'worker']);
     await rollTo(current, old);
     const status = cli(REPO, ['migrate', 'status'], env);
