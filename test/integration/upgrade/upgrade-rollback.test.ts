@@ -1,8 +1,9 @@
 /**
  * Upgrade and rollback with work in flight, as a platform team runs them: the previous release
  * (releases.json; its code checked out from this repository's history) migrates an empty database
- * and serves it: uploads of caption files, a live meeting, a rule that runs on every upload, webhook
- * deliveries retrying against a receiver that answers 503, and MCP calls the whole time. Then this
+ * and serves it: uploads of caption files (one of them downloading when its worker stops), a live
+ * meeting, a rule that runs on every upload, webhook deliveries retrying against a receiver that
+ * answers 503, and MCP calls the whole time. Then this
  * release migrates (the chart's pre-upgrade hook), its roles start beside the old ones, the old ones
  * leave their Services and stop (a rolling update). Then the rollback: the previous release's roles
  * start again on the new schema (nothing runs `migrate down`) and this release's stop.
@@ -81,7 +82,7 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
       // Retries every second for two minutes: attempts keep failing while the roles change.
       WEBHOOK_RETRY_SCHEDULE: ['0s', ...Array(120).fill('1s')].join(','),
       WEBHOOK_TIMEOUT: '5s',
-      SHUTDOWN_GRACE_MS: '10000',
+      SHUTDOWN_GRACE_MS: '3000',
     };
   });
 
@@ -122,8 +123,8 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     if (res.status !== 200 || body.errors) throw new Error(`graphql answered ${res.status}: ${JSON.stringify(body.errors)}`);
     return body.data;
   };
-  const upload = async (n: number, by: string) => {
-    const url = media.serve(`/board-${n}.vtt`, { body: VTT(n), contentType: 'text/vtt' });
+  const upload = async (n: number, by: string, stall = false) => {
+    const url = media.serve(`/board-${n}.vtt`, { body: VTT(n), contentType: 'text/vtt', stall });
     const { uploadAudio } = await gql(UPLOAD, { input: { url, title: `Board review ${n}` } });
     uploads.push({ id: uploadAudio.meetingId, by });
   };
@@ -174,6 +175,10 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     const live: string = (await gql(START, { input: { title: 'Standup across the upgrade' } })).startLiveMeeting;
     await gql(APPEND, { id: live, sentences: [said(0, 'Rae', 'Before the upgrade.'), said(1, 'Sol', 'Still before it.')] });
     for (let n = 0; n < 3; n++) await upload(n, previous.version);
+    // One more whose download hangs on the old worker: it is in the middle of an activity when the
+    // worker is told to stop, and must be finished by a worker of the new release.
+    await upload(3, previous.version, true);
+    await media.waitForHit('/board-3.vtt');
     // The first upload done: its webhook is failing and retrying when the roles change.
     expect(await closed(`transcription-${uploads[0].id}`)).toBe('COMPLETED');
     await rx.waitFor('/hook', 2);
@@ -186,9 +191,10 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     expect(up.applied.length).toBeGreaterThan(0);
     const current = await start(REPO, RELEASE, ['mcp', 'graphql', 'worker']);
     await rollTo(old, current);
+    media.release('/board-3.vtt');
 
     await gql(APPEND, { id: live, sentences: [said(2, 'Rae', 'After the upgrade.')] });
-    for (let n = 3; n < 5; n++) await upload(n, RELEASE);
+    for (let n = 4; n < 6; n++) await upload(n, RELEASE);
     rx.script('/hook', [200]);
     for (const u of uploads) expect({ id: u.id, status: await closed(`transcription-${u.id}`) }).toEqual({ id: u.id, status: 'COMPLETED' });
 
@@ -200,7 +206,7 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     expect(status).toMatchObject({ pending: [], schemaRelease: RELEASE, runs: true });
 
     await gql(APPEND, { id: live, sentences: [said(3, 'Sol', 'After the rollback.')] });
-    await upload(5, previous.version);
+    await upload(6, previous.version);
     await gql(END, { id: live });
     stopMcpLoop = true;
     await mcpLoop;
@@ -208,6 +214,8 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     // --- nothing lost, nothing twice ------------------------------------------------------------------
     for (const u of uploads) expect({ id: u.id, status: await closed(`transcription-${u.id}`) }).toEqual({ id: u.id, status: 'COMPLETED' });
     expect(await closed(`live-${live}`)).toBe('COMPLETED');
+    // The download the old worker was in when it stopped was made again, by the new release.
+    expect(media.hits('/board-3.vtt').length).toBeGreaterThanOrEqual(2);
     const meetings = await db('meetings').whereIn('id', uploads.map((u) => u.id)).select('id', 'status');
     expect(meetings.map((m) => m.status)).toEqual(uploads.map(() => 'completed'));
     const sentences = await db('sentences').whereIn('meeting_id', [...uploads.map((u) => u.id), live]).select('meeting_id', 'text').orderBy(['meeting_id', 'idx']);
