@@ -7,7 +7,9 @@
  */
 import knexFactory, { Knex } from 'knex';
 import { randomBytes } from 'node:crypto';
+import { startGraphqlRole } from '../../../services/graphql/main';
 import { startMcpRole } from '../../../services/mcp/main';
+import { startWorkerRole } from '../../../services/worker/main';
 import { MIGRATIONS, MigrationEntry } from '../../../services/platform/migrations';
 import { compareReleases, RELEASE } from '../../../services/platform/release';
 import { inspectSchema, migrateDown, migrateUp, requireSchema, SchemaError } from '../../../services/platform/schema';
@@ -84,7 +86,11 @@ describe('the schema guard', () => {
     const empty = await refusal(requireSchema(d.db));
     expect(empty.code).toBe('schema_behind');
     expect(empty.message).toBe(`the database has no schema yet (release ${RELEASE}): run \`meeting-intel migrate up\``);
-    await expect(startMcpRole(mcpConfig(d.url))).rejects.toThrow(/run `meeting-intel migrate up`/);
+    // Every role, before it takes any work.
+    await expect(startMcpRole(mcpConfig(d.url))).rejects.toThrow(empty.message);
+    const roleConfig = testConfig({ DATABASE_URL: d.url, GRAPHQL_PORT: '0', WORKER_METRICS_PORT: '0', HOST: '127.0.0.1', TEMPORAL_TASK_QUEUE: 'schema-guard-never-polled' }, 'worker');
+    await expect(startGraphqlRole(roleConfig)).rejects.toThrow(empty.message);
+    await expect(startWorkerRole(roleConfig)).rejects.toThrow(empty.message);
 
     const last = MIGRATIONS[MIGRATIONS.length - 1];
     await migrateUp(d.db, MIGRATIONS.slice(0, -1));
