@@ -60,7 +60,7 @@ export async function inspectSchema(db: Knex, catalog: MigrationEntry[] = MIGRAT
   const appliedSet = new Set(applied);
   const pending = catalog.filter((m) => !appliedSet.has(m.name)).map((m) => m.name);
   const ahead: AheadMigration[] = rows.filter((r) => !known.has(r.name)).map((r) => ({ name: r.name, release: r.release, runsWith: r.runs_with }));
-  const releases = [...rows.map((r) => known.get(r.name)?.release ?? r.release)].filter((r): r is string => !!r);
+  const releases = rows.map((r) => known.get(r.name)?.release ?? r.release).filter((r): r is string => !!r);
   const schemaRelease = releases.length ? releases.reduce((a, b) => (compareReleases(a, b) >= 0 ? a : b)) : null;
 
   let problem: SchemaError | null = null;
