@@ -1,7 +1,8 @@
 /**
  * Records the event histories that test/integration/workflows/replay.test.ts replays: real scenarios of
  * every workflow, run by a worker in this process on a real Temporal server over a real PostgreSQL
- * database, each closed run's history saved as test/fixtures/histories/<name>.json.
+ * database, each closed run's history saved as test/fixtures/histories/<release>/<name>.json, <release>
+ * being this code's (services/platform/release.ts).
  *
  *   npx tsx scripts/record-histories.ts                     # every scenario
  *   npx tsx scripts/record-histories.ts live-idle           # only the named scenarios (see SCENARIOS)
@@ -31,9 +32,10 @@ import { APPEND, END, PAUSE, RESUME, said, START } from '../test/integration/liv
 import { historyToJSON } from '../test/integration/workflows/history-json';
 import { liveWorkflowId, ruleExecutionWorkflowId, transcriptionWorkflowId, webhookWorkflowId } from '../workflows/contracts';
 import { RetentionWorkflow } from '../workflows/retention';
+import { RELEASE } from '../services/platform/release';
 
 const ROOT = join(__dirname, '..');
-const OUT = join(ROOT, 'test', 'fixtures', 'histories');
+const OUT = join(ROOT, 'test', 'fixtures', 'histories', RELEASE);
 const KICKOFF = readFileSync(join(ROOT, 'services', 'cli', 'demo', 'meetings', '2026-11-05-q1-planning-kickoff.vtt'));
 /** Short enough that a recording takes seconds: one failed webhook attempt, then 200 ms later the next. */
 const WEBHOOK_ENV = { WEBHOOK_RETRY_SCHEDULE: '0s,200ms,400ms', WEBHOOK_TIMEOUT: '2s' };

@@ -7,6 +7,7 @@ import { ConfigError } from '../platform/config';
 import { parse, Parsed, UsageError } from './args';
 import { apikeyCreate, apikeyList, apikeyRevoke, teamCreate, teamFlags, userCreate, userDeactivate, userEndSignins, userReactivate, userSignins } from './commands/admin';
 import { migrate } from './commands/migrate';
+import { SchemaError } from '../platform/schema';
 import { auditReads } from './commands/audit';
 import { serve } from './commands/serve';
 import { CommandContext } from './context';
@@ -16,6 +17,7 @@ import { output } from './output';
 export const USAGE = `meeting-intel <command> [options] [--json]
 
   migrate [up|down|status]                 apply, revert the last, or list migrations
+  migrate status --release V               also: would release V (an older one, e.g. to roll back to) run on this schema
   team create --name N --tier T            T: free | pro | business | enterprise
   team flags --team ID --enable search,fetch [--disable ...]
                                            turn experimental tools on or off for a team
@@ -38,7 +40,7 @@ Configuration comes from environment variables (see docs/configuration.md); DATA
 type Handler = { options: Record<string, { type: 'string' | 'boolean' }>; run: (ctx: CommandContext, p: Parsed) => Promise<void> };
 
 const COMMANDS: Record<string, Handler> = {
-  migrate: { options: {}, run: (ctx, p) => migrate(ctx, p.positionals[0]) },
+  migrate: { options: { release: { type: 'string' } }, run: (ctx, p) => migrate(ctx, p.positionals[0], p.values.release as string | undefined) },
   'team create': { options: { name: { type: 'string' }, tier: { type: 'string' } }, run: teamCreate },
   'team flags': { options: { team: { type: 'string' }, enable: { type: 'string' }, disable: { type: 'string' } }, run: teamFlags },
   'user create': {
@@ -102,6 +104,7 @@ export async function main(argv: string[]): Promise<void> {
 /** Database and Temporal failures as messages naming the variable to fix. */
 function explain(e: unknown, ctx: CommandContext): unknown {
   if (e instanceof UsageError || e instanceof ConfigError || isServiceError(e) || e instanceof CliFailure) return e;
+  if (e instanceof SchemaError) return new CliFailure(e.code, e.message);
   const where = ctx.where();
   const db = databaseFailure(e, where.databaseUrl);
   if (db) return db;

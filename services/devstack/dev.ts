@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import knexFactory from 'knex';
 import { authenticateApiKey } from '../core/people';
 import { loadConfig } from '../platform/config';
-import { createDb } from '../platform/db';
+import { createDb, migrateLatest } from '../platform/db';
 import { onShutdownSignal } from '../platform/http';
 import { createRuntime } from '../platform/runtime';
 import { installTemporalRuntime } from '../platform/temporal-runtime';
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
   installTemporalRuntime(config);
 
   const db = createDb({ url: config.databaseUrl, poolMax: 4 });
-  await db.migrate.latest();
+  await migrateLatest(db);
   const seeded = await seedDemo(db, config);
   // The demo key is kept between runs; a new one is made when it no longer works, or when it lacks the
   // admin scope (keys made by earlier versions without naming scopes carried read and write only).

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { closeServers, listen, serverUrl } from '../platform/http';
 import { runRoleMain, RunningRole } from '../platform/role';
 import { createRuntime, Runtime } from '../platform/runtime';
+import { requireRuntimeSchema } from '../platform/db-runtime';
 import type { Config } from '../platform/config';
 import { startReadAudit } from '../core/read-audit';
 import { createGraphqlApp } from './app';
@@ -9,6 +10,7 @@ import { createGraphqlApp } from './app';
 /** The graphql role: POST /graphql plus health and metrics. Pass a shared runtime to run beside other roles. */
 export async function startGraphqlRole(config: Config, shared?: Runtime): Promise<RunningRole & { url: string; server: Server }> {
   const rt = shared ?? createRuntime(config);
+  await requireRuntimeSchema(rt, !shared);
   // Reads of meetings are buffered and written in batches; stopping writes what is left.
   const reads = startReadAudit(rt.db, config.readAudit);
   const { app, stop } = await createGraphqlApp({ db: rt.db, config, temporal: rt.temporal }, rt.checks);

@@ -1,6 +1,6 @@
 import { closeServers, listen, serverUrl } from '../platform/http';
 import { runRoleMain, RunningRole } from '../platform/role';
-import { createDatabaseRuntime, DatabaseRuntime } from '../platform/db-runtime';
+import { createDatabaseRuntime, DatabaseRuntime, requireRuntimeSchema } from '../platform/db-runtime';
 import type { Config } from '../platform/config';
 import { startReadAudit } from '../core/read-audit';
 import { createMcpApp } from './app';
@@ -12,6 +12,7 @@ import { createMcpApp } from './app';
  */
 export async function startMcpRole(config: Config, shared?: DatabaseRuntime): Promise<RunningRole & { url: string }> {
   const rt = shared ?? createDatabaseRuntime(config);
+  await requireRuntimeSchema(rt, !shared);
   // Reads of meetings are buffered and written in batches; stopping writes what is left.
   const reads = startReadAudit(rt.db, config.readAudit);
   const app = createMcpApp({ db: rt.db, config }, rt.checks);

@@ -18,8 +18,9 @@ import { Format, formatParam, render } from './format';
 import { requireStorableArguments } from './tool';
 import type { Deps, ToolDef } from './tool';
 import { ALL_TOOLS } from './tools';
+import { RELEASE } from '../platform/release';
 
-export const SERVER_INFO = { name: 'meeting-intelligence', version: '0.1.0' };
+export const SERVER_INFO = { name: 'meeting-intelligence', version: RELEASE };
 
 const INSTRUCTIONS =
   'Tools over the signed-in user\'s meetings: find meetings (svc_get_transcripts, or svc_search with its query grammar), ' +

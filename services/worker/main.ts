@@ -6,6 +6,7 @@ import { runRoleMain, RunningRole } from '../platform/role';
 import { createRuntime, Runtime } from '../platform/runtime';
 import type { Config } from '../platform/config';
 import { installTemporalRuntime } from '../platform/temporal-runtime';
+import { requireSchema } from '../platform/schema';
 import { DEFAULT_STAGE_ROOT, sweepStages } from '../../workflows/activities/stage';
 import { requireFfmpeg } from '../../workflows/activities/media';
 import { ensureRetentionSchedule } from '../../workflows/client';
@@ -21,6 +22,8 @@ export async function startWorkerRole(config: Config, shared?: Runtime): Promise
   let connection: NativeConnection | undefined;
   let worker: Worker;
   try {
+    // A schema this release does not run on: refuse before taking any task.
+    await requireSchema(rt.db);
     // Audio and video go through ffmpeg: without it the worker does not start (the message names the Debian package).
     requireFfmpeg();
     connection = await connectWorker(config);

@@ -25,11 +25,11 @@ describe('meeting-intel CLI', () => {
     const all = (await migrationSource.getMigrations([])).map((m) => migrationSource.getMigrationName(m));
     const status = await runCli(['migrate', 'status', '--json'], env);
     expect(status.code).toBe(0);
-    expect(status.json).toEqual({ action: 'status', completed: all, pending: [] });
+    expect(status.json).toMatchObject({ action: 'status', completed: all, pending: [], ahead: [], runs: true, problem: null });
     // `down` reverts the last batch: in a database migrated in one go, that is every migration.
     const down = await runCli(['migrate', 'down', '--json'], env);
     expect(down.json.reverted.sort()).toEqual([...all].sort());
-    expect((await runCli(['migrate', 'status', '--json'], env)).json).toEqual({ action: 'status', completed: [], pending: all });
+    expect((await runCli(['migrate', 'status', '--json'], env)).json).toMatchObject({ action: 'status', completed: [], pending: all, runs: false, schemaRelease: null });
     const up = await runCli(['migrate', 'up', '--json'], env);
     expect(up.json.applied).toEqual(all);
     const bad = await runCli(['migrate', 'sideways'], env);

@@ -72,7 +72,7 @@ describe('readiness', () => {
       expect(down.status).toBe(503);
       const body = (await down.json()) as { checks: { name: string; ok: boolean }[] };
       // The mcp role's tools need only PostgreSQL: Temporal is not part of its readiness.
-      expect(body.checks).toEqual([expect.objectContaining({ name: 'database', ok: false })]);
+      expect(body.checks).toEqual([expect.objectContaining({ name: 'database', ok: false }), expect.objectContaining({ name: 'schema', ok: false })]);
       // Alive all the while: liveness must not restart a pod for a dependency's outage.
       expect((await fetch(readyz.replace('readyz', 'healthz'))).status).toBe(200);
 

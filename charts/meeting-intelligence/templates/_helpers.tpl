@@ -121,6 +121,11 @@ secret ones to the Secret (or come from secrets.existingSecret).
 {{- default (include "mi.fullname" .) .Values.secrets.existingSecret -}}
 {{- end -}}
 
+{{/* "true" when the chart writes the Secret from secrets.* (not an existing one, not an ExternalSecret's). */}}
+{{- define "mi.ownSecret" -}}
+{{- and (not .Values.secrets.existingSecret) (not .Values.externalSecret.enabled) -}}
+{{- end -}}
+
 {{- define "mi.temporalTlsDir" -}}/etc/meeting-intel/temporal-tls{{- end -}}
 
 {{/* PUBLIC_BASE_URL: the configured one, else the first Ingress/HTTPRoute host, else the port-forward URL. */}}
@@ -237,6 +242,8 @@ OIDC_CLIENT_ID: {{ $c.oauth.oidc.clientId | quote }}
 {{- define "mi.secretChecksum" -}}
 {{- if .Values.secrets.existingSecret -}}
 {{- printf "%s/%s" .Values.secrets.existingSecret (toJson .Values.secrets.keys) | sha256sum -}}
+{{- else if .Values.externalSecret.enabled -}}
+{{- toJson .Values.externalSecret | sha256sum -}}
 {{- else -}}
 {{- include "mi.secretData" . | sha256sum -}}
 {{- end -}}

@@ -17,8 +17,9 @@
  *     gets `whsec_` + base64(secret).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { RELEASE } from '../../platform/release';
 
-export const WEBHOOK_USER_AGENT = 'meeting-intelligence-webhooks/0.1.0';
+export const WEBHOOK_USER_AGENT = `meeting-intelligence-webhooks/${RELEASE}`;
 
 export interface SigningSecrets {
   /** The secret in force. */

@@ -8,6 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { BASE_TEMPLATE, compare, extraFiles, renderedFiles, staticFiles } from '../../../scripts/k8s-generate';
 import { byKey, Container, helmTemplate, K8S_DIR, K8sObject, key, kustomizeBuild, NAMESPACE, ofKind, RELEASE, validateObjects } from '../../support/k8s/render';
 import { ensureTool } from '../../support/k8s/tools';
+import { RELEASE as APP_RELEASE } from '../../../services/platform/release';
 
 const REGEN = 'run `make k8s-generate` and commit the result';
 
@@ -64,7 +65,7 @@ describe('k8s/overlays/example', () => {
     const replicas = Object.fromEntries(ofKind<Deployment>(overlay, 'Deployment').map((d) => [d.metadata.name, d.spec.replicas]));
     expect(replicas).toEqual({ [`${RELEASE}-mcp`]: 3, [`${RELEASE}-graphql`]: 2, [`${RELEASE}-worker`]: 4 });
     const images = new Set(overlay.flatMap((o) => ((o.spec as { template?: { spec: { containers: Container[] } } })?.template?.spec.containers ?? []).map((c) => c.image)));
-    expect([...images]).toEqual(['ghcr.io/meeting-intelligence/meeting-intelligence:0.1.0']);
+    expect([...images]).toEqual([`ghcr.io/meeting-intelligence/meeting-intelligence:${APP_RELEASE}`]);
     const ingress = ofKind(overlay, 'Ingress')[0] as K8sObject & { spec: { rules: { host: string }[]; tls: { hosts: string[] }[] } };
     expect(ingress.spec.rules.map((r) => r.host)).toEqual(['meet.example.org']);
     expect(ingress.spec.tls[0].hosts).toEqual(['meet.example.org']);

@@ -113,6 +113,28 @@ export const SCHEMA_OVERRIDES: [RegExp, Schema][] = [
   [/^secrets\.databaseUrl$/, { type: 'string', pattern: '^(postgres(ql)?://.+)?$' }],
   [/^secrets\.secretsKey$/, { type: 'string', pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)?$' }],
   [/^secrets\.keys\.\w+$/, { type: 'string', minLength: 1, pattern: '^[-._a-zA-Z0-9]+$' }],
+  [/^externalSecret\.secretStoreRef\.kind$/, { type: 'string', enum: ['SecretStore', 'ClusterSecretStore'] }],
+  [/^externalSecret\.refreshInterval$/, { type: 'string', pattern: '^(0|([0-9]+(s|m|h))+)$' }],
+  [
+    /^externalSecret\.data$/,
+    {
+      type: 'object',
+      propertyNames: { pattern: '^[-._a-zA-Z0-9]+$' },
+      additionalProperties: {
+        type: 'object',
+        required: ['key'],
+        additionalProperties: false,
+        properties: {
+          key: { type: 'string', minLength: 1 },
+          property: { type: 'string' },
+          version: { type: 'string' },
+          conversionStrategy: { type: 'string', enum: ['Default', 'Unicode'] },
+          decodingStrategy: { type: 'string', enum: ['Auto', 'Base64', 'Base64URL', 'None'] },
+          metadataPolicy: { type: 'string', enum: ['None', 'Fetch'] },
+        },
+      },
+    },
+  ],
   [/^(extraEnv|extraEnvFrom|extraVolumes|extraVolumeMounts|.*\.extraEnv|.*\.tolerations|.*\.topologySpreadConstraints)$/, k8sList],
   [/^.*\.(affinity|behavior)$/, k8sObject],
   [/^tmpVolume\.medium$/, { type: 'string', enum: ['', 'Memory'] }],
