@@ -16,7 +16,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { findPostgresBin, startLocalPostgres, LocalPostgres } from '../../../services/devstack/postgres';
 import { freePort } from '../../../services/devstack/ports';
 import { startMcpRole } from '../../../services/mcp/main';
-import { openSecret, saveWebhookUrl, setWebhookSecret } from '../../../services/core/webhooks/secrets';
+import { saveWebhookUrl, setWebhookSecret } from '../../../services/core/webhooks';
+import { openSecret } from '../../../services/core/webhooks/secrets';
 import { inspectSchema } from '../../../services/platform/schema';
 import { testConfig } from '../../support/config';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
