@@ -1,0 +1,72 @@
+/**
+ * Temporal's workflow rules as lint rules (eslint.config.mjs): the deterministic workflow files may not
+ * import Node built-ins or call timers; the activities and workflows/client.ts may. ESLint's Node API
+ * (new ESLint + lintText) runs in a child node process: it loads the .mjs config with import(), which
+ * jest's module sandbox does not allow without --experimental-vm-modules.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+const LINT_SNIPPETS = `
+const { ESLint } = require('eslint');
+const path = require('node:path');
+(async () => {
+  const eslint = new ESLint({ cwd: process.cwd(), overrideConfigFile: path.resolve('eslint.config.mjs') });
+  const out = [];
+  for (const { code, file } of JSON.parse(process.argv[1])) {
+    const [result] = await eslint.lintText(code, { filePath: path.resolve(file) });
+    out.push(result.messages.map((m) => m.ruleId ?? 'fatal: ' + m.message));
+  }
+  process.stdout.write(JSON.stringify(out));
+})().catch((e) => { console.error(e); process.exit(1); });
+`;
+
+/** The rule ids ESLint reports for each snippet, linted as if it were the file named. */
+async function lint(cases: { code: string; file: string }[]): Promise<string[][]> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', LINT_SNIPPETS, JSON.stringify(cases)], { cwd: ROOT, timeout: 60_000 });
+  return JSON.parse(stdout);
+}
+
+const IMPORTS_FS = "import { readFileSync } from 'node:fs';\nexport const read = (): string => readFileSync('/etc/hostname', 'utf8');\n";
+const CALLS_SET_TIMEOUT = 'export async function nap(): Promise<void> {\n  await new Promise((resolve) => setTimeout(resolve, 10));\n}\n';
+const TYPE_ONLY =
+  "import type { Knex } from 'knex';\nimport type { ServiceDeps } from '../services/core/deps';\nimport { LIVE_LIMITS } from '../services/core/live/protocol';\n" +
+  'export type All = [Knex, ServiceDeps, typeof LIVE_LIMITS];\n';
+const RUNTIME_CORE = "import { listRules } from '../services/core/rules';\nexport const f = listRules;\n";
+
+describe('workflow lint rules', () => {
+  let results: string[][];
+  beforeAll(async () => {
+    results = await lint([
+      { code: IMPORTS_FS, file: 'workflows/lint-probe.ts' },
+      { code: CALLS_SET_TIMEOUT, file: 'workflows/lint-probe.ts' },
+      { code: IMPORTS_FS, file: 'workflows/activities/lint-probe.ts' },
+      { code: CALLS_SET_TIMEOUT, file: 'workflows/activities/lint-probe.ts' },
+      { code: CALLS_SET_TIMEOUT, file: 'workflows/client.ts' },
+      { code: TYPE_ONLY, file: 'workflows/lint-probe.ts' },
+      { code: RUNTIME_CORE, file: 'workflows/lint-probe.ts' },
+    ]);
+  }, 60_000);
+
+  it('reports a Node built-in import in a workflow file', () => {
+    expect(results[0]).toContain('@typescript-eslint/no-restricted-imports');
+  });
+
+  it('reports setTimeout in a workflow file', () => {
+    expect(results[1]).toContain('no-restricted-globals');
+  });
+
+  it('allows both in an activity and in workflows/client.ts', () => {
+    expect(results[2]).toEqual([]);
+    expect(results[3]).toEqual([]);
+    expect(results[4]).toEqual([]);
+  });
+
+  it('allows type-only imports and the pure live protocol in a workflow file, not a run-time import of core', () => {
+    expect(results[5]).toEqual([]);
+    expect(results[6]).toContain('@typescript-eslint/no-restricted-imports');
+  });
+});
