@@ -18,6 +18,9 @@ const shared = {
     '^music-metadata$': '<rootDir>/node_modules/music-metadata/lib/index.js',
   },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  // The service's logs are silent in tests (LOG_LEVEL from test/support/config.ts); a test that expects
+  // an error line captures it (test/support/logs.ts) and asserts on it.
+  setupFiles: ['<rootDir>/test/support/setup.ts'],
 };
 
 /** @type {import('jest').Config} */

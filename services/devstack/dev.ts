@@ -14,6 +14,7 @@ import { loadConfig } from '../platform/config';
 import { createDb } from '../platform/db';
 import { onShutdownSignal } from '../platform/http';
 import { createRuntime } from '../platform/runtime';
+import { configureLogger } from '../platform/logger';
 import { installTemporalRuntime } from '../platform/temporal-runtime';
 import { seedDemo } from '../cli/commands/seed';
 import { startMcpRole } from '../mcp/main';
@@ -134,6 +135,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   };
   const config = loadConfig(env, 'worker');
+  configureLogger(config, 'dev');
   installTemporalRuntime(config);
 
   const db = createDb({ url: config.databaseUrl, poolMax: 4 });

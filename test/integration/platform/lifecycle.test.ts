@@ -12,6 +12,7 @@ import { freePort } from '../../../services/devstack/ports';
 import { startMcpRole } from '../../../services/mcp/main';
 import { migrationSource } from '../../../services/platform/migrations';
 import { testConfig } from '../../support/config';
+import { whileCapturing } from '../../support/logs';
 import { createTestDatabase } from '../../support/testDb';
 import { makeTeam, makeUser } from '../../support/factory';
 
@@ -68,8 +69,12 @@ describe('readiness', () => {
       expect(await ok.json()).toMatchObject({ status: 'ready' });
 
       pg.stop();
-      const down = await fetch(readyz);
+      const { result: down, logs } = await whileCapturing('warn', () => fetch(readyz));
       expect(down.status).toBe(503);
+      // knex says why in our log (not on the console): the connection it could not make.
+      const refused = logs.find('warn', /^Acquire connection error: .*ECONNREFUSED/);
+      expect(refused.length).toBeGreaterThan(0);
+      expect(refused.map((l) => l.component)).toEqual(refused.map(() => 'knex'));
       const body = (await down.json()) as { checks: { name: string; ok: boolean }[] };
       // The mcp role's tools need only PostgreSQL: Temporal is not part of its readiness.
       expect(body.checks).toEqual([expect.objectContaining({ name: 'database', ok: false })]);

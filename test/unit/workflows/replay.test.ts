@@ -10,20 +10,19 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type ReplayResult, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker, type ReplayResult, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
+import { installTemporalRuntime } from '../../../services/platform/temporal-runtime';
 import { WORKFLOWS_PATH } from '../../../services/worker/worker';
+import { testConfig } from '../../support/config';
 import { historyFromJSON } from './history-json';
 
 const HISTORIES = join(__dirname, '..', '..', 'fixtures', 'histories');
 const BROKEN = join(__dirname, '..', '..', 'fixtures', 'replay-broken');
 
-try {
-  // The broken replay below makes core log the nondeterminism it found at WARN: expected, not shown.
-  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
-} catch {
-  // Already installed in this test file's process.
-}
+// The Runtime production installs, logging to the service's logger, silent in tests: the broken
+// replay below makes core log the nondeterminism it found, which is expected and not shown.
+installTemporalRuntime(testConfig());
 
 const noop = () => {};
 const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop } as never;

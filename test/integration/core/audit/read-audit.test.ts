@@ -12,6 +12,7 @@ import { createSoundbite } from '../../../../services/core/soundbites';
 import { startSession } from '../../../../services/core/people';
 import { flushReads, readContext, readingAs, recordRead, startReadAudit } from '../../../../services/core/audit';
 import { registry } from '../../../../services/platform/metrics';
+import { whileCapturing } from '../../../support/logs';
 
 interface Row {
   team_id: string;
@@ -242,12 +243,17 @@ describe('read audit', () => {
   it('a failed flush never fails a read: it is logged, counted, and the rows are written by a later flush', async () => {
     const before = await flushFailures();
     const reads = startReadAudit(t.db, { enabled: true, flushIntervalMs: 50, batchRows: 500 });
-    await withoutAuditTable(async () => {
-      const r = await mcp.call(bob.key, 'svc_get_transcript', { transcriptId: open.id });
-      expect(r.isError).toBe(false);
-      await flushReads(t.db);
-      expect(await flushFailures()).toBeGreaterThan(before);
-    });
+    const { logs } = await whileCapturing('error', () =>
+      withoutAuditTable(async () => {
+        const r = await mcp.call(bob.key, 'svc_get_transcript', { transcriptId: open.id });
+        expect(r.isError).toBe(false);
+        await flushReads(t.db);
+        expect(await flushFailures()).toBeGreaterThan(before);
+      }),
+    );
+    const failed = logs.find('error', /^read audit flush failed$/);
+    expect(failed.length).toBeGreaterThan(0);
+    expect(failed[0]).toMatchObject({ rows: 1, kept: 1, dropped: 0, err: { message: expect.stringMatching(/relation "read_audit" does not exist/) } });
     await reads.stop();
     expect(await rows()).toEqual([row(bob, open.id, 'mcp:svc_get_transcript')]);
   });
@@ -288,15 +294,19 @@ describe('read audit', () => {
   it('while the database refuses the reads, a write is tried again on the interval, not on every read past the batch size', async () => {
     const before = await flushFailures();
     const reads = startReadAudit(t.db, { enabled: true, flushIntervalMs: 60_000, batchRows: 5 });
-    await withoutAuditTable(async () => {
-      for (let list = 0; list < 4; list++) {
-        const ctx = readContext('mcp:svc_get_transcripts');
-        for (let m = 0; m < 5; m++) recordRead(t.db, bob.principal, { id: `meeting-${list}-${m}`, teamId: ana.teamId }, ctx);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      // The first full batch failed; the three that followed waited for the (long) interval.
-      expect((await flushFailures()) - before).toBe(1);
-    });
+    const { logs } = await whileCapturing('error', () =>
+      withoutAuditTable(async () => {
+        for (let list = 0; list < 4; list++) {
+          const ctx = readContext('mcp:svc_get_transcripts');
+          for (let m = 0; m < 5; m++) recordRead(t.db, bob.principal, { id: `meeting-${list}-${m}`, teamId: ana.teamId }, ctx);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        // The first full batch failed; the three that followed waited for the (long) interval.
+        expect((await flushFailures()) - before).toBe(1);
+      }),
+    );
+    // One failed write, one line saying so.
+    expect(logs.find('error', /^read audit flush failed$/)).toEqual([expect.objectContaining({ rows: 5, dropped: 0 })]);
     await reads.stop();
     expect(Number((await t.db('read_audit').count({ n: '*' }))[0].n)).toBe(20);
   });

@@ -18,7 +18,8 @@ import { createSoundbite } from '../../../../services/core/soundbites';
 import { startSession } from '../../../../services/core/people';
 import { createTemporalClient } from '../../../../services/platform/temporal';
 import { startWorkerRole } from '../../../../services/worker/main';
-import { bundleWorkflows } from '../../../../services/worker/worker';
+// support/worker installs the Temporal Runtime the worker role logs through (silent in tests).
+import { sharedBundle } from '../../../support/worker';
 import { temporalWorkflows } from '../../../../workflows/client';
 import { retentionScheduleId, webhookWorkflowId } from '../../../../workflows/contracts';
 import { RetentionWorkflow } from '../../../../workflows/retention';
@@ -152,7 +153,7 @@ describe('deletion, legal hold and retention', () => {
 
     beforeAll(async () => {
       const bundlePath = join(dir, 'workflows.js');
-      writeFileSync(bundlePath, (await bundleWorkflows()).code);
+      writeFileSync(bundlePath, (await sharedBundle()).code);
       process.env.MI_WORKFLOW_BUNDLE = bundlePath;
       const config = testConfig({ DATABASE_URL: t.url, TEMPORAL_TASK_QUEUE: queue, WORKER_METRICS_PORT: '0', HOST: '127.0.0.1', SHUTDOWN_GRACE_MS: '500' }, 'worker');
       worker = await startWorkerRole(config);

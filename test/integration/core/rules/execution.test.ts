@@ -18,6 +18,7 @@ import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../..
 import { GraphqlHarness, startGraphql, UPLOAD_AUDIO } from '../../../support/graphql';
 import { McpHarness, startMcp } from '../../../support/mcp';
 import { createTestDatabase, TestDatabase, testTaskQueue } from '../../../support/testDb';
+import { whileCapturing } from '../../../support/logs';
 import { startTestWorker, TestWorker, waitForRun } from '../../../support/worker';
 import { MediaServer, startMediaServer } from '../ingest/media-server';
 import type { RuleExecutionResult } from '../../../../workflows/rule-execution';
@@ -268,7 +269,14 @@ describe('automation rules: execution', () => {
       // Stored actions no code can read: running the rule throws (not a refusal), every attempt.
       await t.db('rules').where({ id: broken }).update({ actions: JSON.stringify({ not: 'a list' }) });
       const meeting = (await makeMeeting(t.db, { organizer: priya, title: 'Retention review' })).id;
-      const result = await runRules(meeting);
+      const { result, logs } = await whileCapturing('error', () => runRules(meeting));
+      // The details go to the worker's log, once for each of the five attempts the retry policy makes.
+      const logged = logs.find('error', /^automation rule step failed$/);
+      expect(logged).toHaveLength(5);
+      for (const line of logged) {
+        expect(line).toMatchObject({ step: 'running the rule', meetingId: meeting, ruleId: broken, err: { type: 'TypeError', message: 'actions is not iterable' } });
+        expect(line.err!.stack).toMatch(/services\/core\/rules\//);
+      }
       expect(result.executions).toEqual([
         { ruleId: broken, status: 'failed', executionId: null, dryRun: false },
         { ruleId: fine, status: 'success', executionId: expect.any(String), dryRun: false },
