@@ -12,7 +12,7 @@ HELM_LDFLAGS := -s -w -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION
 KUSTOMIZE_MODULE := sigs.k8s.io/kustomize/kustomize/v5@v5.8.2
 export PATH := $(TOOLS):$(PATH)
 
-.PHONY: dev test test-unit bench install tools build typecheck lint clean-dev help chart-test k8s-generate
+.PHONY: dev test test-unit bench install tools build typecheck lint format clean-dev help chart-test k8s-generate
 
 # Every target with a `## ` note after its name, one line each.
 help: ## list the targets
@@ -43,10 +43,15 @@ dev: install ## run the whole service locally with a demo team (PostgreSQL + Tem
 typecheck: install ## type-check everything (tsc --noEmit)
 	npx tsc --noEmit -p tsconfig.json
 
-# ESLint (with Temporal's workflow rules) and the import boundaries of .dependency-cruiser.cjs.
-lint: install ## ESLint and the import boundaries
+# ESLint (with Temporal's workflow rules), the import boundaries of .dependency-cruiser.cjs, and the
+# formatting (prettier; `make format` rewrites what it reports).
+lint: install ## ESLint, import boundaries and formatting checks
 	npx eslint . --max-warnings 0
 	npx depcruise --config .dependency-cruiser.cjs services workflows
+	npx prettier --check .
+
+format: install ## format every file with prettier (what `make lint` checks)
+	npx prettier --write .
 
 build: install ## compile to dist/ (tsc -p tsconfig.build.json)
 	npm run build

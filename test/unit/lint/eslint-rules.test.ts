@@ -14,7 +14,9 @@ const LINT_SNIPPETS = `
 const { ESLint } = require('eslint');
 const path = require('node:path');
 (async () => {
-  const eslint = new ESLint({ cwd: process.cwd(), overrideConfigFile: path.resolve('eslint.config.mjs') });
+  // The probes are not files of the TypeScript project: the one type-aware rule is off for them.
+  const probes = { files: ['**/lint-probe.ts'], languageOptions: { parserOptions: { projectService: false } }, rules: { '@typescript-eslint/no-floating-promises': 'off' } };
+  const eslint = new ESLint({ cwd: process.cwd(), overrideConfigFile: path.resolve('eslint.config.mjs'), overrideConfig: [probes] });
   const out = [];
   for (const { code, file } of JSON.parse(process.argv[1])) {
     const [result] = await eslint.lintText(code, { filePath: path.resolve(file) });
@@ -36,6 +38,8 @@ const TYPE_ONLY =
   "import type { Knex } from 'knex';\nimport type { ServiceDeps } from '../services/core/deps';\nimport { LIVE_LIMITS } from '../services/core/live/protocol';\n" +
   'export type All = [Knex, ServiceDeps, typeof LIVE_LIMITS];\n';
 const RUNTIME_CORE = "import { listRules } from '../services/core/rules';\nexport const f = listRules;\n";
+const FLOATING = 'async function write(): Promise<void> {}\nexport function answer(): void {\n  write();\n}\n';
+const AWAITED_OR_VOID = 'async function write(): Promise<void> {}\nexport async function answer(): Promise<void> {\n  await write();\n  // fire and forget: write() never throws\n  void write();\n}\n';
 
 describe('workflow lint rules', () => {
   let results: string[][];
@@ -48,6 +52,11 @@ describe('workflow lint rules', () => {
       { code: CALLS_SET_TIMEOUT, file: 'workflows/client.ts' },
       { code: TYPE_ONLY, file: 'workflows/lint-probe.ts' },
       { code: RUNTIME_CORE, file: 'workflows/lint-probe.ts' },
+      // Files of the project (their text replaced), so the type-aware rule runs.
+      { code: FLOATING, file: 'services/core/deps.ts' },
+      { code: FLOATING, file: 'workflows/contracts.ts' },
+      { code: AWAITED_OR_VOID, file: 'services/core/deps.ts' },
+      { code: FLOATING, file: 'services/platform/sql.ts' },
     ]);
   }, 60_000);
 
@@ -68,5 +77,12 @@ describe('workflow lint rules', () => {
   it('allows type-only imports and the pure live protocol in a workflow file, not a run-time import of core', () => {
     expect(results[5]).toEqual([]);
     expect(results[6]).toContain('@typescript-eslint/no-restricted-imports');
+  });
+
+  it('reports a promise nobody awaits in services/core and workflows/, not an awaited or void one, and only there', () => {
+    expect(results[7]).toEqual(['@typescript-eslint/no-floating-promises']);
+    expect(results[8]).toEqual(['@typescript-eslint/no-floating-promises']);
+    expect(results[9]).toEqual([]);
+    expect(results[10]).toEqual([]);
   });
 });
