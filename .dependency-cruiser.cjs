@@ -1,6 +1,6 @@
 /**
  * Import boundaries, checked by `make lint` (npx depcruise --config .dependency-cruiser.cjs services workflows)
- * and by test/unit/boundaries.test.ts. Layers, lowest first; a layer imports only layers below it:
+ * and by test/unit/lint/boundaries.test.ts. Layers, lowest first; a layer imports only layers below it:
  *
  *   services/platform      config, db, errors, sealing, logger, metrics, http, temporal client factory, migrations
  *   services/net           guarded outbound fetch, address policy

@@ -12,14 +12,13 @@ HELM_LDFLAGS := -s -w -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION
 KUSTOMIZE_MODULE := sigs.k8s.io/kustomize/kustomize/v5@v5.8.2
 export PATH := $(TOOLS):$(PATH)
 
-.PHONY: dev test bench install tools build typecheck lint clean-dev help chart-test k8s-generate
+.PHONY: dev test test-unit bench install tools build typecheck lint format clean-dev help chart-test k8s-generate
 
-help:
-	@echo "make dev    run the whole service locally with a demo team (PostgreSQL + Temporal started for you)"
-	@echo "make test   run the test suite against real PostgreSQL and Temporal"
-	@echo "make bench  run the benchmarks in test/bench (not part of make test)"
+# Every target with a `## ` note after its name, one line each.
+help: ## list the targets
+	@awk -F ':.*## ' '/^[a-z][a-z0-9-]*:.*## / { printf "  make %-13s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
-install: node_modules/.install-stamp
+install: node_modules/.install-stamp ## install the npm dependencies (when package.json or the lock changed)
 
 # `npm install` rather than `npm ci`: the lock file lists optional binaries of other platforms that
 # some registry mirrors do not carry, which `npm ci` treats as fatal. The lock file is still honoured.
@@ -27,7 +26,7 @@ node_modules/.install-stamp: package.json package-lock.json
 	npm install --no-audit --no-fund
 	@touch $@
 
-tools: $(TOOLS)/temporal $(TOOLS)/helm $(TOOLS)/kustomize
+tools: $(TOOLS)/temporal $(TOOLS)/helm $(TOOLS)/kustomize ## build the Temporal CLI, helm and kustomize into .tools/bin (once)
 
 $(TOOLS)/temporal:
 	@command -v temporal >/dev/null 2>&1 && ln -sf "$$(command -v temporal)" $@ || GOBIN=$(TOOLS) go install $(TEMPORAL_CLI)
@@ -38,33 +37,42 @@ $(TOOLS)/helm:
 $(TOOLS)/kustomize:
 	@command -v kustomize >/dev/null 2>&1 && ln -sf "$$(command -v kustomize)" $@ || GOBIN=$(TOOLS) go install -ldflags '-s -w' $(KUSTOMIZE_MODULE)
 
-dev: install
+dev: install ## run the whole service locally with a demo team (PostgreSQL + Temporal started for you)
 	@exec node --require tsx/cjs services/devstack/dev.ts
 
-typecheck: install
+typecheck: install ## type-check everything (tsc --noEmit)
 	npx tsc --noEmit -p tsconfig.json
 
-# ESLint (with Temporal's workflow rules) and the import boundaries of .dependency-cruiser.cjs.
-lint: install
+# ESLint (with Temporal's workflow rules), the import boundaries of .dependency-cruiser.cjs, and the
+# formatting (prettier; `make format` rewrites what it reports).
+lint: install ## ESLint, import boundaries and formatting checks
 	npx eslint . --max-warnings 0
 	npx depcruise --config .dependency-cruiser.cjs services workflows
+	npx prettier --check .
 
-build: install
+format: install ## format every file with prettier (what `make lint` checks)
+	npx prettier --write .
+
+build: install ## compile to dist/ (tsc -p tsconfig.build.json)
 	npm run build
 
-test: install tools typecheck lint
+# Both jest projects; .ci/run reads the counts from .test-data/jest-results.json.
+test: install tools typecheck lint ## typecheck, lint, then every test against real PostgreSQL and Temporal
 	@mkdir -p .test-data
 	npx jest --json --outputFile=.test-data/jest-results.json
 
-bench: install $(TOOLS)/temporal
+test-unit: install ## the unit tests only: no PostgreSQL, no Temporal, under a minute
+	npx jest --selectProjects unit
+
+bench: install $(TOOLS)/temporal ## run the benchmarks in test/bench (not part of make test)
 	@for b in test/bench/*.bench.ts; do echo "== $$b"; npx tsx $$b || exit 1; done
 
 # The chart is the source of truth: regenerate k8s/, the values schema docs and dashboards after a change.
-k8s-generate: install tools
+k8s-generate: install tools ## regenerate k8s/, the values docs and dashboards from the chart
 	npx tsx scripts/k8s-generate.ts
 
-chart-test: install tools
+chart-test: install tools ## the chart's tests (test/integration/k8s)
 	npx jest test/integration/k8s
 
-clean-dev:
+clean-dev: ## delete .dev/ (the dev stack's database, Temporal state and demo key)
 	rm -rf .dev

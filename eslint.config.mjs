@@ -1,6 +1,7 @@
 // ESLint 9 flat config, run by `make lint` (npx eslint . --max-warnings 0). typescript-eslint's
-// recommended set without type information (the type-checked sets are too slow on two cores), plus
-// Temporal's workflow rules for the deterministic workflow files: see WORKFLOW_FILES below.
+// recommended set without type information (the type-checked sets are too slow on two cores), one
+// type-aware rule (no-floating-promises) on workflows/ and services/core/, plus Temporal's workflow
+// rules for the deterministic workflow files: see WORKFLOW_FILES below.
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -118,6 +119,15 @@ export default tseslint.config(
     // The cli loads each role's code only when it runs (an mcp pod never loads Apollo or the worker).
     files: ['services/cli/**/*.ts'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // A promise nobody awaits loses its error (an unhandled rejection) and its ordering: in a workflow a
+    // step that silently runs in the background, in core a write that may land after the answer. The one
+    // type-aware rule, on the code where that matters, so the rest of the lint stays fast: await it, or
+    // mark a deliberate fire-and-forget with `void` and say why in a comment.
+    files: ['workflows/**/*.ts', 'services/core/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
   },
   {
     files: WORKFLOW_FILES,

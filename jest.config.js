@@ -1,7 +1,10 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Two projects: `unit` needs no service (no PostgreSQL, no Temporal server) and runs in seconds
+ * (`make test-unit`); `integration` runs against the real PostgreSQL and Temporal that its globalSetup
+ * starts. `make test` runs both. test/unit and test/integration each mirror the source tree.
+ */
+const shared = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/test/bench/'],
   transform: {
@@ -15,8 +18,23 @@ module.exports = {
     '^music-metadata$': '<rootDir>/node_modules/music-metadata/lib/index.js',
   },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
-  globalSetup: '<rootDir>/test/support/globalSetup.ts',
-  globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
+  // The service's logs are silent in tests (LOG_LEVEL from test/support/config.ts); a test that expects
+  // an error line captures it (test/support/logs.ts) and asserts on it.
+  setupFiles: ['<rootDir>/test/support/setup.ts'],
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
+    {
+      ...shared,
+      displayName: 'integration',
+      roots: ['<rootDir>/test/integration'],
+      globalSetup: '<rootDir>/test/support/globalSetup.ts',
+      globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
+    },
+  ],
   testTimeout: 60000,
   maxWorkers: 2,
 };

@@ -1,5 +1,5 @@
 /**
- * Records the event histories that test/integration/workflows/replay.test.ts replays: real scenarios of
+ * Records the event histories that test/unit/workflows/replay.test.ts replays: real scenarios of
  * every workflow, run by a worker in this process on a real Temporal server over a real PostgreSQL
  * database, each closed run's history saved as test/fixtures/histories/<release>/<name>.json, <release>
  * being this code's (services/platform/release.ts).
@@ -26,10 +26,10 @@ import { makeChannel, makeMeeting, makeTeam, makeUser, type TestUser } from '../
 import { startGraphql, UPLOAD_AUDIO, type GraphqlHarness, type GraphqlResponse } from '../test/support/graphql';
 import { startTestWorker, waitForRun, type TestWorker } from '../test/support/worker';
 import { startWebhookReceiver, type WebhookReceiver } from '../test/support/webhook-receiver';
-import { startMediaServer, type MediaServer } from '../test/integration/ingest/media-server';
-import { CREATE_RULE } from '../test/integration/rules/support';
-import { APPEND, END, PAUSE, RESUME, said, START } from '../test/integration/live/support';
-import { historyToJSON } from '../test/integration/workflows/history-json';
+import { startMediaServer, type MediaServer } from '../test/integration/core/ingest/media-server';
+import { CREATE_RULE } from '../test/integration/core/rules/support';
+import { APPEND, END, PAUSE, RESUME, said, START } from '../test/integration/core/live/support';
+import { historyToJSON } from '../test/unit/workflows/history-json';
 import { liveWorkflowId, ruleExecutionWorkflowId, transcriptionWorkflowId, webhookWorkflowId } from '../workflows/contracts';
 import { RetentionWorkflow } from '../workflows/retention';
 import { RELEASE } from '../services/platform/release';

@@ -5,7 +5,7 @@
  * imports it too.
  *
  * Changing a name or an id builder here breaks running workflows and the replay tests
- * (test/integration/workflows/replay.test.ts): add, never rename.
+ * (test/unit/workflows/replay.test.ts): add, never rename.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';

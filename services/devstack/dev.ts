@@ -14,6 +14,7 @@ import { loadConfig } from '../platform/config';
 import { createDb, migrateLatest } from '../platform/db';
 import { onShutdownSignal } from '../platform/http';
 import { createRuntime } from '../platform/runtime';
+import { configureLogger } from '../platform/logger';
 import { installTemporalRuntime } from '../platform/temporal-runtime';
 import { seedDemo } from '../cli/commands/seed';
 import { startMcpRole } from '../mcp/main';
@@ -129,11 +130,14 @@ async function main(): Promise<void> {
     MCP_PORT: String(mcpPort),
     GRAPHQL_PORT: String(graphqlPort),
     WORKER_METRICS_PORT: process.env.WORKER_METRICS_PORT ?? String(await portOr(9464)),
-    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://localhost:${mcpPort}`,
+    // The address the mcp role listens on (HOST defaults to 127.0.0.1): the links the service makes and
+    // the URLs printed below are the one the browser and the MCP clients use.
+    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${mcpPort}`,
     GRAPHQL_INTROSPECTION: process.env.GRAPHQL_INTROSPECTION ?? 'true',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   };
   const config = loadConfig(env, 'worker');
+  configureLogger(config, 'dev');
   installTemporalRuntime(config);
 
   const db = createDb({ url: config.databaseUrl, poolMax: 4 });
@@ -164,7 +168,7 @@ async function main(): Promise<void> {
   // The CLI's own database is the service's: the URL of the cluster started here, or the caller's
   // DATABASE_URL (its password not printed).
   const cliDatabaseUrl = process.env.DATABASE_URL ? redactPassword(databaseUrl) : databaseUrl;
-  const mcpUrl = roles[0].url;
+  const mcpUrl = `${config.publicBaseUrl}/mcp`;
   const graphqlUrl = roles[1].url;
   process.stdout.write(`
   Meeting Intelligence is ready (${((Date.now() - started) / 1000).toFixed(1)} s)

@@ -88,7 +88,10 @@ export async function startLocalTemporal(opts: {
     stop: async () => {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      // The grace timer is cleared once the server is gone: left pending, it kept the caller alive.
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((r) => (grace = setTimeout(r, 5000)))]);
+      clearTimeout(grace);
       if (child.exitCode === null) child.kill('SIGKILL');
     },
   };

@@ -29,13 +29,22 @@ function useLightweightResponses(): void {
   hono.getRequestListener(() => null);
 }
 
+/** A page served from this machine: http(s) on localhost, 127.0.0.1 or [::1], any port. */
+export function isLoopbackOrigin(origin: string): boolean {
+  const url = new URL(origin);
+  return (url.protocol === 'http:' || url.protocol === 'https:') && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+}
+
 /**
  * Refuses a request whose Origin header names a site other than the allowed ones (MCP_ALLOWED_ORIGINS,
- * default the origin of PUBLIC_BASE_URL): the transport spec's protection of a local server against
- * pages of other sites (DNS rebinding, cross-site posts). `Origin: null` (sandboxed frames, file:
- * pages) is refused too. Requests without an Origin (every non-browser client) are not affected.
+ * default the origin of PUBLIC_BASE_URL and, with `loopback`, any loopback origin): the transport
+ * spec's protection of a local server against pages of other sites (DNS rebinding, cross-site posts).
+ * A rebinding attacker's page keeps its own origin (its domain name), so a loopback origin is never
+ * one: a page served from this machine (the MCP Inspector, a local app on any port) is accepted by
+ * default. `Origin: null` (sandboxed frames, file: pages) is refused. Requests without an Origin
+ * (every non-browser client) are not affected.
  */
-export function originCheck(allowed: string[]) {
+export function originCheck(allowed: string[], loopback = false) {
   const any = allowed.includes('*');
   const origins = new Set(allowed.map((o) => o.toLowerCase()));
   return (req: Request, res: Response, next: NextFunction) => {
@@ -47,7 +56,7 @@ export function originCheck(allowed: string[]) {
     } catch {
       normalized = undefined;
     }
-    if (normalized && normalized !== 'null' && origins.has(normalized)) return next();
+    if (normalized && normalized !== 'null' && (origins.has(normalized) || (loopback && isLoopbackOrigin(normalized)))) return next();
     rpcError(res, 403, -32000, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed to use this server (MCP_ALLOWED_ORIGINS)`);
   };
 }
@@ -61,7 +70,7 @@ export function createMcpApp(deps: Deps, checks: ReadinessCheck[]): Express {
   const app = createBaseApp(checks, { trustProxy: deps.config.trustProxy });
   const allowed = deps.config.mcpAllowedHosts;
   const hostCheck = allowed.includes('*') ? (_q: Request, _s: Response, n: NextFunction) => n() : hostHeaderValidation(allowed);
-  const guards = [hostCheck, originCheck(deps.config.mcpAllowedOrigins)];
+  const guards = [hostCheck, originCheck(deps.config.mcpAllowedOrigins, deps.config.mcpLoopbackOrigins)];
   const oauth = createOAuth(deps.db, deps.config);
   if (oauth) app.use(oauth.router);
 

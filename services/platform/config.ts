@@ -40,7 +40,7 @@ export const SETTINGS = {
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: { kind: 'int', default: '40', min: 2, doc: 'Most workflow tasks one worker process runs at once (at least 2).' },
   PUBLIC_BASE_URL: { kind: 'url', default: 'http://localhost:3000', doc: 'External base URL, used in transcript_url and share_url links.' },
   MCP_ALLOWED_HOSTS: { kind: 'list', default: 'localhost,127.0.0.1,[::1]', doc: 'Host header values accepted by /mcp (DNS-rebinding protection); `*` accepts any.' },
-  MCP_ALLOWED_ORIGINS: { kind: 'list', default: '', doc: 'Origin header values accepted by /mcp, comma-separated (e.g. https://app.example.com); a request with any other Origin, `null` included, is refused with 403, and requests without an Origin are not affected. Empty: the origin of PUBLIC_BASE_URL; `*` accepts any.' },
+  MCP_ALLOWED_ORIGINS: { kind: 'list', default: '', doc: 'Origin header values accepted by /mcp, comma-separated (e.g. https://app.example.com); a request with any other Origin, `null` included, is refused with 403, and requests without an Origin are not affected. Empty: the origin of PUBLIC_BASE_URL and any loopback origin (http or https, localhost, 127.0.0.1 or [::1], any port); `*` accepts any.' },
   MCP_MAX_TRANSCRIPT_TOKENS: { kind: 'int', default: '20000', min: 100, doc: 'Default token budget of one svc_get_transcript page.' },
   RATE_LIMIT_PER_MINUTE: { kind: 'int', default: '600', min: 1, doc: 'Tool calls or GraphQL operations one API key may make per minute (too_many_requests beyond).' },
   SHUTDOWN_GRACE_MS: { kind: 'int', default: '10000', min: 0, doc: 'How long SIGTERM waits for in-flight requests and activities before closing.' },
@@ -113,6 +113,8 @@ export interface Config {
   mcpAllowedHosts: string[];
   /** Origins accepted by /mcp (scheme://host[:port], lowercase), or ['*']; never empty. */
   mcpAllowedOrigins: string[];
+  /** Loopback origins (localhost, 127.0.0.1, [::1], any port) accepted too: when MCP_ALLOWED_ORIGINS is not set. */
+  mcpLoopbackOrigins: boolean;
   mcpMaxTranscriptTokens: number;
   rateLimitPerMinute: number;
   shutdownGraceMs: number;
@@ -291,6 +293,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
     publicBaseUrl: (v.PUBLIC_BASE_URL as string).replace(/\/+$/, ''),
     mcpAllowedHosts: v.MCP_ALLOWED_HOSTS as string[],
     mcpAllowedOrigins,
+    mcpLoopbackOrigins: !(v.MCP_ALLOWED_ORIGINS as string[] | undefined)?.length,
     mcpMaxTranscriptTokens: v.MCP_MAX_TRANSCRIPT_TOKENS as number,
     rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE as number,
     shutdownGraceMs: v.SHUTDOWN_GRACE_MS as number,

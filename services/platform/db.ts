@@ -1,5 +1,6 @@
 import knexFactory, { Knex } from 'knex';
 import { migrationSource } from './migrations';
+import { logger } from './logger';
 import { trackDbPool } from './metrics';
 import { migrateUp } from './schema';
 
@@ -18,10 +19,19 @@ export function createDb(opts: DbOptions): Db {
     pool: { min: 0, max: opts.poolMax ?? 10 },
     // The schema guard (schema.ts) judges migrations this release does not know, not knex.
     migrations: { migrationSource, tableName: 'knex_migrations', disableMigrationsListValidation: true },
+    log: KNEX_LOG,
   });
   trackPool(db);
   return db;
 }
+
+/** knex's own warnings (a connection lost, an acquire failed) as lines of our log, not console.log. */
+const KNEX_LOG: Knex.Logger = {
+  warn: (message: unknown) => logger.warn({ component: 'knex' }, String(message)),
+  error: (message: unknown) => logger.error({ component: 'knex' }, String(message)),
+  debug: (message: unknown) => logger.debug({ component: 'knex' }, String(message)),
+  deprecate: (method: string, alternative: string) => logger.warn({ component: 'knex' }, `${method} is deprecated: use ${alternative}`),
+};
 
 /**
  * Sample the pool into the db_pool_connections gauge when /metrics is scraped, not on every query.

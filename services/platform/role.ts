@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig, Role } from './config';
 import { onShutdownSignal } from './http';
-import { logger } from './logger';
+import { configureLogger, logger } from './logger';
 import type { Config } from './config';
 
 export interface RunningRole {
@@ -9,10 +9,15 @@ export interface RunningRole {
   close(): Promise<void>;
 }
 
-/** Parse config for a role or exit 2 with every problem named. */
+/**
+ * Parse config for a role or exit 2 with every problem named; the logger then logs at its LOG_LEVEL,
+ * naming the role the process runs as (MI_ROLE, set by the chart and by `serve`; else the config role).
+ */
 export function configOrExit(role: Role, env: NodeJS.ProcessEnv = process.env): Config {
   try {
-    return loadConfig(env, role);
+    const config = loadConfig(env, role);
+    configureLogger(config, env.MI_ROLE ?? role);
+    return config;
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`${e.message}\n`);

@@ -39,7 +39,7 @@ import { createDb, migrateLatest, type Db } from '../../services/platform/db';
 import { closeServers, listen, serverUrl } from '../../services/platform/http';
 import { createTemporalClient } from '../../services/platform/temporal';
 import { createActivities } from '../../workflows/activities';
-import { startMediaServer } from '../integration/ingest/media-server';
+import { startMediaServer } from '../integration/core/ingest/media-server';
 import { provisionPostgres, provisionTemporal } from '../support/stack';
 import type { WorkflowPort } from '../../services/core/workflow-port';
 

@@ -2,6 +2,7 @@ import knexFactory from 'knex';
 import { randomBytes } from 'node:crypto';
 import { migrationSource } from '../../services/platform/migrations';
 import { provisionPostgres, provisionTemporal } from './stack';
+import { reportTiming } from './timings';
 
 /**
  * Runs once per `jest` run: provisions PostgreSQL and Temporal, migrates a template database that
@@ -27,8 +28,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.MI_TEST_RUN_ID = runId;
   process.env.TEMPORAL_ADDRESS = temporal.url;
   (globalThis as Record<string, unknown>).__MI_STACK__ = { pg, temporal, template, runId };
-  // eslint-disable-next-line no-console
-  console.log(
+  reportTiming(
     `\n[test stack] postgres (${pg.source}) and temporal (${temporal.source}) at ${temporal.url} ready in ${Date.now() - started} ms`,
   );
 }

@@ -1,3 +1,4 @@
+import { flushReads } from '../../services/core/read-audit';
 import knexFactory from 'knex';
 import { randomBytes } from 'node:crypto';
 import { createDb, Db } from '../../services/platform/db';
@@ -40,6 +41,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     url,
     name,
     drop: async () => {
+      // Reads the test's harnesses recorded are written (or dropped) while the pool is open.
+      await flushReads(db);
       await db.destroy();
       const a = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
       await a.raw(`drop database if exists ${name} with (force)`);

@@ -4,7 +4,7 @@
  * path (status codes, Retry-After, a connection reset, a slow answer), 200 by default.
  *
  * Trust: the service verifies the receiver's certificate (services/net), as it must. Its certificate
- * (test/integration/webhooks/tls) is self-signed, and Node 20 cannot add a CA to a running process
+ * (test/integration/core/webhooks/tls) is self-signed, and Node 20 cannot add a CA to a running process
  * (tls.setDefaultCACertificates is Node 22+; NODE_EXTRA_CA_CERTS is read at start only). So while a
  * receiver runs, https requests from THIS process to the receiver's own address and port carry its
  * certificate as their `ca`; nothing else is touched, verification stays on, and closing the receiver
@@ -16,8 +16,8 @@ import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 
-export const RECEIVER_CERT_PATH = join(__dirname, '..', 'integration', 'webhooks', 'tls', 'cert.pem');
-const RECEIVER_KEY_PATH = join(__dirname, '..', 'integration', 'webhooks', 'tls', 'key.pem');
+export const RECEIVER_CERT_PATH = join(__dirname, '..', 'integration', 'core', 'webhooks', 'tls', 'cert.pem');
+const RECEIVER_KEY_PATH = join(__dirname, '..', 'integration', 'core', 'webhooks', 'tls', 'key.pem');
 
 /** An answer: a status code, `reset` (drop the connection unanswered), or a status with headers/delay. */
 export type Answer = number | 'reset' | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };

@@ -7,21 +7,19 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { Client, WorkflowFailedError } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Config } from '../../services/platform/config';
+import { installTemporalRuntime } from '../../services/platform/temporal-runtime';
 import { bundleWorkflows, connectWorker, createWorker } from '../../services/worker/worker';
 import { freePort } from '../../services/devstack/ports';
 import { BIN } from './cli';
 import { testConfig } from './config';
 
-// The SDK logs every retried activity at WARN; tests assert outcomes, so only errors are shown.
-try {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-} catch {
-  // Already installed in this test file's process.
-}
+// The Runtime production installs, logging to the service's logger (silent in tests: a test that
+// expects the SDK's warnings, a retried activity's say, captures them with test/support/logs.ts).
+installTemporalRuntime(testConfig({}, 'worker'));
 
 let bundle: Promise<{ code: string }> | undefined;
 /** The workflow bundle of this test file (built on first use). */

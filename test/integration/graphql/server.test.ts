@@ -7,6 +7,7 @@ import { createTestDatabase, TestDatabase, testTaskQueue } from '../../support/t
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { GraphqlHarness, startGraphql, UPLOAD_AUDIO } from '../../support/graphql';
 import { revokeApiKey } from '../../../services/core/people';
+import { whileCapturing } from '../../support/logs';
 
 const ME = 'query Me { me { user_id email name is_admin minutes_consumed num_transcripts } }';
 
@@ -141,9 +142,18 @@ describe('GraphQL endpoint', () => {
     const down = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: queue, TEMPORAL_ADDRESS: '127.0.0.1:1' });
     try {
       const [{ n: before }] = await t.db('meetings').count({ n: '*' });
-      const res = await down.request(user.key, UPLOAD_AUDIO, { input: { url: 'https://media.example.com/a.vtt', client_reference_id: 'down-1' } });
+      const { result: res, logs } = await whileCapturing('error', () =>
+        down.request(user.key, UPLOAD_AUDIO, { input: { url: 'https://media.example.com/a.vtt', client_reference_id: 'down-1' } }),
+      );
       expect(res.body.errors![0].extensions).toEqual({ code: 'internal_error' });
       expect(res.body.errors![0].message).toMatch(/nothing was stored.*again/);
+      // The cause is logged for the operator (with the request's id), never sent to the caller.
+      const [cause] = logs.find('error', /^could not start the transcription workflow$/);
+      expect(cause).toMatchObject({ requestId: expect.any(String), meetingId: expect.any(String), err: { message: expect.stringMatching(/Failed to start Workflow/) } });
+      expect(logs.find('error', /^graphql operation failed$/)).toEqual([
+        expect.objectContaining({ requestId: cause.requestId, err: expect.objectContaining({ code: 'internal_error', message: res.body.errors![0].message }) }),
+      ]);
+      expect(JSON.stringify(res.body)).not.toContain(String((cause.err as { message: string }).message));
       const [{ n: after }] = await t.db('meetings').count({ n: '*' });
       expect(after).toBe(before);
     } finally {

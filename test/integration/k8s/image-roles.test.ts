@@ -32,7 +32,8 @@ import { testConfig } from '../../support/config';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { TRANSCRIPT, UPLOAD_AUDIO } from '../../support/graphql';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
-import { MediaServer, startMediaServer } from '../ingest/media-server';
+import { MediaServer, startMediaServer } from '../core/ingest/media-server';
+import { reportTiming } from '../../support/timings';
 
 const ROLES = ['mcp', 'graphql', 'worker'] as const;
 type RoleName = (typeof ROLES)[number];
@@ -215,8 +216,7 @@ describe('the worker role', () => {
     expect(worker.output()).not.toMatch(/Workflow bundle created/); // the SDK's line when it runs webpack
     const ready = (await (await fetch(`${base('worker')}/readyz`)).json()) as { checks: { name: string; ok: boolean }[] };
     expect(ready.checks).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'worker', ok: true }), expect.objectContaining({ name: 'database', ok: true })]));
-    // eslint-disable-next-line no-console
-    console.log(`[image] tsc ${app.timings.compileMs} ms, bundle ${app.timings.bundleMs} ms; ready after ${ROLES.map((r) => `${r} ${started.get(r)?.readyMs} ms`).join(', ')}`);
+    reportTiming(`[image] tsc ${app.timings.compileMs} ms, bundle ${app.timings.bundleMs} ms; ready after ${ROLES.map((r) => `${r} ${started.get(r)?.readyMs} ms`).join(', ')}`);
   });
 
   it("runs an upload's TranscriptionWorkflow from the bundle to completed (uploaded and read through the graphql role)", async () => {
@@ -326,8 +326,7 @@ describe('dashboards and alerts against what the running roles expose', () => {
       }
     }
     expect(problems).toEqual([]);
-    // eslint-disable-next-line no-console
-    if (awaiting.size) console.log(`[image] used but without series in this run (listed events): ${[...awaiting].sort().join(', ')}`);
+    if (awaiting.size) reportTiming(`[image] used but without series in this run (listed events): ${[...awaiting].sort().join(', ')}`);
   });
 
   it('lists as event-only only Temporal metrics that sdk-core declares, with the exporter\'s naming', () => {

@@ -28,8 +28,9 @@ import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { UPLOAD_AUDIO } from '../../support/graphql';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { RECEIVER_CERT_PATH, startWebhookReceiver, WebhookReceiver } from '../../support/webhook-receiver';
-import { MediaServer, startMediaServer } from '../ingest/media-server';
+import { MediaServer, startMediaServer } from '../core/ingest/media-server';
 import { authorizationUrl, parseForm, pkcePair, REDIRECT_URI, registerTestClient, signInAndConsent, TestBrowser, tokenRequest } from '../oauth/support';
+import { reportTiming } from '../../support/timings';
 
 const ROLES = ['mcp', 'graphql', 'worker'] as const;
 type RoleName = (typeof ROLES)[number];
@@ -311,8 +312,7 @@ beforeAll(async () => {
     .flatMap((f) => dashboardExpressions(JSON.parse(readFileSync(path.join(CHART_DIR, 'dashboards', f), 'utf8')) as Record<string, unknown>));
   alertExprs = groups.flatMap((g) => g.rules.map((r) => ({ where: `alert ${r.alert ?? r.record}`, expr: r.expr })));
   timings.total = Date.now() - t0;
-  // eslint-disable-next-line no-console
-  console.log(`[prometheus] ${Object.entries(timings).map(([k, v]) => `${k} ${v} ms`).join(', ')}`);
+  reportTiming(`[prometheus] ${Object.entries(timings).map(([k, v]) => `${k} ${v} ms`).join(', ')}`);
 }, 150_000);
 
 afterAll(async () => {
@@ -373,8 +373,7 @@ describe('Prometheus scraping the running roles', () => {
       if (hasData && where in NO_DATA_IN_SHORT_RUN) listedWithData.push(where);
     }
     expect(problems).toEqual([]);
-    // eslint-disable-next-line no-console
-    if (listedWithData.length) console.log(`[prometheus] listed as without data but had data this run: ${listedWithData.join('; ')}`);
+    if (listedWithData.length) reportTiming(`[prometheus] listed as without data but had data this run: ${listedWithData.join('; ')}`);
   });
 
   it('lists only panels that exist, each with its metrics exported by a role, the Temporal SDK or the cluster', () => {

@@ -11,6 +11,7 @@ import { newId } from '../../../services/core/ids';
 import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
+import { reportTiming } from '../../support/timings';
 
 describe('structured tool output', () => {
   let t: TestDatabase;
@@ -149,8 +150,7 @@ describe('structured tool output', () => {
     };
     const text = countTokens(res.content[0].text);
     const structured = countTokens(JSON.stringify(res.structuredContent));
-    // eslint-disable-next-line no-console
-    console.log(`svc_get_transcript at maxTokens ${TRANSCRIPT_TOKENS.max}: text (TOON) ${text} tokens, structuredContent (JSON) ${structured} tokens, both ${text + structured}`);
+    reportTiming(`svc_get_transcript at maxTokens ${TRANSCRIPT_TOKENS.max}: text (TOON) ${text} tokens, structuredContent (JSON) ${structured} tokens, both ${text + structured}`);
     expect(res.structuredContent.has_more).toBe(true);
     expect(text).toBeLessThanOrEqual(TRANSCRIPT_TOKENS.max);
     // Pages are sized for the JSON form, which Claude Code shows the model instead of the text.

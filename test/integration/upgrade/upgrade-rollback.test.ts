@@ -12,6 +12,8 @@
  * every workflow the previous release started completed, every delivery was delivered, and no call
  * through a Service was answered 5xx.
  */
+import { APPEND, END, said, START } from '../core/live/support';
+import { MediaServer, startMediaServer } from '../core/ingest/media-server';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,8 +25,6 @@ import { Client, Connection } from '@temporalio/client';
 import { RELEASE } from '../../../services/platform/release';
 import { withDatabase } from '../../support/globalSetup';
 import { RECEIVER_CERT_PATH, startWebhookReceiver, WebhookReceiver } from '../../support/webhook-receiver';
-import { MediaServer, startMediaServer } from '../ingest/media-server';
-import { APPEND, END, said, START } from '../live/support';
 import { cli, checkOut, previousRelease, REPO, RoleName, RunningRole, Service, startRole, startService } from './release-roles';
 
 const VTT = (n: number) => `WEBVTT\n\n00:00:01.000 --> 00:00:03.000\n<v Rae>Board upload ${n}: ship it on Friday.\n\n00:00:03.500 --> 00:00:05.000\n<v Sol>Agreed, upload ${n}.\n`;

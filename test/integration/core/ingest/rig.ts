@@ -1,0 +1,53 @@
+/**
+ * The rig of an upload test: a test database with one owner, a media server to fetch recordings from,
+ * a speech-server stand-in, the GraphQL role and a worker on the suite's own task queue. One place for
+ * what the recording suites set up and tear down alike (the worker gets ASR_URL of the stand-in).
+ */
+import { AsrStandin, startAsrStandin, type StandinOptions } from '../../../support/asr-standin';
+import { makeTeam, makeUser, TestUser } from '../../../support/factory';
+import { GraphqlHarness, startGraphql, UPLOAD_AUDIO } from '../../../support/graphql';
+import { createTestDatabase, TestDatabase, testTaskQueue } from '../../../support/testDb';
+import { startTestWorker, TestWorker } from '../../../support/worker';
+import { MediaServer, startMediaServer } from './media-server';
+
+export interface RecordingRig {
+  t: TestDatabase;
+  gql: GraphqlHarness;
+  worker: TestWorker;
+  media: MediaServer;
+  asr: AsrStandin;
+  owner: TestUser;
+  /** uploadAudio as the owner; the new meeting's id (the call must succeed). */
+  upload(input: Record<string, unknown>): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startRecordingRig(opts: { queue: string; ownerName: string; asr?: StandinOptions; workerEnv?: Record<string, string> }): Promise<RecordingRig> {
+  const closers: (() => Promise<unknown>)[] = [];
+  const close = async () => {
+    for (const c of closers.reverse()) await c();
+  };
+  try {
+    const t = await createTestDatabase();
+    closers.push(() => t.drop());
+    const owner = await makeUser(t.db, await makeTeam(t.db), { name: opts.ownerName });
+    const media = await startMediaServer();
+    closers.push(() => media.close());
+    const asr = await startAsrStandin(opts.asr);
+    closers.push(() => asr.close());
+    const taskQueue = testTaskQueue(opts.queue);
+    const gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: taskQueue });
+    closers.push(() => gql.close());
+    const worker = await startTestWorker(t.db, { taskQueue, env: { ASR_URL: asr.url, ...opts.workerEnv } });
+    closers.push(() => worker.stop());
+    const upload = async (input: Record<string, unknown>) => {
+      const res = await gql.request(owner.key, UPLOAD_AUDIO, { input });
+      expect(res.body.errors).toBeUndefined();
+      return res.body.data.uploadAudio.meetingId as string;
+    };
+    return { t, gql, worker, media, asr, owner, upload, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}

@@ -1,0 +1,49 @@
+import { createTestDatabase, TestDatabase } from '../../support/testDb';
+
+/** A description of the schema precise enough that any drift between two migrations shows. */
+async function schemaSnapshot(t: TestDatabase) {
+  const columns = await t.db.raw(`
+    select table_name, column_name, data_type, is_nullable, column_default, generation_expression
+    from information_schema.columns where table_schema = 'public' and table_name not like 'knex_%'
+    order by table_name, column_name`);
+  const indexes = await t.db.raw(`
+    select tablename, indexname, indexdef from pg_indexes
+    where schemaname = 'public' and tablename not like 'knex_%' order by tablename, indexname`);
+  const constraints = await t.db.raw(`
+    select conrelid::regclass::text as tbl, conname, pg_get_constraintdef(oid) as def
+    from pg_constraint where connamespace = 'public'::regnamespace order by 1, 2`);
+  return { columns: columns.rows, indexes: indexes.rows, constraints: constraints.rows };
+}
+
+describe('migrations', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(async () => t.drop());
+
+  it('up, down and up again leaves the same schema', async () => {
+    const first = await schemaSnapshot(t);
+    expect(first.columns.length).toBeGreaterThan(100);
+
+    await t.db.migrate.rollback(undefined, true);
+    const empty = await schemaSnapshot(t);
+    expect(empty.columns).toEqual([]);
+
+    await t.db.migrate.latest();
+    expect(await schemaSnapshot(t)).toEqual(first);
+  });
+
+  it('has full-text columns with GIN indexes on titles and sentences', async () => {
+    const { rows } = await t.db.raw(`select indexname, indexdef from pg_indexes where indexdef ilike '%using gin%'`);
+    const defs = rows.map((r: { indexdef: string }) => r.indexdef).join('\n');
+    expect(defs).toMatch(/meetings USING gin \(title_tsv\)/);
+    expect(defs).toMatch(/sentences USING gin \(tsv\)/);
+  });
+
+  it('reports every migration as applied', async () => {
+    const [completed, pending] = await t.db.migrate.list();
+    expect(pending).toEqual([]);
+    expect(completed.map((c: { name: string }) => c.name)).toContain('20261121000000_initial_schema');
+  });
+});
