@@ -5,6 +5,7 @@
  * Recordings for the end-to-end tests are built from them by ffmpeg, each utterance at a known offset.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MEDIA_DIR } from './media';
@@ -67,7 +68,8 @@ export interface Placed {
 export function placedRecording(parts: { id: string; at: number }[], seconds: number, enc: 'mp3' | 'mp4' | 'wav', noise = 0.003): Placed {
   const all = librivox();
   const placed = parts.map((p) => ({ utterance: all.find((u) => u.id.endsWith(p.id))!, at: p.at }));
-  const name = `placed-${parts.map((p) => `${p.id}@${p.at}`).join('-')}-${seconds}-${noise}.${enc}`;
+  const recipe = createHash('sha256').update(JSON.stringify({ parts, seconds, noise })).digest('hex').slice(0, 16);
+  const name = `placed-${recipe}.${enc}`;
   const path = join(MEDIA_DIR, name);
   if (existsSync(path)) return { path, placed, seconds };
   const inputs = ['-f', 'lavfi', '-i', `anoisesrc=color=pink:amplitude=${noise}:sample_rate=16000:duration=${seconds}`];
