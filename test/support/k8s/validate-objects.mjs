@@ -1,11 +1,13 @@
 // Validates Kubernetes objects (a JSON array on stdin) offline against the API schemas of
-// kubernetes-models, @kubernetes-models/prometheus-operator and @kubernetes-models/gateway-api.
+// kubernetes-models, @kubernetes-models/prometheus-operator, @kubernetes-models/gateway-api and
+// @kubernetes-models/keda.
 // Prints a JSON array of problems ({object, error}); an apiVersion/kind without a model is a problem too.
 // A separate process because these packages are ESM-only and jest loads CommonJS.
 const GROUPS = [
   ['kubernetes-models', ['v1', 'apps/v1', 'batch/v1', 'policy/v1', 'autoscaling/v2', 'networking.k8s.io/v1', 'rbac.authorization.k8s.io/v1']],
   ['@kubernetes-models/prometheus-operator', ['monitoring.coreos.com/v1']],
   ['@kubernetes-models/gateway-api', ['gateway.networking.k8s.io/v1']],
+  ['@kubernetes-models/keda', ['keda.sh/v1alpha1']],
 ];
 
 async function loadModels() {
