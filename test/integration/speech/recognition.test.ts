@@ -8,6 +8,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cutSpeech, embeddedEngine, loadSpeechModel, type EmbeddedEngine } from '../../../services/intelligence/asr';
+import { runCli } from '../../support/cli';
 import { librivox, MODELS_DIR, PYANNOTE_DIR, pyannoteReference, requireSpeechData, wavSamples } from '../../support/speech';
 import { wordErrorRate } from '../../support/wer';
 
@@ -83,4 +84,11 @@ describe('model files', () => {
     rmSync(join(dir, 'moonshine-tiny-en', 'encoder_model.ort'));
     await expect(loadSpeechModel(dir, 'moonshine-tiny-en')).rejects.toThrow(/encoder_model\.ort is missing; run `make models`/);
   });
+
+  it('stops a worker at start, before it polls, naming the file and make models', async () => {
+    const env = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', TEMPORAL_ADDRESS: '127.0.0.1:1', SECRETS_KEY: '0'.repeat(64), SPEECH_MODELS_DIR: dir, LOG_LEVEL: 'fatal' };
+    const res = await runCli(['serve', 'worker'], env);
+    expect(res.code).toBe(1);
+    expect(`${res.stdout}${res.stderr}`).toMatch(/encoder_model\.ort is missing; run `make models`/);
+  }, 60_000);
 });
