@@ -209,8 +209,8 @@ export function transcribeChunkActivity(deps: ActivityDeps) {
 /** One chunk by the embedded engine: its samples read from the staged WAV, decoded in this process. */
 async function embeddedChunk(deps: ActivityDeps, audio: ExtractedAudio, chunk: ChunkInput['chunk']): Promise<AsrSegment[]> {
   const engine = await engineFor(deps.config);
-  const samples = await readPcm(audio.path, chunk.start, Math.min(chunk.end, audio.durationSeconds));
-  return engine.transcribe(samples, activitySignal());
+  const signal = activitySignal();
+  return engine.withSlot(async () => engine.transcribe(await readPcm(audio.path, chunk.start, Math.min(chunk.end, audio.durationSeconds)), signal));
 }
 
 /** One chunk cut out of the staged audio and sent to ASR_URL. */

@@ -42,6 +42,11 @@ export interface EmbeddedEngine {
   describe(): { engine: 'embedded'; model: string; runtime: string };
   /** The speech of 16 kHz mono samples as timed segments (seconds from the first sample). */
   transcribe(samples: Float32Array, signal?: AbortSignal): Promise<AsrSegment[]>;
+  /**
+   * Run `work` (read a chunk's samples and transcribe them) when one of as many slots as there are
+   * recognizers is free: more chunks at once would not decode faster, only hold more audio in memory.
+   */
+  withSlot<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** Pieces of at most `max` samples: long speech is cut at its quietest frame before each limit. */
@@ -66,14 +71,17 @@ export function cutSpeech(samples: Float32Array, start: number, max: number): { 
   return out;
 }
 
-/** The stretches of speech Silero VAD finds in the samples, in order (starts in samples). */
+/**
+ * The stretches of speech Silero VAD finds in the samples, in order: views of `samples` (no copies),
+ * with their starts in samples.
+ */
 export async function speechStretches(vad: Vad, samples: Float32Array, signal?: AbortSignal): Promise<{ start: number; samples: Float32Array }[]> {
   vad.reset();
   const found: { start: number; samples: Float32Array }[] = [];
   const drain = () => {
     while (!vad.isEmpty()) {
-      const seg = vad.front(false);
-      found.push({ start: seg.start, samples: Float32Array.from(seg.samples) });
+      const seg = vad.front();
+      found.push({ start: seg.start, samples: samples.subarray(seg.start, seg.start + seg.samples.length) });
       vad.pop();
     }
   };
@@ -136,6 +144,7 @@ async function load(settings: EmbeddedSettings): Promise<EmbeddedEngine> {
     debug: 0,
   };
   const vads = new Pool(Array.from({ length: count }, () => new Vad(vadConfig, 60)));
+  const slots = new Pool(Array.from({ length: count }, (_, i) => i));
   const maxPiece = Math.floor(model.maxSegmentSeconds * SAMPLE_RATE);
 
   return {
@@ -143,6 +152,7 @@ async function load(settings: EmbeddedSettings): Promise<EmbeddedEngine> {
     vad: vadModel,
     recognizers: count,
     describe: () => ({ engine: 'embedded', model: model.name, runtime: `sherpa-onnx ${sherpaVersion}` }),
+    withSlot: (work) => slots.use(work),
     async transcribe(samples, signal) {
       const stretches = await vads.use((vad) => speechStretches(vad, samples, signal));
       const pieces = stretches.flatMap((s) => {
