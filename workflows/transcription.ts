@@ -59,12 +59,16 @@ const { prepareAudio, stitchTranscript } = proxyActivities<Pick<TranscriptionAct
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
-/** One chunk (at most ASR_CHUNK_MAX_SECONDS of audio) to the speech server, each retried on its own. */
-const { transcribeChunk } = proxyActivities<Pick<TranscriptionActivities, 'transcribeChunk'>>({
+/** One chunk (at most ASR_CHUNK_MAX_SECONDS of audio) to the speech engine, each retried on its own. */
+const CHUNK_OPTIONS = {
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6, nonRetryableErrorTypes: NON_RETRYABLE },
-});
+} as const;
+
+/** Chunks run on the plan's speech task queue (speech workers scale on their own); older plans on the run's queue. */
+const chunkActivity = (plan: AudioPlan) =>
+  proxyActivities<Pick<TranscriptionActivities, 'transcribeChunk'>>(plan.speechQueue ? { ...CHUNK_OPTIONS, taskQueue: plan.speechQueue } : CHUNK_OPTIONS).transcribeChunk;
 
 /** Pure computation (and the chat model when LLM_URL is set). */
 const { analyze, summarize } = proxyActivities<Pick<TranscriptionActivities, 'analyze' | 'summarize'>>({
@@ -90,6 +94,7 @@ export const failureReason = (e: unknown): string => failureMessage(e, 'transcri
  */
 async function transcribeInChunks(meetingId: string, media: MediaRef): Promise<TranscriptRef> {
   const plan: AudioPlan = await prepareAudio({ meetingId, media });
+  const transcribeChunk = chunkActivity(plan);
   const work = plan.channels.flatMap((channel, c) => plan.chunks[c].map((chunk) => ({ channel, chunk })));
   const total = work.length;
   let next = 0;

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import knexFactory from 'knex';
 import { authenticateApiKey } from '../core/people';
+import { asrEngine, engineFor } from '../intelligence/asr';
 import { loadConfig } from '../platform/config';
 import { createDb, migrateLatest } from '../platform/db';
 import { onShutdownSignal } from '../platform/http';
@@ -170,6 +171,7 @@ async function main(): Promise<void> {
   const cliDatabaseUrl = process.env.DATABASE_URL ? redactPassword(databaseUrl) : databaseUrl;
   const mcpUrl = `${config.publicBaseUrl}/mcp`;
   const graphqlUrl = roles[1].url;
+  const speech = await speechLine(config);
   process.stdout.write(`
   Meeting Intelligence is ready (${((Date.now() - started) / 1000).toFixed(1)} s)
 
@@ -177,6 +179,11 @@ async function main(): Promise<void> {
     GraphQL:  ${graphqlUrl}
     Pages:    ${mcpUrl.replace(/\/mcp$/, '/meetings')}   (sign in with the API key)
     API key:  ${apiKey}   (demo super admin ${seeded.adminEmail})
+    Speech:   ${speech}
+
+  Transcribe a recording (an mp3 or mp4 at a URL the worker can fetch):
+    curl -s ${graphqlUrl} -H "Authorization: Bearer ${apiKey}" -H 'content-type: application/json' \\
+      -d '{"query":"mutation($i: AudioUploadInput) { uploadAudio(input: $i) { meetingId } }","variables":{"i":{"url":"https://example.com/meeting.mp3","title":"Weekly"}}}'
 
   Connect an MCP client, e.g. Claude Code:
     claude mcp add --transport http meetings ${mcpUrl} --header "Authorization: Bearer ${apiKey}"
@@ -190,6 +197,13 @@ async function main(): Promise<void> {
 
   Ctrl-C stops everything.
 `);
+}
+
+/** Which engine and model transcribe recordings (the embedded engine is already loaded by the worker). */
+async function speechLine(config: ReturnType<typeof loadConfig>): Promise<string> {
+  if (asrEngine(config) !== 'embedded') return `the server at ASR_URL ${config.asr.url} (model ${config.asr.model})`;
+  const e = (await engineFor(config)).describe();
+  return `embedded engine, model ${e.model} (${e.runtime}; SPEECH_MODEL and docs/speech.md to change it)`;
 }
 
 main().catch((e) => {

@@ -138,6 +138,16 @@ export const typeDefs = /* GraphQL */ `
     message: String!
     "While processing, once the worker has reported a stage; null otherwise."
     progress: ProcessingProgress
+    "A recording transcribed: which speech engine and model; null for captions and older meetings."
+    transcribed_by: TranscribedBy
+  }
+
+  "The speech engine that transcribed a recording."
+  type TranscribedBy {
+    "embedded (sherpa-onnx in the worker) or openai-compatible (the server at ASR_URL)."
+    engine: String!
+    "The model: SPEECH_MODEL of the embedded engine, ASR_MODEL of the server."
+    model: String!
   }
 
   "Where a recording in processing is."

@@ -63,6 +63,10 @@ const transcriptPage = {
       .object({ stage: str, percent: num, chunks_done: num.optional(), chunks_total: num.optional() })
       .optional()
       .describe('While processing: the stage (downloading, downloaded, transcribing, analysing), percent done, and chunks transcribed of the total.'),
+    transcribed_by: z
+      .object({ engine: str, model: str })
+      .optional()
+      .describe('A recording transcribed: the speech engine (embedded or openai-compatible) and its model.'),
   }),
   meeting_analytics: nullable(
     z.object({ duration_seconds: num, silence_seconds: num, talk_listen_ratio: nullable(num), positive_pct: num, neutral_pct: num, negative_pct: num }),

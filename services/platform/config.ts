@@ -53,7 +53,13 @@ export const SETTINGS = {
   MEDIA_MAX_BYTES: { kind: 'int', default: '524288000', min: 1, doc: 'Largest media file fetched for transcription, in bytes.' },
   MEDIA_MAX_SECONDS: { kind: 'int', default: '28800', min: 1, doc: 'Longest recording accepted for transcription, in seconds (ffprobe measures it after the download).' },
   MEDIA_FETCH_TIMEOUT: { kind: 'duration', default: '120s', doc: 'Time limit for downloading one media file.' },
-  ASR_URL: { kind: 'string', default: '', doc: 'Base URL of an OpenAI-compatible speech-to-text server (POST /v1/audio/transcriptions). Empty: only caption files are accepted.' },
+  ASR_ENGINE: { kind: 'enum', values: ['embedded', 'openai-compatible'], doc: 'Who turns speech into text: embedded (sherpa-onnx in the worker, with the model of SPEECH_MODEL; no server) or openai-compatible (the server at ASR_URL). Empty: embedded when ASR_URL is empty, else openai-compatible.' },
+  SPEECH_MODELS_DIR: { kind: 'string', default: '.models', doc: 'Folder of the embedded engine\'s models (`make models` fills .models; the image carries them), relative to the working directory or absolute. Each model is a folder with a model.json (docs/speech.md).' },
+  SPEECH_MODEL: { kind: 'string', default: 'moonshine-tiny-en', doc: 'Folder under SPEECH_MODELS_DIR of the embedded engine\'s speech model (any offline recognizer sherpa-onnx reads, described by its model.json).' },
+  SPEECH_RECOGNIZERS: { kind: 'int', default: '0', min: 0, doc: 'Recognizers the embedded engine loads in one worker process, each decoding one piece of speech at a time on one thread; 0: one per CPU the process may use.' },
+  TEMPORAL_SPEECH_TASK_QUEUE: { kind: 'string', default: '', doc: 'Task queue of speech recognition (one chunk of a recording per activity), so speech workers run and scale on their own (WORKER_KIND=speech); empty: TEMPORAL_TASK_QUEUE, where every worker also recognises speech.' },
+  WORKER_KIND: { kind: 'enum', default: 'general', values: ['general', 'speech'], doc: 'What a worker process runs: general (the workflows and every activity, on TEMPORAL_TASK_QUEUE) or speech (speech recognition only, on TEMPORAL_SPEECH_TASK_QUEUE).' },
+  ASR_URL: { kind: 'string', default: '', doc: 'Base URL of an OpenAI-compatible speech-to-text server (POST /v1/audio/transcriptions). Empty: the embedded engine transcribes (ASR_ENGINE).' },
   ASR_API_KEY: { kind: 'string', default: '', secret: true, doc: 'Bearer key for ASR_URL.' },
   ASR_MODEL: { kind: 'string', default: 'whisper-1', doc: 'Model name sent to ASR_URL.' },
   ASR_RESPONSE_FORMAT: { kind: 'enum', default: 'verbose_json', values: ['verbose_json', 'diarized_json', 'json'], doc: 'Answer format asked of ASR_URL: verbose_json (timed segments, a speaker on diarizing servers), diarized_json (OpenAI gpt-4o-transcribe-diarize: speaker-labelled segments, told the speakers of earlier chunks) or json (text only).' },
@@ -100,6 +106,8 @@ export interface Config {
     address: string;
     namespace: string;
     taskQueue: string;
+    /** TEMPORAL_SPEECH_TASK_QUEUE, defaulted from taskQueue. */
+    speechTaskQueue: string;
     tls?: { certPath: string; keyPath: string; caPath?: string; serverName?: string };
   };
   host: string;
@@ -123,7 +131,12 @@ export interface Config {
   secretsKey?: Buffer;
   allowPrivateNetwork: boolean;
   media: { maxBytes: number; maxSeconds: number; fetchTimeoutMs: number };
+  /** WORKER_KIND */
+  workerKind: 'general' | 'speech';
   asr: {
+    engine: 'embedded' | 'openai-compatible';
+    /** The embedded engine: SPEECH_MODELS_DIR, SPEECH_MODEL, SPEECH_RECOGNIZERS. */
+    speech: { modelsDir: string; model: string; recognizers: number };
     url: string;
     apiKey: string;
     model: string;
@@ -263,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
   if (Boolean(tlsCert) !== Boolean(tlsKey)) {
     problems.push('TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH must be set together');
   }
+  if (v.ASR_ENGINE === 'openai-compatible' && !v.ASR_URL) problems.push('ASR_URL is required with ASR_ENGINE=openai-compatible: the base URL of the speech-to-text server');
   const oauth = parseOAuth(v, role, Boolean(secretsKey), problems);
   const mcpAllowedOrigins = allowedOrigins(v.MCP_ALLOWED_ORIGINS as string[] | undefined, v.PUBLIC_BASE_URL as string, problems);
   if (problems.length) throw new ConfigError(problems);
@@ -275,6 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
       address: v.TEMPORAL_ADDRESS as string,
       namespace: v.TEMPORAL_NAMESPACE as string,
       taskQueue: v.TEMPORAL_TASK_QUEUE as string,
+      speechTaskQueue: (v.TEMPORAL_SPEECH_TASK_QUEUE as string) || (v.TEMPORAL_TASK_QUEUE as string),
       tls: tlsCert
         ? {
             certPath: tlsCert,
@@ -306,7 +321,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
     secretsKey,
     allowPrivateNetwork: v.ALLOW_PRIVATE_NETWORK as boolean,
     media: { maxBytes: v.MEDIA_MAX_BYTES as number, maxSeconds: v.MEDIA_MAX_SECONDS as number, fetchTimeoutMs: v.MEDIA_FETCH_TIMEOUT as number },
+    workerKind: v.WORKER_KIND as 'general' | 'speech',
     asr: {
+      engine: (v.ASR_ENGINE as 'embedded' | 'openai-compatible' | undefined) ?? (v.ASR_URL ? 'openai-compatible' : 'embedded'),
+      speech: { modelsDir: v.SPEECH_MODELS_DIR as string, model: v.SPEECH_MODEL as string, recognizers: v.SPEECH_RECOGNIZERS as number },
       url: v.ASR_URL as string,
       apiKey: v.ASR_API_KEY as string,
       model: v.ASR_MODEL as string,

@@ -11,6 +11,7 @@ import { DEFAULT_STAGE_ROOT, sweepStages } from '../../workflows/activities/stag
 import { requireFfmpeg } from '../../workflows/activities/media';
 import { ensureRetentionSchedule } from '../../workflows/client';
 import { connectWorker, createWorker } from './worker';
+import { loadSpeechEngine } from './speech';
 
 /**
  * The worker role: a Temporal worker on TEMPORAL_TASK_QUEUE, plus /healthz, /readyz and /metrics on
@@ -26,11 +27,17 @@ export async function startWorkerRole(config: Config, shared?: Runtime): Promise
     await requireSchema(rt.db);
     // Audio and video go through ffmpeg: without it the worker does not start (the message names the Debian package).
     requireFfmpeg();
+    const speechOnly = config.workerKind === 'speech';
+    // A worker that recognises speech loads its models first: a missing or altered file stops it here.
+    if (speechOnly || config.temporal.speechTaskQueue === config.temporal.taskQueue) await loadSpeechEngine(config);
     connection = await connectWorker(config);
-    worker = await createWorker({ db: rt.db, config, connection }, { taskQueue: config.temporal.taskQueue });
-    // The daily retention run (RetentionWorkflow): created or brought up to date at every start.
-    const schedule = await ensureRetentionSchedule(rt.temporal, config.temporal.taskQueue, config.retentionSchedule);
-    logger.info({ schedule, cron: config.retentionSchedule }, 'retention schedule ready');
+    const taskQueue = speechOnly ? config.temporal.speechTaskQueue : config.temporal.taskQueue;
+    worker = await createWorker({ db: rt.db, config, connection }, { taskQueue });
+    if (!speechOnly) {
+      // The daily retention run (RetentionWorkflow): created or brought up to date at every start.
+      const schedule = await ensureRetentionSchedule(rt.temporal, config.temporal.taskQueue, config.retentionSchedule);
+      logger.info({ schedule, cron: config.retentionSchedule }, 'retention schedule ready');
+    }
   } catch (e) {
     // Nothing may stay open behind a role that did not start.
     await connection?.close();

@@ -59,12 +59,15 @@ const noop = () => {};
 const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop } as never;
 
 export async function createWorker(deps: WorkerDeps, opts: CreateWorkerOptions, env: NodeJS.ProcessEnv = process.env): Promise<Worker> {
+  const activities = createActivities({ db: deps.db, config: deps.config, stageRoot: opts.stageRoot });
+  // A speech worker runs the chunks of speech recognition alone: no workflows, no other activity.
+  const speech = deps.config.workerKind === 'speech';
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: opts.taskQueue,
-    ...bundleOption(opts, env),
-    activities: createActivities({ db: deps.db, config: deps.config, stageRoot: opts.stageRoot }),
+    ...(speech ? {} : bundleOption(opts, env)),
+    activities: speech ? { transcribeChunk: activities.transcribeChunk } : activities,
     // In-flight activities get this long to finish on SIGTERM; the rest fail over to another worker.
     shutdownGraceTime: deps.config.shutdownGraceMs,
     // Temporal's defaults (100 activities) let one pod take more work than its memory holds; the rest

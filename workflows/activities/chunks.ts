@@ -6,7 +6,8 @@
  *   channel on its own when the upload or ASR_SPLIT_CHANNELS asks), finding its silences in the same
  *   pass, and plans the chunks (ASR_CHUNK_MAX_BYTES, ASR_CHUNK_MAX_SECONDS, cut at silences). The plan
  *   is small and goes through history; the audio stays in the stage.
- * - transcribeChunk: one chunk cut out of the staged audio and sent to ASR_URL; its segments are stored
+ * - transcribeChunk: one chunk of the staged audio, decoded by the embedded engine (read straight from
+ *   the WAV) or cut out and sent to ASR_URL; on TEMPORAL_SPEECH_TASK_QUEUE. Its segments are stored
  *   in transcript_chunks as they arrive, so a chunk already done is never sent again (a retried
  *   activity, a worker killed mid-way). The workflow runs ASR_CHUNK_CONCURRENCY of them at once.
  * - stitchTranscript: the chunks back on the recording's timeline (services/intelligence/asr/chunks.ts),
@@ -18,8 +19,8 @@
 import { openAsBlob } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { countChunks, loadChunk, loadChunks, loadIngestMeeting, saveChunk, setProgress, chargeMinutes } from '../../services/core/ingest';
-import { planChunks, requestTranscription, selectAsr, stitchChunks, toSentences, type AsrSegment } from '../../services/intelligence/asr';
-import { ASR_BYTES_PER_SECOND, cutWav, extractAudio, WAV_HEADER_BYTES, type Silence } from '../../services/intelligence/media';
+import { asrEngine, engineFor, speechModelFor, planChunks, requestTranscription, selectAsr, servesLanguage, stitchChunks, toSentences, type AsrSegment } from '../../services/intelligence/asr';
+import { ASR_BYTES_PER_SECOND, cutWav, extractAudio, readPcm, WAV_HEADER_BYTES, type Silence } from '../../services/intelligence/media';
 import type { Sentence } from '../../services/intelligence/types';
 import { ActivityDeps, activitySignal, badInput, runStep, stageOf } from './context';
 import { mediaPathFor } from './media';
@@ -94,9 +95,18 @@ function channelsOf(deps: ActivityDeps, media: MediaRef, split: boolean | undefi
 export function prepareAudioActivity(deps: ActivityDeps) {
   return (input: MeetingRef & { media: MediaRef }): Promise<AudioPlan> =>
     runStep('prepare_audio', async () => {
-      // Without ASR_URL, audio is refused at once with what to configure (before any ffmpeg work).
+      // An engine that cannot serve the upload is refused at once with what to configure (before any ffmpeg work).
       selectAsr(input.media.contentType, deps.config);
       const meeting = await loadIngestMeeting(deps.db, input.meetingId);
+      const embedded = asrEngine(deps.config) === 'embedded';
+      const language = asrLanguage(meeting?.custom_language ?? null);
+      const speechModel = embedded ? await speechModelFor(deps.config) : undefined;
+      if (speechModel && !servesLanguage(speechModel, language)) {
+        throw badInput(
+          `language: the speech model ${speechModel.name} transcribes ${speechModel.languages.join(', ')} only, not ${language}; ` +
+            'set SPEECH_MODEL to a model that serves it (docs/speech.md), or upload without a language',
+        );
+      }
       const options = meeting?.upload_options;
       const channels = channelsOf(deps, input.media, options?.split_channels);
       const { asr } = deps.config;
@@ -116,11 +126,21 @@ export function prepareAudioActivity(deps: ActivityDeps) {
       }
       const names = options?.speaker_names ?? [];
       const channelLabels = channels.map((c) => (c < 0 ? '' : names[c] || `Channel ${c + 1}`));
-      const plan = sha256(JSON.stringify({ media: input.media.sha256, channels, chunks, model: asr.model, format: asr.responseFormat })).slice(0, 32);
+      const model = speechModel ? `embedded:${speechModel.name}` : asr.model;
+      const plan = sha256(JSON.stringify({ media: input.media.sha256, channels, chunks, model, format: asr.responseFormat })).slice(0, 32);
       const total = chunks.reduce((n, c) => n + c.length, 0);
       await setProgress(deps.db, input.meetingId, { stage: 'transcribing', percent: 10, chunks_done: await countChunks(deps.db, input.meetingId, plan), chunks_total: total });
       const referenceFirst = asr.responseFormat === 'diarized_json' && channels[0] < 0 && chunks[0].length > 1;
-      return { plan, durationSeconds, channels, channelLabels, chunks, concurrency: asr.chunkConcurrency, ...(referenceFirst ? { referenceFirst } : {}) };
+      return {
+        plan,
+        durationSeconds,
+        channels,
+        channelLabels,
+        chunks,
+        concurrency: asr.chunkConcurrency,
+        speechQueue: deps.config.temporal.speechTaskQueue,
+        ...(referenceFirst ? { referenceFirst } : {}),
+      };
     });
 }
 
@@ -173,29 +193,7 @@ export function transcribeChunkActivity(deps: ActivityDeps) {
 
       const meeting = await loadIngestMeeting(deps.db, meetingId);
       const audio = await audioFor(deps, meetingId, input.media, channel);
-      const stage = stageOf(deps, meetingId);
-      const tmp = await stage.tempPath(`chunk-${channel}-${chunk.index}`);
-      let segments: AsrSegment[];
-      try {
-        const signal = activitySignal();
-        const seconds = Math.min(chunk.end, audio.durationSeconds) - chunk.start;
-        await cutWav(audio.path, tmp, chunk.start, seconds, signal);
-        const file = await openAsBlob(tmp, { type: 'audio/wav' });
-        const suffix = channel < 0 ? '' : `-ch${channel + 1}`;
-        const knownSpeakers =
-          deps.config.asr.responseFormat === 'diarized_json' && channel < 0 && chunk.index > 0
-            ? await speakerReferences(deps, { meetingId, plan: input.plan, channel, index: 0 }, audio.path, stage, signal)
-            : undefined;
-        segments = await requestTranscription(
-          { ...deps.config.asr, language: asrLanguage(meeting?.custom_language ?? null), fetchImpl: cancellableFetch(signal) },
-          file,
-          `chunk-${String(chunk.index + 1).padStart(3, '0')}${suffix}.wav`,
-          seconds,
-          { knownSpeakers },
-        );
-      } finally {
-        await rm(tmp, { force: true });
-      }
+      const segments = asrEngine(deps.config) === 'embedded' ? await embeddedChunk(deps, audio, chunk) : await serverChunk(deps, input, audio, meeting?.custom_language ?? null);
       await saveChunk(deps.db, key, segments.map((s) => ({ start: s.start, end: s.end, text: s.text, ...(s.speaker ? { speaker: s.speaker } : {}) })));
       const done = await countChunks(deps.db, meetingId, input.plan);
       await setProgress(deps.db, meetingId, {
@@ -206,6 +204,48 @@ export function transcribeChunkActivity(deps: ActivityDeps) {
       });
       return { segments: segments.length, reused: false };
     });
+}
+
+/** One chunk by the embedded engine: its samples read from the staged WAV, decoded in this process. */
+async function embeddedChunk(deps: ActivityDeps, audio: ExtractedAudio, chunk: ChunkInput['chunk']): Promise<AsrSegment[]> {
+  const engine = await engineFor(deps.config);
+  const signal = activitySignal();
+  return engine.withSlot(async () => engine.transcribe(await readPcm(audio.path, chunk.start, Math.min(chunk.end, audio.durationSeconds)), signal));
+}
+
+/** One chunk cut out of the staged audio and sent to ASR_URL. */
+async function serverChunk(deps: ActivityDeps, input: ChunkInput, audio: ExtractedAudio, customLanguage: string | null): Promise<AsrSegment[]> {
+  const { meetingId, chunk, channel } = input;
+  const stage = stageOf(deps, meetingId);
+  const tmp = await stage.tempPath(`chunk-${channel}-${chunk.index}`);
+  let segments: AsrSegment[];
+  try {
+    const signal = activitySignal();
+    const seconds = Math.min(chunk.end, audio.durationSeconds) - chunk.start;
+    await cutWav(audio.path, tmp, chunk.start, seconds, signal);
+    const file = await openAsBlob(tmp, { type: 'audio/wav' });
+    const suffix = channel < 0 ? '' : `-ch${channel + 1}`;
+    const knownSpeakers =
+      deps.config.asr.responseFormat === 'diarized_json' && channel < 0 && chunk.index > 0
+        ? await speakerReferences(deps, { meetingId, plan: input.plan, channel, index: 0 }, audio.path, stage, signal)
+        : undefined;
+    segments = await requestTranscription(
+      { ...deps.config.asr, language: asrLanguage(customLanguage), fetchImpl: cancellableFetch(signal) },
+      file,
+      `chunk-${String(chunk.index + 1).padStart(3, '0')}${suffix}.wav`,
+      seconds,
+      { knownSpeakers },
+    );
+  } finally {
+    await rm(tmp, { force: true });
+  }
+  return segments;
+}
+
+/** Which engine and model transcribe on this worker (its configuration is the speech workers'). */
+async function transcriber(deps: ActivityDeps): Promise<{ engine: string; model: string }> {
+  if (asrEngine(deps.config) === 'embedded') return { engine: 'embedded', model: (await speechModelFor(deps.config)).name };
+  return { engine: 'openai-compatible', model: deps.config.asr.model };
 }
 
 /** The plan's chunks, stitched, as sentences; undefined when a chunk is missing (rows gone). */
@@ -241,6 +281,7 @@ export function stitchTranscriptActivity(deps: ActivityDeps) {
         percent: 90,
         chunks_done: chunkCount,
         chunks_total: chunkCount,
+        transcribed_by: await transcriber(deps),
         ...(perChunkLabels ? { note: 'speaker labels are per chunk: the speech server numbers the speakers of each chunk on its own' } : {}),
       });
       return { ...ref, plan: input.plan };

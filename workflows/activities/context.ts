@@ -3,6 +3,7 @@
  * metric, and the translation of errors into Temporal failures whose type decides retrying and whose
  * message is what a person reads in failure_reason.
  */
+import { ModelFileError } from '../../services/intelligence/asr/models';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { isServiceError } from '../../services/platform/errors';
@@ -65,6 +66,8 @@ export function toFailure(stage: string, e: unknown): ApplicationFailure {
   if (e instanceof NetError) {
     return e.retryable ? ApplicationFailure.retryable(e.message, 'RetryableNetError') : ApplicationFailure.nonRetryable(e.message, 'NonRetryableNetError');
   }
+  // A missing or altered model file: no retry mends it; the message names the file and `make models`.
+  if (e instanceof ModelFileError) return ApplicationFailure.nonRetryable(e.message, FAILURE.badInput);
   if (isServiceError(e)) {
     if (e.code === 'object_not_found') return ApplicationFailure.nonRetryable(e.message, FAILURE.meetingGone);
     if (e.code !== 'internal_error' && e.code !== 'invariant_violation') return ApplicationFailure.nonRetryable(e.message, FAILURE.badInput);

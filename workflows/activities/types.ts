@@ -43,6 +43,8 @@ export interface AudioPlan {
   chunks: PlannedChunk[][];
   /** ASR_CHUNK_CONCURRENCY of the worker that planned. */
   concurrency: number;
+  /** TEMPORAL_SPEECH_TASK_QUEUE of the worker that planned; absent in plans made before it existed. */
+  speechQueue?: string;
   /**
    * diarized_json over several chunks: the first chunk is transcribed alone, and every later one is
    * sent short clips of the speakers the first found (known_speaker_references), so labels hold across chunks.

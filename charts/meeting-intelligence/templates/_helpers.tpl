@@ -164,6 +164,8 @@ DATABASE_SSL: {{ $c.database.ssl | toString | quote }}
 TEMPORAL_ADDRESS: {{ $t.address | quote }}
 TEMPORAL_NAMESPACE: {{ $t.namespace | quote }}
 TEMPORAL_TASK_QUEUE: {{ $t.taskQueue | quote }}
+{{- /* speech.enabled: speech recognition on a queue of its own, polled by the speech Deployment only. */}}
+TEMPORAL_SPEECH_TASK_QUEUE: {{ ternary (printf "%s-speech" $t.taskQueue) "" .Values.speech.enabled | quote }}
 TEMPORAL_TLS_CERT_PATH: {{ ternary (printf "%s/%s" $tlsDir $t.tls.certKey) "" $t.tls.enabled | quote }}
 TEMPORAL_TLS_KEY_PATH: {{ ternary (printf "%s/%s" $tlsDir $t.tls.keyKey) "" $t.tls.enabled | quote }}
 TEMPORAL_TLS_CA_PATH: {{ ternary (printf "%s/%s" $tlsDir $t.tls.caKey) "" (and $t.tls.enabled (ne $t.tls.caKey "")) | quote }}
@@ -175,6 +177,8 @@ GRAPHQL_PORT: {{ .Values.graphql.containerPort | int64 | toString | quote }}
 WORKER_METRICS_PORT: {{ .Values.worker.containerPort | int64 | toString | quote }}
 WORKER_MAX_CONCURRENT_ACTIVITIES: {{ .Values.worker.concurrency.maxActivities | int64 | toString | quote }}
 WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: {{ .Values.worker.concurrency.maxWorkflowTasks | int64 | toString | quote }}
+{{- /* The speech Deployment sets WORKER_KIND=speech on its pods. */}}
+WORKER_KIND: "general"
 {{- /* Where the worker's Temporal SDK Prometheus exporter listens (empty: not started); worker.temporalMetrics. */}}
 TEMPORAL_METRICS_BIND_ADDRESS: {{ ternary (printf "0.0.0.0:%d" (int .Values.worker.temporalMetrics.port)) "" .Values.worker.temporalMetrics.enabled | quote }}
 PUBLIC_BASE_URL: {{ include "mi.publicBaseUrl" . | quote }}
@@ -193,6 +197,7 @@ MEDIA_MAX_BYTES: {{ $c.media.maxBytes | int64 | toString | quote }}
 MEDIA_MAX_SECONDS: {{ $c.media.maxSeconds | int64 | toString | quote }}
 MEDIA_FETCH_TIMEOUT: {{ $c.media.fetchTimeout | quote }}
 {{- /* asr.inCluster: the chart's own speech server (templates/asr.yaml, which refuses a config.asr.url beside it). */}}
+ASR_ENGINE: {{ $c.asr.engine | quote }}
 ASR_URL: {{ ternary (include "mi.asrInClusterUrl" .) $c.asr.url .Values.asr.inCluster.enabled | quote }}
 ASR_MODEL: {{ ternary .Values.asr.inCluster.model $c.asr.model .Values.asr.inCluster.enabled | quote }}
 ASR_RESPONSE_FORMAT: {{ $c.asr.responseFormat | quote }}
@@ -200,6 +205,10 @@ ASR_CHUNK_MAX_BYTES: {{ $c.asr.chunkMaxBytes | int64 | toString | quote }}
 ASR_CHUNK_MAX_SECONDS: {{ $c.asr.chunkMaxSeconds | int64 | toString | quote }}
 ASR_CHUNK_CONCURRENCY: {{ $c.asr.chunkConcurrency | int64 | toString | quote }}
 ASR_SPLIT_CHANNELS: {{ $c.asr.splitChannels | toString | quote }}
+{{- /* The image carries the default models in /app/.models; speech.modelsVolume is mounted at /models. */}}
+SPEECH_MODELS_DIR: {{ ternary "/models" "/app/.models" (not (empty .Values.speech.modelsVolume)) | quote }}
+SPEECH_MODEL: {{ $c.speech.model | quote }}
+SPEECH_RECOGNIZERS: {{ $c.speech.recognizers | int64 | toString | quote }}
 LLM_URL: {{ $c.llm.url | quote }}
 LLM_MODEL: {{ $c.llm.model | quote }}
 WEBHOOK_TIMEOUT: {{ $c.webhook.timeout | quote }}
@@ -258,7 +267,7 @@ built-in OAuth server, whose signing keys it encrypts).
 {{- define "mi.env" -}}
 {{- $root := .root -}}
 {{- $s := $root.Values.secrets -}}
-{{- $needsKey := or (has .role (list "graphql" "worker")) (and (eq .role "mcp") (eq $root.Values.config.oauth.mode "builtin")) -}}
+{{- $needsKey := or (has .role (list "graphql" "worker" "speech")) (and (eq .role "mcp") (eq $root.Values.config.oauth.mode "builtin")) -}}
 - name: MI_ROLE
   value: {{ .role | quote }}
 - name: DATABASE_URL
@@ -309,6 +318,11 @@ built-in OAuth server, whose signing keys it encrypts).
 
 {{/* Volumes every pod has: a writable /tmp (the root filesystem is read-only) and the Temporal client certificate. */}}
 {{- define "mi.volumes" -}}
+{{- if and (has .role (list "worker" "speech")) .root.Values.speech.modelsVolume }}
+- name: speech-models
+  {{- toYaml .root.Values.speech.modelsVolume | nindent 2 }}
+{{- end }}
+{{- with .root }}
 - name: tmp
   emptyDir:
     {{- if .Values.tmpVolume.medium }}
@@ -321,9 +335,16 @@ built-in OAuth server, whose signing keys it encrypts).
     secretName: {{ required "temporal.tls.existingSecret is required when temporal.tls.enabled is true" .Values.temporal.tls.existingSecret }}
     defaultMode: 0440
 {{- end }}
+{{- end }}
 {{- end -}}
 
 {{- define "mi.volumeMounts" -}}
+{{- if and (has .role (list "worker" "speech")) .root.Values.speech.modelsVolume }}
+- name: speech-models
+  mountPath: /models
+  readOnly: true
+{{- end }}
+{{- with .root }}
 - name: tmp
   mountPath: /tmp
 {{- if .Values.temporal.tls.enabled }}
@@ -331,11 +352,12 @@ built-in OAuth server, whose signing keys it encrypts).
   mountPath: {{ include "mi.temporalTlsDir" . }}
   readOnly: true
 {{- end }}
+{{- end }}
 {{- end -}}
 
-{{/* The HTTP port name of a role: mcp and graphql serve "http", the worker only "metrics". */}}
+{{/* The HTTP port name of a role: mcp and graphql serve "http", the worker and speech workers only "metrics". */}}
 {{- define "mi.portName" -}}
-{{- ternary "metrics" "http" (eq . "worker") -}}
+{{- ternary "metrics" "http" (has . (list "worker" "speech")) -}}
 {{- end -}}
 
 {{/* A probe from values: dict "probe" .Values.mcp.livenessProbe "path" "/healthz" "port" "http" */}}

@@ -53,6 +53,8 @@ export interface MeetingProgress {
   chunks_total?: number;
   /** Speaker labels are per chunk when the server could not be told who spoke in earlier chunks. */
   note?: string;
+  /** The speech engine and model of the transcript (meeting_info.transcribed_by). */
+  transcribed_by?: { engine: string; model: string };
 }
 
 /** Record where a processing meeting is; a meeting no longer processing keeps none. */

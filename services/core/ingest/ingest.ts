@@ -165,8 +165,8 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
       .where({ id: t.meetingId })
       .update({
         status: 'completed',
-        // Only a note about the transcript (speaker labels per chunk) outlives processing.
-        progress: tx.raw("case when progress->'note' is not null then jsonb_build_object('note', progress->'note') else null end"),
+        // Only a note about the transcript (speaker labels per chunk) and who transcribed it outlive processing.
+        progress: tx.raw("nullif(jsonb_strip_nulls(jsonb_build_object('note', progress->'note', 'transcribed_by', progress->'transcribed_by')), '{}'::jsonb)"),
         failure_reason: null,
         duration_seconds: t.durationSeconds,
         meeting_type: s.meeting_type,

@@ -57,6 +57,13 @@ export interface MeetingInfo {
   message: string;
   /** Only while processing, once the worker has reported a stage. */
   progress?: ProcessingProgress;
+  /** A recording transcribed: the speech engine and model (kept from processing). */
+  transcribed_by?: TranscribedBy;
+}
+
+export interface TranscribedBy {
+  engine: string;
+  model: string;
 }
 
 export interface SummaryFields {
@@ -241,6 +248,7 @@ interface Progress {
   chunks_done?: number;
   chunks_total?: number;
   note?: string;
+  transcribed_by?: TranscribedBy;
 }
 
 const STAGE_WORDS: Record<string, string> = {
@@ -284,9 +292,10 @@ function meetingInfo(m: MeetingRow & { progress?: Progress | null }, hasSummary:
     default: {
       // A note about the transcript made while processing (speaker labels numbered per chunk).
       const note = m.progress?.note ? ` Note: ${m.progress.note}.` : '';
+      const by = m.progress?.transcribed_by ? { transcribed_by: m.progress.transcribed_by } : {};
       return hasSummary
-        ? { summary_status: 'processed', message: `transcript and summary are ready.${note}` }
-        : { summary_status: 'unavailable', message: `the transcript is ready; no summary was produced for this meeting.${note}` };
+        ? { summary_status: 'processed', message: `transcript and summary are ready.${note}`, ...by }
+        : { summary_status: 'unavailable', message: `the transcript is ready; no summary was produced for this meeting.${note}`, ...by };
     }
   }
 }

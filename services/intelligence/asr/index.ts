@@ -12,4 +12,8 @@ export {
   type OpenAiAsrSettings,
 } from './openai-compatible';
 export { planChunks, stitchChunks, toSentences, maxChunkSeconds, type AudioChunk, type ChunkTranscript, type ChunkLimits } from './chunks';
-export { selectAsr, transcribe, isAudioOrVideo } from './select';
+export { selectAsr, transcribe, isAudioOrVideo, asrEngine } from './select';
+export { embeddedEngine, cutSpeech, type EmbeddedEngine, type EmbeddedSettings } from './embedded';
+export { createEmbeddedAsr, engineFor, speechModelFor } from './embedded-media';
+export { loadSpeechModel, loadVadModel, servesLanguage, ModelFileError, FETCH_COMMAND, type SpeechModel } from './models';
+export { moonshineTokens } from './tokens';

@@ -2,6 +2,7 @@ import { ServiceError, invalid } from '../../platform/errors';
 import { CAPTION_CONTENT_TYPES } from '../captions';
 import type { MediaInput, Sentence } from '../types';
 import { captionsAsr } from './captions';
+import { createEmbeddedAsr } from './embedded-media';
 import { createOpenAiCompatibleAsr } from './openai-compatible';
 import type { Asr, AsrConfig } from './port';
 
@@ -14,20 +15,24 @@ export function isAudioOrVideo(contentType: string): boolean {
   return t.startsWith('audio/') || t.startsWith('video/') || t === 'application/ogg';
 }
 
+/** The engine that transcribes audio: ASR_ENGINE, else embedded unless ASR_URL is set. */
+export const asrEngine = (config: AsrConfig) => config.asr.engine ?? (config.asr.url ? 'openai-compatible' : 'embedded');
+
 /**
- * Caption files are imported directly; audio and video go to the configured speech-to-text server.
- * Without ASR_URL, audio is refused with a message that says what to configure.
+ * Caption files are imported directly; audio and video go to the embedded engine (the default) or
+ * the configured speech-to-text server (ASR_ENGINE=openai-compatible, which needs ASR_URL).
  */
 export function selectAsr(contentType: string, config: AsrConfig): Asr {
   const type = baseType(contentType);
   if (CAPTION_CONTENT_TYPES.has(type)) return captionsAsr;
   if (isAudioOrVideo(type)) {
+    if (asrEngine(config) === 'embedded') return createEmbeddedAsr(config);
     if (!config.asr.url) {
       throw new ServiceError(
         'invalid_arguments',
-        `url: this is an ${type.split('/')[0]} file (${type}) and no speech-to-text server is configured; ` +
+        `url: this is an ${type.split('/')[0]} file (${type}) and ASR_ENGINE=openai-compatible has no server; ` +
           'set ASR_URL to an OpenAI-compatible /v1/audio/transcriptions server (faster-whisper, whisper.cpp), ' +
-          'or upload WebVTT or SRT captions instead',
+          'unset ASR_ENGINE for the embedded engine, or upload WebVTT or SRT captions instead',
         { field: 'url', rule: 'asr_not_configured' },
       );
     }

@@ -156,14 +156,15 @@ describe('asr.inCluster on', () => {
     expect(init.env?.find((e) => e.name === 'PRELOAD_MODEL')?.value).toBe('Systran/faster-whisper-large-v3');
   });
 
-  it('admits only the worker pods to the speech server', () => {
+  it('admits only the worker and speech worker pods to the speech server', () => {
     const np = find<NetworkPolicy>(objects, 'NetworkPolicy', NAME);
     expect(np.spec.podSelector.matchLabels['app.kubernetes.io/component']).toBe('asr');
     expect(np.spec.policyTypes).toEqual(['Ingress']);
     expect(np.spec.ingress).toHaveLength(1);
     const [rule] = np.spec.ingress;
     expect(rule.ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
-    expect(rule.from).toEqual([{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'meeting-intelligence', 'app.kubernetes.io/instance': RELEASE, 'app.kubernetes.io/component': 'worker' } } }]);
+    const pods = (component: string) => ({ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'meeting-intelligence', 'app.kubernetes.io/instance': RELEASE, 'app.kubernetes.io/component': component } } });
+    expect(rule.from).toEqual([pods('worker'), pods('speech')]);
     // The speaches pods are the ones the Service selects.
     const d = find<Deployment>(objects, 'Deployment', NAME);
     for (const [k, v] of Object.entries(np.spec.podSelector.matchLabels)) expect(d.spec.template.metadata.labels[k]).toBe(v);

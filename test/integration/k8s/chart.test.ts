@@ -205,7 +205,9 @@ describe('default render', () => {
   it('has the objects of a plain install and nothing optional', () => {
     const kinds = new Set(defaults.map((o) => o.kind));
     for (const k of ['Deployment', 'Service', 'ConfigMap', 'Secret', 'ServiceAccount', 'PodDisruptionBudget', 'NetworkPolicy', 'Job']) expect(kinds).toContain(k);
-    for (const k of ['HorizontalPodAutoscaler', 'Ingress', 'HTTPRoute', 'ServiceMonitor', 'PrometheusRule']) expect(kinds).not.toContain(k);
+    for (const k of ['Ingress', 'HTTPRoute', 'ServiceMonitor', 'PrometheusRule', 'ScaledObject']) expect(kinds).not.toContain(k);
+    // The speech workers scale on CPU by default; the other roles keep their replica counts.
+    expect(ofKind(defaults, 'HorizontalPodAutoscaler').map((h) => h.metadata.name)).toEqual([`${RELEASE}-speech`]);
     expect(deployment(defaults, 'mcp').spec.replicas).toBe(2);
   });
 

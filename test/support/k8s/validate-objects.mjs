@@ -1,6 +1,6 @@
 // Validates Kubernetes objects (a JSON array on stdin) offline against the API schemas of
 // kubernetes-models, @kubernetes-models/prometheus-operator, @kubernetes-models/gateway-api and
-// @kubernetes-models/external-secrets.
+// @kubernetes-models/external-secrets and @kubernetes-models/keda.
 // Prints a JSON array of problems ({object, error}); an apiVersion/kind without a model is a problem too.
 // A separate process because these packages are ESM-only and jest loads CommonJS.
 const GROUPS = [
@@ -8,6 +8,7 @@ const GROUPS = [
   ['@kubernetes-models/prometheus-operator', ['monitoring.coreos.com/v1']],
   ['@kubernetes-models/gateway-api', ['gateway.networking.k8s.io/v1']],
   ['@kubernetes-models/external-secrets', ['external-secrets.io/v1']],
+  ['@kubernetes-models/keda', ['keda.sh/v1alpha1']],
 ];
 
 async function loadModels() {

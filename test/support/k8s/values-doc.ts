@@ -57,7 +57,7 @@ export function valueEntries(file = VALUES_FILE): ValueEntry[] {
 
 type Schema = Record<string, unknown>;
 
-const ROLE = '(mcp|graphql|worker)';
+const ROLE = '(mcp|graphql|worker|speech)';
 const stringMap: Schema = { type: 'object', additionalProperties: { type: 'string' } };
 const k8sList: Schema = { type: 'array', items: { type: 'object' } };
 const stringList: Schema = { type: 'array', items: { type: 'string' } };
@@ -146,7 +146,13 @@ export const SCHEMA_OVERRIDES: [RegExp, Schema][] = [
   [/^topologySpread\.topologyKeys$/, stringList],
   [/^topologySpread\.maxSkew$/, { type: 'integer', minimum: 1 }],
   [new RegExp(`^${ROLE}\\.replicaCount$`), { type: 'integer', minimum: 0 }],
-  [/^worker\.concurrency\.maxActivities$/, { type: 'integer', minimum: 1 }],
+  [/^(worker|speech)\.concurrency\.maxActivities$/, { type: 'integer', minimum: 1 }],
+  [/^speech\.modelsVolume$/, { type: 'object', description: 'A pod volume source (persistentVolumeClaim, configMap, nfs, ...) without its name.', additionalProperties: true }],
+  [/^(worker|speech)\.keda\.(minReplicaCount|activationTargetQueueSize)$/, { type: 'integer', minimum: 0 }],
+  [/^(worker|speech)\.keda\.(maxReplicaCount|targetQueueSize|pollingInterval|cooldownPeriod)$/, { type: 'integer', minimum: 1 }],
+  [/^config\.asr\.engine$/, { type: 'string', enum: ['', 'embedded', 'openai-compatible'] }],
+  [/^config\.speech\.model$/, { type: 'string', minLength: 1, pattern: '^[^/\\s]+$' }],
+  [/^config\.speech\.recognizers$/, { type: 'integer', minimum: 0 }],
   [/^worker\.concurrency\.maxWorkflowTasks$/, { type: 'integer', minimum: 2 }],
   [/^config\.trustProxy$/, { type: ['string', 'boolean', 'integer'], minLength: 1, minimum: 0 }],
   [new RegExp(`^${ROLE}\\.(containerPort|service\\.port|temporalMetrics\\.port)$`), port],

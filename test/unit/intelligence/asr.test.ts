@@ -85,10 +85,14 @@ describe('selectAsr', () => {
     expect(selectAsr(type, withAsr).name).toBe('openai-compatible');
   });
 
-  it('refuses audio without ASR_URL with a message that says what to set', () => {
+  it('sends audio to the embedded engine without ASR_URL', () => {
+    expect(selectAsr('audio/mpeg', withoutAsr).name).toBe('embedded');
+  });
+
+  it('refuses audio for ASR_ENGINE=openai-compatible without ASR_URL with a message that says what to set', () => {
     let error: unknown;
     try {
-      selectAsr('audio/mpeg', withoutAsr);
+      selectAsr('audio/mpeg', { asr: { ...withoutAsr.asr, engine: 'openai-compatible' } });
     } catch (e) {
       error = e;
     }

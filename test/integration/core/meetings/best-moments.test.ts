@@ -135,9 +135,9 @@ describe('best_moments', () => {
   it('is built by its migration for the meetings already there', async () => {
     const before = await t.db('best_moments').orderBy('meeting_id');
     expect(before.length).toBeGreaterThanOrEqual(ids.length);
-    await t.db.migrate.down();
+    await t.db.migrate.down({ name: '20261201000000_best_moments' });
     expect(await t.db.schema.hasTable('best_moments')).toBe(false);
-    await t.db.migrate.up();
+    await t.db.migrate.up({ name: '20261201000000_best_moments' });
     expect(await t.db('best_moments').orderBy('meeting_id')).toEqual(before);
     await expectReadAsSearched(ids);
   });

