@@ -42,13 +42,19 @@ interface SherpaDiarizer {
   process(samples: Float32Array): { start: number; end: number; speaker: number }[];
   setConfig(config: { clustering: { numClusters: number; threshold: number } }): void;
 }
+interface SherpaEmbedder {
+  createStream(): { acceptWaveform(audio: Audio): void; inputFinished(): void };
+  compute(stream: ReturnType<SherpaEmbedder['createStream']>, enableExternalBuffer?: boolean): Float32Array;
+}
 interface Sherpa {
   OfflineSpeakerDiarization: new (config: unknown) => SherpaDiarizer;
+  SpeakerEmbeddingExtractor: new (config: unknown) => SherpaEmbedder;
   readWave(path: string): Audio;
 }
 
 let sherpa: Sherpa | null = null;
 const diarizers = new Map<string, SherpaDiarizer>();
+const embedders = new Map<string, SherpaEmbedder>();
 
 function load(): Sherpa {
   sherpa ??= createRequire(__filename)('sherpa-onnx-node') as Sherpa;
@@ -108,6 +114,41 @@ export function diarize(audio: Audio, options: DiarizeOptions = {}): SpeakerTurn
   const found = new Set(turns.map((t) => t.speaker)).size;
   if (options.maxSpeakers !== undefined && found > options.maxSpeakers) return run(options.maxSpeakers);
   return turns;
+}
+
+/** Voice embeddings use at most this much of a speaker's speech, longest turns first. */
+const EMBEDDING_SECONDS = 30;
+
+/**
+ * One voice embedding per speaker of `turns` (CAM++, the diarization's own embedding model), from that
+ * speaker's longest turns up to EMBEDDING_SECONDS, for linkSpeakers across chunks. Speakers with no
+ * sound in `audio` are left out.
+ */
+export function speakerEmbeddings(audio: Audio, turns: readonly SpeakerTurn[], models: DiarizationModels = diarizationModels()): Map<number, Float32Array> {
+  if (audio.sampleRate !== DIARIZATION_SAMPLE_RATE) throw new Error(`sampleRate: must be ${DIARIZATION_SAMPLE_RATE} (resample first), got ${audio.sampleRate}`);
+  let embedder = embedders.get(models.embedding);
+  if (!embedder) {
+    embedder = new (load().SpeakerEmbeddingExtractor)({ model: models.embedding, numThreads: 1 });
+    embedders.set(models.embedding, embedder);
+  }
+  const out = new Map<number, Float32Array>();
+  for (const speaker of [...new Set(turns.map((t) => t.speaker))].sort((a, b) => a - b)) {
+    const own = turns.filter((t) => t.speaker === speaker).sort((a, b) => b.end - b.start - (a.end - a.start));
+    const stream = embedder.createStream();
+    let left = EMBEDDING_SECONDS * audio.sampleRate;
+    for (const t of own) {
+      const from = Math.max(0, Math.round(t.start * audio.sampleRate));
+      const to = Math.min(audio.samples.length, Math.round(t.end * audio.sampleRate), from + left);
+      if (to <= from) continue;
+      stream.acceptWaveform({ samples: audio.samples.slice(from, to), sampleRate: audio.sampleRate });
+      left -= to - from;
+      if (left <= 0) break;
+    }
+    if (left === EMBEDDING_SECONDS * audio.sampleRate) continue;
+    stream.inputFinished();
+    out.set(speaker, Float32Array.from(embedder.compute(stream, false)));
+  }
+  return out;
 }
 
 /** Reads a WAV file (any PCM rate sherpa-onnx reads) as mono float samples. */

@@ -6,7 +6,16 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assignSpeakers, diarize, readWave, type SpeakerTurn } from '../../../services/intelligence/diarization';
+import {
+  assignSpeakers,
+  diarize,
+  DIARIZATION_THRESHOLD,
+  linkSpeakers,
+  readWave,
+  speakerEmbeddings,
+  type KnownVoice,
+  type SpeakerTurn,
+} from '../../../services/intelligence/diarization';
 import { espeakConversation } from '../../support/conversations';
 import { diarizationErrorRate, parseRttm, type Turn } from '../../support/der';
 
@@ -48,6 +57,25 @@ describe('diarize', () => {
     const said = assignSpeakers(conversation.turns.map((t) => ({ start_time: t.start, end_time: t.end })), turns);
     const right = conversation.turns.filter((t, i) => score.mapping.get(t.speaker) === `s${said[i]}`).length;
     expect(right / conversation.turns.length).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('keeps one voice one label across chunks diarized separately, by linking their voice embeddings', () => {
+    const conversation = espeakConversation(3, TEST_SEED);
+    const audio = readWave(conversation.wav);
+    // Three chunks cut in the pauses after turns 5 and 11 (no voice is cut in two).
+    const cuts = [0, ...[5, 11].map((i) => (conversation.turns[i].end + conversation.turns[i + 1].start) / 2), audio.samples.length / audio.sampleRate];
+    let known: KnownVoice[] = [];
+    const all: SpeakerTurn[] = [];
+    for (let c = 0; c + 1 < cuts.length; c++) {
+      const from = Math.round(cuts[c] * audio.sampleRate);
+      const chunk = { samples: audio.samples.slice(from, Math.round(cuts[c + 1] * audio.sampleRate)), sampleRate: audio.sampleRate };
+      const turns = diarize(chunk);
+      const linked = linkSpeakers(known, speakerEmbeddings(chunk, turns), DIARIZATION_THRESHOLD);
+      known = linked.known;
+      for (const t of turns) all.push({ start: t.start + cuts[c], end: t.end + cuts[c], speaker: linked.mapping.get(t.speaker)! });
+    }
+    expect(speakers(all)).toBe(3);
+    expect(diarizationErrorRate(conversation.turns, named(all)).der).toBeLessThanOrEqual(0.15);
   });
 
   it('re-clusters to maxSpeakers when the estimate exceeds it, and keeps an estimate within it', () => {
