@@ -70,6 +70,9 @@ COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # SPEECH_MODELS_DIR's default (.models, from the working directory /app).
 COPY --from=models /app/.models ./.models
+# The diarization models, converted once and committed (docs/speakers.md); found from the code's
+# own folder upwards.
+COPY models/diarization ./models/diarization
 COPY package.json ./
 COPY bin ./bin
 # Files the compiled modules read beside them, which tsc does not emit: the pages' script and
