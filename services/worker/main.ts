@@ -23,13 +23,14 @@ export async function startWorkerRole(config: Config, shared?: Runtime): Promise
   let connection: NativeConnection | undefined;
   let worker: Worker;
   try {
-    // A schema this release does not run on: refuse before taking any task.
-    await requireSchema(rt.db);
+    // What the machine itself lacks is named first, before anything is asked of the network.
     // Audio and video go through ffmpeg: without it the worker does not start (the message names the Debian package).
     requireFfmpeg();
     const speechOnly = config.workerKind === 'speech';
     // A worker that recognises speech loads its models first: a missing or altered file stops it here.
     if (speechOnly || config.temporal.speechTaskQueue === config.temporal.taskQueue) await loadSpeechEngine(config);
+    // A schema this release does not run on: refuse before taking any task.
+    await requireSchema(rt.db);
     connection = await connectWorker(config);
     const taskQueue = speechOnly ? config.temporal.speechTaskQueue : config.temporal.taskQueue;
     worker = await createWorker({ db: rt.db, config, connection }, { taskQueue });
