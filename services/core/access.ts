@@ -14,6 +14,7 @@ import type { Knex } from 'knex';
 import type { SqlFragment } from '../platform/sql';
 import { ServiceError, elevated } from '../platform/errors';
 import { isAdmin, Principal } from './principal';
+import { deliveryTargetSql } from './webhooks/types';
 
 type Where = (qb: Knex.QueryBuilder) => void;
 
@@ -308,8 +309,9 @@ export const canManageTeamWebhook = (p: Principal) => p.tier === 'enterprise' &&
 export function webhookDeliveryVisibleTo(p: Principal, alias = 'webhook_deliveries'): Where {
   return (qb) =>
     qb.where((w) => {
-      w.where((own) => own.where(`${alias}.user_id`, p.userId).whereNot(`${alias}.target`, 'team'));
-      if (canManageTeamWebhook(p)) w.orWhere((team) => team.where(`${alias}.team_id`, p.teamId).where(`${alias}.target`, 'team'));
+      const target = deliveryTargetSql(alias);
+      w.where((own) => own.where(`${alias}.user_id`, p.userId).whereRaw(`${target} <> 'team'`));
+      if (canManageTeamWebhook(p)) w.orWhere((team) => team.where(`${alias}.team_id`, p.teamId).whereRaw(`${target} = 'team'`));
     });
 }
 

@@ -18,14 +18,15 @@
  * Payload: exactly `{"meetingId":"…","eventType":"Transcription completed","clientReferenceId":"…"}`
  * (clientReferenceId only when the upload set one), stored as the exact bytes sent, so every attempt
  * and every redelivery sends and signs the same bytes. A target subscribed to V2 events (events.ts)
- * gets one delivery per event instead, each in the V2 form.
+ * gets one delivery per event instead, each in the V2 form. A V1 delivery is recorded exactly as
+ * release 0.1.0 records it, so a rollback to 0.1.0 keeps recording and sending V1 deliveries.
  */
 import type { Knex } from 'knex';
 import { newId } from '../ids';
 import type { Config } from '../../platform/config';
 import { webhookDeliveries } from '../../platform/metrics';
 import { teamEndpoint, userEndpoint, type EndpointRow } from './settings';
-import { WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED, type WebhookDeliveryInput, type WebhookEvent, type WebhookTarget } from './types';
+import { deliveryTargetSql, WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED, type WebhookDeliveryInput, type WebhookEvent, type WebhookTarget } from './types';
 import { isV2Event, subscribedEvents, v2Payload, type WebhookEventItem } from './events';
 import { momentLink } from '../action-items';
 
@@ -93,22 +94,36 @@ export async function recordDeliveries(db: Knex, config: Pick<Config, 'webhook' 
 
   if (drafts.length) {
     const payloads = await payloadsOf(db, config, m, new Set(drafts.flatMap((d) => d.events)));
-    const rows = drafts.flatMap(({ events, ...d }) =>
+    const rows = drafts.flatMap(({ events, target, ...d }) =>
       events
         .filter((event) => payloads.has(event))
-        .map((event) => ({ id: newId(), team_id: m.team_id, meeting_id: m.id, event, payload: payloads.get(event)!, ready_at: db.fn.now(), ...d })),
+        .map((event) => ({
+          id: newId(),
+          team_id: m.team_id,
+          meeting_id: m.id,
+          event,
+          // V1 rows as release 0.1.0 keeps them; V2 rows with their target beside (types.ts, deliveryTargetSql).
+          ...(isV2Event(event) ? { target: null, event_target: target } : { target }),
+          payload: payloads.get(event)!,
+          ready_at: db.fn.now(),
+          ...d,
+        })),
     );
-    const inserted: { status: string }[] = rows.length
-      ? await db('webhook_deliveries').insert(rows).onConflict(['meeting_id', 'target', 'event']).ignore().returning(['status'])
-      : [];
+    const v1 = rows.filter((r) => !isV2Event(r.event));
+    const v2 = rows.filter((r) => isV2Event(r.event));
+    const inserted: { status: string }[] = [
+      ...(v1.length ? await db('webhook_deliveries').insert(v1).onConflict(['meeting_id', 'target']).ignore().returning(['status']) : []),
+      ...(v2.length ? await db('webhook_deliveries').insert(v2).onConflict(['meeting_id', 'event_target', 'event']).ignore().returning(['status']) : []),
+    ];
     for (const row of inserted) if (row.status === 'skipped') webhookDeliveries.inc({ outcome: 'skipped' });
   }
 
-  const rows: { id: string; target: WebhookTarget; event: WebhookEvent }[] = await db('webhook_deliveries')
-    .where({ meeting_id: meetingId })
-    .whereNot({ status: 'skipped' })
-    .orderByRaw("array_position(array['upload','owner','team']::text[], target), id")
-    .select('id', 'target', 'event');
+  const target = deliveryTargetSql('d');
+  const rows: { id: string; target: WebhookTarget; event: WebhookEvent }[] = await db('webhook_deliveries as d')
+    .where({ 'd.meeting_id': meetingId })
+    .whereNot({ 'd.status': 'skipped' })
+    .orderByRaw(`array_position(array['upload','owner','team']::text[], ${target}), d.id`)
+    .select('d.id', db.raw(`${target} as target`), 'd.event');
   return rows.map((r) => ({
     deliveryId: r.id,
     meetingId,

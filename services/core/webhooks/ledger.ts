@@ -4,7 +4,7 @@ import { requireTeamWebhookManager, webhookDeliveryVisibleTo } from '../access';
 import { invalid, notFound } from '../../platform/errors';
 import type { Principal } from '../principal';
 import { requireOneOf } from '../validate';
-import { DELIVERY_STATUSES, LEDGER_LIMITS, type DeliveryStatus, type WebhookTarget } from './types';
+import { deliveryTargetSql, DELIVERY_STATUSES, LEDGER_LIMITS, type DeliveryStatus, type WebhookTarget } from './types';
 
 export interface WebhookAttemptRecord {
   attempt_no: number;
@@ -71,7 +71,7 @@ function deliveryRecord(row: Record<string, any>, attempts: WebhookAttemptRecord
   return {
     id: row.id,
     meeting_id: row.meeting_id,
-    target: row.target,
+    target: row.target ?? row.event_target,
     event: row.event,
     url: row.url,
     status: row.status,
@@ -127,8 +127,9 @@ export async function listWebhookDeliveries(db: Knex, p: Principal, args: Delive
   const after = args.cursor !== undefined ? decodeCursor(scope, args.cursor) : undefined;
 
   const q = db('webhook_deliveries as d');
-  if (scope === 'user') q.where('d.user_id', p.userId).whereNot('d.target', 'team');
-  else q.where('d.team_id', p.teamId).where('d.target', 'team');
+  // The same expression as webhook_deliveries_team_events_idx's predicate, so the team ledger pages on it.
+  if (scope === 'user') q.where('d.user_id', p.userId).whereRaw(`${deliveryTargetSql('d')} <> 'team'`);
+  else q.where('d.team_id', p.teamId).whereRaw(`${deliveryTargetSql('d')} = 'team'`);
   if (args.meetingId !== undefined) q.where('d.meeting_id', args.meetingId);
   if (status) q.where('d.status', status);
   if (after) q.where('d.id', '<', after);
@@ -147,7 +148,7 @@ export async function listWebhookDeliveries(db: Knex, p: Principal, args: Delive
 export async function visibleDelivery(db: Knex, p: Principal, id: string): Promise<Record<string, any>> {
   const row = typeof id === 'string' && ULID.test(id) ? await db('webhook_deliveries as d').where('d.id', id).where(webhookDeliveryVisibleTo(p, 'd')).first('d.*') : undefined;
   if (!row) throw notFound('webhook delivery', String(id));
-  return row;
+  return { ...row, target: row.target ?? row.event_target };
 }
 
 export async function getWebhookDelivery(db: Knex, p: Principal, id: string): Promise<WebhookDeliveryRecord> {

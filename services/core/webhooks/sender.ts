@@ -21,7 +21,7 @@ import { webhookHeaders, type SigningSecrets } from './signing';
 import { endpointBlocker } from './deliveries';
 import { isV2Event } from './events';
 import type { EndpointRow } from './settings';
-import type { DeliveryStatus, WebhookTarget } from './types';
+import { deliveryTargetSql, type DeliveryStatus, type WebhookTarget } from './types';
 import { NetError, safeFetch } from '../../net';
 import type { Config } from '../../platform/config';
 import { logger } from '../../platform/logger';
@@ -160,13 +160,15 @@ interface LoadedDelivery extends DeliveryRow {
  * as JSON: its timestamps as strings, which is all its readers need (signingSecrets, endpointBlocker).
  */
 async function loadDelivery(db: Knex, deliveryId: string): Promise<LoadedDelivery | undefined> {
-  return db('webhook_deliveries as d')
+  const target = deliveryTargetSql('d');
+  const d = await db('webhook_deliveries as d')
     .leftJoin('webhook_endpoints as e', (j) =>
-      j.on(db.raw("(d.target = 'team' and e.scope = 'team' and e.team_id = d.team_id) or (d.target <> 'team' and e.scope = 'user' and e.user_id = d.user_id)")),
+      j.on(db.raw(`(${target} = 'team' and e.scope = 'team' and e.team_id = d.team_id) or (${target} <> 'team' and e.scope = 'user' and e.user_id = d.user_id)`)),
     )
     .join('teams as t', 't.id', 'd.team_id')
     .where('d.id', deliveryId)
     .first('d.*', db.raw('case when e.id is null then null else row_to_json(e.*) end as endpoint'), 't.tier as team_tier');
+  return d && { ...d, target: d.target ?? d.event_target };
 }
 
 /** Where the delivery goes now, signed with what; or why it cannot be sent. */
@@ -315,7 +317,7 @@ export async function attemptDelivery(deps: SenderDeps, input: AttemptInput, sig
  * failed attempt, unless it was recorded after all, in which case its outcome stands.
  */
 export async function recordLostAttempt(deps: SenderDeps, input: LostAttemptInput): Promise<AttemptOutcome> {
-  const d = await deps.db('webhook_deliveries').where({ id: input.deliveryId }).first('id', 'url', 'status', 'target');
+  const d = await deps.db('webhook_deliveries as d').where({ 'd.id': input.deliveryId }).first('d.id', 'd.url', 'd.status', deps.db.raw(`${deliveryTargetSql('d')} as target`));
   if (!d) return outcomeOf('skipped', { error: 'the delivery no longer exists (its meeting was deleted)' });
   const prior = await deps.db('webhook_attempts').where({ id: input.attemptId }).first('attempt_no', 'status_code', 'error');
   if (prior) {

@@ -14,6 +14,14 @@ import type { Knex } from 'knex';
  * webhook_endpoints.events: the events a saved webhook subscribes to; null means the V1 event alone,
  * as every endpoint saved before events existed. webhook_deliveries.event: which event a delivery
  * carries; the ledger keeps one delivery per meeting, target and event.
+ *
+ * Expand only, so release 0.1.0 runs on it (a rollback of the image): 0.1.0 records its V1 deliveries
+ * with `on conflict (meeting_id, target)`, which needs a unique index on exactly those columns, and
+ * lists and redelivers rows by `target`. So a V1 delivery stays as it was (its target in `target`,
+ * the index on (meeting_id, target) kept) and a V2 delivery keeps its target in `event_target` with
+ * `target` null: null never collides in that index, and 0.1.0's `target = 'team'` and
+ * `target <> 'team'` filters never match it, so 0.1.0 neither lists nor redelivers a V2 delivery
+ * it cannot sign. A V2 delivery is unique per meeting, target and event in its own index.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('action_items', (t) => {
@@ -50,16 +58,27 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.schema.alterTable('webhook_deliveries', (t) => {
     t.text('event').notNullable().defaultTo('Transcription completed');
+    t.text('event_target');
   });
-  await knex.raw('drop index if exists webhook_deliveries_meeting_target_unique');
-  await knex.raw('create unique index webhook_deliveries_meeting_target_event_unique on webhook_deliveries (meeting_id, target, event)');
+  await knex.raw('alter table webhook_deliveries alter column target drop not null');
+  await knex.raw(
+    `alter table webhook_deliveries add constraint webhook_deliveries_event_target_check check (
+       (event = 'Transcription completed' and target is not null and event_target is null)
+       or (event <> 'Transcription completed' and target is null and event_target in ('upload','owner','team')))`,
+  );
+  await knex.raw('create unique index webhook_deliveries_meeting_event_target_unique on webhook_deliveries (meeting_id, event_target, event)');
+  // The team ledger of every event; 0.1.0's webhook_deliveries_team_id_idx covers V1 rows only.
+  await knex.raw("create index webhook_deliveries_team_events_idx on webhook_deliveries (team_id, id desc) where coalesce(target, event_target) = 'team'");
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw('drop index if exists webhook_deliveries_meeting_target_event_unique');
+  await knex.raw('drop index if exists webhook_deliveries_team_events_idx');
+  await knex.raw('drop index if exists webhook_deliveries_meeting_event_target_unique');
   await knex.raw("delete from webhook_deliveries where event <> 'Transcription completed'");
-  await knex.raw('create unique index webhook_deliveries_meeting_target_unique on webhook_deliveries (meeting_id, target)');
+  await knex.raw('alter table webhook_deliveries drop constraint if exists webhook_deliveries_event_target_check');
+  await knex.raw('alter table webhook_deliveries alter column target set not null');
   await knex.schema.alterTable('webhook_deliveries', (t) => {
+    t.dropColumn('event_target');
     t.dropColumn('event');
   });
   await knex.schema.alterTable('meetings', (t) => {

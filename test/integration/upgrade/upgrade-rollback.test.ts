@@ -8,6 +8,10 @@
  * leave their Services and stop (a rolling update). Then the rollback: the previous release's roles
  * start again on the new schema (nothing runs `migrate down`) and this release's stop.
  *
+ * While this release serves, the saved webhook also subscribes to a V2 event and a team-wide webhook
+ * to V2 events alone: the previous release, rolled back onto the schema that holds their deliveries,
+ * still records and sends its V1 deliveries and lists its ledger without tripping over them.
+ *
  * At the end: every upload has its transcript once, the live meeting's sentences are there once each,
  * every workflow the previous release started completed, every delivery was delivered, and no call
  * through a Service was answered 5xx.
@@ -32,6 +36,10 @@ const UPLOAD = `mutation U($input: AudioUploadInput!) { uploadAudio(input: $inpu
 const CREATE_RULE = `mutation R($input: RuleInput!) { createRule(input: $input) { id } }`;
 const SAVE_WEBHOOK = `mutation S($url: String!) { saveWebhookUrl(url: $url) { url } }`;
 const SET_SECRET = `mutation K($secret: String) { setWebhookSecret(secret: $secret) { secret } }`;
+const SAVE_WEBHOOK_EVENTS = `mutation S($url: String!, $events: [String!]) { saveWebhookUrl(url: $url, events: $events) { events } }`;
+const SET_TEAM_WEBHOOK = `mutation T($url: String!, $events: [String!]) { setTeamWebhook(url: $url, events: $events) { secret } }`;
+const LEDGER = `query L($scope: WebhookScope) { webhookDeliveries(scope: $scope, limit: 50) { deliveries { meeting_id target status payload } } }`;
+const V1_EVENT = 'Transcription completed';
 
 jest.setTimeout(8 * 60_000);
 
@@ -51,6 +59,7 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
   const running: RunningRole[] = [];
   let env: Record<string, string>;
   let key = '';
+  let teamKey = '';
   const uploads: { id: string; by: string }[] = [];
   let mcpLoop: Promise<void> | undefined;
   let stopMcpLoop = false;
@@ -117,8 +126,8 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     expect(await stop(from)).toEqual(from.map(() => 0));
   };
 
-  const gql = async (query: string, variables: Record<string, unknown>) => {
-    const res = await fetch(`${services.graphql.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query, variables }) });
+  const gql = async (query: string, variables: Record<string, unknown>, as = key) => {
+    const res = await fetch(`${services.graphql.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${as}` }, body: JSON.stringify({ query, variables }) });
     const body = (await res.json()) as { data?: any; errors?: unknown[] };
     if (res.status !== 200 || body.errors) throw new Error(`graphql answered ${res.status}: ${JSON.stringify(body.errors)}`);
     return body.data;
@@ -163,6 +172,8 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     const team = cli(oldDir, ['team', 'create', '--name', 'Upgraders', '--tier', 'enterprise'], env).team;
     cli(oldDir, ['user', 'create', '--team', team.id, '--email', 'rae@upgrade.test', '--name', 'Rae', '--role', 'admin'], env);
     key = cli(oldDir, ['apikey', 'create', '--email', 'rae@upgrade.test'], env).key;
+    cli(oldDir, ['user', 'create', '--team', team.id, '--email', 'sam@upgrade.test', '--name', 'Sam', '--role', 'super_admin'], env);
+    teamKey = cli(oldDir, ['apikey', 'create', '--email', 'sam@upgrade.test'], env).key;
 
     let old = await start(oldDir, previous.version, ['mcp', 'graphql', 'worker']);
     services.mcp.route(old.filter((p) => p.role === 'mcp'));
@@ -194,9 +205,21 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     media.release('/board-3.vtt');
 
     await gql(APPEND, { id: live, sentences: [said(2, 'Rae', 'After the upgrade.')] });
+    // Webhooks V2 beside V1: Rae's saved webhook adds a V2 event, the team-wide one takes V2 alone.
+    expect((await gql(SAVE_WEBHOOK_EVENTS, { url: rx.url('/hook'), events: [V1_EVENT, 'meeting.transcribed'] })).saveWebhookUrl.events).toEqual([V1_EVENT, 'meeting.transcribed']);
+    expect((await gql(SET_TEAM_WEBHOOK, { url: rx.url('/team'), events: ['meeting.transcribed'] }, teamKey)).setTeamWebhook.secret).toEqual(expect.any(String));
     for (let n = 4; n < 6; n++) await upload(n, RELEASE);
     rx.script('/hook', [200]);
     for (const u of uploads) expect({ id: u.id, status: await closed(`transcription-${u.id}`) }).toEqual({ id: u.id, status: 'COMPLETED' });
+    const upgraded = uploads.slice(4).map((u) => u.id);
+    const v2Rows = () => db('webhook_deliveries').whereIn('meeting_id', upgraded).whereNot({ event: V1_EVENT }).orderBy('id').select('id', 'event_target', 'status', 'attempts_count');
+    // This release's deliveries are sent before the rollback: a V2 delivery still retrying when the
+    // previous release's worker takes it over ends `skipped`, since that release cannot sign it.
+    const pending = async () => Number((await db('webhook_deliveries').where({ status: 'pending' }).count({ n: '*' }))[0].n);
+    for (const end = Date.now() + 120_000; (await pending()) > 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 250));
+    expect(await pending()).toBe(0);
+    const v2Sent = await v2Rows();
+    expect(v2Sent.map((d) => `${d.event_target} ${d.status}`).sort()).toEqual(['owner delivered', 'owner delivered', 'team delivered', 'team delivered']);
 
     // --- rollback: the previous release on the new schema; nothing reverts a migration ---------------
     expect(cli(REPO, ['migrate', 'status', '--release', previous.version], env)).toMatchObject({ release: previous.version, schemaRelease: RELEASE, runs: true });
@@ -208,6 +231,29 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     await gql(APPEND, { id: live, sentences: [said(3, 'Sol', 'After the rollback.')] });
     await upload(6, previous.version);
     await gql(END, { id: live });
+
+    // The previous release records its V1 deliveries on the new schema: to Rae's saved webhook, and
+    // to the team-wide one (it knows no subscriptions, so it sends the V1 event it always sent).
+    const rolledBack = uploads[6].id;
+    expect(await closed(`transcription-${rolledBack}`)).toBe('COMPLETED');
+    expect(await db('webhook_deliveries').where({ meeting_id: rolledBack }).orderBy('target').select('target', 'event_target', 'event')).toEqual([
+      { target: 'owner', event_target: null, event: V1_EVENT },
+      { target: 'team', event_target: null, event: V1_EVENT },
+    ]);
+    const teamV1 = () => rx.requests('/team').filter((r) => JSON.parse(r.rawBody.toString()).meetingId === rolledBack);
+    for (const end = Date.now() + 60_000; !teamV1().length && Date.now() < end; ) await new Promise((r) => setTimeout(r, 250));
+    expect(teamV1().map((r) => r.rawBody.toString())).toEqual([`{"meetingId":"${rolledBack}","eventType":"${V1_EVENT}"}`]);
+    // Its ledger lists its own V1 deliveries and never a V2 one, whose target it has no name for.
+    const mine = (await gql(LEDGER, { scope: 'user' })).webhookDeliveries.deliveries as { meeting_id: string; target: string; payload: string }[];
+    expect(mine.map((d) => d.target)).toContain('owner');
+    expect(mine.filter((d) => !d.payload.includes(V1_EVENT))).toEqual([]);
+    // The team-wide webhook: V1 deliveries of the meetings finished since the rollback (the upload, and
+    // the live meeting once it ends); the V2 ones of this release's uploads are not its to list.
+    const teams = (await gql(LEDGER, { scope: 'team' }, teamKey)).webhookDeliveries.deliveries as { meeting_id: string; target: string; payload: string }[];
+    expect(teams.map((d) => `${d.meeting_id} ${d.target}`)).toContain(`${rolledBack} team`);
+    expect(teams.filter((d) => !d.payload.includes(V1_EVENT) || upgraded.includes(d.meeting_id))).toEqual([]);
+    // The V2 deliveries this release made are as it left them.
+    expect(await v2Rows()).toEqual(v2Sent);
     stopMcpLoop = true;
     await mcpLoop;
 

@@ -13,6 +13,7 @@ import { makeTeam, makeUser, TestUser } from '../../../support/factory';
 import { GraphqlHarness, startGraphql, UPLOAD_AUDIO } from '../../../support/graphql';
 import { startTestWorker, TestWorker, waitForRun } from '../../../support/worker';
 import { startWebhookReceiver, WebhookReceiver, type ReceivedRequest } from '../../../support/webhook-receiver';
+import { newId } from '../../../../services/core/ids';
 import { MediaServer, startMediaServer } from '../ingest/media-server';
 import { eventually, ok, refused, REDELIVER, SET_SECRET, settled } from './support';
 
@@ -122,20 +123,23 @@ describe('webhooks V2 beside V1', () => {
   });
 
   it('fires each event once per meeting and target: preparing again finds the same deliveries', async () => {
-    const before = await t.db('webhook_deliveries').where({ meeting_id: olgaMeeting }).orderBy('id').select('id', 'target', 'event', 'status');
-    expect(before.map((d) => `${d.target} ${d.event}`).sort()).toEqual(
+    const ledger = () => t.db('webhook_deliveries').where({ meeting_id: olgaMeeting }).orderBy('id').select('id', 'target', 'event_target', 'event', 'status');
+    const before = await ledger();
+    // V1 rows keep their target where release 0.1.0 reads it; V2 rows beside it, out of 0.1.0's sight.
+    expect(before.every((d) => (d.event === 'Transcription completed') === (d.target !== null && d.event_target === null))).toBe(true);
+    expect(before.map((d) => `${d.target ?? d.event_target} ${d.event}`).sort()).toEqual(
       ['owner action_items.created', 'owner meeting.summarized', 'owner meeting.transcribed', 'team Transcription completed', 'team meeting.summarized', 'upload meeting.transcribed'].sort(),
     );
     const again = await recordDeliveries(t.db, gql.config, olgaMeeting);
     expect(again.map((d) => d.deliveryId).sort()).toEqual(before.map((d) => d.id).sort());
-    expect(await t.db('webhook_deliveries').where({ meeting_id: olgaMeeting }).orderBy('id').select('id', 'target', 'event', 'status')).toEqual(before);
+    expect(await ledger()).toEqual(before);
     const perDelivery = new Map<string, number>();
     for (const r of rx.requests()) perDelivery.set(String(r.headers['x-delivery-id']), (perDelivery.get(String(r.headers['x-delivery-id'])) ?? 0) + 1);
     expect([...perDelivery.values()].every((n) => n === 1)).toBe(true);
   });
 
   it('redelivers a V2 delivery with the same bytes, delivery id and V2 signature', async () => {
-    const d = await t.db('webhook_deliveries').where({ meeting_id: olgaMeeting, target: 'owner', event: 'meeting.summarized' }).first();
+    const d = await t.db('webhook_deliveries').where({ meeting_id: olgaMeeting, event_target: 'owner', event: 'meeting.summarized' }).first();
     const first = rx.requests('/olga').find((r) => r.headers['x-delivery-id'] === d.id)!;
     const again = await ok(gql, olga.key, REDELIVER, { deliveryId: d.id });
     expect(again.redeliverWebhook).toMatchObject({ id: d.id, status: 'pending' });
@@ -151,11 +155,32 @@ describe('webhooks V2 beside V1', () => {
     const id = await upload(olga, { title: 'Gone', client_reference_id: 'ref-2' });
     expect(await waitForRun(gql.temporal, id, 120_000)).toMatchObject({ status: 'completed' });
     await allSettled();
-    const rows = await t.db('webhook_deliveries').where({ meeting_id: id, target: 'owner' }).select('status', 'attempts_count');
+    const rows = await t.db('webhook_deliveries').where({ meeting_id: id }).whereRaw("coalesce(target, event_target) = 'owner'").select('status', 'attempts_count');
     expect(rows.length).toBe(3);
     expect(rows.some((r) => r.status === 'disabled')).toBe(true);
     expect(rows.every((r) => ['disabled', 'skipped'].includes(r.status) && r.attempts_count <= 1)).toBe(true);
     expect((await t.db('webhook_endpoints').where({ user_id: olga.id }).first()).disabled_at).not.toBeNull();
+  });
+
+  it("records release 0.1.0's V1 deliveries beside V2 ones of the same meeting and target (a rollback)", async () => {
+    // The statements of release 0.1.0 (services/core/webhooks: deliveries.ts, ledger.ts), run as it runs them.
+    const asRollback = t.db.transaction(async (tx) => {
+      const v2 = await tx('webhook_deliveries').where({ meeting_id: olgaMeeting, event_target: 'owner' }).select('id');
+      expect(v2.length).toBe(3);
+      const asOld = () =>
+        tx('webhook_deliveries')
+          .insert({ id: newId(), team_id: olga.teamId, meeting_id: olgaMeeting, payload: '{}', ready_at: tx.fn.now(), target: 'owner', url: rx.url('/olga'), user_id: olga.id, endpoint_id: null, status: 'pending', last_error: null })
+          .onConflict(['meeting_id', 'target'])
+          .ignore()
+          .returning(['id']);
+      const [made] = await asOld();
+      expect(await asOld()).toEqual([]);
+      expect(await tx('webhook_deliveries').where({ id: made.id }).first('event', 'event_target')).toEqual({ event: 'Transcription completed', event_target: null });
+      const listed = await tx('webhook_deliveries as d').where('d.user_id', olga.id).whereNot('d.target', 'team').pluck('d.id');
+      expect(listed).toEqual([made.id]);
+      throw new Error('roll back');
+    });
+    await expect(asRollback).rejects.toThrow('roll back');
   });
 
   it('refuses unknown or repeated events, naming the field', async () => {
