@@ -174,6 +174,9 @@ describe('naming a meeting speaker', () => {
 
   it('lets the organizer and a team admin rename; a member who can read, a participant and another team may not, and nothing changes', async () => {
     const m = await meeting();
+    const unknown = await mcp.call(admin.key, 'svc_rename_speaker', { meetingId: 'no-such-meeting', from: 'Speaker 2', to: 'Priya Shah' });
+    expect(unknown.data.error).toMatchObject({ code: 'object_not_found' });
+    expect(unknown.data.error.message).toContain('no-such-meeting');
     for (const [who, code] of [[pat, 'forbidden'], [tom, 'forbidden'], [outsiderAdmin, 'object_not_found']] as const) {
       const res = await mcp.call(who.key, 'svc_rename_speaker', { meetingId: m.id, from: 'Speaker 2', to: 'Priya Shah' });
       expect([who.email, res.data.error.code]).toEqual([who.email, code]);
