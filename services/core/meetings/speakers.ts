@@ -77,11 +77,16 @@ async function renameInSummary(trx: Knex.Transaction, meetingId: string, from: s
   const s = await trx('summaries').where('meeting_id', meetingId).first('action_items', 'overview', 'short_summary');
   if (!s) return false;
   const lower = from.toLowerCase();
-  const items = (s.action_items as SummaryItem[]).map((it) => ({
-    ...it,
-    ...(it.speaker_name === from ? { speaker_name: to } : {}),
-    ...(typeof it.assignee === 'string' && it.assignee.toLowerCase() === lower ? { assignee: to } : {}),
-  }));
+  // Items are objects; anything else (older rows held plain strings) is kept as it is.
+  const items = (s.action_items as unknown[]).map((raw) => {
+    if (!raw || typeof raw !== 'object') return raw;
+    const it = raw as SummaryItem;
+    return {
+      ...it,
+      ...(it.speaker_name === from ? { speaker_name: to } : {}),
+      ...(typeof it.assignee === 'string' && it.assignee.toLowerCase() === lower ? { assignee: to } : {}),
+    };
+  });
   const change = {
     action_items: JSON.stringify(items),
     overview: replaceName(s.overview, from, to),

@@ -166,10 +166,16 @@ describe('naming a meeting speaker', () => {
 
   it('without an email keeps the one the speaker had, and renames a participant listed under the old name', async () => {
     const m = await meeting();
+    // A summary whose items are plain text keeps them as they are.
+    await t.db('summaries').where({ meeting_id: m.id }).update({ action_items: JSON.stringify(['Send the deck']) });
     const res = await mcp.call(admin.key, 'svc_rename_speaker', { meetingId: m.id, from: 'Olivia', to: 'Olivia Park' });
     expect(res.data).toMatchObject({ speaker: 'Olivia Park', email: olivia.email, sentences: 1, action_items_owned: 0 });
     expect(await t.db('meeting_participants').where({ meeting_id: m.id, email: olivia.email }).first('name')).toEqual({ name: 'Olivia Park' });
     expect((await t.db('speaker_analytics').where({ meeting_id: m.id, speaker_id: 0 }).first('name')).name).toBe('Olivia Park');
+    expect(await t.db('summaries').where({ meeting_id: m.id }).first('action_items', 'short_summary')).toEqual({
+      action_items: ['Send the deck'],
+      short_summary: 'Planning with Olivia Park, Speaker 2 and Speaker 21 (1 min).',
+    });
   });
 
   it('lets the organizer and a team admin rename; a member who can read, a participant and another team may not, and nothing changes', async () => {
