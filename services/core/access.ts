@@ -7,7 +7,7 @@
  *   - within the team: admins see every meeting; the organizer always; privacy `link`, `teammates` and
  *     `teammatesandparticipants` open it to teammates; `participants` to its participants only;
  *     `owner` to the organizer only; members of the meeting's channel see it unless privacy is `owner`.
- * Managing a meeting (share, revoke, rename, privacy, move): its organizer or an admin of its team.
+ * Managing a meeting (share, revoke, rename, privacy, move, name its speakers): its organizer or an admin of its team.
  * Write access (soundbites): whoever manages it, its participants, and members of its channel.
  */
 import type { Knex } from 'knex';
@@ -103,7 +103,7 @@ export function visibleTo(p: Principal, alias = 'meetings'): Where {
   return (qb) => qb.whereRaw(v.sql, v.bindings);
 }
 
-/** Rows of `meetings as <alias>` the caller may manage (share, revoke, rename, privacy, move). */
+/** Rows of `meetings as <alias>` the caller may manage (share, revoke, rename, privacy, move, name its speakers). */
 export function managedBy(p: Principal, alias = 'meetings'): Where {
   return (qb) => {
     qb.where(`${alias}.team_id`, p.teamId);

@@ -134,6 +134,7 @@ export const revokeOutput = { success: z.literal(true), meetingId: str, email: s
 export const titleOutput = { success: z.literal(true), meetingId: str, title: str, previous_title: str };
 export const privacyOutput = { success: z.literal(true), meetingId: str, privacy: str, previous_privacy: str };
 export const moveOutput = { success: z.literal(true), channelId: str, channel_title: str, moved: z.array(z.object({ meetingId: str, title: str, previous_channel_id: nullable(str) })) };
+export const renameSpeakerOutput = { success: z.literal(true), meetingId: str, speaker: str, previous_speaker: str, email: nullable(str), sentences: num, action_items_owned: num };
 
 export const channelListOutput = { channels: z.array(z.object({ id: str, title: str, is_private: bool, members: str, member_count: num })), ...page };
 export const channelOutput = { id: str, title: str, is_private: bool, members: z.array(z.object({ user_id: str, email: str, name: str, role: str })) };

@@ -102,7 +102,7 @@ async function refusal(trx: Knex.Transaction, p: Principal, id: string, action: 
 }
 
 /** The meetings, locked for the change, or the first refusal; nothing is changed unless all pass. */
-async function lockManaged(trx: Knex.Transaction, p: Principal, ids: string[], action: string): Promise<ManagedMeeting[]> {
+export async function lockManaged(trx: Knex.Transaction, p: Principal, ids: string[], action: string): Promise<ManagedMeeting[]> {
   const rows: ManagedMeeting[] = await trx('meetings as m')
     .modify(managedBy(p, 'm'))
     .whereIn('m.id', ids)
@@ -121,7 +121,7 @@ async function lockManaged(trx: Knex.Transaction, p: Principal, ids: string[], a
 /** shared_by is a user; a system principal (automation) that is not one leaves it empty. */
 const actorUserId = (trx: Knex.Transaction, p: Principal) => trx.raw('(select id from users where id = ?)', [p.userId]);
 
-function requireMeetingId(field: string, id: string): string {
+export function requireMeetingId(field: string, id: string): string {
   const v = (id ?? '').trim();
   if (!v) throw invalid(field, 'must not be empty', `${field} must not be empty`);
   return v;

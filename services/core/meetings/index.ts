@@ -32,6 +32,10 @@ export type { FullMeeting, SentenceRecord, SpeakerAnalyticsRecord, SummaryFields
 export { MOVE_MAX_MEETINGS, moveMeetings, PRIVACIES, revokeMeetingAccess, SHARE_EXPIRY_DAYS, SHARE_MAX_EMAILS, shareMeeting, TITLE_LENGTH, updateMeetingPrivacy, updateMeetingTitle } from './admin';
 export type { Privacy } from './admin';
 
+// Naming a meeting's speaker everywhere it appears.
+export { renameSpeaker, SPEAKER_NAME_MAX } from './speakers';
+export type { RenameSpeakerInput, RenameSpeakerResult } from './speakers';
+
 // Participants added to a meeting.
 export { addParticipants } from './participants';
 

@@ -45,3 +45,7 @@ MODULES.push(actionItemsModule);
 // Exports (exportTranscript).
 import { exportsModule } from './exports';
 MODULES.push(exportsModule);
+
+// Naming a meeting speaker (renameSpeaker).
+import { speakersModule } from './speakers';
+MODULES.push(speakersModule);

@@ -1,5 +1,5 @@
 /**
- * Every tool, one file per group (search, transcripts, action items, meeting-admin, channels, soundbites, people,
+ * Every tool, one file per group (search, transcripts, action items, meeting-admin, speakers, channels, soundbites, people,
  * analytics, automation, live). Order is the order of tools/list.
  */
 import type { ToolDef } from '../tool';
@@ -8,6 +8,7 @@ import { transcriptTools } from './transcripts';
 import { liveTools } from './live';
 import { analyticsTools } from './analytics';
 import { meetingAdminTools } from './meeting-admin';
+import { speakerTools } from './speakers';
 import { channelTools } from './channels';
 import { soundbiteTools } from './soundbites';
 import { peopleTools } from './people';
@@ -21,6 +22,7 @@ export const ALL_TOOLS: ToolDef[] = [
   ...liveTools,
   ...analyticsTools,
   ...meetingAdminTools,
+  ...speakerTools,
   ...channelTools,
   ...soundbiteTools,
   ...peopleTools,

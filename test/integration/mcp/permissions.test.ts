@@ -164,6 +164,7 @@ describe('permission matrix of the meeting-scoped tools', () => {
     meeting: await t.db('meetings').where({ id }).first('title', 'privacy', 'channel_id'),
     shares: await t.db('meeting_shares').where({ meeting_id: id }).orderBy('id').select('email', 'revoked_at'),
     soundbites: Number((await t.db('soundbites').where({ meeting_id: id }).count({ n: '*' }))[0].n),
+    speakers: (await t.db('sentences').where({ meeting_id: id }).distinct('speaker_name')).map((r) => r.speaker_name as string),
   });
 
   interface ToolCase {
@@ -200,6 +201,7 @@ describe('permission matrix of the meeting-scoped tools', () => {
       applied: (b, a) => a.shares.some((s: { email: string; revoked_at: Date | null }) => s.email === GUEST && s.revoked_at !== null),
     },
     svc_update_meeting_title: { column: 'manage', args: (c) => ({ meetingId: c.meetingId, title: NEW_TITLE }), applied: (_b, a) => a.meeting.title === NEW_TITLE },
+    svc_rename_speaker: { column: 'manage', args: (c) => ({ meetingId: c.meetingId, from: 'Guest', to: 'Priya Shah' }), applied: (_b, a) => a.speakers.includes('Priya Shah') },
     svc_update_meeting_privacy: { column: 'manage', args: (c) => ({ meetingId: c.meetingId, privacy: 'link' }), applied: (_b, a) => a.meeting.privacy === 'link' },
     svc_move_meeting: {
       column: 'manage',

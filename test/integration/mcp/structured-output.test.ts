@@ -66,6 +66,7 @@ describe('structured tool output', () => {
       svc_update_meeting_title: [{ meetingId, title: 'Roadmap review (final)' }],
       svc_update_meeting_privacy: [{ meetingId, privacy: 'teammates' }],
       svc_move_meeting: [{ meetingIds: [meetingId], channelId }],
+      svc_rename_speaker: [{ meetingId, from: 'Guest', to: 'Gina', email: 'guest@ext.test' }],
       svc_list_channels: [{}],
       svc_get_channel: [{ channelId }],
       svc_get_soundbites: [{ my_team: true }, { transcript_id: meetingId, limit: 1 }],

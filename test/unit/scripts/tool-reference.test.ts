@@ -8,9 +8,9 @@ describe('docs/tools.md', () => {
     expect(renderDoc(current)).toBe(current);
   });
 
-  it('documents all twenty-two tools', () => {
+  it('documents all twenty-three tools', () => {
     const doc = readFileSync(DOC, 'utf8');
-    expect(ALL_TOOLS).toHaveLength(22);
+    expect(ALL_TOOLS).toHaveLength(23);
     for (const t of ALL_TOOLS) expect(doc).toContain(`### ${t.name}`);
   });
 });
