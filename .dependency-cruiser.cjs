@@ -84,7 +84,7 @@ module.exports = {
     {
       name: 'web-over-oauth-only',
       severity: 'error',
-      comment: 'The pages (services/web) use oauth\'s sign-in; the mcp app mounts them, not the other way round.',
+      comment: "The pages (services/web) use oauth's sign-in; the mcp app mounts them, not the other way round.",
       from: { path: '^services/web/' },
       to: { path: '^services/(mcp|graphql)/' },
     },
@@ -98,14 +98,15 @@ module.exports = {
     {
       name: 'transports-use-the-workflow-client',
       severity: 'error',
-      comment: 'A transport starts and signals workflows through workflows/client.ts only (or core\'s port).',
+      comment: "A transport starts and signals workflows through workflows/client.ts only (or core's port).",
       from: { path: TRANSPORTS },
       to: { path: '^workflows/', pathNot: '^workflows/client\\.ts$' },
     },
     {
       name: 'worker-under-cli',
       severity: 'error',
-      comment: 'The worker imports neither the cli nor devstack (the cli\'s `serve worker` starts the worker, not the reverse).',
+      comment:
+        "The worker imports neither the cli nor devstack (the cli's `serve worker` starts the worker, not the reverse).",
       from: { path: '^services/worker/' },
       to: { path: '^services/(cli|devstack)/' },
     },
@@ -131,7 +132,7 @@ module.exports = {
     {
       name: 'core-domains-through-each-others-index',
       severity: 'error',
-      comment: 'One core domain imports another through that domain\'s index.ts.',
+      comment: "One core domain imports another through that domain's index.ts.",
       from: { path: '^services/core/([^/]+)/' },
       to: {
         path: '^services/core/[^/]+/',

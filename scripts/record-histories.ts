@@ -30,7 +30,12 @@ import { startMediaServer, type MediaServer } from '../test/integration/core/ing
 import { CREATE_RULE } from '../test/integration/core/rules/support';
 import { APPEND, END, PAUSE, RESUME, said, START } from '../test/integration/core/live/support';
 import { historyToJSON } from '../test/unit/workflows/history-json';
-import { liveWorkflowId, ruleExecutionWorkflowId, transcriptionWorkflowId, webhookWorkflowId } from '../workflows/contracts';
+import {
+  liveWorkflowId,
+  ruleExecutionWorkflowId,
+  transcriptionWorkflowId,
+  webhookWorkflowId,
+} from '../workflows/contracts';
 import { RetentionWorkflow } from '../workflows/retention';
 import { RELEASE } from '../services/platform/release';
 
@@ -71,9 +76,14 @@ async function save(temporal: Client, workflowId: string, history_: string): Pro
   const history = await handle.fetchHistory();
   const json = historyToJSON(history);
   const file = join(OUT, `${name}.json`);
-  if (existsSync(file) && !options.overwrite) throw new Error(`${file} exists: histories of released versions are kept; record with --tag <version>, or --overwrite`);
+  if (existsSync(file) && !options.overwrite)
+    throw new Error(
+      `${file} exists: histories of released versions are kept; record with --tag <version>, or --overwrite`,
+    );
   writeFileSync(file, json);
-  console.log(`  ${name}.json: ${history.events?.length ?? 0} events, ${(json.length / 1024).toFixed(1)} KB (${workflowId})`);
+  console.log(
+    `  ${name}.json: ${history.events?.length ?? 0} events, ${(json.length / 1024).toFixed(1)} KB (${workflowId})`,
+  );
 }
 
 function expectThat(cond: unknown, what: string): void {
@@ -92,7 +102,13 @@ const SCENARIOS: Record<string, (c: Ctx) => Promise<void>> = {
           input: {
             name,
             conditions: [{ type: 'title_contains', text }],
-            actions: name === 'Planning' ? [{ type: 'move', channel_id: c.channelId }] : [{ type: 'share', emails: ['x@y.test'], expiry_days: 7 }, { type: 'privacy', privacy: 'teammates' }],
+            actions:
+              name === 'Planning'
+                ? [{ type: 'move', channel_id: c.channelId }]
+                : [
+                    { type: 'share', emails: ['x@y.test'], expiry_days: 7 },
+                    { type: 'privacy', privacy: 'teammates' },
+                  ],
           },
         }),
         'createRule',
@@ -101,18 +117,34 @@ const SCENARIOS: Record<string, (c: Ctx) => Promise<void>> = {
     c.rx.script('/upload', [503, 200]);
     const url = c.media.serve('/recordings/q1-board-kickoff.vtt', { body: KICKOFF, contentType: 'text/vtt' });
     const up = data(
-      await c.gql.request(c.member.key, UPLOAD_AUDIO, { input: { url, title: 'Q1 Board planning kickoff', meeting_date: '2026-11-05T15:00:00Z', webhook: c.rx.url('/upload') } }),
+      await c.gql.request(c.member.key, UPLOAD_AUDIO, {
+        input: {
+          url,
+          title: 'Q1 Board planning kickoff',
+          meeting_date: '2026-11-05T15:00:00Z',
+          webhook: c.rx.url('/upload'),
+        },
+      }),
       'uploadAudio',
     );
     const id: string = up.meetingId;
     const run = await waitForRun(c.temporal, id, 120_000);
     expectThat(run.status === 'completed', `transcription completed (${JSON.stringify(run)})`);
     const webhookId = webhookWorkflowId(id, 'upload');
-    expectThat(run.status === 'completed' && run.result.children.join() === [ruleExecutionWorkflowId(id), webhookId].join(), 'children: rules and the upload webhook');
+    expectThat(
+      run.status === 'completed' && run.result.children.join() === [ruleExecutionWorkflowId(id), webhookId].join(),
+      'children: rules and the upload webhook',
+    );
     const rules = await c.temporal.workflow.getHandle(ruleExecutionWorkflowId(id)).result();
-    expectThat(rules.matched === 2 && rules.executions.every((e: { status: string }) => e.status === 'success'), `two rules ran (${JSON.stringify(rules)})`);
+    expectThat(
+      rules.matched === 2 && rules.executions.every((e: { status: string }) => e.status === 'success'),
+      `two rules ran (${JSON.stringify(rules)})`,
+    );
     const delivery = await c.temporal.workflow.getHandle(webhookId).result();
-    expectThat(delivery.status === 'delivered' && delivery.attempts === 2, `delivered at the second attempt (${JSON.stringify(delivery)})`);
+    expectThat(
+      delivery.status === 'delivered' && delivery.attempts === 2,
+      `delivered at the second attempt (${JSON.stringify(delivery)})`,
+    );
     await save(c.temporal, transcriptionWorkflowId(id), 'transcription-captions-with-post-processing');
     await save(c.temporal, ruleExecutionWorkflowId(id), 'rule-execution-two-matching-rules');
     await save(c.temporal, webhookId, 'webhook-delivery-503-then-delivered');
@@ -120,8 +152,14 @@ const SCENARIOS: Record<string, (c: Ctx) => Promise<void>> = {
 
   /** A caption file without cues: bad input, the run fails and marks the meeting failed. */
   async 'transcription-failure'(c) {
-    const url = c.media.serve('/recordings/empty.vtt', { body: 'WEBVTT\n\nNOTE nothing was said\n', contentType: 'text/vtt' });
-    const id: string = data(await c.gql.request(c.member.key, UPLOAD_AUDIO, { input: { url, title: 'Nothing said' } }), 'uploadAudio').meetingId;
+    const url = c.media.serve('/recordings/empty.vtt', {
+      body: 'WEBVTT\n\nNOTE nothing was said\n',
+      contentType: 'text/vtt',
+    });
+    const id: string = data(
+      await c.gql.request(c.member.key, UPLOAD_AUDIO, { input: { url, title: 'Nothing said' } }),
+      'uploadAudio',
+    ).meetingId;
     const run = await waitForRun(c.temporal, id, 120_000);
     expectThat(run.status === 'failed', `the run failed (${JSON.stringify(run)})`);
     await save(c.temporal, transcriptionWorkflowId(id), 'transcription-bad-input-fails');
@@ -129,16 +167,29 @@ const SCENARIOS: Record<string, (c: Ctx) => Promise<void>> = {
 
   /** A live meeting: appends, a pause, a resume, another append, an end; then its post-processing. */
   async 'live-lifecycle'(c) {
-    const id: string = data(await c.gql.request(c.member.key, START, { input: { title: 'Weekly sync' } }), 'startLiveMeeting');
-    const append = async (n: number, text: string) => data(await c.gql.request(c.member.key, APPEND, { id, sentences: [said(n, 'Priya', text)] }), 'appendLiveSentences');
+    const id: string = data(
+      await c.gql.request(c.member.key, START, { input: { title: 'Weekly sync' } }),
+      'startLiveMeeting',
+    );
+    const append = async (n: number, text: string) =>
+      data(
+        await c.gql.request(c.member.key, APPEND, { id, sentences: [said(n, 'Priya', text)] }),
+        'appendLiveSentences',
+      );
     await append(0, 'Good morning, everyone.');
     await append(1, 'Let us start with the release.');
     expectThat(data(await c.gql.request(c.member.key, PAUSE, { id }), 'pauseLiveMeeting').state === 'paused', 'paused');
-    expectThat(data(await c.gql.request(c.member.key, RESUME, { id }), 'resumeLiveMeeting').state === 'active', 'resumed');
+    expectThat(
+      data(await c.gql.request(c.member.key, RESUME, { id }), 'resumeLiveMeeting').state === 'active',
+      'resumed',
+    );
     await append(2, 'The release ships on Friday.');
     expectThat(data(await c.gql.request(c.member.key, END, { id }), 'endLiveMeeting').is_live === false, 'ended');
     const result = await c.temporal.workflow.getHandle(liveWorkflowId(id)).result();
-    expectThat(result.status === 'completed' && result.endReason === 'requested' && result.sentences === 3, `completed (${JSON.stringify(result)})`);
+    expectThat(
+      result.status === 'completed' && result.endReason === 'requested' && result.sentences === 3,
+      `completed (${JSON.stringify(result)})`,
+    );
     await c.temporal.workflow.getHandle(ruleExecutionWorkflowId(id)).result();
     await save(c.temporal, liveWorkflowId(id), 'live-meeting-pause-resume-end');
   },
@@ -147,27 +198,60 @@ const SCENARIOS: Record<string, (c: Ctx) => Promise<void>> = {
    * The retention run: a team keeping meetings 30 days, five meetings past it (one on legal hold) and
    * one within it, two old read-audit rows; batches of two meetings, so the run takes several steps.
    */
-  async 'retention'(c) {
+  async retention(c) {
     await c.t.db('teams').where({ id: c.admin.teamId }).update({ retention_days: 30 });
     const now = new Date('2026-11-26T03:00:00Z');
     const day = 86_400_000;
     const ids: string[] = [];
-    for (let i = 0; i < 6; i++) ids.push((await makeMeeting(c.t.db, { organizer: c.member, title: `Old meeting ${i}`, date: new Date(now.getTime() - (i === 5 ? 10 : 31 + i) * day) })).id);
+    for (let i = 0; i < 6; i++)
+      ids.push(
+        (
+          await makeMeeting(c.t.db, {
+            organizer: c.member,
+            title: `Old meeting ${i}`,
+            date: new Date(now.getTime() - (i === 5 ? 10 : 31 + i) * day),
+          })
+        ).id,
+      );
     await c.t.db('meetings').where({ id: ids[4] }).update({ legal_hold_at: now, legal_hold_by: c.admin.id });
-    await c.t.db('read_audit').insert([0, 1].map((i) => ({ team_id: c.admin.teamId, user_id: c.member.id, meeting_id: ids[i], surface: 'mcp:svc_get_transcript', read_at: new Date(now.getTime() - 400 * day) })));
+    await c.t.db('read_audit').insert(
+      [0, 1].map((i) => ({
+        team_id: c.admin.teamId,
+        user_id: c.member.id,
+        meeting_id: ids[i],
+        surface: 'mcp:svc_get_transcript',
+        read_at: new Date(now.getTime() - 400 * day),
+      })),
+    );
     const workflowId = `retention-record-${Date.now()}`;
-    const result = await c.temporal.workflow.execute(RetentionWorkflow, { taskQueue: c.queue, workflowId, args: [{ now: now.toISOString(), batchSize: 2 }] });
-    expectThat(result.deletedMeetings === 4 && result.prunedReads === 2, `four meetings and two reads deleted (${JSON.stringify(result)})`);
+    const result = await c.temporal.workflow.execute(RetentionWorkflow, {
+      taskQueue: c.queue,
+      workflowId,
+      args: [{ now: now.toISOString(), batchSize: 2 }],
+    });
+    expectThat(
+      result.deletedMeetings === 4 && result.prunedReads === 2,
+      `four meetings and two reads deleted (${JSON.stringify(result)})`,
+    );
     await c.t.db('teams').where({ id: c.admin.teamId }).update({ retention_days: null });
     await save(c.temporal, workflowId, 'retention-daily-run');
   },
 
   /** A live meeting nobody talks to after one append: ends by LIVE_IDLE_TIMEOUT (2 s here). */
   async 'live-idle'(c) {
-    const id: string = data(await c.gqlIdle.request(c.member.key, START, { input: { title: 'Forgotten bot' } }), 'startLiveMeeting');
-    data(await c.gqlIdle.request(c.member.key, APPEND, { id, sentences: [said(0, 'Priya', 'Is anyone there?')] }), 'appendLiveSentences');
+    const id: string = data(
+      await c.gqlIdle.request(c.member.key, START, { input: { title: 'Forgotten bot' } }),
+      'startLiveMeeting',
+    );
+    data(
+      await c.gqlIdle.request(c.member.key, APPEND, { id, sentences: [said(0, 'Priya', 'Is anyone there?')] }),
+      'appendLiveSentences',
+    );
     const result = await c.temporal.workflow.getHandle(liveWorkflowId(id)).result();
-    expectThat(result.status === 'completed' && result.endReason === 'idle' && result.sentences === 1, `idled out (${JSON.stringify(result)})`);
+    expectThat(
+      result.status === 'completed' && result.endReason === 'idle' && result.sentences === 1,
+      `idled out (${JSON.stringify(result)})`,
+    );
     await c.temporal.workflow.getHandle(ruleExecutionWorkflowId(id)).result();
     await save(c.temporal, liveWorkflowId(id), 'live-meeting-idle-timeout');
   },
@@ -179,11 +263,13 @@ async function main(): Promise<void> {
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--overwrite') options.overwrite = true;
     else if (args[i] === '--tag' && /^[\w.-]+$/.test(args[i + 1] ?? '')) options.tag = args[++i];
-    else if (args[i].startsWith('-')) throw new Error(`unknown option ${args[i]} (known: --tag <version>, --overwrite)`);
+    else if (args[i].startsWith('-'))
+      throw new Error(`unknown option ${args[i]} (known: --tag <version>, --overwrite)`);
     else wanted.push(args[i]);
   }
   const unknown = wanted.filter((w) => !(w in SCENARIOS));
-  if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+  if (unknown.length)
+    throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
   mkdirSync(OUT, { recursive: true });
 
   await globalSetup();
@@ -202,7 +288,11 @@ async function main(): Promise<void> {
     closers.push(() => rx.close());
     const gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: queue, ...WEBHOOK_ENV });
     closers.push(() => gql.close());
-    const gqlIdle = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: queue, ...WEBHOOK_ENV, LIVE_IDLE_TIMEOUT: IDLE_TIMEOUT });
+    const gqlIdle = await startGraphql(t.db, {
+      TEMPORAL_TASK_QUEUE: queue,
+      ...WEBHOOK_ENV,
+      LIVE_IDLE_TIMEOUT: IDLE_TIMEOUT,
+    });
     closers.push(() => gqlIdle.close());
     worker = await startTestWorker(t.db, { taskQueue: queue, env: WEBHOOK_ENV });
     const ctx: Ctx = { t, gql, gqlIdle, temporal: gql.temporal, media, rx, admin, member, channelId, queue };

@@ -10,7 +10,19 @@ import { ALL_TOOLS } from '../services/mcp/tools';
 import { toolsFor } from '../services/mcp/server';
 import type { Principal } from '../services/core/principal';
 
-type Schema = { type?: string | string[]; enum?: unknown[]; items?: Schema; description?: string; minimum?: number; maximum?: number; maxLength?: number; minLength?: number; maxItems?: number; minItems?: number; anyOf?: Schema[] };
+type Schema = {
+  type?: string | string[];
+  enum?: unknown[];
+  items?: Schema;
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  minLength?: number;
+  maxItems?: number;
+  minItems?: number;
+  anyOf?: Schema[];
+};
 
 function typeOf(s: Schema): string {
   if (s.enum) return s.enum.map((v) => `\`${String(v)}\``).join(' \\| ');
@@ -36,13 +48,25 @@ const listings = new Map(toolsFor({ flags: ['search', 'fetch'] } as Principal).m
 for (const t of ALL_TOOLS) {
   const l = listings.get(t.name)!;
   const schema = l.inputSchema as { properties?: Record<string, Schema>; required?: string[] };
-  const hints = Object.entries(t.annotations).filter(([, v]) => v === true).map(([k]) => k).join(', ');
-  lines.push(`### ${t.name}${t.flag ? ` (experimental: flag \`${t.flag}\`)` : ''}`, '', l.description, '', `Scope: \`${t.scope}\` · annotations: ${hints || 'none'}`, '');
+  const hints = Object.entries(t.annotations)
+    .filter(([, v]) => v === true)
+    .map(([k]) => k)
+    .join(', ');
+  lines.push(
+    `### ${t.name}${t.flag ? ` (experimental: flag \`${t.flag}\`)` : ''}`,
+    '',
+    l.description,
+    '',
+    `Scope: \`${t.scope}\` · annotations: ${hints || 'none'}`,
+    '',
+  );
   const props = Object.entries(schema.properties ?? {});
   if (props.length) {
     lines.push('| Parameter | Type | Required | Limits | Notes |', '|---|---|---|---|---|');
     for (const [name, p] of props) {
-      lines.push(`| \`${name}\` | ${typeOf(p)} | ${schema.required?.includes(name) ? 'yes' : 'no'} | ${limits(p)} | ${(p.description ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
+      lines.push(
+        `| \`${name}\` | ${typeOf(p)} | ${schema.required?.includes(name) ? 'yes' : 'no'} | ${limits(p)} | ${(p.description ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`,
+      );
     }
   } else {
     lines.push('No parameters.');

@@ -38,7 +38,15 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LiveActivities, LiveCompleted } from './activities/live';
-import { endLiveMeetingUpdate, failureCause, failureMessage, LIVE_FAILURE, liveStatusQuery, pauseLiveMeetingUpdate, resumeLiveMeetingUpdate } from './contracts';
+import {
+  endLiveMeetingUpdate,
+  failureCause,
+  failureMessage,
+  LIVE_FAILURE,
+  liveStatusQuery,
+  pauseLiveMeetingUpdate,
+  resumeLiveMeetingUpdate,
+} from './contracts';
 import {
   LIVE_UPDATES_PER_RUN,
   refusal,
@@ -82,20 +90,38 @@ const { openLiveMeeting, setLiveState, closeLiveMeeting, closeLiveMeetingIfIdle 
   Pick<LiveActivities, 'openLiveMeeting' | 'setLiveState' | 'closeLiveMeeting' | 'closeLiveMeetingIfIdle'>
 >({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 20,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 });
 
 /** Marking a meeting whose post-processing failed (nobody waits on it). */
 const { failLiveMeeting } = proxyActivities<Pick<LiveActivities, 'failLiveMeeting'>>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 30,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 });
 
 /** Analytics and summary (a chat model when LLM_URL is set) and the one-transaction persist. */
 const { completeLiveMeeting } = proxyActivities<Pick<LiveActivities, 'completeLiveMeeting'>>({
   startToCloseTimeout: '20 minutes',
   heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 10,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 });
 
 interface Deferred<T> {
@@ -146,18 +172,29 @@ export async function LiveMeetingWorkflow(input: LiveMeetingWorkflowInput): Prom
     const why = gone ? 'the live meeting no longer exists' : refusal(state, action);
     if (why) throw refuse(why);
   };
-  const stateResult = (): LiveStateResult => ({ meetingId, state, is_live: state !== 'ended', sentence_count: sentenceCount });
+  const stateResult = (): LiveStateResult => ({
+    meetingId,
+    state,
+    is_live: state !== 'ended',
+    sentence_count: sentenceCount,
+  });
 
-  const stateHandler = (action: 'pause' | 'resume', next: LiveState) => async ({ actorUserId }: LiveActorArgs) => {
-    touch();
-    const done = deferred<void>();
-    queue.push({ kind: 'state', state: next, previous: state, actorUserId, done });
-    state = next;
-    await done.promise;
-    return stateResult();
-  };
-  setHandler(pauseLiveMeetingUpdate, stateHandler('pause', 'paused'), { validator: (_: LiveActorArgs) => check('pause') });
-  setHandler(resumeLiveMeetingUpdate, stateHandler('resume', 'active'), { validator: (_: LiveActorArgs) => check('resume') });
+  const stateHandler =
+    (action: 'pause' | 'resume', next: LiveState) =>
+    async ({ actorUserId }: LiveActorArgs) => {
+      touch();
+      const done = deferred<void>();
+      queue.push({ kind: 'state', state: next, previous: state, actorUserId, done });
+      state = next;
+      await done.promise;
+      return stateResult();
+    };
+  setHandler(pauseLiveMeetingUpdate, stateHandler('pause', 'paused'), {
+    validator: (_: LiveActorArgs) => check('pause'),
+  });
+  setHandler(resumeLiveMeetingUpdate, stateHandler('resume', 'active'), {
+    validator: (_: LiveActorArgs) => check('resume'),
+  });
 
   setHandler(
     endLiveMeetingUpdate,
@@ -200,7 +237,12 @@ export async function LiveMeetingWorkflow(input: LiveMeetingWorkflowInput): Prom
       endReason = null;
     }
     log.warn('live meeting write failed', { meetingId, kind: w.kind, reason: failureMessage(e) });
-    w.done.reject(ApplicationFailure.nonRetryable(`the meeting could not be ${w.kind === 'end' ? 'ended' : w.state} (${failureMessage(e)}); try again.`, LIVE_FAILURE.storeFailed));
+    w.done.reject(
+      ApplicationFailure.nonRetryable(
+        `the meeting could not be ${w.kind === 'end' ? 'ended' : w.state} (${failureMessage(e)}); try again.`,
+        LIVE_FAILURE.storeFailed,
+      ),
+    );
   };
 
   /**
@@ -266,7 +308,9 @@ export async function LiveMeetingWorkflow(input: LiveMeetingWorkflowInput): Prom
 
   for (;;) {
     if (gone) {
-      for (const w of queue.splice(0)) if (w.kind !== 'idle') w.done.reject(ApplicationFailure.nonRetryable('the live meeting no longer exists', LIVE_FAILURE.notLive));
+      for (const w of queue.splice(0))
+        if (w.kind !== 'idle')
+          w.done.reject(ApplicationFailure.nonRetryable('the live meeting no longer exists', LIVE_FAILURE.notLive));
       break;
     }
     if (queue.length) {
@@ -297,14 +341,24 @@ export async function LiveMeetingWorkflow(input: LiveMeetingWorkflowInput): Prom
   const base = { meetingId, endReason, runs, updates: updatesTotal };
   if (gone) {
     await condition(allHandlersFinished);
-    return { ...base, status: 'gone', sentences: sentenceCount, speakers: 0, participants: 0, summarySource: null, children: [] };
+    return {
+      ...base,
+      status: 'gone',
+      sentences: sentenceCount,
+      speakers: 0,
+      participants: 0,
+      summarySource: null,
+      children: [],
+    };
   }
 
   let completed: LiveCompleted;
   try {
     completed = await completeLiveMeeting({ meetingId });
   } catch (e) {
-    const reason = isCancellation(e) ? 'processing was cancelled by an operator' : `post-processing failed: ${failureMessage(e)}`;
+    const reason = isCancellation(e)
+      ? 'processing was cancelled by an operator'
+      : `post-processing failed: ${failureMessage(e)}`;
     log.warn('live meeting post-processing failed', { meetingId, reason });
     await CancellationScope.nonCancellable(() => failLiveMeeting({ meetingId, reason }));
     if (isCancellation(e)) throw e;

@@ -47,13 +47,20 @@ export const POST_PROCESSING: PostProcessingStep[] = [
   (input) => webhookDeliveryChildren(input),
 ];
 
-export function postProcessingChildren(input: PostProcessingInput, steps: PostProcessingStep[] = POST_PROCESSING): PostProcessingChild[] {
+export function postProcessingChildren(
+  input: PostProcessingInput,
+  steps: PostProcessingStep[] = POST_PROCESSING,
+): PostProcessingChild[] {
   return steps.flatMap((step) => step(input));
 }
 
 /** One WebhookDeliveryWorkflow per prepared delivery, in target order (upload, owner, team). */
 export function webhookDeliveryChildren(input: PostProcessingInput): PostProcessingChild[] {
-  return (input.webhooks ?? []).map((d) => ({ workflowType: WEBHOOK_DELIVERY_WORKFLOW, workflowId: d.workflowId, args: [d.input] }));
+  return (input.webhooks ?? []).map((d) => ({
+    workflowType: WEBHOOK_DELIVERY_WORKFLOW,
+    workflowId: d.workflowId,
+    args: [d.input],
+  }));
 }
 
 /** The meeting's automation rules: one RuleExecutionWorkflow, its id derived from the meeting. */
@@ -65,14 +72,23 @@ export function ruleExecutionChild(input: PostProcessingInput): PostProcessingCh
 /** The webhook targets come from the database; retried generously (a database blip must not lose them). */
 const { prepareWebhookDeliveries } = proxyActivities<Pick<WebhookActivities, 'prepareWebhookDeliveries'>>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30, nonRetryableErrorTypes: [FAILURE.badInput, FAILURE.meetingGone] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 30,
+    nonRetryableErrorTypes: [FAILURE.badInput, FAILURE.meetingGone],
+  },
 });
 
 /**
  * Prepare the meeting's webhook deliveries and start every post-processing child (ABANDON). Returns
  * the workflow ids of the children, including any that a previous run had already started.
  */
-export async function startPostProcessing(meetingId: string, steps: PostProcessingStep[] = POST_PROCESSING): Promise<string[]> {
+export async function startPostProcessing(
+  meetingId: string,
+  steps: PostProcessingStep[] = POST_PROCESSING,
+): Promise<string[]> {
   const webhooks = await prepareWebhookDeliveries({ meetingId });
   const ids: string[] = [];
   for (const child of postProcessingChildren({ meetingId, webhooks }, steps)) {

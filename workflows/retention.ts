@@ -50,12 +50,14 @@ export async function RetentionWorkflow(input: RetentionInput = {}): Promise<Ret
   do {
     r = await deleteExpiredMeetingsStep(step);
     deletedMeetings += r.deleted;
-    if (!r.done && more()) return continueAsNew<typeof RetentionWorkflow>({ now, batchSize, deletedMeetings, prunedReads });
+    if (!r.done && more())
+      return continueAsNew<typeof RetentionWorkflow>({ now, batchSize, deletedMeetings, prunedReads });
   } while (!r.done);
   do {
     r = await pruneReadAuditStep(step);
     prunedReads += r.deleted;
-    if (!r.done && more()) return continueAsNew<typeof RetentionWorkflow>({ now, batchSize, deletedMeetings, prunedReads });
+    if (!r.done && more())
+      return continueAsNew<typeof RetentionWorkflow>({ now, batchSize, deletedMeetings, prunedReads });
   } while (!r.done);
   return { now, deletedMeetings, prunedReads };
 }

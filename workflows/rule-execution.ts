@@ -50,7 +50,9 @@ const { planRuleRun } = proxyLocalActivities<Pick<RuleActivities, 'planRuleRun'>
 });
 
 /** A few actions, each one short transaction. */
-const { executeRule, recordRuleFailure } = proxyLocalActivities<Pick<RuleActivities, 'executeRule' | 'recordRuleFailure'>>({
+const { executeRule, recordRuleFailure } = proxyLocalActivities<
+  Pick<RuleActivities, 'executeRule' | 'recordRuleFailure'>
+>({
   startToCloseTimeout: '1 minute',
   localRetryThreshold: '3 seconds',
   retry: { ...retry, maximumAttempts: 5 },
@@ -62,7 +64,14 @@ export async function RuleExecutionWorkflow(input: RuleExecutionInput): Promise<
   const { meetingId } = input;
   const runKey = input.runKey ?? `meeting:${meetingId}`;
   const plan: RulePlan = await planRuleRun({ meetingId, runKey });
-  const result: RuleExecutionResult = { meetingId, runKey, skipped: plan.skipped, evaluated: plan.evaluated, matched: plan.matched.length, executions: [] };
+  const result: RuleExecutionResult = {
+    meetingId,
+    runKey,
+    skipped: plan.skipped,
+    evaluated: plan.evaluated,
+    matched: plan.matched.length,
+    executions: [],
+  };
   for (const ruleId of plan.matched) {
     try {
       result.executions.push(await executeRule({ meetingId, runKey, ruleId }));

@@ -32,5 +32,8 @@ export function list(p: Parsed, name: string): string[] | undefined {
   const v = p.values[name];
   if (v === undefined) return undefined;
   if (typeof v !== 'string') throw new UsageError(`--${name} takes a comma-separated list`);
-  return v.split(',').map((s) => s.trim()).filter(Boolean);
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

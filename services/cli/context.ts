@@ -24,7 +24,11 @@ export class CommandContext {
       const quiet = () => {};
       this.pool = knexFactory({
         client: 'pg',
-        connection: { connectionString: c.databaseUrl, ssl: c.databaseSsl ? { rejectUnauthorized: true } : undefined, connectionTimeoutMillis: CONNECT_DEADLINE_MS },
+        connection: {
+          connectionString: c.databaseUrl,
+          ssl: c.databaseSsl ? { rejectUnauthorized: true } : undefined,
+          connectionTimeoutMillis: CONNECT_DEADLINE_MS,
+        },
         pool: { min: 0, max: 4 },
         acquireConnectionTimeout: CONNECT_DEADLINE_MS + 2000,
         migrations: { migrationSource, tableName: 'knex_migrations' },
@@ -36,7 +40,10 @@ export class CommandContext {
 
   /** Where the database and Temporal are, for error messages (without loading the config again). */
   where(): { databaseUrl?: string; temporalAddress: string } {
-    return { databaseUrl: this.cfg?.databaseUrl ?? process.env.DATABASE_URL, temporalAddress: this.cfg?.temporal.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' };
+    return {
+      databaseUrl: this.cfg?.databaseUrl ?? process.env.DATABASE_URL,
+      temporalAddress: this.cfg?.temporal.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
+    };
   }
 
   async close(): Promise<void> {

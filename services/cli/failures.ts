@@ -28,7 +28,16 @@ export function describeDatabaseUrl(url: string | undefined): string {
   }
 }
 
-type Errorish = { code?: unknown; errno?: unknown; name?: unknown; message?: unknown; severity?: unknown; routine?: unknown; errors?: unknown; table?: unknown };
+type Errorish = {
+  code?: unknown;
+  errno?: unknown;
+  name?: unknown;
+  message?: unknown;
+  severity?: unknown;
+  routine?: unknown;
+  errors?: unknown;
+  table?: unknown;
+};
 
 const NETWORK: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
@@ -48,7 +57,11 @@ function serverMessage(e: Errorish): string {
 }
 
 function isPgServerError(e: Errorish): boolean {
-  return typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && (typeof e.severity === 'string' || typeof e.routine === 'string');
+  return (
+    typeof e.code === 'string' &&
+    /^[0-9A-Z]{5}$/.test(e.code) &&
+    (typeof e.severity === 'string' || typeof e.routine === 'string')
+  );
 }
 
 /** A CliFailure for an error of PostgreSQL or of reaching it; undefined when it is neither. */
@@ -68,25 +81,57 @@ export function databaseFailure(err: unknown, databaseUrl: string | undefined): 
     }
     if (code === '3D000') {
       const name = /database "([^"]+)"/.exec(msg)?.[1];
-      return new CliFailure('database_unavailable', `${where}: ${name ? `the database "${name}"` : 'the database'} does not exist; create it, then run meeting-intel migrate`);
+      return new CliFailure(
+        'database_unavailable',
+        `${where}: ${name ? `the database "${name}"` : 'the database'} does not exist; create it, then run meeting-intel migrate`,
+      );
     }
-    if (code === '28P01' || code === '28000') return new CliFailure('database_unavailable', `${where}: PostgreSQL refused the user or password`);
-    if (code === '42501') return new CliFailure('database_error', `${where}: the database user lacks a privilege this command needs (SQLSTATE 42501)`);
-    if (code.startsWith('08') || code.startsWith('53') || code.startsWith('57')) return new CliFailure('database_unavailable', `${where}: PostgreSQL is not accepting connections (SQLSTATE ${code})`);
-    return new CliFailure('database_error', `PostgreSQL at ${where} refused the command: SQLSTATE ${code}${typeof e.table === 'string' ? ` on table ${e.table}` : ''}`);
+    if (code === '28P01' || code === '28000')
+      return new CliFailure('database_unavailable', `${where}: PostgreSQL refused the user or password`);
+    if (code === '42501')
+      return new CliFailure(
+        'database_error',
+        `${where}: the database user lacks a privilege this command needs (SQLSTATE 42501)`,
+      );
+    if (code.startsWith('08') || code.startsWith('53') || code.startsWith('57'))
+      return new CliFailure(
+        'database_unavailable',
+        `${where}: PostgreSQL is not accepting connections (SQLSTATE ${code})`,
+      );
+    return new CliFailure(
+      'database_error',
+      `PostgreSQL at ${where} refused the command: SQLSTATE ${code}${typeof e.table === 'string' ? ` on table ${e.table}` : ''}`,
+    );
   }
-  const codes = [e.code, ...(Array.isArray(e.errors) ? (e.errors as Errorish[]).map((x) => x?.code) : [])].filter((c): c is string => typeof c === 'string');
+  const codes = [e.code, ...(Array.isArray(e.errors) ? (e.errors as Errorish[]).map((x) => x?.code) : [])].filter(
+    (c): c is string => typeof c === 'string',
+  );
   const net = codes.find((c) => NETWORK[c]);
   if (net) return new CliFailure('database_unavailable', `cannot connect to PostgreSQL at ${where}: ${NETWORK[net]}`);
   const message = typeof e.message === 'string' ? e.message : '';
-  if (e.name === 'KnexTimeoutError' || /Connection terminated due to connection timeout|timeout exceeded when trying to connect/i.test(message)) {
-    return new CliFailure('database_unavailable', `cannot connect to PostgreSQL at ${where}: no answer within ${CONNECT_DEADLINE_MS / 1000} s`);
+  if (
+    e.name === 'KnexTimeoutError' ||
+    /Connection terminated due to connection timeout|timeout exceeded when trying to connect/i.test(message)
+  ) {
+    return new CliFailure(
+      'database_unavailable',
+      `cannot connect to PostgreSQL at ${where}: no answer within ${CONNECT_DEADLINE_MS / 1000} s`,
+    );
   }
   if (/^Connection terminated unexpectedly$/.test(message)) {
-    return new CliFailure('database_unavailable', `cannot connect to PostgreSQL at ${where}: the connection was closed before PostgreSQL answered`);
+    return new CliFailure(
+      'database_unavailable',
+      `cannot connect to PostgreSQL at ${where}: the connection was closed before PostgreSQL answered`,
+    );
   }
-  if (/does not support SSL|self[- ]signed certificate|certificate|SSL/i.test(message) && !/^\s*(select|insert|update|delete|with)\b/i.test(message)) {
-    return new CliFailure('database_unavailable', `cannot connect to PostgreSQL at ${where}: TLS failed (${message}); check DATABASE_SSL`);
+  if (
+    /does not support SSL|self[- ]signed certificate|certificate|SSL/i.test(message) &&
+    !/^\s*(select|insert|update|delete|with)\b/i.test(message)
+  ) {
+    return new CliFailure(
+      'database_unavailable',
+      `cannot connect to PostgreSQL at ${where}: TLS failed (${message}); check DATABASE_SSL`,
+    );
   }
   return undefined;
 }
@@ -112,7 +157,11 @@ export function temporalFailure(err: unknown, address: string): CliFailure {
 export function isTemporalTransportError(err: unknown): boolean {
   const m = err instanceof Error ? err.message : '';
   const name = err instanceof Error ? err.name : '';
-  return /tonic::transport|TransportError|transport error/i.test(m) || name === 'TransportError' || /^1?4 (UNAVAILABLE|DEADLINE_EXCEEDED)/.test(m);
+  return (
+    /tonic::transport|TransportError|transport error/i.test(m) ||
+    name === 'TransportError' ||
+    /^1?4 (UNAVAILABLE|DEADLINE_EXCEEDED)/.test(m)
+  );
 }
 
 /** The last resort: a message that starts with SQL (a knex error not from the server) keeps only its tail. */

@@ -30,5 +30,10 @@ export async function connectTemporal(config: Config, deadlineMs = CONNECT_DEADL
     throw temporalFailure(e, config.temporal.address);
   }
   const native = nativeConnection;
-  return { client, connection, nativeConnection: native, close: async () => void (await Promise.allSettled([native.close(), connection.close()])) };
+  return {
+    client,
+    connection,
+    nativeConnection: native,
+    close: async () => void (await Promise.allSettled([native.close(), connection.close()])),
+  };
 }

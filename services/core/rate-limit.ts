@@ -18,6 +18,10 @@ export function checkRateLimit(key: string, perMinute: number, now = Date.now())
   w.count += 1;
   if (w.count > perMinute) {
     const retryAfterSeconds = Math.ceil((start + 60_000 - now) / 1000);
-    throw new ServiceError('too_many_requests', `more than ${perMinute} calls this minute; retry after ${retryAfterSeconds} s`, { retryAfterSeconds });
+    throw new ServiceError(
+      'too_many_requests',
+      `more than ${perMinute} calls this minute; retry after ${retryAfterSeconds} s`,
+      { retryAfterSeconds },
+    );
   }
 }

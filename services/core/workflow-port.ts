@@ -16,7 +16,12 @@ export interface WorkflowPort {
   startTranscription(meetingId: string): Promise<StartOutcome>;
   startLiveMeeting(input: LiveMeetingWorkflowInput): Promise<StartOutcome>;
   /** Runs the update and answers the workflow's result; throws the errors below for what core handles. */
-  updateLiveMeeting(meetingId: string, update: LiveUpdate, args: LiveActorArgs, deadlineMs: number): Promise<LiveStateResult>;
+  updateLiveMeeting(
+    meetingId: string,
+    update: LiveUpdate,
+    args: LiveActorArgs,
+    deadlineMs: number,
+  ): Promise<LiveStateResult>;
   /** A new delivery run with the delivery's id, replacing a run that still waits to retry. */
   redeliverWebhook(input: WebhookDeliveryInput): Promise<void>;
 }

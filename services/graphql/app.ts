@@ -43,7 +43,9 @@ function bearerToken(req: Request): string | undefined {
   return m?.[1];
 }
 
-const graphqlErrorBody = (e: ServiceError) => ({ errors: [{ message: e.message, extensions: { code: e.code, ...e.details } }] });
+const graphqlErrorBody = (e: ServiceError) => ({
+  errors: [{ message: e.message, extensions: { code: e.code, ...e.details } }],
+});
 
 /** Refuse an oversized document before Apollo parses it. */
 function documentSizeLimit(maxBytes: number) {
@@ -51,7 +53,11 @@ function documentSizeLimit(maxBytes: number) {
     const query = (req.body as { query?: unknown } | undefined)?.query;
     if (typeof query === 'string' && Buffer.byteLength(query, 'utf8') > maxBytes) {
       countRefused('invalid_arguments');
-      const e = new ServiceError('invalid_arguments', `the GraphQL document is larger than ${maxBytes} bytes; send a smaller query`, { field: 'query', rule: `at most ${maxBytes} bytes` });
+      const e = new ServiceError(
+        'invalid_arguments',
+        `the GraphQL document is larger than ${maxBytes} bytes; send a smaller query`,
+        { field: 'query', rule: `at most ${maxBytes} bytes` },
+      );
       res.status(413).json(graphqlErrorBody(e));
       return;
     }
@@ -69,7 +75,10 @@ export interface GraphqlAppDeps {
 
 export async function createGraphqlApp(appDeps: GraphqlAppDeps, checks: ReadinessCheck[]): Promise<GraphqlApp> {
   const { temporal, ...rest } = appDeps;
-  const deps: GraphqlDeps = { ...rest, workflows: temporal ? temporalWorkflows(temporal, rest.config.temporal.taskQueue) : undefined };
+  const deps: GraphqlDeps = {
+    ...rest,
+    workflows: temporal ? temporalWorkflows(temporal, rest.config.temporal.taskQueue) : undefined,
+  };
   const { config } = deps;
   const introspection = config.graphql.introspection;
   const apollo = new ApolloServer<GraphqlContext>({
@@ -89,7 +98,9 @@ export async function createGraphqlApp(appDeps: GraphqlAppDeps, checks: Readines
       errorLogPlugin(),
       // Every string argument of every operation: no NUL characters or lone surrogates (400 invalid_arguments).
       storableTextPlugin(),
-      introspection ? ApolloServerPluginLandingPageLocalDefault({ footer: false }) : ApolloServerPluginLandingPageDisabled(),
+      introspection
+        ? ApolloServerPluginLandingPageLocalDefault({ footer: false })
+        : ApolloServerPluginLandingPageDisabled(),
       ...(introspection ? [] : [ApolloServerPluginDisableSuggestions()]),
     ],
     logger: {
@@ -110,7 +121,9 @@ export async function createGraphqlApp(appDeps: GraphqlAppDeps, checks: Readines
     } catch (e) {
       if (isServiceError(e)) throw toGraphQLError(e);
       log.error({ err: e }, 'authentication failed');
-      throw toGraphQLError(new ServiceError('internal_error', 'The service failed to authenticate this request; try again.'));
+      throw toGraphQLError(
+        new ServiceError('internal_error', 'The service failed to authenticate this request; try again.'),
+      );
     }
   };
 
@@ -122,7 +135,14 @@ export async function createGraphqlApp(appDeps: GraphqlAppDeps, checks: Readines
   else {
     app.get('/graphql', (_req, res) => {
       res.set('Allow', 'POST');
-      res.status(405).json(graphqlErrorBody(new ServiceError('invalid_arguments', 'POST GraphQL requests as JSON to /graphql', { field: 'method', rule: 'POST only' })));
+      res.status(405).json(
+        graphqlErrorBody(
+          new ServiceError('invalid_arguments', 'POST GraphQL requests as JSON to /graphql', {
+            field: 'method',
+            rule: 'POST only',
+          }),
+        ),
+      );
     });
   }
 
@@ -130,14 +150,37 @@ export async function createGraphqlApp(appDeps: GraphqlAppDeps, checks: Readines
   app.use((err: Error & { type?: string }, _req: Request, res: Response, _next: NextFunction) => {
     if (err.type === 'entity.parse.failed') {
       countRefused('invalid_arguments');
-      return res.status(400).json(graphqlErrorBody(new ServiceError('invalid_arguments', 'the request body is not valid JSON', { field: 'body', rule: 'JSON' })));
+      return res.status(400).json(
+        graphqlErrorBody(
+          new ServiceError('invalid_arguments', 'the request body is not valid JSON', {
+            field: 'body',
+            rule: 'JSON',
+          }),
+        ),
+      );
     }
     if (err.type === 'entity.too.large') {
       countRefused('invalid_arguments');
-      return res.status(413).json(graphqlErrorBody(new ServiceError('invalid_arguments', `the request body is larger than ${BODY_LIMIT}`, { field: 'body', rule: `at most ${BODY_LIMIT}` })));
+      return res.status(413).json(
+        graphqlErrorBody(
+          new ServiceError('invalid_arguments', `the request body is larger than ${BODY_LIMIT}`, {
+            field: 'body',
+            rule: `at most ${BODY_LIMIT}`,
+          }),
+        ),
+      );
     }
     requestLog(res).error({ err }, 'unhandled error');
-    res.status(500).json(graphqlErrorBody(new ServiceError('internal_error', 'The service failed to complete this request; it has been logged. Try again.')));
+    res
+      .status(500)
+      .json(
+        graphqlErrorBody(
+          new ServiceError(
+            'internal_error',
+            'The service failed to complete this request; it has been logged. Try again.',
+          ),
+        ),
+      );
   });
 
   return { app, stop: () => apollo.stop() };

@@ -6,7 +6,14 @@
  * into them overflowed the stack or read undefined and turned an invalid document into a 500.
  * Each fragment's depth is computed once per document, so nested spreads cannot blow up the work.
  */
-import { FragmentDefinitionNode, GraphQLError, Kind, SelectionSetNode, ValidationContext, ValidationRule } from 'graphql';
+import {
+  FragmentDefinitionNode,
+  GraphQLError,
+  Kind,
+  SelectionSetNode,
+  ValidationContext,
+  ValidationRule,
+} from 'graphql';
 
 export function depthLimitRule(maxDepth: number): ValidationRule {
   return (context: ValidationContext) => {
@@ -30,7 +37,8 @@ export function depthLimitRule(maxDepth: number): ValidationRule {
       let max = 0;
       for (const s of set.selections) {
         let d = 0;
-        if (s.kind === Kind.FIELD) d = s.selectionSet && !s.name.value.startsWith('__') ? 1 + ofSelections(s.selectionSet) : 0;
+        if (s.kind === Kind.FIELD)
+          d = s.selectionSet && !s.name.value.startsWith('__') ? 1 + ofSelections(s.selectionSet) : 0;
         else if (s.kind === Kind.INLINE_FRAGMENT) d = ofSelections(s.selectionSet);
         else if (s.kind === Kind.FRAGMENT_SPREAD) d = ofFragment(context.getFragment(s.name.value));
         if (d > max) max = d;
@@ -41,7 +49,11 @@ export function depthLimitRule(maxDepth: number): ValidationRule {
     return {
       OperationDefinition(node) {
         if (ofSelections(node.selectionSet) > maxDepth) {
-          context.reportError(new GraphQLError(`'${node.name?.value ?? ''}' exceeds maximum operation depth of ${maxDepth}`, { nodes: [node] }));
+          context.reportError(
+            new GraphQLError(`'${node.name?.value ?? ''}' exceeds maximum operation depth of ${maxDepth}`, {
+              nodes: [node],
+            }),
+          );
         }
         return false;
       },

@@ -15,7 +15,8 @@ export function errorLogPlugin(): ApolloServerPlugin<GraphqlContext> {
       return {
         async didEncounterErrors({ errors, contextValue }) {
           const log = contextValue?.deps?.log ?? logger;
-          for (const e of errors) if (isUnexpected(e)) log.error({ err: unwrapResolverError(e) }, 'graphql operation failed');
+          for (const e of errors)
+            if (isUnexpected(e)) log.error({ err: unwrapResolverError(e) }, 'graphql operation failed');
         },
       };
     },

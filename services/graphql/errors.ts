@@ -16,7 +16,10 @@ export function toGraphQLError(e: ServiceError): GraphQLError {
       : e.code === 'too_many_requests'
         ? { status: 429, headers: new Map([['retry-after', String(e.details.retryAfterSeconds ?? 60)]]) }
         : undefined;
-  return new GraphQLError(e.message, { originalError: e, extensions: { code: e.code, ...e.details, ...(http ? { http } : {}) } });
+  return new GraphQLError(e.message, {
+    originalError: e,
+    extensions: { code: e.code, ...e.details, ...(http ? { http } : {}) },
+  });
 }
 
 /** Re-throw a core error with its field named as the GraphQL caller wrote it (e.g. `input.title`). */
@@ -25,7 +28,9 @@ export function withFieldPrefix(prefix: string, rename: Record<string, string> =
     if (isServiceError(e) && e.details.field) {
       const field = rename[e.details.field] ?? e.details.field;
       const named = prefix ? `${prefix}.${field}` : field;
-      const message = e.message.startsWith(e.details.field) ? named + e.message.slice(e.details.field.length) : e.message;
+      const message = e.message.startsWith(e.details.field)
+        ? named + e.message.slice(e.details.field.length)
+        : e.message;
       throw new ServiceError(e.code, message, { ...e.details, field: named });
     }
     throw e;
@@ -67,12 +72,18 @@ function translate(formatted: GraphQLFormattedError): { code: string; field?: st
   switch (code) {
     case 'BAD_USER_INPUT': {
       const { field, missing } = coercionField(formatted.message);
-      return missing ? { code: 'args_required', field, rule: 'required' } : { code: 'invalid_arguments', field, rule: 'type' };
+      return missing
+        ? { code: 'args_required', field, rule: 'required' }
+        : { code: 'invalid_arguments', field, rule: 'type' };
     }
     case 'GRAPHQL_PARSE_FAILED':
       return { code: 'invalid_arguments', field: 'query', rule: 'GraphQL syntax' };
     case 'GRAPHQL_VALIDATION_FAILED':
-      return { code: 'invalid_arguments', field: 'query', rule: /exceeds maximum operation depth/.test(formatted.message) ? 'depth' : 'schema' };
+      return {
+        code: 'invalid_arguments',
+        field: 'query',
+        rule: /exceeds maximum operation depth/.test(formatted.message) ? 'depth' : 'schema',
+      };
     case 'BAD_REQUEST':
     case 'OPERATION_RESOLUTION_FAILURE':
     case 'PERSISTED_QUERY_NOT_SUPPORTED':
@@ -99,7 +110,11 @@ export function isUnexpected(error: unknown): boolean {
 /** Apollo's formatError: the one place an error's outward shape is decided (logging is errorLogPlugin's). */
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
-  const base = { message: formatted.message, ...(formatted.locations ? { locations: formatted.locations } : {}), ...(formatted.path ? { path: formatted.path } : {}) };
+  const base = {
+    message: formatted.message,
+    ...(formatted.locations ? { locations: formatted.locations } : {}),
+    ...(formatted.path ? { path: formatted.path } : {}),
+  };
   if (isServiceError(original)) {
     return { ...base, message: original.message, extensions: { code: original.code, ...original.details } };
   }
@@ -112,7 +127,11 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     const t = translate(formatted);
     return { ...base, extensions: { ...t } };
   }
-  return { message: 'The service failed to complete this request; it has been logged. Try again.', ...(formatted.path ? { path: formatted.path } : {}), extensions: { code: 'internal_error' } };
+  return {
+    message: 'The service failed to complete this request; it has been logged. Try again.',
+    ...(formatted.path ? { path: formatted.path } : {}),
+    extensions: { code: 'internal_error' },
+  };
 }
 
 /** The bounded outcome label of an answer: ok, or the first error's code. */

@@ -54,7 +54,10 @@ export function scopePlugin(): ApolloServerPlugin<GraphqlContext> {
             for (const scope of operationScopes(operation, document)) requireScope(contextValue.principal, scope);
           } catch (e) {
             if (!isServiceError(e)) throw e;
-            throw new GraphQLError(e.message, { originalError: e, extensions: { code: e.code, ...e.details, http: { status: 403 } } });
+            throw new GraphQLError(e.message, {
+              originalError: e,
+              extensions: { code: e.code, ...e.details, http: { status: 403 } },
+            });
           }
         },
       };

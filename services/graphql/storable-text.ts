@@ -29,7 +29,8 @@ import { isServiceError, ServiceError } from '../platform/errors';
 function checkValue(path: string, value: unknown): void {
   if (typeof value === 'string') requireStorableText(path, value);
   else if (Array.isArray(value)) value.forEach((v, i) => checkValue(`${path}[${i}]`, v));
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) checkValue(`${path}.${k}`, v);
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) checkValue(`${path}.${k}`, v);
 }
 
 function checkArguments(values: Record<string, unknown>): void {
@@ -40,7 +41,12 @@ function checkArguments(values: Record<string, unknown>): void {
  * Refuses (throws ServiceError) the first unstorable string among the operation's arguments. Values
  * graphql-js cannot coerce are left to execution, which reports them in its own words.
  */
-export function checkOperationText(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, rawVariables: Record<string, unknown> | undefined): void {
+export function checkOperationText(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  rawVariables: Record<string, unknown> | undefined,
+): void {
   const vars = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {});
   if (vars.errors) return;
   const variables = vars.coerced;
@@ -104,5 +110,8 @@ export function storableTextPlugin(): ApolloServerPlugin {
 }
 
 function refusal(e: ServiceError): GraphQLError {
-  return new GraphQLError(e.message, { originalError: e, extensions: { code: e.code, ...e.details, http: { status: 400 } } });
+  return new GraphQLError(e.message, {
+    originalError: e,
+    extensions: { code: e.code, ...e.details, http: { status: 400 } },
+  });
 }

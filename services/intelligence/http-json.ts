@@ -28,20 +28,35 @@ export async function postToModelServer(
   if (server.apiKey) headers.authorization = `Bearer ${server.apiKey}`;
   let response: Response;
   try {
-    response = await (options.fetchImpl ?? fetch)(url, { method: 'POST', body, headers, signal: AbortSignal.timeout(options.timeoutMs) });
+    response = await (options.fetchImpl ?? fetch)(url, {
+      method: 'POST',
+      body,
+      headers,
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
   } catch (e) {
     const err = e as Error & { cause?: { code?: string } };
-    const reason = err.name === 'TimeoutError' ? `no answer within ${Math.round(options.timeoutMs / 1000)} s` : err.cause?.code ?? err.message;
-    throw new NetError(`${what} at ${url} could not be reached (${reason})`, { retryable: true, rule: 'unreachable', code: 'internal_error' });
+    const reason =
+      err.name === 'TimeoutError'
+        ? `no answer within ${Math.round(options.timeoutMs / 1000)} s`
+        : (err.cause?.code ?? err.message);
+    throw new NetError(`${what} at ${url} could not be reached (${reason})`, {
+      retryable: true,
+      rule: 'unreachable',
+      code: 'internal_error',
+    });
   }
   const text = await response.text();
   if (!response.ok) {
-    throw new NetError(`${what} at ${url} answered ${response.status}: ${text.slice(0, 300).trim() || response.statusText}`, {
-      retryable: isRetryableStatus(response.status),
-      rule: 'upstream_status',
-      status: response.status,
-      code: 'internal_error',
-    });
+    throw new NetError(
+      `${what} at ${url} answered ${response.status}: ${text.slice(0, 300).trim() || response.statusText}`,
+      {
+        retryable: isRetryableStatus(response.status),
+        rule: 'upstream_status',
+        status: response.status,
+        code: 'internal_error',
+      },
+    );
   }
   try {
     return JSON.parse(text);

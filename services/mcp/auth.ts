@@ -34,7 +34,10 @@ export function requireAuth(deps: Deps, oauth?: ResourceServer) {
   return async (req: AuthedRequest, res: Response, next: NextFunction) => {
     const token = bearerToken(req);
     try {
-      req.principal = oauth && token && !looksLikeApiKey(token) ? await oauth.authenticate(token) : await authenticateApiKey(deps.db, token);
+      req.principal =
+        oauth && token && !looksLikeApiKey(token)
+          ? await oauth.authenticate(token)
+          : await authenticateApiKey(deps.db, token);
       next();
     } catch (e) {
       const resourceMetadataUrl = oauth?.resourceMetadataUrl;
@@ -45,14 +48,27 @@ export function requireAuth(deps: Deps, oauth?: ResourceServer) {
           res.set('Retry-After', '5');
           return void rpcError(res, 503, `Service unavailable: ${e.message}`);
         }
-        res.set('WWW-Authenticate', bearerChallenge({ error: 'invalid_token', description: e.message, resourceMetadataUrl }));
+        res.set(
+          'WWW-Authenticate',
+          bearerChallenge({ error: 'invalid_token', description: e.message, resourceMetadataUrl }),
+        );
         return void rpcError(res, 401, `Unauthorized: ${e.message}`);
       }
       if (!isServiceError(e) || e.code !== 'auth_failed') return next(e);
       if (oauth && !token) countRefusal('missing_token');
       // RFC 6750 §3.1: a request without credentials gets a challenge without an error code.
-      const message = !token && oauth ? 'sign in with OAuth (see resource_metadata in the WWW-Authenticate header) or send an API key as "Authorization: Bearer <key>"' : e.message;
-      res.set('WWW-Authenticate', bearerChallenge({ error: token ? 'invalid_token' : undefined, description: token ? e.message : undefined, resourceMetadataUrl }));
+      const message =
+        !token && oauth
+          ? 'sign in with OAuth (see resource_metadata in the WWW-Authenticate header) or send an API key as "Authorization: Bearer <key>"'
+          : e.message;
+      res.set(
+        'WWW-Authenticate',
+        bearerChallenge({
+          error: token ? 'invalid_token' : undefined,
+          description: token ? e.message : undefined,
+          resourceMetadataUrl,
+        }),
+      );
       rpcError(res, 401, `Unauthorized: ${message}`);
     }
   };
@@ -87,7 +103,14 @@ export function requireToolScopes(oauth?: ResourceServer) {
     if (!missing) return next();
     countRefusal('insufficient_scope');
     res.set('WWW-Authenticate', insufficientScopeChallenge(missing.scope, oauth?.resourceMetadataUrl));
-    const fix = looksLikeApiKey(bearerToken(req) ?? '') ? 'use an API key created with it' : 'sign in again and grant it';
-    rpcError(res, 403, `Forbidden: this tool needs the ${missing.scope} scope, which this credential does not carry; ${fix}`, missing.id);
+    const fix = looksLikeApiKey(bearerToken(req) ?? '')
+      ? 'use an API key created with it'
+      : 'sign in again and grant it';
+    rpcError(
+      res,
+      403,
+      `Forbidden: this tool needs the ${missing.scope} scope, which this credential does not carry; ${fix}`,
+      missing.id,
+    );
   };
 }

@@ -53,21 +53,24 @@ const OWN_RANGES: readonly OwnRange[] = [
     rule: 'refuse-inside',
     range: 'ipv4Compatible',
     label: 'IPv4-compatible',
-    source: 'RFC 4291 §2.5.5.1 "IPv4-Compatible IPv6 Address" (deprecated); inside ::/8 "Reserved by IETF", IANA IPv6 Address Space registry',
+    source:
+      'RFC 4291 §2.5.5.1 "IPv4-Compatible IPv6 Address" (deprecated); inside ::/8 "Reserved by IETF", IANA IPv6 Address Space registry',
   },
   {
     cidr: '100:0:0:1::/64',
     rule: 'refuse-inside',
     range: 'dummyPrefix',
     label: 'dummy IPv6 prefix',
-    source: 'IANA IPv6 Special-Purpose Address Registry, 100:0:0:1::/64 "Dummy IPv6 Prefix" (RFC 9780), globally reachable: false',
+    source:
+      'IANA IPv6 Special-Purpose Address Registry, 100:0:0:1::/64 "Dummy IPv6 Prefix" (RFC 9780), globally reachable: false',
   },
   {
     cidr: '2000::/3',
     rule: 'refuse-outside',
     range: 'notGlobalUnicast',
     label: 'outside the IPv6 global unicast space 2000::/3',
-    source: 'IANA IPv6 Address Space registry, 2000::/3 "Global Unicast" (RFC 3513, RFC 4291): the only block allocated as global unicast',
+    source:
+      'IANA IPv6 Address Space registry, 2000::/3 "Global Unicast" (RFC 3513, RFC 4291): the only block allocated as global unicast',
   },
 ];
 
@@ -125,7 +128,10 @@ const METADATA = new Set(['169.254.169.254', 'fd00:ec2::254']);
  * other parser (and the socket) reads the IPv4-compatible ::a.b.c.d; the URL parser writes it in hex.
  */
 function parse(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
-  const bare = address.trim().replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const bare = address
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '');
   try {
     if (isIP(bare) === 6) return ipaddr.IPv6.parse(new URL(`http://[${bare}]/`).hostname.replace(/^\[|\]$/g, ''));
     return ipaddr.parse(bare);
@@ -177,7 +183,10 @@ export function checkAddress(address: string): AddressVerdict {
  */
 export function isPrivateLiteralHost(hostname: string): boolean {
   // "localhost." (a fully qualified name) is the same host.
-  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.+$/, '')
+    .toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (isIP(host) === 0 && !ipaddr.isValid(host.replace(/%.*$/, ''))) return false;
   return !checkAddress(host).allowed;

@@ -127,7 +127,12 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
  * id included) go through the one policy, checkAddress: global unicast only, and no IPv6 form that
  * carries an IPv4 address (mapped, compatible, translated, NAT64, 6to4, Teredo).
  */
-async function vetHost(url: URL, options: SafeFetchOptions, field: string, signal: AbortSignal): Promise<ResolvedAddress> {
+async function vetHost(
+  url: URL,
+  options: SafeFetchOptions,
+  field: string,
+  signal: AbortSignal,
+): Promise<ResolvedAddress> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: ResolvedAddress[];
   if (isIP(host)) {
@@ -208,7 +213,13 @@ function keepAliveAgent(url: URL, target: ResolvedAddress): http.Agent {
     keepAliveAgents.set(key, found);
     return found;
   }
-  const opts = { keepAlive: true, maxSockets: 32, maxFreeSockets: 8, timeout: KEEP_ALIVE_IDLE_MS, scheduling: 'lifo' as const };
+  const opts = {
+    keepAlive: true,
+    maxSockets: 32,
+    maxFreeSockets: 8,
+    timeout: KEEP_ALIVE_IDLE_MS,
+    scheduling: 'lifo' as const,
+  };
   const agent = url.protocol === 'https:' ? new https.Agent(opts) : new http.Agent(opts);
   keepAliveAgents.set(key, agent);
   if (keepAliveAgents.size > KEEP_ALIVE_AGENTS_MAX) {
@@ -219,7 +230,13 @@ function keepAliveAgent(url: URL, target: ResolvedAddress): http.Agent {
   return agent;
 }
 
-function send(hop: Hop, target: ResolvedAddress, options: SafeFetchOptions, field: string, signal: AbortSignal): Promise<HopResult> {
+function send(
+  hop: Hop,
+  target: ResolvedAddress,
+  options: SafeFetchOptions,
+  field: string,
+  signal: AbortSignal,
+): Promise<HopResult> {
   return new Promise((resolve, reject) => {
     const client = hop.url.protocol === 'https:' ? https : http;
     const req = client.request(
@@ -230,7 +247,9 @@ function send(hop: Hop, target: ResolvedAddress, options: SafeFetchOptions, fiel
         path: `${hop.url.pathname}${hop.url.search}`,
         method: hop.method,
         headers: { ...hop.headers, host: hop.url.host },
-        auth: hop.url.username ? `${decodeURIComponent(hop.url.username)}:${decodeURIComponent(hop.url.password)}` : undefined,
+        auth: hop.url.username
+          ? `${decodeURIComponent(hop.url.username)}:${decodeURIComponent(hop.url.password)}`
+          : undefined,
         lookup: pinnedLookup(target),
         // No shared pool: a pooled socket could carry a request to an address this call never checked.
         agent: options.keepAlive ? keepAliveAgent(hop.url, target) : false,
@@ -279,7 +298,8 @@ function send(hop: Hop, target: ResolvedAddress, options: SafeFetchOptions, fiel
         res.on('error', (e) => reject(e));
         // A connection cut mid-body (deadline, server gone) ends in 'close' without 'end'.
         res.on('close', () => {
-          if (!res.complete) reject(Object.assign(new Error('connection closed before the body was complete'), { code: 'ECONNRESET' }));
+          if (!res.complete)
+            reject(Object.assign(new Error('connection closed before the body was complete'), { code: 'ECONNRESET' }));
         });
       },
     );
@@ -308,7 +328,8 @@ function nextHop(hop: Hop, status: number, location: string, field: string): Hop
   }
   if (url.origin !== hop.url.origin) {
     // Credentials are for the origin they were given to.
-    for (const h of Object.keys(headers)) if (/^(authorization|cookie|proxy-authorization)$/i.test(h)) delete headers[h];
+    for (const h of Object.keys(headers))
+      if (/^(authorization|cookie|proxy-authorization)$/i.test(h)) delete headers[h];
   }
   return { url, method: toGet ? 'GET' : hop.method, headers, body: toGet ? undefined : hop.body };
 }
@@ -319,7 +340,12 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Prom
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
   const lowerHeaders = Object.fromEntries(Object.entries(options.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-  let hop: Hop = { url: parseUrl(rawUrl, field), method: options.method ?? 'GET', headers: lowerHeaders, body: options.body };
+  let hop: Hop = {
+    url: parseUrl(rawUrl, field),
+    method: options.method ?? 'GET',
+    headers: lowerHeaders,
+    body: options.body,
+  };
   const redirects: string[] = [];
 
   for (;;) {
@@ -339,14 +365,21 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Prom
 
     const location = result.headers.location;
     if (REDIRECTS.has(result.status) && location && maxRedirects > 0) {
-      if (redirects.length >= maxRedirects) throw fail(field, `more than ${maxRedirects} redirects`, 'too_many_redirects');
+      if (redirects.length >= maxRedirects)
+        throw fail(field, `more than ${maxRedirects} redirects`, 'too_many_redirects');
       hop = nextHop(hop, result.status, location, field);
       redirects.push(hop.url.toString());
       continue;
     }
     if (options.throwOnHttpError !== false && (result.status < 200 || result.status > 299)) {
       const note = REDIRECTS.has(result.status) ? ' (redirects are not followed here)' : '';
-      throw fail(field, `server answered ${result.status}${note}`, 'http_status', isRetryableStatus(result.status), result.status);
+      throw fail(
+        field,
+        `server answered ${result.status}${note}`,
+        'http_status',
+        isRetryableStatus(result.status),
+        result.status,
+      );
     }
     return { ...result, url: hop.url.toString(), redirects, address: target.address };
   }

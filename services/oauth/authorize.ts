@@ -19,7 +19,14 @@ import type { Principal } from '../core/principal';
 import type { Config } from '../platform/config';
 import { logger } from '../platform/logger';
 import { oauthSignIns } from '../platform/metrics';
-import { codeRedirect, ensureBrowserSecret, browserSecret, errorRedirect, formTarget, redirectTargetLabel } from './browser';
+import {
+  codeRedirect,
+  ensureBrowserSecret,
+  browserSecret,
+  errorRedirect,
+  formTarget,
+  redirectTargetLabel,
+} from './browser';
 import { ClientRow, findClient, redirectUriMatches } from './clients';
 import { issueCode } from './codes';
 import { PKCE_CHALLENGE, sha256 } from './crypto';
@@ -53,7 +60,11 @@ function page(fn: Handler) {
         return sendPage(res, e.status, errorPage('Sign-in stopped', e.message));
       }
       logger.error({ err: e }, 'oauth page failed');
-      sendPage(res, 500, errorPage('Something went wrong', 'The sign-in could not be completed. Start again from your MCP client.'));
+      sendPage(
+        res,
+        500,
+        errorPage('Something went wrong', 'The sign-in could not be completed. Start again from your MCP client.'),
+      );
     });
   };
 }
@@ -69,10 +80,18 @@ const trimSlash = (s: string) => s.replace(/\/$/, '');
 function registeredRedirectUri(client: ClientRow, requested: string | undefined): string {
   if (requested === undefined) {
     if (client.redirect_uris.length === 1) return client.redirect_uris[0];
-    throw new OAuthError('invalid_request', 'The app did not say where to return to (redirect_uri).', 'invalid_redirect_uri');
+    throw new OAuthError(
+      'invalid_request',
+      'The app did not say where to return to (redirect_uri).',
+      'invalid_redirect_uri',
+    );
   }
   if (!client.redirect_uris.some((registered) => redirectUriMatches(registered, requested))) {
-    throw new OAuthError('invalid_request', 'The app asked to return to an address it did not register (redirect_uri). Nothing was sent to it.', 'invalid_redirect_uri');
+    throw new OAuthError(
+      'invalid_request',
+      'The app asked to return to an address it did not register (redirect_uri). Nothing was sent to it.',
+      'invalid_redirect_uri',
+    );
   }
   return requested;
 }
@@ -87,10 +106,17 @@ export function authorizeRouter(db: Knex, config: Config): Router {
   const issuer = builtinIssuer(config);
   const resource = resourceUrl(config);
   const form = express.urlencoded({ extended: false, limit: '16kb' });
-  const oidc = config.oauth.oidc ? createOidcClient(config.oauth.oidc, asUrl(config, AS_PATHS.callback), config.oauth.clockSkewMs) : undefined;
+  const oidc = config.oauth.oidc
+    ? createOidcClient(config.oauth.oidc, asUrl(config, AS_PATHS.callback), config.oauth.clockSkewMs)
+    : undefined;
   const consentUrl = (id: string) => `${asUrl(config, AS_PATHS.consent)}?request=${encodeURIComponent(id)}`;
 
-  async function signedIn(pending: PendingRequest, principal: Principal, method: 'api_key' | 'oidc', key?: { id: string; scopes: Scope[] }): Promise<void> {
+  async function signedIn(
+    pending: PendingRequest,
+    principal: Principal,
+    method: 'api_key' | 'oidc',
+    key?: { id: string; scopes: Scope[] },
+  ): Promise<void> {
     await db.transaction(async (tx) => {
       await setSignedInUser(tx, pending.id, principal.userId, key);
       await audit(tx, principal, 'oauth.sign_in', { type: 'oauth_client', id: pending.client_id }, { method });
@@ -98,13 +124,34 @@ export function authorizeRouter(db: Knex, config: Config): Router {
     oauthSignIns.inc({ outcome: 'ok' });
   }
 
-  function showSignIn(res: Response, r: { id: string; csrf: string; redirectUri: string }, client: ClientRow, status = 200, error?: string): void {
-    sendPage(res, status, signInPage({ action: asUrl(config, AS_PATHS.signIn), requestId: r.id, csrf: r.csrf, client: clientView(client, r.redirectUri), error }));
+  function showSignIn(
+    res: Response,
+    r: { id: string; csrf: string; redirectUri: string },
+    client: ClientRow,
+    status = 200,
+    error?: string,
+  ): void {
+    sendPage(
+      res,
+      status,
+      signInPage({
+        action: asUrl(config, AS_PATHS.signIn),
+        requestId: r.id,
+        csrf: r.csrf,
+        client: clientView(client, r.redirectUri),
+        error,
+      }),
+    );
   }
 
   async function requestClient(pending: PendingRequest): Promise<ClientRow> {
     const client = await findClient(db, pending.client_id);
-    if (!client) throw new OAuthError('invalid_client', 'The app of this sign-in is no longer registered. Reconnect it from the app.', 'invalid_client');
+    if (!client)
+      throw new OAuthError(
+        'invalid_client',
+        'The app of this sign-in is no longer registered. Reconnect it from the app.',
+        'invalid_client',
+      );
     return client;
   }
 
@@ -114,29 +161,59 @@ export function authorizeRouter(db: Knex, config: Config): Router {
     page(async (req, res) => {
       const q = req.query as Record<string, unknown>;
       const client = await findClient(db, one(q.client_id));
-      if (!client) throw new OAuthError('invalid_client', 'This app is not registered with this server (unknown client_id). Reconnect it from the app.', 'invalid_client');
+      if (!client)
+        throw new OAuthError(
+          'invalid_client',
+          'This app is not registered with this server (unknown client_id). Reconnect it from the app.',
+          'invalid_client',
+        );
       const redirectUri = registeredRedirectUri(client, one(q.redirect_uri));
       const state = one(q.state);
       try {
-        if (one(q.response_type) !== 'code') throw new OAuthError('unsupported_response_type', 'response_type must be code', 'invalid_request');
+        if (one(q.response_type) !== 'code')
+          throw new OAuthError('unsupported_response_type', 'response_type must be code', 'invalid_request');
         const challenge = one(q.code_challenge);
-        if (!challenge) throw new OAuthError('invalid_request', 'code_challenge is required: this server accepts only PKCE with S256', 'pkce_required');
+        if (!challenge)
+          throw new OAuthError(
+            'invalid_request',
+            'code_challenge is required: this server accepts only PKCE with S256',
+            'pkce_required',
+          );
         if (one(q.code_challenge_method) !== 'S256') {
-          throw new OAuthError('invalid_request', 'code_challenge_method must be S256 (plain is not accepted)', 'pkce_required');
+          throw new OAuthError(
+            'invalid_request',
+            'code_challenge_method must be S256 (plain is not accepted)',
+            'pkce_required',
+          );
         }
-        if (!PKCE_CHALLENGE.test(challenge)) throw new OAuthError('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)', 'invalid_request');
+        if (!PKCE_CHALLENGE.test(challenge))
+          throw new OAuthError(
+            'invalid_request',
+            'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)',
+            'invalid_request',
+          );
         const requestedResource = one(q.resource);
         if (requestedResource !== undefined && trimSlash(requestedResource) !== trimSlash(resource)) {
           throw new OAuthError('invalid_target', `resource must be this MCP server, ${resource}`, 'invalid_target');
         }
         const scopes = knownScopes(one(q.scope) ?? client.scope ?? SCOPES.join(' '));
-        if (!scopes.length) throw new OAuthError('invalid_scope', `scope must include ${SCOPES.join(' or ')}`, 'invalid_scope');
-        if (state !== undefined && state.length > 1024) throw new OAuthError('invalid_request', 'state must be at most 1024 characters', 'invalid_request');
+        if (!scopes.length)
+          throw new OAuthError('invalid_scope', `scope must include ${SCOPES.join(' or ')}`, 'invalid_scope');
+        if (state !== undefined && state.length > 1024)
+          throw new OAuthError('invalid_request', 'state must be at most 1024 characters', 'invalid_request');
 
         const browser = ensureBrowserSecret(req, res, config);
         const { id, csrf } = await createPendingRequest(
           db,
-          { clientId: client.id, redirectUri, redirectUriGiven: one(q.redirect_uri) !== undefined, scopes, state, codeChallenge: challenge, resource },
+          {
+            clientId: client.id,
+            redirectUri,
+            redirectUriGiven: one(q.redirect_uri) !== undefined,
+            scopes,
+            state,
+            codeChallenge: challenge,
+            resource,
+          },
           browser,
         );
         if (!oidc) return showSignIn(res, { id, csrf, redirectUri }, client);
@@ -146,7 +223,10 @@ export function authorizeRouter(db: Knex, config: Config): Router {
       } catch (e) {
         if (e instanceof SignInFailed) {
           oauthSignIns.inc({ outcome: e.outcome });
-          return void res.redirect(303, errorRedirect(redirectUri, issuer, 'temporarily_unavailable', e.message, state));
+          return void res.redirect(
+            303,
+            errorRedirect(redirectUri, issuer, 'temporarily_unavailable', e.message, state),
+          );
         }
         if (!isOAuthError(e)) throw e;
         countRefusal(e.reason);
@@ -161,8 +241,17 @@ export function authorizeRouter(db: Knex, config: Config): Router {
     form,
     page(async (req, res) => {
       const b = (req.body ?? {}) as Record<string, unknown>;
-      const pending = await openPendingRequest(db, b.request, { browserSecret: browserSecret(req), csrf: b.csrf, post: true });
-      if (oidc) throw new OAuthError('invalid_request', 'Sign-in with an API key is turned off here; sign in through your organisation instead.', 'invalid_request');
+      const pending = await openPendingRequest(db, b.request, {
+        browserSecret: browserSecret(req),
+        csrf: b.csrf,
+        post: true,
+      });
+      if (oidc)
+        throw new OAuthError(
+          'invalid_request',
+          'Sign-in with an API key is turned off here; sign in through your organisation instead.',
+          'invalid_request',
+        );
       if (pending.user_id) return void res.redirect(303, consentUrl(pending.id));
       const client = await requestClient(pending);
       let principal: Principal;
@@ -173,10 +262,23 @@ export function authorizeRouter(db: Knex, config: Config): Router {
         if (!isServiceError(e) || e.code !== 'auth_failed') throw e;
         oauthSignIns.inc({ outcome: 'bad_credentials' });
         if (await recordFailedSignIn(db, pending.id)) {
-          return sendPage(res, 401, errorPage('Too many attempts', 'Too many wrong API keys for this sign-in. Start again from your MCP client.'));
+          return sendPage(
+            res,
+            401,
+            errorPage(
+              'Too many attempts',
+              'Too many wrong API keys for this sign-in. Start again from your MCP client.',
+            ),
+          );
         }
         const csrf = await csrfFor(db, pending);
-        return showSignIn(res, { id: pending.id, csrf, redirectUri: pending.redirect_uri }, client, 401, 'That API key is unknown or revoked. Check it and try again.');
+        return showSignIn(
+          res,
+          { id: pending.id, csrf, redirectUri: pending.redirect_uri },
+          client,
+          401,
+          'That API key is unknown or revoked. Check it and try again.',
+        );
       }
       // The sign-in obtains at most what the key may do: the app's scopes the key carries.
       const scopes = pending.scopes.filter((s) => principal.scopes?.includes(s) ?? true);
@@ -194,16 +296,35 @@ export function authorizeRouter(db: Knex, config: Config): Router {
     AS_PATHS.callback,
     limitPerAddress('sign-in', 60),
     page(async (req, res) => {
-      if (!oidc) return sendPage(res, 404, errorPage('Not found', 'Sign-in through an identity provider is not configured here.'));
+      if (!oidc)
+        return sendPage(
+          res,
+          404,
+          errorPage('Not found', 'Sign-in through an identity provider is not configured here.'),
+        );
       const q = req.query as Record<string, unknown>;
       const found = await findByOidcState(db, q.state);
-      if (!found) throw new OAuthError('invalid_request', 'This sign-in has expired or was already completed. Start again from your MCP client.', 'request_expired');
+      if (!found)
+        throw new OAuthError(
+          'invalid_request',
+          'This sign-in has expired or was already completed. Start again from your MCP client.',
+          'request_expired',
+        );
       const pending = await openPendingRequest(db, found.id, { browserSecret: browserSecret(req), post: false });
       if (pending.user_id) return void res.redirect(303, consentUrl(pending.id));
       if (one(q.error) !== undefined || !pending.oidc_nonce || !pending.oidc_verifier) {
         oauthSignIns.inc({ outcome: 'provider_error' });
         await completePendingRequest(db, pending.id);
-        return void res.redirect(303, errorRedirect(pending.redirect_uri, issuer, 'access_denied', 'sign-in at the identity provider did not succeed', pending.state));
+        return void res.redirect(
+          303,
+          errorRedirect(
+            pending.redirect_uri,
+            issuer,
+            'access_denied',
+            'sign-in at the identity provider did not succeed',
+            pending.state,
+          ),
+        );
       }
       let email: string;
       try {
@@ -216,7 +337,14 @@ export function authorizeRouter(db: Knex, config: Config): Router {
       const principal = await principalByEmail(db, email);
       if (!principal) {
         oauthSignIns.inc({ outcome: 'unknown_user' });
-        return sendPage(res, 403, errorPage('Not a user here', `${email} is not a user of this service. Ask an admin of your team to add you, then start again.`));
+        return sendPage(
+          res,
+          403,
+          errorPage(
+            'Not a user here',
+            `${email} is not a user of this service. Ask an admin of your team to add you, then start again.`,
+          ),
+        );
       }
       await signedIn(pending, principal, 'oidc');
       res.redirect(303, consentUrl(pending.id));
@@ -226,15 +354,26 @@ export function authorizeRouter(db: Knex, config: Config): Router {
   router.get(
     AS_PATHS.consent,
     page(async (req, res) => {
-      const pending = await openPendingRequest(db, (req.query as Record<string, unknown>).request, { browserSecret: browserSecret(req), post: false });
+      const pending = await openPendingRequest(db, (req.query as Record<string, unknown>).request, {
+        browserSecret: browserSecret(req),
+        post: false,
+      });
       const principal = pending.user_id ? await principalById(db, pending.user_id) : undefined;
-      if (!principal) throw new OAuthError('invalid_request', 'Sign in first. Start again from your MCP client.', 'invalid_request');
+      if (!principal)
+        throw new OAuthError('invalid_request', 'Sign in first. Start again from your MCP client.', 'invalid_request');
       const client = await requestClient(pending);
       const csrf = await csrfFor(db, pending);
       sendPage(
         res,
         200,
-        consentPage({ action: asUrl(config, AS_PATHS.consent), requestId: pending.id, csrf, client: clientView(client, pending.redirect_uri), email: principal.email, scopes: grantableScopes(pending.scopes, principal) }),
+        consentPage({
+          action: asUrl(config, AS_PATHS.consent),
+          requestId: pending.id,
+          csrf,
+          client: clientView(client, pending.redirect_uri),
+          email: principal.email,
+          scopes: grantableScopes(pending.scopes, principal),
+        }),
         [formTarget(pending.redirect_uri)],
       );
     }),
@@ -245,14 +384,23 @@ export function authorizeRouter(db: Knex, config: Config): Router {
     form,
     page(async (req, res) => {
       const b = (req.body ?? {}) as Record<string, unknown>;
-      const pending = await openPendingRequest(db, b.request, { browserSecret: browserSecret(req), csrf: b.csrf, post: true });
+      const pending = await openPendingRequest(db, b.request, {
+        browserSecret: browserSecret(req),
+        csrf: b.csrf,
+        post: true,
+      });
       const principal = pending.user_id ? await principalById(db, pending.user_id) : undefined;
-      if (!principal) throw new OAuthError('invalid_request', 'Sign in first. Start again from your MCP client.', 'invalid_request');
+      if (!principal)
+        throw new OAuthError('invalid_request', 'Sign in first. Start again from your MCP client.', 'invalid_request');
       const ticked = Array.isArray(b.scope) ? b.scope : [b.scope];
       const granted = grantableScopes(pending.scopes, principal).filter((s) => ticked.includes(s));
       const approved = one(b.decision) === 'approve' && granted.length > 0;
       if (!(await completePendingRequest(db, pending.id))) {
-        throw new OAuthError('invalid_request', 'This sign-in was already completed. Start again from your MCP client.', 'request_expired');
+        throw new OAuthError(
+          'invalid_request',
+          'This sign-in was already completed. Start again from your MCP client.',
+          'request_expired',
+        );
       }
       const target = { type: 'oauth_client', id: pending.client_id };
       if (!approved) {
@@ -287,9 +435,18 @@ export function authorizeRouter(db: Knex, config: Config): Router {
       return sendPage(res, err.status, errorPage('Sign-in stopped', err.message));
     }
     const status = (err as { status?: number }).status;
-    if (status && status >= 400 && status < 500) return sendPage(res, status, errorPage('Sign-in stopped', 'The form could not be read. Start again from your MCP client.'));
+    if (status && status >= 400 && status < 500)
+      return sendPage(
+        res,
+        status,
+        errorPage('Sign-in stopped', 'The form could not be read. Start again from your MCP client.'),
+      );
     logger.error({ err }, 'oauth page failed');
-    sendPage(res, 500, errorPage('Something went wrong', 'The sign-in could not be completed. Start again from your MCP client.'));
+    sendPage(
+      res,
+      500,
+      errorPage('Something went wrong', 'The sign-in could not be completed. Start again from your MCP client.'),
+    );
   });
   return router;
 }

@@ -41,11 +41,22 @@ function withParams(redirectUri: string, params: Record<string, string | null | 
   return u.toString();
 }
 
-export function codeRedirect(redirectUri: string, issuer: string, code: string, state: string | null | undefined): string {
+export function codeRedirect(
+  redirectUri: string,
+  issuer: string,
+  code: string,
+  state: string | null | undefined,
+): string {
   return withParams(redirectUri, { code, state, iss: issuer });
 }
 
-export function errorRedirect(redirectUri: string, issuer: string, error: string, description: string, state: string | null | undefined): string {
+export function errorRedirect(
+  redirectUri: string,
+  issuer: string,
+  error: string,
+  description: string,
+  state: string | null | undefined,
+): string {
   return withParams(redirectUri, { error, error_description: description, state, iss: issuer });
 }
 

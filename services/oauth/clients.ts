@@ -21,7 +21,17 @@ export interface ClientRow {
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** Schemes that would run or read something in the browser instead of handing the code to an app. */
-const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:', 'ftp:', 'ws:', 'wss:']);
+const FORBIDDEN_SCHEMES = new Set([
+  'javascript:',
+  'data:',
+  'file:',
+  'vbscript:',
+  'blob:',
+  'about:',
+  'ftp:',
+  'ws:',
+  'wss:',
+]);
 
 /** Why a redirect URI is refused, or undefined when it is acceptable (OAuth 2.1 §2.3.1, RFC 8252 §7). */
 export function redirectUriProblem(raw: string): string | undefined {
@@ -34,7 +44,8 @@ export function redirectUriProblem(raw: string): string | undefined {
   if (u.hash || raw.includes('#')) return 'must not contain a fragment';
   if (u.username || u.password) return 'must not contain user information';
   if (u.protocol === 'https:') return undefined;
-  if (u.protocol === 'http:') return LOOPBACK.has(u.hostname) ? undefined : 'must use https (plain http only for localhost, 127.0.0.1 or [::1])';
+  if (u.protocol === 'http:')
+    return LOOPBACK.has(u.hostname) ? undefined : 'must use https (plain http only for localhost, 127.0.0.1 or [::1])';
   if (FORBIDDEN_SCHEMES.has(u.protocol)) return `must not use the ${u.protocol} scheme`;
   return undefined; // a private-use scheme of a native app (RFC 8252 §7.1), e.g. cursor://
 }
@@ -106,10 +117,18 @@ export async function registerClient(db: Knex, body: unknown): Promise<Registere
   const m = parsed.data;
   for (const r of m.redirect_uris) {
     const problem = redirectUriProblem(r);
-    if (problem) throw new OAuthError('invalid_redirect_uri', `redirect URI ${JSON.stringify(r)} ${problem}`, 'invalid_redirect_uri');
+    if (problem)
+      throw new OAuthError(
+        'invalid_redirect_uri',
+        `redirect URI ${JSON.stringify(r)} ${problem}`,
+        'invalid_redirect_uri',
+      );
   }
   const unsupported = (m.grant_types ?? []).filter((g) => !GRANT_TYPES.includes(g));
-  if (unsupported.length) throw metadataError(`grant_types: ${unsupported.join(', ')} not supported; use authorization_code and refresh_token`);
+  if (unsupported.length)
+    throw metadataError(
+      `grant_types: ${unsupported.join(', ')} not supported; use authorization_code and refresh_token`,
+    );
   if ((m.response_types ?? []).some((t) => t !== 'code')) throw metadataError('response_types: only code is supported');
   const scope = m.scope !== undefined ? knownScopes(m.scope).join(' ') || undefined : undefined;
 
@@ -134,7 +153,13 @@ export async function registerClient(db: Knex, body: unknown): Promise<Registere
       scope: client.scope ?? null,
       metadata: JSON.stringify(client),
     });
-    await audit(tx, null, 'oauth.client_register', { type: 'oauth_client', id: client.client_id }, { client_name: client.client_name ?? null, redirect_uris: client.redirect_uris });
+    await audit(
+      tx,
+      null,
+      'oauth.client_register',
+      { type: 'oauth_client', id: client.client_id },
+      { client_name: client.client_name ?? null, redirect_uris: client.redirect_uris },
+    );
   });
   return client;
 }

@@ -30,7 +30,16 @@ export interface CodeRow {
 
 export async function issueCode(
   db: Knex | Knex.Transaction,
-  c: { clientId: string; userId: string; redirectUri: string; redirectUriGiven: boolean; apiKeyId: string | null; scopes: Scope[]; codeChallenge: string; resource: string },
+  c: {
+    clientId: string;
+    userId: string;
+    redirectUri: string;
+    redirectUriGiven: boolean;
+    apiKeyId: string | null;
+    scopes: Scope[];
+    codeChallenge: string;
+    resource: string;
+  },
 ): Promise<string> {
   const code = `mic_${randomSecret(32)}`;
   await db('oauth_codes').insert({
@@ -46,7 +55,9 @@ export async function issueCode(
     expires_at: new Date(Date.now() + CODE_TTL_MS),
   });
   // Old codes go as new ones come, so the table stays small without a sweeper.
-  await db('oauth_codes').where('expires_at', '<', new Date(Date.now() - 86_400_000)).delete();
+  await db('oauth_codes')
+    .where('expires_at', '<', new Date(Date.now() - 86_400_000))
+    .delete();
   return code;
 }
 
@@ -58,9 +69,17 @@ export async function redeemCode(
   db: Knex,
   r: { code: string; clientId: string; codeVerifier?: string; redirectUri?: string; resource?: string },
 ): Promise<CodeRow> {
-  if (!r.codeVerifier) throw invalidRequest('code_verifier is required: this server accepts only PKCE (S256) authorization codes', 'pkce_required');
+  if (!r.codeVerifier)
+    throw invalidRequest(
+      'code_verifier is required: this server accepts only PKCE (S256) authorization codes',
+      'pkce_required',
+    );
   const hash = sha256(r.code);
-  const [code] = (await db('oauth_codes').where({ code_hash: hash }).whereNull('used_at').update({ used_at: db.fn.now() }).returning('*')) as CodeRow[];
+  const [code] = (await db('oauth_codes')
+    .where({ code_hash: hash })
+    .whereNull('used_at')
+    .update({ used_at: db.fn.now() })
+    .returning('*')) as CodeRow[];
   if (!code) {
     const spent = (await db('oauth_codes').where({ code_hash: hash }).first()) as CodeRow | undefined;
     if (!spent) throw invalidGrant('code_invalid', 'the authorization code is not valid; sign in again');
@@ -68,11 +87,19 @@ export async function redeemCode(
     if (spent.grant_id) await revokeGrant(db, spent.grant_id, 'code_replay');
     throw invalidGrant('code_replay', 'the authorization code was already used; sign in again');
   }
-  if (code.client_id !== r.clientId) throw invalidGrant('code_invalid', 'the authorization code was issued to another client');
-  if (new Date(code.expires_at).getTime() <= Date.now()) throw invalidGrant('code_expired', 'the authorization code has expired (codes are valid for 60 seconds); sign in again');
+  if (code.client_id !== r.clientId)
+    throw invalidGrant('code_invalid', 'the authorization code was issued to another client');
+  if (new Date(code.expires_at).getTime() <= Date.now())
+    throw invalidGrant(
+      'code_expired',
+      'the authorization code has expired (codes are valid for 60 seconds); sign in again',
+    );
   // RFC 6749 §4.1.3: present (and identical) when the authorization request carried one.
   if (r.redirectUri === undefined && code.redirect_uri_given) {
-    throw invalidGrant('redirect_mismatch', 'redirect_uri is required: the authorization request named one, so the token request must name the same');
+    throw invalidGrant(
+      'redirect_mismatch',
+      'redirect_uri is required: the authorization request named one, so the token request must name the same',
+    );
   }
   if (r.redirectUri !== undefined && r.redirectUri !== code.redirect_uri) {
     throw invalidGrant('redirect_mismatch', 'redirect_uri differs from the one of the authorization request');
@@ -81,7 +108,11 @@ export async function redeemCode(
     throw invalidGrant('pkce_mismatch', 'code_verifier does not match the code_challenge of the authorization request');
   }
   if (r.resource !== undefined && r.resource !== code.resource) {
-    throw new OAuthError('invalid_target', `resource must be ${code.resource}, as in the authorization request`, 'invalid_target');
+    throw new OAuthError(
+      'invalid_target',
+      `resource must be ${code.resource}, as in the authorization request`,
+      'invalid_target',
+    );
   }
   return code;
 }

@@ -39,19 +39,33 @@ export function endpointsRouter(db: Knex, config: Config): Router {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const clientId = clientIdOf(req, body);
     const client = await findClient(db, clientId);
-    if (!client) throw new OAuthError('invalid_client', 'unknown client_id; register the client first (dynamic client registration)', 'invalid_client', 401);
+    if (!client)
+      throw new OAuthError(
+        'invalid_client',
+        'unknown client_id; register the client first (dynamic client registration)',
+        'invalid_client',
+        401,
+      );
     return { body, client };
   };
 
-  for (const path of [AS_PATHS.register, AS_PATHS.token, AS_PATHS.revoke, AS_PATHS.jwks, '/.well-known/jwks.json']) router.options(path, openCors);
+  for (const path of [AS_PATHS.register, AS_PATHS.token, AS_PATHS.revoke, AS_PATHS.jwks, '/.well-known/jwks.json'])
+    router.options(path, openCors);
 
-  router.post(AS_PATHS.register, openCors, noStore, limitPerAddress('register', 30), express.json({ limit: '64kb' }), async (req, res) => {
-    try {
-      res.status(201).json(await registerClient(db, req.body));
-    } catch (e) {
-      sendJsonError(res, e);
-    }
-  });
+  router.post(
+    AS_PATHS.register,
+    openCors,
+    noStore,
+    limitPerAddress('register', 30),
+    express.json({ limit: '64kb' }),
+    async (req, res) => {
+      try {
+        res.status(201).json(await registerClient(db, req.body));
+      } catch (e) {
+        sendJsonError(res, e);
+      }
+    },
+  );
 
   router.post(AS_PATHS.token, openCors, noStore, limitPerAddress('token', 300), form, async (req, res) => {
     try {
@@ -72,9 +86,20 @@ export function endpointsRouter(db: Knex, config: Config): Router {
       } else if (grantType === 'refresh_token') {
         const refreshToken = param(body, 'refresh_token');
         if (!refreshToken) throw invalidRequest('refresh_token is required');
-        res.json(await exchangeRefreshToken(db, config, { clientId: client.id, refreshToken, scope: param(body, 'scope'), resource: param(body, 'resource') }));
+        res.json(
+          await exchangeRefreshToken(db, config, {
+            clientId: client.id,
+            refreshToken,
+            scope: param(body, 'scope'),
+            resource: param(body, 'resource'),
+          }),
+        );
       } else {
-        throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token', 'unsupported_grant_type');
+        throw new OAuthError(
+          'unsupported_grant_type',
+          'grant_type must be authorization_code or refresh_token',
+          'unsupported_grant_type',
+        );
       }
     } catch (e) {
       sendJsonError(res, e);

@@ -70,9 +70,12 @@ export function countRefusal(reason: RefusalReason): void {
 }
 
 /** An access token the resource server will not accept: 401 invalid_token. */
-export const invalidToken = (reason: RefusalReason, message: string) => new OAuthError('invalid_token', message, reason, 401);
+export const invalidToken = (reason: RefusalReason, message: string) =>
+  new OAuthError('invalid_token', message, reason, 401);
 
 /** A grant (code or refresh token) the token endpoint will not exchange. */
-export const invalidGrant = (reason: RefusalReason, message: string) => new OAuthError('invalid_grant', message, reason, 400);
+export const invalidGrant = (reason: RefusalReason, message: string) =>
+  new OAuthError('invalid_grant', message, reason, 400);
 
-export const invalidRequest = (message: string, reason: RefusalReason = 'invalid_request') => new OAuthError('invalid_request', message, reason, 400);
+export const invalidRequest = (message: string, reason: RefusalReason = 'invalid_request') =>
+  new OAuthError('invalid_request', message, reason, 400);

@@ -33,7 +33,14 @@ export function limitPerAddress(bucket: string, perMinute: number) {
       checkRateLimit(`oauth:${bucket}:${req.ip ?? 'unknown'}`, perMinute);
       next();
     } catch {
-      next(new OAuthError('slow_down', `too many ${bucket} requests from this address; wait a minute and retry`, 'rate_limited', 429));
+      next(
+        new OAuthError(
+          'slow_down',
+          `too many ${bucket} requests from this address; wait a minute and retry`,
+          'rate_limited',
+          429,
+        ),
+      );
     }
   };
 }
@@ -42,20 +49,29 @@ export function limitPerAddress(bucket: string, perMinute: number) {
 export function sendJsonError(res: Response, e: unknown): void {
   if (isOAuthError(e)) {
     countRefusal(e.reason);
-    if (e.status === 401 && e.error === 'invalid_client') res.set('WWW-Authenticate', 'Basic realm="meeting-intelligence"');
+    if (e.status === 401 && e.error === 'invalid_client')
+      res.set('WWW-Authenticate', 'Basic realm="meeting-intelligence"');
     if (e.status === 429) res.set('Retry-After', '60');
     res.status(e.status).json(e.toJSON());
     return;
   }
   logger.error({ err: e }, 'oauth endpoint failed');
-  res.status(500).json({ error: 'server_error', error_description: 'the authorization server failed to complete this request; try again' });
+  res.status(500).json({
+    error: 'server_error',
+    error_description: 'the authorization server failed to complete this request; try again',
+  });
 }
 
 /** Error middleware for the JSON endpoints (registration, token, revocation). */
 export function jsonErrors(err: unknown, _req: Request, res: Response, _next: NextFunction): void {
   const e = err as { type?: string };
-  if (e?.type === 'entity.parse.failed') return sendJsonError(res, new OAuthError('invalid_request', 'the body is not valid JSON or form data', 'invalid_request'));
-  if (e?.type === 'entity.too.large') return sendJsonError(res, new OAuthError('invalid_request', 'the body is too large', 'invalid_request', 413));
+  if (e?.type === 'entity.parse.failed')
+    return sendJsonError(
+      res,
+      new OAuthError('invalid_request', 'the body is not valid JSON or form data', 'invalid_request'),
+    );
+  if (e?.type === 'entity.too.large')
+    return sendJsonError(res, new OAuthError('invalid_request', 'the body is too large', 'invalid_request', 413));
   sendJsonError(res, err);
 }
 
@@ -63,6 +79,7 @@ export function jsonErrors(err: unknown, _req: Request, res: Response, _next: Ne
 export function param(source: Record<string, unknown> | undefined, name: string): string | undefined {
   const v = source?.[name];
   if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new OAuthError('invalid_request', `${name} must be given once, as a string`, 'invalid_request');
+  if (typeof v !== 'string')
+    throw new OAuthError('invalid_request', `${name} must be given once, as a string`, 'invalid_request');
   return v;
 }

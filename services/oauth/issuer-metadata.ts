@@ -27,7 +27,11 @@ export async function fetchIssuerMetadata(issuer: string): Promise<IssuerMetadat
   const problems: string[] = [];
   for (const url of discoveryUrls(issuer)) {
     try {
-      const res = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'error' });
+      const res = await fetch(url, {
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+        redirect: 'error',
+      });
       if (!res.ok) {
         problems.push(`${url}: HTTP ${res.status}`);
         continue;

@@ -8,7 +8,16 @@
  * every few seconds) when a token names a key id they do not know, so a rotation on one pod never
  * makes another refuse good tokens.
  */
-import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK, type JWTVerifyGetKey } from 'jose';
+import {
+  calculateJwkThumbprint,
+  createLocalJWKSet,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type CryptoKey,
+  type JWK,
+  type JWTVerifyGetKey,
+} from 'jose';
 import type { Knex } from 'knex';
 import { audit } from '../core/audit';
 import { ServiceError } from '../platform/errors';
@@ -42,7 +51,11 @@ const SIGNING_CACHE_MS = 60_000;
 const signingCache = new WeakMap<Knex, { at: number; key: Promise<SigningKey> }>();
 
 function secretsKey(config: KeyConfig): Buffer {
-  if (!config.secretsKey) throw new ServiceError('invariant_violation', 'SECRETS_KEY is not configured; the built-in OAuth server needs it to keep its signing keys');
+  if (!config.secretsKey)
+    throw new ServiceError(
+      'invariant_violation',
+      'SECRETS_KEY is not configured; the built-in OAuth server needs it to keep its signing keys',
+    );
   return config.secretsKey;
 }
 
@@ -71,7 +84,10 @@ async function newKeyRow(config: KeyConfig, alg: SigningAlg) {
 async function activeKeyRow(db: Knex, config: KeyConfig): Promise<KeyRow> {
   const existing = await db<KeyRow>('oauth_signing_keys').whereNull('retired_at').first();
   if (existing) return existing;
-  await db('oauth_signing_keys').insert(await newKeyRow(config, config.oauth.signingAlg)).onConflict().ignore();
+  await db('oauth_signing_keys')
+    .insert(await newKeyRow(config, config.oauth.signingAlg))
+    .onConflict()
+    .ignore();
   const created = await db<KeyRow>('oauth_signing_keys').whereNull('retired_at').first();
   if (!created) throw new Error('no active signing key after creating one');
   return created;
@@ -107,16 +123,31 @@ export async function publishedJwks(db: Knex, config: KeyConfig): Promise<{ keys
  * Retire the signing key and start signing with a new one (of OAUTH_SIGNING_ALG unless `alg` says
  * otherwise). Keys retired longer ago than tokens live are deleted. Writes an audit row.
  */
-export async function rotateSigningKey(db: Knex, config: KeyConfig, opts: { alg?: SigningAlg } = {}): Promise<{ kid: string; alg: SigningAlg; retired: string[] }> {
+export async function rotateSigningKey(
+  db: Knex,
+  config: KeyConfig,
+  opts: { alg?: SigningAlg } = {},
+): Promise<{ kid: string; alg: SigningAlg; retired: string[] }> {
   const row = await newKeyRow(config, opts.alg ?? config.oauth.signingAlg);
   const result = await db.transaction(async (tx) => {
     // One rotation at a time across pods: the "one active key" index would refuse a second anyway.
     await tx.raw("select pg_advisory_xact_lock(hashtext('oauth_signing_keys'))");
-    const retired = await tx('oauth_signing_keys').whereNull('retired_at').update({ retired_at: tx.fn.now() }).returning('kid');
+    const retired = await tx('oauth_signing_keys')
+      .whereNull('retired_at')
+      .update({ retired_at: tx.fn.now() })
+      .returning('kid');
     await tx('oauth_signing_keys').insert(row);
-    await tx('oauth_signing_keys').where('retired_at', '<', new Date(Date.now() - retentionMs(config))).delete();
+    await tx('oauth_signing_keys')
+      .where('retired_at', '<', new Date(Date.now() - retentionMs(config)))
+      .delete();
     const retiredKids = retired.map((r: { kid: string }) => r.kid);
-    await audit(tx, null, 'oauth.signing_key_rotate', { type: 'oauth_signing_key', id: row.kid }, { alg: row.alg, retired: retiredKids });
+    await audit(
+      tx,
+      null,
+      'oauth.signing_key_rotate',
+      { type: 'oauth_signing_key', id: row.kid },
+      { alg: row.alg, retired: retiredKids },
+    );
     return { kid: row.kid, alg: row.alg, retired: retiredKids };
   });
   signingCache.delete(db);

@@ -7,7 +7,14 @@ import { Router } from 'express';
 import type { Config } from '../platform/config';
 import { openCors } from './http';
 import { SCOPES } from './scopes';
-import { AS_PATHS, asUrl, authorizationServerMetadataPaths, builtinIssuer, resourceMetadataPaths, resourceUrl } from './urls';
+import {
+  AS_PATHS,
+  asUrl,
+  authorizationServerMetadataPaths,
+  builtinIssuer,
+  resourceMetadataPaths,
+  resourceUrl,
+} from './urls';
 
 export function protectedResourceMetadata(config: Config): OAuthProtectedResourceMetadata {
   return {
@@ -49,6 +56,7 @@ export function metadataRouter(config: Config): Router {
     }
   };
   serve(resourceMetadataPaths(config), protectedResourceMetadata(config));
-  if (config.oauth.mode === 'builtin') serve(authorizationServerMetadataPaths(config), authorizationServerMetadata(config));
+  if (config.oauth.mode === 'builtin')
+    serve(authorizationServerMetadataPaths(config), authorizationServerMetadata(config));
   return router;
 }

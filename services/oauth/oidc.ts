@@ -38,7 +38,9 @@ export function createOidcClient(oidc: OidcConfig, redirectUri: string, clockSke
   const metadata = issuerMetadataCache();
   const jwks = new Map<string, JWTVerifyGetKey>();
 
-  const endpoints = async (): Promise<Required<Pick<IssuerMetadata, 'authorization_endpoint' | 'token_endpoint' | 'jwks_uri'>>> => {
+  const endpoints = async (): Promise<
+    Required<Pick<IssuerMetadata, 'authorization_endpoint' | 'token_endpoint' | 'jwks_uri'>>
+  > => {
     let doc: IssuerMetadata;
     try {
       doc = await metadata(oidc.issuer);
@@ -48,7 +50,11 @@ export function createOidcClient(oidc: OidcConfig, redirectUri: string, clockSke
     if (!doc.authorization_endpoint || !doc.token_endpoint || !doc.jwks_uri) {
       throw new SignInFailed('provider_error', 'The identity provider does not publish the endpoints sign-in needs.');
     }
-    return { authorization_endpoint: doc.authorization_endpoint, token_endpoint: doc.token_endpoint, jwks_uri: doc.jwks_uri };
+    return {
+      authorization_endpoint: doc.authorization_endpoint,
+      token_endpoint: doc.token_endpoint,
+      jwks_uri: doc.jwks_uri,
+    };
   };
 
   const keysFor = (uri: string) => {
@@ -79,8 +85,17 @@ export function createOidcClient(oidc: OidcConfig, redirectUri: string, clockSke
 
     async finish(code, remembered) {
       const e = await endpoints();
-      const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
-      const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: remembered.verifier, client_id: oidc.clientId });
+      const headers: Record<string, string> = {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+      };
+      const body = new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        code_verifier: remembered.verifier,
+        client_id: oidc.clientId,
+      });
       if (oidc.clientSecret) {
         // client_secret_basic, the method every provider must support (RFC 6749 §2.3.1).
         const enc = (s: string) => encodeURIComponent(s);
@@ -88,14 +103,24 @@ export function createOidcClient(oidc: OidcConfig, redirectUri: string, clockSke
       }
       let idToken: unknown;
       try {
-        const res = await fetch(e.token_endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000), redirect: 'error' });
+        const res = await fetch(e.token_endpoint, {
+          method: 'POST',
+          headers,
+          body,
+          signal: AbortSignal.timeout(10_000),
+          redirect: 'error',
+        });
         const json = (await res.json()) as { id_token?: unknown };
         if (!res.ok) throw new Error(`token endpoint answered ${res.status}`);
         idToken = json.id_token;
       } catch {
-        throw new SignInFailed('provider_error', 'The identity provider did not complete the sign-in. Start again from your MCP client.');
+        throw new SignInFailed(
+          'provider_error',
+          'The identity provider did not complete the sign-in. Start again from your MCP client.',
+        );
       }
-      if (typeof idToken !== 'string') throw new SignInFailed('provider_error', 'The identity provider returned no ID token.');
+      if (typeof idToken !== 'string')
+        throw new SignInFailed('provider_error', 'The identity provider returned no ID token.');
       let payload;
       try {
         ({ payload } = await jwtVerify(idToken, keysFor(e.jwks_uri), {
@@ -108,9 +133,13 @@ export function createOidcClient(oidc: OidcConfig, redirectUri: string, clockSke
       } catch {
         throw new SignInFailed('provider_error', 'The ID token from the identity provider could not be verified.');
       }
-      if (payload.nonce !== remembered.nonce) throw new SignInFailed('provider_error', 'The ID token does not belong to this sign-in.');
+      if (payload.nonce !== remembered.nonce)
+        throw new SignInFailed('provider_error', 'The ID token does not belong to this sign-in.');
       if (typeof payload.email !== 'string' || !payload.email || payload.email_verified === false) {
-        throw new SignInFailed('unknown_user', 'The identity provider did not share a verified email address for your account.');
+        throw new SignInFailed(
+          'unknown_user',
+          'The identity provider did not share a verified email address for your account.',
+        );
       }
       return payload.email;
     },

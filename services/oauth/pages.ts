@@ -38,7 +38,8 @@ export function sendPage(res: Response, status: number, html: string, formTarget
       'X-Frame-Options': 'DENY',
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
-      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self' ${formTargets.join(' ')}`.trim(),
+      'Content-Security-Policy':
+        `default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self' ${formTargets.join(' ')}`.trim(),
     })
     .send(html);
 }
@@ -56,7 +57,13 @@ function clientLine(c: ClientView): string {
 
 const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
 
-export function signInPage(p: { action: string; requestId: string; csrf: string; client: ClientView; error?: string }): string {
+export function signInPage(p: {
+  action: string;
+  requestId: string;
+  csrf: string;
+  client: ClientView;
+  error?: string;
+}): string {
   return layout(
     'Sign in',
     `<h1>Sign in to Meeting Intelligence</h1>
@@ -72,9 +79,19 @@ ${hidden('request', p.requestId)}${hidden('csrf', p.csrf)}
   );
 }
 
-export function consentPage(p: { action: string; requestId: string; csrf: string; client: ClientView; email: string; scopes: Scope[] }): string {
+export function consentPage(p: {
+  action: string;
+  requestId: string;
+  csrf: string;
+  client: ClientView;
+  email: string;
+  scopes: Scope[];
+}): string {
   const items = p.scopes
-    .map((s) => `<li><label><input type="checkbox" name="scope" value="${s}" checked> <code>${s}</code>: ${escapeHtml(SCOPE_DESCRIPTIONS[s])}</label></li>`)
+    .map(
+      (s) =>
+        `<li><label><input type="checkbox" name="scope" value="${s}" checked> <code>${s}</code>: ${escapeHtml(SCOPE_DESCRIPTIONS[s])}</label></li>`,
+    )
     .join('\n');
   return layout(
     'Allow access?',

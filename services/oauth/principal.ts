@@ -9,9 +9,27 @@ async function findPrincipal(db: Knex, where: Where): Promise<Principal | undefi
     .join('teams as t', 't.id', 'u.team_id')
     .where(where)
     .whereNull('u.deactivated_at')
-    .first('u.id as user_id', 'u.email', 'u.name', 'u.role', 't.id as team_id', 't.tier', 't.feature_flags', db.raw(SHARED_WITH_SQL));
+    .first(
+      'u.id as user_id',
+      'u.email',
+      'u.name',
+      'u.role',
+      't.id as team_id',
+      't.tier',
+      't.feature_flags',
+      db.raw(SHARED_WITH_SQL),
+    );
   if (!row) return undefined;
-  return { userId: row.user_id, teamId: row.team_id, email: row.email, name: row.name, role: row.role, tier: row.tier, flags: row.feature_flags, sharedWith: row.shared_with };
+  return {
+    userId: row.user_id,
+    teamId: row.team_id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    tier: row.tier,
+    flags: row.feature_flags,
+    sharedWith: row.shared_with,
+  };
 }
 
 export function principalByEmail(db: Knex, email: string): Promise<Principal | undefined> {

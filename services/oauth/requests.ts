@@ -46,7 +46,11 @@ export interface NewRequest {
   resource: string;
 }
 
-export async function createPendingRequest(db: Knex, r: NewRequest, browserSecret: string): Promise<{ id: string; csrf: string }> {
+export async function createPendingRequest(
+  db: Knex,
+  r: NewRequest,
+  browserSecret: string,
+): Promise<{ id: string; csrf: string }> {
   const id = randomSecret(18);
   const csrf = randomSecret(24);
   await db('oauth_requests').insert({
@@ -63,17 +67,31 @@ export async function createPendingRequest(db: Knex, r: NewRequest, browserSecre
     expires_at: new Date(Date.now() + REQUEST_TTL_MS),
   });
   // Expired requests go as new ones come, so the table stays small without a sweeper.
-  await db('oauth_requests').where('expires_at', '<', new Date(Date.now() - REQUEST_TTL_MS)).delete();
+  await db('oauth_requests')
+    .where('expires_at', '<', new Date(Date.now() - REQUEST_TTL_MS))
+    .delete();
   return { id, csrf };
 }
 
 const gone = () =>
-  new OAuthError('invalid_request', 'This sign-in has expired or was already completed. Start again from your MCP client.', 'request_expired');
+  new OAuthError(
+    'invalid_request',
+    'This sign-in has expired or was already completed. Start again from your MCP client.',
+    'request_expired',
+  );
 const forged = () =>
-  new OAuthError('invalid_request', 'This form was not opened in this browser, or has been tampered with. Start again from your MCP client.', 'csrf');
+  new OAuthError(
+    'invalid_request',
+    'This form was not opened in this browser, or has been tampered with. Start again from your MCP client.',
+    'csrf',
+  );
 
 /** The live request `id` of this browser; on a POST also checks the form's CSRF token. */
-export async function openPendingRequest(db: Knex, id: unknown, check: { browserSecret?: string; csrf?: unknown; post: boolean }): Promise<PendingRequest> {
+export async function openPendingRequest(
+  db: Knex,
+  id: unknown,
+  check: { browserSecret?: string; csrf?: unknown; post: boolean },
+): Promise<PendingRequest> {
   if (typeof id !== 'string' || id.length > 64) throw gone();
   const row = (await db('oauth_requests').where({ id }).first()) as PendingRequest | undefined;
   if (!row || row.completed_at || new Date(row.expires_at).getTime() <= Date.now()) throw gone();
@@ -88,7 +106,9 @@ export async function openPendingRequest(db: Knex, id: unknown, check: { browser
  */
 export async function csrfFor(db: Knex, row: PendingRequest): Promise<string> {
   const csrf = randomSecret(24);
-  await db('oauth_requests').where({ id: row.id }).update({ csrf_hash: sha256(csrf) });
+  await db('oauth_requests')
+    .where({ id: row.id })
+    .update({ csrf_hash: sha256(csrf) });
   return csrf;
 }
 
@@ -96,10 +116,20 @@ export async function csrfFor(db: Knex, row: PendingRequest): Promise<string> {
  * Record who signed in. With an API key, the request remembers the key (its grant will end with it)
  * and keeps only the scopes the key carries: a sign-in never obtains more than the credential it used.
  */
-export async function setSignedInUser(db: Knex | Knex.Transaction, id: string, userId: string, key?: { id: string; scopes: Scope[] }): Promise<void> {
+export async function setSignedInUser(
+  db: Knex | Knex.Transaction,
+  id: string,
+  userId: string,
+  key?: { id: string; scopes: Scope[] },
+): Promise<void> {
   await db('oauth_requests')
     .where({ id })
-    .update({ user_id: userId, oidc_nonce: null, oidc_verifier: null, ...(key ? { api_key_id: key.id, scopes: key.scopes } : {}) });
+    .update({
+      user_id: userId,
+      oidc_nonce: null,
+      oidc_verifier: null,
+      ...(key ? { api_key_id: key.id, scopes: key.scopes } : {}),
+    });
 }
 
 /** Count a wrong credential; true when the request is now spent. */
@@ -116,11 +146,19 @@ export async function completePendingRequest(db: Knex | Knex.Transaction, id: st
   return n === 1;
 }
 
-export async function startOidcSignIn(db: Knex, id: string, s: { stateHash: string; nonce: string; verifier: string }): Promise<void> {
-  await db('oauth_requests').where({ id }).update({ oidc_state_hash: s.stateHash, oidc_nonce: s.nonce, oidc_verifier: s.verifier });
+export async function startOidcSignIn(
+  db: Knex,
+  id: string,
+  s: { stateHash: string; nonce: string; verifier: string },
+): Promise<void> {
+  await db('oauth_requests')
+    .where({ id })
+    .update({ oidc_state_hash: s.stateHash, oidc_nonce: s.nonce, oidc_verifier: s.verifier });
 }
 
 export async function findByOidcState(db: Knex, state: unknown): Promise<PendingRequest | undefined> {
   if (typeof state !== 'string' || state.length > 200) return undefined;
-  return (await db('oauth_requests').where({ oidc_state_hash: sha256(state) }).first()) as PendingRequest | undefined;
+  return (await db('oauth_requests')
+    .where({ oidc_state_hash: sha256(state) })
+    .first()) as PendingRequest | undefined;
 }

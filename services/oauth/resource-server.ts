@@ -37,7 +37,10 @@ export function createResourceServer(db: Knex, config: Config): ResourceServer {
       const t = await verify(token);
       const principal = await principalByEmail(db, t.user);
       if (!principal) {
-        throw invalidToken('unknown_user', `the signed-in account ${t.user.slice(0, 254)} is not a user of this service; ask an admin of your team to add it`);
+        throw invalidToken(
+          'unknown_user',
+          `the signed-in account ${t.user.slice(0, 254)} is not a user of this service; ask an admin of your team to add it`,
+        );
       }
       if (builtin && (!t.grantId || !(await grantIsActive(db, t.grantId)))) {
         throw invalidToken('revoked', 'this sign-in has been revoked; sign in again');

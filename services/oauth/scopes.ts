@@ -13,7 +13,8 @@ export type Scope = CredentialScope;
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'meetings:read': 'Search and read your meetings, transcripts, summaries, channels, soundbites, people and analytics',
   'meetings:write': 'Share, rename, move and change the privacy of meetings you manage, and create soundbites',
-  admin: "Administer your team as you can: automation rules and their logs, teammates' live meetings, retention and legal holds",
+  admin:
+    "Administer your team as you can: automation rules and their logs, teammates' live meetings, retention and legal holds",
 };
 
 /** The scopes of a request this user can be granted: `admin` only for a team admin. */
@@ -32,6 +33,11 @@ export function isScope(s: string): s is Scope {
  * providers put them in the same tokens, and MCP clients ask for them.
  */
 export function knownScopes(raw: unknown): Scope[] {
-  const parts = typeof raw === 'string' ? raw.split(/\s+/) : Array.isArray(raw) ? raw.filter((s): s is string => typeof s === 'string') : [];
+  const parts =
+    typeof raw === 'string'
+      ? raw.split(/\s+/)
+      : Array.isArray(raw)
+        ? raw.filter((s): s is string => typeof s === 'string')
+        : [];
   return SCOPES.filter((s) => parts.includes(s));
 }

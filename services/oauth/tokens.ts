@@ -35,7 +35,12 @@ export async function mintAccessToken(
   const key = await currentSigningKey(db, config);
   const now = Math.floor(Date.now() / 1000);
   const expiresIn = Math.max(1, Math.round(config.oauth.accessTokenTtlMs / 1000));
-  const token = await new SignJWT({ scope: t.scopes.join(' '), client_id: t.clientId, email: t.principal.email, sid: t.grantId })
+  const token = await new SignJWT({
+    scope: t.scopes.join(' '),
+    client_id: t.clientId,
+    email: t.principal.email,
+    sid: t.grantId,
+  })
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
     .setIssuer(config.oauth.issuer!)
     .setAudience(config.oauth.audience)
@@ -54,9 +59,21 @@ async function respond(
   t: { principal: Principal; clientId: string; grantId: string; scopes: Scope[]; refreshToken: string },
 ): Promise<TokenResponse> {
   const access = await mintAccessToken(db, config, t);
-  await audit(db, t.principal, 'oauth.token_issue', { type: 'oauth_grant', id: t.grantId }, { grant_type: grantType, client_id: t.clientId, scopes: t.scopes });
+  await audit(
+    db,
+    t.principal,
+    'oauth.token_issue',
+    { type: 'oauth_grant', id: t.grantId },
+    { grant_type: grantType, client_id: t.clientId, scopes: t.scopes },
+  );
   oauthTokensIssued.inc({ grant_type: grantType });
-  return { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, refresh_token: t.refreshToken, scope: t.scopes.join(' ') };
+  return {
+    access_token: access.token,
+    token_type: 'Bearer',
+    expires_in: access.expiresIn,
+    refresh_token: t.refreshToken,
+    scope: t.scopes.join(' '),
+  };
 }
 
 /** grant_type=authorization_code: spend the code, open a grant, issue its first tokens. */
@@ -69,11 +86,23 @@ export async function exchangeAuthorizationCode(
   const principal = await principalById(db, code.user_id);
   if (!principal) throw invalidGrant('code_invalid', 'the user of this authorization no longer exists');
   const { grant, refreshToken } = await db.transaction(async (tx) => {
-    const g = await createGrant(tx, { clientId: code.client_id, userId: code.user_id, scopes: code.scopes, resource: code.resource, apiKeyId: code.api_key_id });
+    const g = await createGrant(tx, {
+      clientId: code.client_id,
+      userId: code.user_id,
+      scopes: code.scopes,
+      resource: code.resource,
+      apiKeyId: code.api_key_id,
+    });
     await linkCodeToGrant(tx, code.code_hash, g.id);
     return { grant: g, refreshToken: await issueRefreshToken(tx, g.id, config.oauth.refreshTokenTtlMs) };
   });
-  return respond(db, config, 'authorization_code', { principal, clientId: code.client_id, grantId: grant.id, scopes: grant.scopes, refreshToken });
+  return respond(db, config, 'authorization_code', {
+    principal,
+    clientId: code.client_id,
+    grantId: grant.id,
+    scopes: grant.scopes,
+    refreshToken,
+  });
 }
 
 /** grant_type=refresh_token: rotate the refresh token and issue a new access token. */
@@ -82,7 +111,13 @@ export async function exchangeRefreshToken(
   config: TokenConfig,
   r: { clientId: string; refreshToken: string; scope?: string; resource?: string },
 ): Promise<TokenResponse> {
-  const rotated = await rotateRefreshToken(db, { token: r.refreshToken, clientId: r.clientId, scope: r.scope, resource: r.resource, ttlMs: config.oauth.refreshTokenTtlMs });
+  const rotated = await rotateRefreshToken(db, {
+    token: r.refreshToken,
+    clientId: r.clientId,
+    scope: r.scope,
+    resource: r.resource,
+    ttlMs: config.oauth.refreshTokenTtlMs,
+  });
   return respond(db, config, 'refresh_token', {
     principal: rotated.principal,
     clientId: r.clientId,

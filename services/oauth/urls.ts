@@ -23,7 +23,13 @@ export function resourceMetadataUrl(config: C): string {
 /** Paths this app answers PRM on: the bare well-known path and the path-suffixed one. */
 export function resourceMetadataPaths(config: C): string[] {
   const path = new URL(resourceUrl(config)).pathname;
-  return [...new Set(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', `/.well-known/oauth-protected-resource${path}`])];
+  return [
+    ...new Set([
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/mcp',
+      `/.well-known/oauth-protected-resource${path}`,
+    ]),
+  ];
 }
 
 /** The built-in server's issuer identifier: PUBLIC_BASE_URL, without a trailing slash. */

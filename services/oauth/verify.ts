@@ -46,17 +46,28 @@ function guarded(keys: JWTVerifyGetKey): JWTVerifyGetKey {
 
 function refusal(e: unknown): OAuthError {
   if (e instanceof KeySourceError) {
-    return new OAuthError('temporarily_unavailable', "the token issuer's signing keys could not be loaded; try again shortly", 'issuer_unreachable', 503);
+    return new OAuthError(
+      'temporarily_unavailable',
+      "the token issuer's signing keys could not be loaded; try again shortly",
+      'issuer_unreachable',
+      503,
+    );
   }
-  if (e instanceof errors.JWTExpired) return invalidToken('expired', 'the access token has expired; refresh it or sign in again');
+  if (e instanceof errors.JWTExpired)
+    return invalidToken('expired', 'the access token has expired; refresh it or sign in again');
   if (e instanceof errors.JWTClaimValidationFailed) {
-    if (e.claim === 'iss') return invalidToken('wrong_issuer', 'the access token comes from an issuer this server does not trust');
-    if (e.claim === 'aud') return invalidToken('wrong_audience', 'the access token was minted for another resource, not this MCP server');
-    if (e.claim === 'nbf') return invalidToken('not_yet_valid', 'the access token is not valid yet (its nbf is in the future)');
+    if (e.claim === 'iss')
+      return invalidToken('wrong_issuer', 'the access token comes from an issuer this server does not trust');
+    if (e.claim === 'aud')
+      return invalidToken('wrong_audience', 'the access token was minted for another resource, not this MCP server');
+    if (e.claim === 'nbf')
+      return invalidToken('not_yet_valid', 'the access token is not valid yet (its nbf is in the future)');
     return invalidToken('malformed_token', `the access token's ${e.claim} claim is missing or invalid`);
   }
-  if (e instanceof errors.JOSEAlgNotAllowed) return invalidToken('bad_algorithm', 'the access token must be signed with RS256, ES256 or EdDSA');
-  if (e instanceof errors.JWSSignatureVerificationFailed) return invalidToken('bad_signature', 'the access token signature does not verify');
+  if (e instanceof errors.JOSEAlgNotAllowed)
+    return invalidToken('bad_algorithm', 'the access token must be signed with RS256, ES256 or EdDSA');
+  if (e instanceof errors.JWSSignatureVerificationFailed)
+    return invalidToken('bad_signature', 'the access token signature does not verify');
   if (e instanceof errors.JWKSNoMatchingKey || e instanceof errors.JWKSMultipleMatchingKeys) {
     return invalidToken('unknown_key', 'the access token is signed with a key its issuer does not publish');
   }
@@ -82,12 +93,20 @@ export function createTokenVerifier(o: VerifierOptions): TokenVerifier {
       throw refusal(e);
     }
     const user = payload[o.userClaim];
-    if (typeof user !== 'string' || !user.trim()) throw invalidToken('no_user_claim', `the access token has no ${o.userClaim} claim naming the user`);
+    if (typeof user !== 'string' || !user.trim())
+      throw invalidToken('no_user_claim', `the access token has no ${o.userClaim} claim naming the user`);
     // An address the identity provider says it has not verified could be anyone's.
     if (o.userClaim === 'email' && payload.email_verified === false) {
-      throw invalidToken('unverified_email', 'the identity provider has not verified the email address of this account');
+      throw invalidToken(
+        'unverified_email',
+        'the identity provider has not verified the email address of this account',
+      );
     }
-    return { user: user.trim(), scopes: knownScopes(payload.scope ?? payload.scp), grantId: typeof payload.sid === 'string' ? payload.sid : undefined };
+    return {
+      user: user.trim(),
+      scopes: knownScopes(payload.scope ?? payload.scp),
+      grantId: typeof payload.sid === 'string' ? payload.sid : undefined,
+    };
   };
 }
 
@@ -102,7 +121,8 @@ export function externalKeys(config: Pick<Config, 'oauth'>): JWTVerifyGetKey {
     let url = config.oauth.jwksUrl;
     if (!url) {
       const doc = await metadata(config.oauth.issuer!);
-      if (!doc.jwks_uri) throw new Error(`the metadata of ${config.oauth.issuer} names no jwks_uri; set OAUTH_JWKS_URL`);
+      if (!doc.jwks_uri)
+        throw new Error(`the metadata of ${config.oauth.issuer} names no jwks_uri; set OAUTH_JWKS_URL`);
       url = doc.jwks_uri;
     }
     return createRemoteJWKSet(new URL(url), { timeoutDuration: 5_000, cooldownDuration: 30_000, cacheMaxAge: 600_000 });

@@ -48,5 +48,8 @@ export function isServiceError(e: unknown): e is ServiceError {
 /** Whatever was thrown, a ServiceError safe to show a caller (internal details stay in the logs). */
 export function toServiceError(e: unknown): ServiceError {
   if (isServiceError(e)) return e;
-  return new ServiceError('internal_error', 'The service failed to complete this request; it has been logged. Try again.');
+  return new ServiceError(
+    'internal_error',
+    'The service failed to complete this request; it has been logged. Try again.',
+  );
 }

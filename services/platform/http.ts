@@ -13,7 +13,10 @@ export interface ReadinessCheck {
  * An express app with what every role serves: a request id on every request and log line,
  * request metrics by route template, /healthz (alive), /readyz (dependencies reachable), /metrics.
  */
-export function createBaseApp(checks: ReadinessCheck[], opts: { trustProxy?: boolean | number | string[] } = {}): Express {
+export function createBaseApp(
+  checks: ReadinessCheck[],
+  opts: { trustProxy?: boolean | number | string[] } = {},
+): Express {
   const app = express();
   app.disable('x-powered-by');
   // Only proxies we trust may name the client's address (X-Forwarded-For); anyone else could forge it.

@@ -171,6 +171,6 @@ export const readAuditFlushFailures = new client.Counter({
 
 export const retentionDeletedMeetings = new client.Counter({
   name: 'retention_deleted_meetings_total',
-  help: 'Meetings deleted by the retention run for being older than their team\'s retention period.',
+  help: "Meetings deleted by the retention run for being older than their team's retention period.",
   registers: [registry],
 });

@@ -8,7 +8,11 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { ServiceError } from './errors';
 
 function requireKey(key: Buffer | undefined): Buffer {
-  if (!key) throw new ServiceError('invariant_violation', 'SECRETS_KEY is not configured on this server; an operator must set it');
+  if (!key)
+    throw new ServiceError(
+      'invariant_violation',
+      'SECRETS_KEY is not configured on this server; an operator must set it',
+    );
   return key;
 }
 
@@ -16,7 +20,9 @@ export function sealJson(key: Buffer | undefined, value: unknown): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', requireKey(key), iv);
   const body = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
-  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join(
+    '.',
+  );
 }
 
 export function openJson<T>(key: Buffer | undefined, sealed: string): T {

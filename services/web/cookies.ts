@@ -28,7 +28,13 @@ function options(config: Pick<Config, 'publicBaseUrl'>, maxAgeMs?: number) {
   };
 }
 
-export function setCookie(res: Response, config: Pick<Config, 'publicBaseUrl'>, name: string, value: string, maxAgeMs?: number): void {
+export function setCookie(
+  res: Response,
+  config: Pick<Config, 'publicBaseUrl'>,
+  name: string,
+  value: string,
+  maxAgeMs?: number,
+): void {
   res.cookie(name, value, options(config, maxAgeMs));
 }
 

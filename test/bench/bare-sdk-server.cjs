@@ -12,7 +12,9 @@ const { StreamableHTTPServerTransport } = require('@modelcontextprotocol/sdk/ser
 const app = express();
 app.post('/mcp', express.json(), async (req, res) => {
   const mcp = new McpServer({ name: 'bare', version: '1.0.0' });
-  mcp.registerTool('noop', { description: 'does nothing', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'ok' }] }));
+  mcp.registerTool('noop', { description: 'does nothing', inputSchema: {} }, async () => ({
+    content: [{ type: 'text', text: 'ok' }],
+  }));
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on('close', () => {
     void transport.close();

@@ -79,7 +79,9 @@ async function main(): Promise<void> {
     .catch(() => false);
   await probe.destroy();
   if (!seeded) {
-    console.log(`citation tokens: no seeded ${name}; run npx tsx test/bench/mcp.bench.ts${o.meetings !== 10_000 ? ` --meetings ${o.meetings}` : ''} first (it seeds the data set). Skipped.`);
+    console.log(
+      `citation tokens: no seeded ${name}; run npx tsx test/bench/mcp.bench.ts${o.meetings !== 10_000 ? ` --meetings ${o.meetings}` : ''} first (it seeds the data set). Skipped.`,
+    );
     pg.stop();
     return;
   }
@@ -92,30 +94,44 @@ async function main(): Promise<void> {
   const app = createMcpApp({ db, config }, []);
   const server: Server = await listen(app, 0, '127.0.0.1');
   const client = new Client({ name: 'citation-bench', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${serverUrl(server)}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${serverUrl(server)}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
 
   /** A call as the model pays for it: its arguments, and the answer's JSON (structuredContent) or its TOON text. */
   let spent = { json: 0, toon: 0, calls: 0 };
   const call = async (tool: string, args: Record<string, unknown>): Promise<Answer> => {
-    const r = (await client.callTool({ name: tool, arguments: args })) as { isError?: boolean; structuredContent?: unknown; content: { text: string }[] };
+    const r = (await client.callTool({ name: tool, arguments: args })) as {
+      isError?: boolean;
+      structuredContent?: unknown;
+      content: { text: string }[];
+    };
     if (r.isError) throw new Error(`${tool}: ${r.content[0]?.text}`);
     const text = r.content.map((c) => c.text).join('\n');
     const argTokens = tok(JSON.stringify({ name: tool, arguments: args }));
-    spent = { json: spent.json + argTokens + tok(JSON.stringify(r.structuredContent)), toon: spent.toon + argTokens + tok(text), calls: spent.calls + 1 };
+    spent = {
+      json: spent.json + argTokens + tok(JSON.stringify(r.structuredContent)),
+      toon: spent.toon + argTokens + tok(text),
+      calls: spent.calls + 1,
+    };
     return { structured: r.structuredContent, text };
   };
 
   // Five words said in some meetings but not most: a question an assistant would search for.
   const words: string[] = (
     await db.raw(
-      "select word from ts_stat($$select s.tsv from sentences s where s.meeting_id in (select id from meetings order by id limit 200)$$) where ndoc between 20 and 60 and length(word) > 4 order by word limit 5",
+      'select word from ts_stat($$select s.tsv from sentences s where s.meeting_id in (select id from meetings order by id limit 200)$$) where ndoc between 20 and 60 and length(word) > 4 order by word limit 5',
     )
   ).rows.map((r: { word: string }) => r.word);
 
   console.log(`Citation tokens on ${name} (${o.meetings} meetings × ${o.sentences} sentences), as ${member.email}`);
   let verdictRatio = NaN;
   for (const limit of [3, 10]) {
-    console.log(`\nlimit ${limit}\n${'question'.padEnd(20)}with moments (calls, JSON / TOON tokens)   without (calls, JSON / TOON tokens)       ratio (JSON)`);
+    console.log(
+      `\nlimit ${limit}\n${'question'.padEnd(20)}with moments (calls, JSON / TOON tokens)   without (calls, JSON / TOON tokens)       ratio (JSON)`,
+    );
     const totals = { with: { json: 0, toon: 0 }, without: { json: 0, toon: 0 } };
     for (const word of words) {
       spent = { json: 0, toon: 0, calls: 0 };
@@ -128,14 +144,23 @@ async function main(): Promise<void> {
       const withMoments = spent;
 
       spent = { json: 0, toon: 0, calls: 0 };
-      const bare = (await call('svc_get_transcripts', { keyword: word, limit, moments: 0 })).structured as { meetings: { id: string }[] };
+      const bare = (await call('svc_get_transcripts', { keyword: word, limit, moments: 0 })).structured as {
+        meetings: { id: string }[];
+      };
       const target = bare.meetings[0].id;
       const earliest = (
-        await db.raw("select min(idx)::int as i from sentences where meeting_id = ? and tsv @@ websearch_to_tsquery('english', ?)", [target, word])
+        await db.raw(
+          "select min(idx)::int as i from sentences where meeting_id = ? and tsv @@ websearch_to_tsquery('english', ?)",
+          [target, word],
+        )
       ).rows[0].i as number;
       let fromIndex = 0;
       for (;;) {
-        const page = (await call('svc_get_transcript', { transcriptId: target, fromIndex })).structured as { sentences: { index: number }[]; has_more: boolean; next_index: number | null };
+        const page = (await call('svc_get_transcript', { transcriptId: target, fromIndex })).structured as {
+          sentences: { index: number }[];
+          has_more: boolean;
+          next_index: number | null;
+        };
         if (page.sentences.some((s) => s.index === earliest) || !page.has_more) break;
         fromIndex = page.next_index!;
       }
@@ -158,7 +183,9 @@ async function main(): Promise<void> {
         `${ratio.toFixed(1)}× fewer (JSON), ${(totals.without.toon / totals.with.toon).toFixed(1)}× (TOON)`,
     );
   }
-  console.log(`\nTarget: at least 10× fewer tokens with moments (limit 3)   ${verdictRatio.toFixed(1)}×   ${verdictRatio >= 10 ? 'PASS' : 'FAIL'}`);
+  console.log(
+    `\nTarget: at least 10× fewer tokens with moments (limit 3)   ${verdictRatio.toFixed(1)}×   ${verdictRatio >= 10 ? 'PASS' : 'FAIL'}`,
+  );
 
   // The service's own read audit writes in the background: let it flush before the pool closes.
   await new Promise((r) => setTimeout(r, 1500));

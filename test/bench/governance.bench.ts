@@ -76,7 +76,10 @@ async function seed(db: Knex) {
   const now = Date.now();
   const kept: string[] = [];
   const expired: string[] = [];
-  const all = [...Array.from({ length: KEPT }, (_, i) => ({ kept: true, i })), ...Array.from({ length: EXPIRED }, (_, i) => ({ kept: false, i }))];
+  const all = [
+    ...Array.from({ length: KEPT }, (_, i) => ({ kept: true, i })),
+    ...Array.from({ length: EXPIRED }, (_, i) => ({ kept: false, i })),
+  ];
   const started = Date.now();
   for (let from = 0; from < all.length; from += 100) {
     const chunk = all.slice(from, from + 100).map((x) => {
@@ -97,7 +100,9 @@ async function seed(db: Knex) {
       };
     });
     await db('meetings').insert(chunk);
-    await db('meeting_participants').insert(chunk.map((m) => ({ meeting_id: m.id, email: m.organizer_email, name: null })));
+    await db('meeting_participants').insert(
+      chunk.map((m) => ({ meeting_id: m.id, email: m.organizer_email, name: null })),
+    );
     // Sentences made in PostgreSQL: 8-16 words each, picked by a hash of (meeting, index, position).
     await db.raw(
       `insert into sentences (meeting_id, idx, speaker_name, speaker_id, text, raw_text, start_time, end_time)
@@ -108,12 +113,25 @@ async function seed(db: Knex) {
                       from generate_series(1, 8 + g.i % 9) as k), ' ') || '.' as txt) as t`,
       [chunk.map((m) => m.id), SENTENCES, WORDS, WORDS.length],
     );
-    await db('summaries').insert(chunk.map((m) => ({ meeting_id: m.id, keywords: JSON.stringify(['budget']), action_items: '[]', overview: 'A meeting.', short_summary: 'A meeting.' })));
-    if ((from / 100) % 20 === 0) process.stdout.write(`\rseeding ${from + chunk.length}/${all.length} meetings (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    await db('summaries').insert(
+      chunk.map((m) => ({
+        meeting_id: m.id,
+        keywords: JSON.stringify(['budget']),
+        action_items: '[]',
+        overview: 'A meeting.',
+        short_summary: 'A meeting.',
+      })),
+    );
+    if ((from / 100) % 20 === 0)
+      process.stdout.write(
+        `\rseeding ${from + chunk.length}/${all.length} meetings (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+      );
   }
   // Vacuumed as well as analyzed: otherwise autovacuum takes up the 2 M fresh sentences during the measurement.
   await db.raw('vacuum analyze');
-  process.stdout.write(`\rseeded ${all.length} meetings × ${SENTENCES} sentences in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  process.stdout.write(
+    `\rseeded ${all.length} meetings × ${SENTENCES} sentences in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+  );
   return { teamId, users, kept, expired };
 }
 
@@ -124,13 +142,28 @@ function post(port: number, key: string, body: string): Promise<{ status: number
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
-        host: '127.0.0.1', port, agent, method: 'POST', path: '/mcp',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': String(Buffer.byteLength(body)) },
+        host: '127.0.0.1',
+        port,
+        agent,
+        method: 'POST',
+        path: '/mcp',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': String(Buffer.byteLength(body)),
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: Number(process.hrtime.bigint() - started) / 1e6 }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+            ms: Number(process.hrtime.bigint() - started) / 1e6,
+          }),
+        );
       },
     );
     req.on('error', reject);
@@ -148,7 +181,11 @@ interface Series {
   pgCpu: number;
 }
 
-async function load(call: (i: number) => Promise<{ status: number; text: string; ms: number }>, until: () => boolean, rolePid?: number): Promise<Series> {
+async function load(
+  call: (i: number) => Promise<{ status: number; text: string; ms: number }>,
+  until: () => boolean,
+  rolePid?: number,
+): Promise<Series> {
   const role0 = rolePid ? cpuMs(rolePid) : 0;
   const pg0 = postgresCpuByPid();
   const times: number[] = [];
@@ -156,7 +193,8 @@ async function load(call: (i: number) => Promise<{ status: number; text: string;
   const worker = async () => {
     while (!until()) {
       const r = await call(n++);
-      if (r.status !== 200 || r.text.includes('"isError":true')) throw new Error(`call failed: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+      if (r.status !== 200 || r.text.includes('"isError":true'))
+        throw new Error(`call failed: HTTP ${r.status} ${r.text.slice(0, 300)}`);
       times.push(r.ms);
     }
   };
@@ -165,8 +203,12 @@ async function load(call: (i: number) => Promise<{ status: number; text: string;
   times.sort((a, b) => a - b);
   const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? NaN;
   return {
-    perSecond: times.length / ((Date.now() - started) / 1000), p50: q(0.5), p95: q(0.95), n: times.length,
-    roleCpu: rolePid ? cpuMs(rolePid) - role0 : NaN, pgCpu: postgresCpuSince(pg0),
+    perSecond: times.length / ((Date.now() - started) / 1000),
+    p50: q(0.5),
+    p95: q(0.95),
+    n: times.length,
+    roleCpu: rolePid ? cpuMs(rolePid) - role0 : NaN,
+    pgCpu: postgresCpuSince(pg0),
   };
 }
 const forSeconds = (s: number) => {
@@ -190,8 +232,15 @@ async function startRole(url: string, readAudit: boolean): Promise<Role> {
   const port = await freePort();
   const child = spawn(process.execPath, [join(__dirname, '../../bin/meeting-intel'), 'serve', 'mcp'], {
     env: {
-      ...process.env, DATABASE_URL: url, MCP_PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, MCP_ALLOWED_HOSTS: '*',
-      LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000000', READ_AUDIT: String(readAudit),
+      ...process.env,
+      DATABASE_URL: url,
+      MCP_PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      MCP_ALLOWED_HOSTS: '*',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      READ_AUDIT: String(readAudit),
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -209,7 +258,13 @@ async function startRole(url: string, readAudit: boolean): Promise<Role> {
   }
 }
 
-const rpc = (name: string, args: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { ...args, format: 'json' } } });
+const rpc = (name: string, args: Record<string, unknown>) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name, arguments: { ...args, format: 'json' } },
+  });
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 
 async function main(): Promise<void> {
@@ -225,13 +280,26 @@ async function main(): Promise<void> {
   try {
     const { teamId, users, kept, expired } = await seed(db);
     const callers = users.slice(1);
-    const transcript = (port: number) => (i: number) => post(port, callers[i % callers.length].key, rpc('svc_get_transcript', { transcriptId: kept[(i * 7919) % kept.length], maxTokens: 4000 }));
-    const keyword = (port: number) => (i: number) => post(port, callers[i % callers.length].key, rpc('svc_get_transcripts', { keyword: KEYWORDS[i % KEYWORDS.length], limit: 10 }));
+    const transcript = (port: number) => (i: number) =>
+      post(
+        port,
+        callers[i % callers.length].key,
+        rpc('svc_get_transcript', { transcriptId: kept[(i * 7919) % kept.length], maxTokens: 4000 }),
+      );
+    const keyword = (port: number) => (i: number) =>
+      post(
+        port,
+        callers[i % callers.length].key,
+        rpc('svc_get_transcripts', { keyword: KEYWORDS[i % KEYWORDS.length], limit: 10 }),
+      );
 
     // The read audit's cost: short on/off slices in pairs, the order swapped every pair, so a drift of
     // this (shared) machine's speed hits both sides alike; the pairs spread over BLOCKS pairs of fresh
     // role processes, the one started first alternating, so no one process's own speed decides.
-    const results: Record<string, { on: Series[]; off: Series[] }> = { svc_get_transcript: { on: [], off: [] }, keyword_list: { on: [], off: [] } };
+    const results: Record<string, { on: Series[]; off: Series[] }> = {
+      svc_get_transcript: { on: [], off: [] },
+      keyword_list: { on: [], off: [] },
+    };
     const perBlock = Math.ceil(PAIRS / BLOCKS);
     let on!: Role;
     for (let block = 0; block < BLOCKS; block++) {
@@ -246,10 +314,14 @@ async function main(): Promise<void> {
         await load(transcript(role.port), forSeconds(2));
         await load(keyword(role.port), forSeconds(2));
       }
-      for (const [name, make] of [['svc_get_transcript', transcript], ['keyword_list', keyword]] as const) {
+      for (const [name, make] of [
+        ['svc_get_transcript', transcript],
+        ['keyword_list', keyword],
+      ] as const) {
         for (let pair = 0; pair < perBlock; pair++) {
           const order: ('on' | 'off')[] = pair % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
-          for (const which of order) results[name][which].push(await load(make(roleOf[which].port), forSeconds(SLICE), roleOf[which].child.pid));
+          for (const which of order)
+            results[name][which].push(await load(make(roleOf[which].port), forSeconds(SLICE), roleOf[which].child.pid));
         }
       }
       // The last block's audited role serves the retention phase; the others stop (the audited one writes what it buffered).
@@ -266,16 +338,24 @@ async function main(): Promise<void> {
       `\nread audit${AA ? ' (A/A check: the audit off in both roles)' : ''}: ${CONCURRENCY} concurrent, ${perBlock * BLOCKS} pairs of ${SLICE} s slices per call over ${BLOCKS} fresh pairs of roles,` +
         ` READ_AUDIT=${AA ? 'false' : 'true'} vs false (one database); ${audited} audit rows written`,
     );
-    console.log('call               | audit on req/s | audit off req/s | cost (all slices) | median pair cost | pair costs min / max | per block | CPU ms a call, on / off (role; PostgreSQL)');
+    console.log(
+      'call               | audit on req/s | audit off req/s | cost (all slices) | median pair cost | pair costs min / max | per block | CPU ms a call, on / off (role; PostgreSQL)',
+    );
     for (const [name, r] of Object.entries(results)) {
       const total = (xs: Series[]) => xs.reduce((a, x) => a + x.n, 0);
       const sum = (xs: Series[], f: (x: Series) => number) => xs.reduce((a, x) => a + f(x), 0);
       const cost = 1 - total(r.on) / total(r.off);
       const pairs = r.on.map((x, i) => 1 - x.perSecond / r.off[i].perSecond).sort((a, b) => a - b);
       const median = pairs[Math.floor(pairs.length / 2)];
-      const blocks = Array.from({ length: BLOCKS }, (_, b) => pct(1 - total(r.on.slice(b * perBlock, (b + 1) * perBlock)) / total(r.off.slice(b * perBlock, (b + 1) * perBlock))));
+      const blocks = Array.from({ length: BLOCKS }, (_, b) =>
+        pct(
+          1 -
+            total(r.on.slice(b * perBlock, (b + 1) * perBlock)) / total(r.off.slice(b * perBlock, (b + 1) * perBlock)),
+        ),
+      );
       const rate = (xs: Series[]) => (total(xs) / (xs.length * SLICE)).toFixed(0);
-      const cpu = (xs: Series[]) => `${(sum(xs, (x) => x.roleCpu) / total(xs)).toFixed(2)}; ${(sum(xs, (x) => x.pgCpu) / total(xs)).toFixed(2)}`;
+      const cpu = (xs: Series[]) =>
+        `${(sum(xs, (x) => x.roleCpu) / total(xs)).toFixed(2)}; ${(sum(xs, (x) => x.pgCpu) / total(xs)).toFixed(2)}`;
       console.log(
         `${name.padEnd(18)} | ${rate(r.on).padStart(14)} | ${rate(r.off).padStart(15)} | ${pct(cost).padStart(17)} | ${pct(median).padStart(16)} | ${pct(pairs[0])} / ${pct(pairs[pairs.length - 1])}` +
           ` | ${blocks.join(', ')} | ${cpu(r.on)} / ${cpu(r.off)}: ${AA ? 'A/A, no target' : cost <= 0.05 ? 'PASS (≤ 5 %)' : 'FAIL (≤ 5 %)'}`,
@@ -302,9 +382,15 @@ async function main(): Promise<void> {
     const seconds = (Date.now() - started) / 1000;
     const leftExpired = Number((await db('meetings').whereIn('id', expired.slice(0, 1000)).count({ n: '*' }))[0].n);
     const sentencesLeft = Number((await db('sentences').count({ n: '*' }))[0].n);
-    console.log(`\nretention: ${deleted} meetings × ${SENTENCES} sentences deleted in ${seconds.toFixed(1)} s (batches of ${BATCH}): ${seconds <= 60 && deleted === EXPIRED && leftExpired === 0 ? 'PASS' : 'FAIL'} (all ${EXPIRED}, ≤ 60 s); ${sentencesLeft} sentences left (the ${KEPT} kept meetings')`);
-    console.log(`keyword list during the deletion: p50 ${during.p50.toFixed(1)} ms, p95 ${during.p95.toFixed(1)} ms, ${during.perSecond.toFixed(0)} req/s (${during.n} calls)`);
-    console.log(`keyword list just before it:     p50 ${before.p50.toFixed(1)} ms, p95 ${before.p95.toFixed(1)} ms, ${before.perSecond.toFixed(0)} req/s (${before.n} calls)`);
+    console.log(
+      `\nretention: ${deleted} meetings × ${SENTENCES} sentences deleted in ${seconds.toFixed(1)} s (batches of ${BATCH}): ${seconds <= 60 && deleted === EXPIRED && leftExpired === 0 ? 'PASS' : 'FAIL'} (all ${EXPIRED}, ≤ 60 s); ${sentencesLeft} sentences left (the ${KEPT} kept meetings')`,
+    );
+    console.log(
+      `keyword list during the deletion: p50 ${during.p50.toFixed(1)} ms, p95 ${during.p95.toFixed(1)} ms, ${during.perSecond.toFixed(0)} req/s (${during.n} calls)`,
+    );
+    console.log(
+      `keyword list just before it:     p50 ${before.p50.toFixed(1)} ms, p95 ${before.p95.toFixed(1)} ms, ${before.perSecond.toFixed(0)} req/s (${before.n} calls)`,
+    );
   } finally {
     for (const r of roles) r.kill('SIGTERM');
     agent.destroy();

@@ -103,7 +103,8 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs = 180_000):
   throw new Error(`the worker was not ready within ${timeoutMs} ms`);
 }
 
-const APPEND = 'mutation A($id: ID!, $s: [LiveSentenceInput!]!) { appendLiveSentences(meetingId: $id, sentences: $s) { sentence_count } }';
+const APPEND =
+  'mutation A($id: ID!, $s: [LiveSentenceInput!]!) { appendLiveSentences(meetingId: $id, sentences: $s) { sentence_count } }';
 const START = 'mutation S($input: LiveMeetingInput!) { startLiveMeeting(input: $input) }';
 const END = 'mutation E($id: ID!) { endLiveMeeting(meetingId: $id) { state } }';
 
@@ -120,25 +121,41 @@ async function graphql(url: string, key: string, query: string, variables: Recor
 
 let rpcId = 0;
 /** One page of svc_get_transcript from fromIndex (json format). */
-async function transcriptPage(url: string, key: string, meetingId: string, fromIndex: number): Promise<{ sentences: { index: number; text: string }[]; next_index: number | null }> {
+async function transcriptPage(
+  url: string,
+  key: string,
+  meetingId: string,
+  fromIndex: number,
+): Promise<{ sentences: { index: number; text: string }[]; next_index: number | null }> {
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${key}`,
+    },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: ++rpcId,
       method: 'tools/call',
-      params: { name: 'svc_get_transcript', arguments: { transcriptId: meetingId, fromIndex, maxTokens: 4000, format: 'json' } },
+      params: {
+        name: 'svc_get_transcript',
+        arguments: { transcriptId: meetingId, fromIndex, maxTokens: 4000, format: 'json' },
+      },
     }),
   });
   const body = (await res.json()) as { result?: { isError?: boolean; content: { text: string }[] } };
-  if (!body.result || body.result.isError) throw new Error(`svc_get_transcript failed: ${body.result?.content?.[0]?.text ?? res.status}`);
-  return JSON.parse(body.result.content[0].text) as { sentences: { index: number; text: string }[]; next_index: number | null };
+  if (!body.result || body.result.isError)
+    throw new Error(`svc_get_transcript failed: ${body.result?.content?.[0]?.text ?? res.status}`);
+  return JSON.parse(body.result.content[0].text) as {
+    sentences: { index: number; text: string }[];
+    next_index: number | null;
+  };
 }
 
 /** Whether text is in the transcript at or after fromIndex (following pages). */
 async function visible(url: string, key: string, meetingId: string, fromIndex: number, text: string): Promise<boolean> {
-  for (let from: number | null = fromIndex; from !== null; ) {
+  for (let from: number | null = fromIndex; from !== null;) {
     const page = await transcriptPage(url, key, meetingId, from);
     if (page.sentences.some((s) => s.text === text)) return true;
     from = page.next_index;
@@ -152,7 +169,9 @@ interface Sample {
 }
 
 async function main(): Promise<void> {
-  log(`${MEETINGS} live meetings, one sentence every ${INTERVAL_MS} ms each, ${SECONDS} s measured after ${WARMUP_SECONDS} s of warm-up`);
+  log(
+    `${MEETINGS} live meetings, one sentence every ${INTERVAL_MS} ms each, ${SECONDS} s measured after ${WARMUP_SECONDS} s of warm-up`,
+  );
   const [pg, temporalServer] = await Promise.all([provisionPostgres(), provisionTemporal()]);
   const dbName = `mi_bench_live_${randomBytes(4).toString('hex')}`;
   const admin = knexFactory({ client: 'pg', connection: pg.url, pool: { min: 0, max: 1 } });
@@ -226,7 +245,13 @@ async function main(): Promise<void> {
 
     const ids: string[] = [];
     for (let i = 0; i < MEETINGS; i++) {
-      ids.push((await graphql(graphqlUrl, keys[i], START, { input: { title: `Bench live meeting ${i}`, meeting_link: `https://meet.example.com/bench-${i}` } })).startLiveMeeting);
+      ids.push(
+        (
+          await graphql(graphqlUrl, keys[i], START, {
+            input: { title: `Bench live meeting ${i}`, meeting_link: `https://meet.example.com/bench-${i}` },
+          })
+        ).startLiveMeeting,
+      );
     }
     log(`${MEETINGS} live meetings started`);
 
@@ -282,7 +307,18 @@ async function main(): Promise<void> {
               released = true;
             };
             try {
-              await graphql(graphqlUrl, key, APPEND, { id, s: [{ speaker_name: `Speaker ${k % 3}`, text, start_time: k * 0.2, end_time: k * 0.2 + 0.19, chunk_id: `c${k}` }] });
+              await graphql(graphqlUrl, key, APPEND, {
+                id,
+                s: [
+                  {
+                    speaker_name: `Speaker ${k % 3}`,
+                    text,
+                    start_time: k * 0.2,
+                    end_time: k * 0.2 + 0.19,
+                    chunk_id: `c${k}`,
+                  },
+                ],
+              });
               const answered = now();
               answeredCount++;
               release();
@@ -320,7 +356,9 @@ async function main(): Promise<void> {
     await Promise.all(ids.map((id, m) => graphql(graphqlUrl, keys[m], END, { id })));
     const completion: number[] = [];
     for (;;) {
-      const rows: { status: string; updated_at: Date }[] = await db('meetings').whereIn('id', ids).select('status', 'updated_at');
+      const rows: { status: string; updated_at: Date }[] = await db('meetings')
+        .whereIn('id', ids)
+        .select('status', 'updated_at');
       if (rows.every((r) => r.status !== 'processing')) {
         for (const r of rows) completion.push(new Date(r.updated_at).getTime() - endStarted);
         break;
@@ -360,22 +398,43 @@ async function main(): Promise<void> {
       end_to_completed_p95_s: Number((pct(completion, 95) / 1000).toFixed(2)),
     };
     const rows: [string, string][] = [
-      ['load', `${MEETINGS} meetings × 1 sentence / ${INTERVAL_MS} ms = ${report.appends_scheduled_per_s} appends/s for ${SECONDS} s`],
+      [
+        'load',
+        `${MEETINGS} meetings × 1 sentence / ${INTERVAL_MS} ms = ${report.appends_scheduled_per_s} appends/s for ${SECONDS} s`,
+      ],
       ['appends measured', `${samples.length} (${report.appends_measured_per_s}/s), ${errors.length} errors`],
-      ['append → visible in svc_get_transcript', `p50 ${ms(report.visible_p50_ms)} · p95 ${ms(report.visible_p95_ms)} · p99 ${ms(report.visible_p99_ms)} · max ${ms(report.visible_max_ms)}`],
+      [
+        'append → visible in svc_get_transcript',
+        `p50 ${ms(report.visible_p50_ms)} · p95 ${ms(report.visible_p95_ms)} · p99 ${ms(report.visible_p99_ms)} · max ${ms(report.visible_max_ms)}`,
+      ],
       ['appendLiveSentences answer', `p50 ${ms(report.append_answer_p50_ms)} · p99 ${ms(report.append_answer_p99_ms)}`],
-      ['worker CPU', `${report.worker_cpu_cores} cores = ${report.worker_cpu_share_of_machine_pct}% of ${report.machine_cores} cores`],
-      ['CPU by part (cores)', Object.entries(cpuByPart).map(([k, v]) => `${k} ${v}`).join(' · ')],
+      [
+        'worker CPU',
+        `${report.worker_cpu_cores} cores = ${report.worker_cpu_share_of_machine_pct}% of ${report.machine_cores} cores`,
+      ],
+      [
+        'CPU by part (cores)',
+        Object.entries(cpuByPart)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(' · '),
+      ],
       ['worker peak RSS', `${report.worker_peak_rss_mb} MB`],
-      ['end → completed (all meetings at once)', `p50 ${report.end_to_completed_p50_s} s · p95 ${report.end_to_completed_p95_s} s`],
+      [
+        'end → completed (all meetings at once)',
+        `p50 ${report.end_to_completed_p50_s} s · p95 ${report.end_to_completed_p95_s} s`,
+      ],
       [`target p99 ≤ ${TARGET_P99_MS} ms`, report.visible_p99_ms <= TARGET_P99_MS ? 'met' : 'NOT met'],
     ];
     const width = Math.max(...rows.map(([k]) => k.length));
-    process.stdout.write(`\n${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n\n${JSON.stringify(report)}\n`);
+    process.stdout.write(
+      `\n${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n\n${JSON.stringify(report)}\n`,
+    );
   } finally {
     clearInterval(sampler);
     for (const c of children) c.kill('SIGTERM');
-    await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(undefined) : c.once('exit', r)))));
+    await Promise.all(
+      children.map((c) => new Promise((r) => (c.exitCode !== null ? r(undefined) : c.once('exit', r)))),
+    );
     await db.destroy();
     const a = knexFactory({ client: 'pg', connection: pg.url, pool: { min: 0, max: 1 } });
     await a.raw(`drop database if exists ${dbName} with (force)`);

@@ -14,7 +14,13 @@
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { planChunks } from '../../services/intelligence/asr/chunks';
-import { ASR_BYTES_PER_SECOND, extractAudio, probeMedia, requireFfmpeg, WAV_HEADER_BYTES } from '../../services/intelligence/media/ffmpeg';
+import {
+  ASR_BYTES_PER_SECOND,
+  extractAudio,
+  probeMedia,
+  requireFfmpeg,
+  WAV_HEADER_BYTES,
+} from '../../services/intelligence/media/ffmpeg';
 import { fetchMediaToFile } from '../../services/intelligence/media/fetch';
 import { sniffMedia } from '../../services/intelligence/media/sniff';
 
@@ -25,7 +31,11 @@ async function main() {
   requireFfmpeg();
   await sniffMedia(Buffer.from('RIFF\0\0\0\0WAVE'));
   const t0 = performance.now();
-  const fetched = await fetchMediaToFile(url, { allowPrivateNetwork: true, media: { maxBytes: 2 * 1024 ** 3, fetchTimeoutMs: 600_000 } }, media);
+  const fetched = await fetchMediaToFile(
+    url,
+    { allowPrivateNetwork: true, media: { maxBytes: 2 * 1024 ** 3, fetchTimeoutMs: 600_000 } },
+    media,
+  );
   const t1 = performance.now();
   const probe = await probeMedia(media);
   const t2 = performance.now();

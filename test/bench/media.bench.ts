@@ -22,7 +22,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { planChunks } from '../../services/intelligence/asr/chunks';
 import { requestTranscription } from '../../services/intelligence/asr/openai-compatible';
-import { ASR_BYTES_PER_SECOND, cutWav, extractAudio, probeMedia, WAV_HEADER_BYTES } from '../../services/intelligence/media/ffmpeg';
+import {
+  ASR_BYTES_PER_SECOND,
+  cutWav,
+  extractAudio,
+  probeMedia,
+  WAV_HEADER_BYTES,
+} from '../../services/intelligence/media/ffmpeg';
 import { startAsrStandin } from '../support/asr-standin';
 import { conversationWav, longRecording, MEDIA_DIR, requireMediaTools } from '../support/media';
 
@@ -38,11 +44,16 @@ async function fileServer(files: Record<string, string>) {
     createReadStream(path).pipe(res);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 const pinned = (cmd: string, args: string[]): [string, string[]] =>
-  spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0 ? ['taskset', ['-c', '0', cmd, ...args]] : [cmd, args];
+  spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0
+    ? ['taskset', ['-c', '0', cmd, ...args]]
+    : [cmd, args];
 
 function runJson(cmd: string, args: string[]): Promise<Record<string, any>> {
   return new Promise((resolveRun, reject) => {
@@ -50,17 +61,44 @@ function runJson(cmd: string, args: string[]): Promise<Record<string, any>> {
     const child = spawn(c, a, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
-    child.on('close', (code) => (code === 0 ? resolveRun(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`${cmd} exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolveRun(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`${cmd} exited ${code}`)),
+    );
   });
 }
 
 /** ffmpeg alone, one command from the same URL (asynchronously: this process serves the file). */
 function timedFfmpeg(url: string, out: string): Promise<number> {
   const t0 = performance.now();
-  const [c, a] = pinned('ffmpeg', ['-nostdin', '-hide_banner', '-nostats', '-v', 'info', '-y', '-i', url, '-map', '0:a:0', '-vn', '-af', 'aresample=16000,silencedetect=noise=-35dB:d=0.5', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', '-f', 'wav', out]);
+  const [c, a] = pinned('ffmpeg', [
+    '-nostdin',
+    '-hide_banner',
+    '-nostats',
+    '-v',
+    'info',
+    '-y',
+    '-i',
+    url,
+    '-map',
+    '0:a:0',
+    '-vn',
+    '-af',
+    'aresample=16000,silencedetect=noise=-35dB:d=0.5',
+    '-ac',
+    '1',
+    '-ar',
+    '16000',
+    '-c:a',
+    'pcm_s16le',
+    '-f',
+    'wav',
+    out,
+  ]);
   return new Promise((done, reject) => {
     const child = spawn(c, a, { stdio: 'ignore' });
-    child.on('close', (code) => (code === 0 ? done(performance.now() - t0) : reject(new Error(`ffmpeg exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? done(performance.now() - t0) : reject(new Error(`ffmpeg exited ${code}`)),
+    );
   });
 }
 
@@ -72,7 +110,25 @@ function bigWav(): string {
   } catch {
     // made below
   }
-  execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-stream_loop', '-1', '-i', conversationWav(), '-t', '2730', '-ac', '2', '-ar', '48000', '-c:a', 'pcm_s16le', path]);
+  execFileSync('ffmpeg', [
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    '-stream_loop',
+    '-1',
+    '-i',
+    conversationWav(),
+    '-t',
+    '2730',
+    '-ac',
+    '2',
+    '-ar',
+    '48000',
+    '-c:a',
+    'pcm_s16le',
+    path,
+  ]);
   return path;
 }
 
@@ -105,7 +161,13 @@ async function main() {
     const wav = join(work, 'hour.wav');
     const { silences } = await extractAudio(hour, wav, { silences: true });
     const duration = (await probeMedia(wav)).durationSeconds ?? 0;
-    const chunks = planChunks(duration, silences, { maxSeconds: 600, maxBytes: 24 * 1024 * 1024, bytesPerSecond: ASR_BYTES_PER_SECOND, headerBytes: WAV_HEADER_BYTES, overlapSeconds: 1 });
+    const chunks = planChunks(duration, silences, {
+      maxSeconds: 600,
+      maxBytes: 24 * 1024 * 1024,
+      bytesPerSecond: ASR_BYTES_PER_SECOND,
+      headerBytes: WAV_HEADER_BYTES,
+      overlapSeconds: 1,
+    });
     const asr = await startAsrStandin({ delayMs: 1000 });
     const t0 = performance.now();
     let next = 0;
@@ -114,7 +176,12 @@ async function main() {
         const c = chunks[next++];
         const piece = join(work, `chunk-${c.index}.wav`);
         await cutWav(wav, piece, c.start, c.end - c.start);
-        await requestTranscription({ url: asr.url, apiKey: '', model: 'whisper-1' }, await openAsBlob(piece, { type: 'audio/wav' }), `chunk-${c.index + 1}.wav`, c.end - c.start);
+        await requestTranscription(
+          { url: asr.url, apiKey: '', model: 'whisper-1' },
+          await openAsBlob(piece, { type: 'audio/wav' }),
+          `chunk-${c.index + 1}.wav`,
+          c.end - c.start,
+        );
         rmSync(piece, { force: true });
       }
     };
@@ -124,19 +191,30 @@ async function main() {
 
     const mb = (b: number) => (b / 1024 / 1024).toFixed(0);
     const s = (ms: number) => (ms / 1000).toFixed(2);
-    console.log(`media benchmark: ${best.durationSeconds} s mp4 with ${best.videoStreams} video stream(s), ${mb(best.bytes)} MB, ${best.chunks} chunks (${best.silences} silences)`);
-    console.log(`  preparation (download+probe+extract+plan, one core)   ${s(best.ms.total)} s   [download ${s(best.ms.download)}, probe ${s(best.ms.probe)}, extract ${s(best.ms.extract)}, plan ${s(best.ms.plan)}]   bound ${BOUNDS.prepareSeconds} s`);
+    console.log(
+      `media benchmark: ${best.durationSeconds} s mp4 with ${best.videoStreams} video stream(s), ${mb(best.bytes)} MB, ${best.chunks} chunks (${best.silences} silences)`,
+    );
+    console.log(
+      `  preparation (download+probe+extract+plan, one core)   ${s(best.ms.total)} s   [download ${s(best.ms.download)}, probe ${s(best.ms.probe)}, extract ${s(best.ms.extract)}, plan ${s(best.ms.plan)}]   bound ${BOUNDS.prepareSeconds} s`,
+    );
     console.log(`  ffmpeg alone, one command, same URL                    ${s(bestAlone)} s`);
     console.log(`  ratio                                                 ${ratio.toFixed(2)}   bound ${BOUNDS.ratio}`);
-    console.log(`  preparing process peak RSS, hour mp4 / 500 MB wav      ${mb(best.maxRssBytes)} MB / ${mb(bigRun.maxRssBytes)} MB (${mb(bigRun.bytes)} MB file, ${s(bigRun.ms.total)} s)   bound ${BOUNDS.rssMb} MB`);
-    console.log(`  hour transcribed, ${chunks.length} chunks, 1 s each, 4 at once       ${s(transcribeMs)} s   bound ${BOUNDS.transcribeSeconds} s`);
+    console.log(
+      `  preparing process peak RSS, hour mp4 / 500 MB wav      ${mb(best.maxRssBytes)} MB / ${mb(bigRun.maxRssBytes)} MB (${mb(bigRun.bytes)} MB file, ${s(bigRun.ms.total)} s)   bound ${BOUNDS.rssMb} MB`,
+    );
+    console.log(
+      `  hour transcribed, ${chunks.length} chunks, 1 s each, 4 at once       ${s(transcribeMs)} s   bound ${BOUNDS.transcribeSeconds} s`,
+    );
     const failed = [
       best.ms.total / 1000 > BOUNDS.prepareSeconds && 'preparation',
       ratio > BOUNDS.ratio && 'ratio',
       bigRun.maxRssBytes / 1024 / 1024 > BOUNDS.rssMb && 'rss',
       transcribeMs / 1000 > BOUNDS.transcribeSeconds && 'transcription',
     ].filter(Boolean);
-    if (failed.length) console.log(`  over bound: ${failed.join(', ')} (a shared, noisy machine inflates times; run again on a quiet one)`);
+    if (failed.length)
+      console.log(
+        `  over bound: ${failed.join(', ')} (a shared, noisy machine inflates times; run again on a quiet one)`,
+      );
   } finally {
     await files.close();
     rmSync(work, { recursive: true, force: true });

@@ -87,16 +87,29 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** One segment per sound between silences of the file received, with the server's words for it. */
-function derivedSegments(bytes: Buffer, name: string, diarize: 'SPEAKER_' | 'letters' | undefined, names: string[]): { segments: AsrSegment[]; duration: number; channels: number } {
+function derivedSegments(
+  bytes: Buffer,
+  name: string,
+  diarize: 'SPEAKER_' | 'letters' | undefined,
+  names: string[],
+): { segments: AsrSegment[]; duration: number; channels: number } {
   const dir = mkdtempSync(join(tmpdir(), 'mi-asr-standin-'));
   try {
     const path = join(dir, name.replace(/[^A-Za-z0-9._-]/g, '_') || 'audio.bin');
     writeFileSync(path, bytes);
-    const probe = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=channels', '-of', 'csv=p=0', path], { encoding: 'utf8' });
+    const probe = spawnSync(
+      'ffprobe',
+      ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=channels', '-of', 'csv=p=0', path],
+      { encoding: 'utf8' },
+    );
     const channels = Number(probe.stdout.trim()) || 0;
     const duration = durationOf(path);
     const segments = speechRegions(path).map((r, i) => {
-      const seg: AsrSegment = { start: Math.round(r.start * 1000) / 1000, end: Math.round(r.end * 1000) / 1000, text: ` Speech of ${(r.end - r.start).toFixed(1)} seconds.` };
+      const seg: AsrSegment = {
+        start: Math.round(r.start * 1000) / 1000,
+        end: Math.round(r.end * 1000) / 1000,
+        text: ` Speech of ${(r.end - r.start).toFixed(1)} seconds.`,
+      };
       if (diarize === 'SPEAKER_') seg.speaker = `SPEAKER_0${i % 2}`;
       if (diarize === 'letters') seg.speaker = names[i % 2] ?? String.fromCharCode(65 + (i % 2));
       return seg;
@@ -107,7 +120,8 @@ function derivedSegments(bytes: Buffer, name: string, diarize: 'SPEAKER_' | 'let
   }
 }
 
-const openAiError = (message: string, type = 'invalid_request_error') => JSON.stringify({ error: { message, type, param: null, code: null } });
+const openAiError = (message: string, type = 'invalid_request_error') =>
+  JSON.stringify({ error: { message, type, param: null, code: null } });
 
 export async function startAsrStandin(opts: StandinOptions = {}): Promise<AsrStandin> {
   let segments = opts.segments ?? DEFAULT_SEGMENTS;
@@ -120,7 +134,9 @@ export async function startAsrStandin(opts: StandinOptions = {}): Promise<AsrSta
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (req.method !== 'POST' || path !== '/v1/audio/transcriptions') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'not found' } }));
       return;
     }
     const body = await readBody(req);
@@ -153,11 +169,15 @@ export async function startAsrStandin(opts: StandinOptions = {}): Promise<AsrSta
     }
     if (failures > 0) {
       failures--;
-      res.writeHead(failStatus, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'model is loading' } }));
+      res
+        .writeHead(failStatus, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'model is loading' } }));
       return;
     }
     if (!(file instanceof File) || !form.get('model')) {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'file and model are required' } }));
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'file and model are required' } }));
       return;
     }
     if (!opts.derive) {
@@ -170,19 +190,40 @@ export async function startAsrStandin(opts: StandinOptions = {}): Promise<AsrSta
           language: (form.get('language') as string | null) ?? 'english',
           duration,
           text: segments.map((s) => s.text).join(''),
-          segments: segments.map((s, id) => ({ id, seek: 0, start: s.start, end: s.end, text: s.text, tokens: [], temperature: 0, avg_logprob: -0.2, compression_ratio: 1.2, no_speech_prob: 0.01, ...(s.speaker ? { speaker: s.speaker } : {}) })),
+          segments: segments.map((s, id) => ({
+            id,
+            seek: 0,
+            start: s.start,
+            end: s.end,
+            text: s.text,
+            tokens: [],
+            temperature: 0,
+            avg_logprob: -0.2,
+            compression_ratio: 1.2,
+            no_speech_prob: 0.01,
+            ...(s.speaker ? { speaker: s.speaker } : {}),
+          })),
         }),
       );
       return;
     }
     // OpenAI's own refusals, status and body as it sends them.
     if (file.size > OPENAI_MAX_BYTES) {
-      answer(413, openAiError(`Maximum content size limit (${OPENAI_MAX_BYTES}) exceeded (${file.size} bytes read)`, 'server_error'));
+      answer(
+        413,
+        openAiError(
+          `Maximum content size limit (${OPENAI_MAX_BYTES}) exceeded (${file.size} bytes read)`,
+          'server_error',
+        ),
+      );
       return;
     }
     const ext = /\.([A-Za-z0-9]+)$/.exec(file.name)?.[1]?.toLowerCase() ?? '';
     if (!OPENAI_FORMATS.includes(ext)) {
-      answer(400, openAiError(`Invalid file format. Supported formats: ${JSON.stringify(OPENAI_FORMATS).replace(/"/g, "'")}`));
+      answer(
+        400,
+        openAiError(`Invalid file format. Supported formats: ${JSON.stringify(OPENAI_FORMATS).replace(/"/g, "'")}`),
+      );
       return;
     }
     const format = (form.get('response_format') as string | null) ?? 'json';
@@ -192,17 +233,27 @@ export async function startAsrStandin(opts: StandinOptions = {}): Promise<AsrSta
     request.knownSpeakerReferences = references.length;
     request.referenceSeconds = references.map((ref) => {
       const m = /^data:audio\/[a-z0-9.+-]+;base64,(.+)$/.exec(ref);
-      return m ? Math.round(derivedSegments(Buffer.from(m[1], 'base64'), 'reference.wav', undefined, []).duration * 100) / 100 : -1;
+      return m
+        ? Math.round(derivedSegments(Buffer.from(m[1], 'base64'), 'reference.wav', undefined, []).duration * 100) / 100
+        : -1;
     });
     request.chunkingStrategy = form.get('chunking_strategy') as string | null;
-    const derived = derivedSegments(Buffer.from(await file.arrayBuffer()), file.name, format === 'diarized_json' ? 'letters' : opts.diarize ? 'SPEAKER_' : undefined, names);
+    const derived = derivedSegments(
+      Buffer.from(await file.arrayBuffer()),
+      file.name,
+      format === 'diarized_json' ? 'letters' : opts.diarize ? 'SPEAKER_' : undefined,
+      names,
+    );
     request.durationSeconds = derived.duration;
     request.channels = derived.channels;
     if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
     // A client that gave up (an aborted activity) closed the socket meanwhile. (req itself is destroyed
     // once its body has been read, so only the socket says so.)
     if (res.destroyed || req.socket.destroyed) return;
-    const text = derived.segments.map((s) => s.text).join('').trim();
+    const text = derived.segments
+      .map((s) => s.text)
+      .join('')
+      .trim();
     if (format === 'json') {
       answer(200, JSON.stringify({ text, usage: { type: 'duration', seconds: Math.ceil(derived.duration) } }));
     } else if (format === 'diarized_json') {
@@ -212,7 +263,14 @@ export async function startAsrStandin(opts: StandinOptions = {}): Promise<AsrSta
           task: 'transcribe',
           duration: derived.duration,
           text,
-          segments: derived.segments.map((s, i) => ({ type: 'transcript.text.segment', id: `seg_${i}`, start: s.start, end: s.end, text: s.text.trim(), speaker: s.speaker })),
+          segments: derived.segments.map((s, i) => ({
+            type: 'transcript.text.segment',
+            id: `seg_${i}`,
+            start: s.start,
+            end: s.end,
+            text: s.text.trim(),
+            speaker: s.speaker,
+          })),
           usage: { type: 'duration', seconds: Math.ceil(derived.duration) },
         }),
       );
@@ -224,7 +282,19 @@ export async function startAsrStandin(opts: StandinOptions = {}): Promise<AsrSta
           language: (form.get('language') as string | null) ?? 'english',
           duration: derived.duration,
           text,
-          segments: derived.segments.map((s, id) => ({ id, seek: 0, start: s.start, end: s.end, text: s.text, tokens: [], temperature: 0, avg_logprob: -0.2, compression_ratio: 1.2, no_speech_prob: 0.01, ...(s.speaker ? { speaker: s.speaker } : {}) })),
+          segments: derived.segments.map((s, id) => ({
+            id,
+            seek: 0,
+            start: s.start,
+            end: s.end,
+            text: s.text,
+            tokens: [],
+            temperature: 0,
+            avg_logprob: -0.2,
+            compression_ratio: 1.2,
+            no_speech_prob: 0.01,
+            ...(s.speaker ? { speaker: s.speaker } : {}),
+          })),
         }),
       );
     } else {

@@ -16,8 +16,14 @@ export const CHROMIUM_ARGS = [
 ];
 
 export function browserPath(): string {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter(Boolean) as string[];
+  const candidates = [
+    process.env.CHROMIUM_PATH,
+    '/usr/bin/chromium',
+    '/usr/bin/chromium-browser',
+    '/usr/bin/google-chrome',
+  ].filter(Boolean) as string[];
   const found = candidates.find((p) => existsSync(p));
-  if (!found) throw new Error('No chromium found: install Debian\'s chromium (apt-get install chromium) or set CHROMIUM_PATH');
+  if (!found)
+    throw new Error("No chromium found: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH");
   return found;
 }

@@ -11,7 +11,11 @@ export interface CliResult {
 }
 
 /** Run the real CLI binary as a separate process. */
-export function runCli(args: string[], env: Record<string, string | undefined>, opts: SpawnOptions = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+  opts: SpawnOptions = {},
+): Promise<CliResult> {
   return new Promise((done, fail) => {
     const child = spawn(BIN, args, { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env }, ...opts });
     let stdout = '';

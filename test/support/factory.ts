@@ -18,12 +18,21 @@ export interface TestUser {
 }
 
 export async function makeTeam(db: Knex, opts: { tier?: Tier; flags?: string[]; name?: string } = {}) {
-  const team = { id: newId(), name: opts.name ?? 'Team', tier: opts.tier ?? 'enterprise', feature_flags: opts.flags ?? ['search', 'fetch'] };
+  const team = {
+    id: newId(),
+    name: opts.name ?? 'Team',
+    tier: opts.tier ?? 'enterprise',
+    feature_flags: opts.flags ?? ['search', 'fetch'],
+  };
   await db('teams').insert(team);
   return team;
 }
 
-export async function makeUser(db: Knex, team: { id: string; tier: string; feature_flags: string[] }, opts: { role?: Role; email?: string; name?: string } = {}): Promise<TestUser> {
+export async function makeUser(
+  db: Knex,
+  team: { id: string; tier: string; feature_flags: string[] },
+  opts: { role?: Role; email?: string; name?: string } = {},
+): Promise<TestUser> {
   const id = newId();
   const email = (opts.email ?? `${id.toLowerCase()}@example.test`).toLowerCase();
   const name = opts.name ?? email.split('@')[0];
@@ -49,7 +58,10 @@ export interface MeetingSpec {
   channelId?: string | null;
   participants?: { email: string; name?: string }[];
   sentences?: { speaker: string; text: string; start: number; end: number }[];
-  summary?: Partial<Record<'overview' | 'short_summary' | 'meeting_type', string>> & { keywords?: string[]; action_items?: unknown[] };
+  summary?: Partial<Record<'overview' | 'short_summary' | 'meeting_type', string>> & {
+    keywords?: string[];
+    action_items?: unknown[];
+  };
   status?: string;
   isLive?: boolean;
   liveState?: 'active' | 'paused';
@@ -78,7 +90,10 @@ export async function makeMeeting(db: Knex, spec: MeetingSpec) {
     live_state: spec.liveState ?? null,
   });
   const participants = [{ email: spec.organizer.email, name: spec.organizer.name }, ...(spec.participants ?? [])];
-  await db('meeting_participants').insert(participants.map((p) => ({ meeting_id: id, email: p.email.toLowerCase(), name: p.name ?? null }))).onConflict(['meeting_id', 'email']).ignore();
+  await db('meeting_participants')
+    .insert(participants.map((p) => ({ meeting_id: id, email: p.email.toLowerCase(), name: p.name ?? null })))
+    .onConflict(['meeting_id', 'email'])
+    .ignore();
   if (sentences.length) {
     const speakers = [...new Set(sentences.map((s) => s.speaker))];
     await db('sentences').insert(
@@ -114,7 +129,12 @@ export async function makeChannel(db: Knex, teamId: string, title: string, membe
   return { id };
 }
 
-export async function shareMeeting(db: Knex, meetingId: string, email: string, opts: { expiresAt?: Date; revoked?: boolean } = {}) {
+export async function shareMeeting(
+  db: Knex,
+  meetingId: string,
+  email: string,
+  opts: { expiresAt?: Date; revoked?: boolean } = {},
+) {
   await db('meeting_shares').insert({
     id: newId(),
     meeting_id: meetingId,

@@ -3,8 +3,7 @@ import type { Provisioned } from './stack';
 
 export default async function globalTeardown(): Promise<void> {
   const stack = (globalThis as Record<string, unknown>).__MI_STACK__ as
-    | { pg: Provisioned; temporal: Provisioned; template: string; runId: string }
-    | undefined;
+    { pg: Provisioned; temporal: Provisioned; template: string; runId: string } | undefined;
   if (!stack) return;
   if (stack.pg.source === 'environment') {
     // A shared server outlives the run: drop what this run created.

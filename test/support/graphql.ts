@@ -22,14 +22,21 @@ export interface GraphqlHarness {
   config: Config;
   temporal: Client;
   /** POST one operation with this API key (undefined: no Authorization header). */
-  request(key: string | undefined, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphqlResponse>;
+  request(
+    key: string | undefined,
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<GraphqlResponse>;
   close(): Promise<void>;
 }
 
 export async function startGraphql(db: Knex, env: Record<string, string> = {}): Promise<GraphqlHarness> {
   const config = testConfig(env, 'graphql');
   const { client, connection }: { client: Client; connection: Connection } = createTemporalClient(config);
-  const { app, stop } = await createGraphqlApp({ db, config, temporal: client }, [{ name: 'database', check: async () => void (await db.raw('select 1')) }]);
+  const { app, stop } = await createGraphqlApp({ db, config, temporal: client }, [
+    { name: 'database', check: async () => void (await db.raw('select 1')) },
+  ]);
   const server: Server = await listen(app, 0, '127.0.0.1');
   const url = `${serverUrl(server)}/graphql`;
   return {
@@ -81,12 +88,37 @@ export const TRANSCRIPT = /* GraphQL */ `
       participants
       organizer_email
       duration
-      meeting_info { summary_status message }
-      sentences { index speaker_name speaker_id text start_time end_time }
-      analytics { speaker_id name word_count duration }
-      meeting_analytics { duration_seconds }
+      meeting_info {
+        summary_status
+        message
+      }
+      sentences {
+        index
+        speaker_name
+        speaker_id
+        text
+        start_time
+        end_time
+      }
+      analytics {
+        speaker_id
+        name
+        word_count
+        duration
+      }
+      meeting_analytics {
+        duration_seconds
+      }
       has_more
-      summary { summary_status keywords overview meeting_type action_items { text } }
+      summary {
+        summary_status
+        keywords
+        overview
+        meeting_type
+        action_items {
+          text
+        }
+      }
     }
   }
 `;

@@ -39,7 +39,9 @@ export async function startMcp(db: Knex, env: Record<string, string> = {}): Prom
     const existing = clients.get(key);
     if (existing) return existing;
     const c = new Client({ name: 'test-client', version: '1.0.0' });
-    await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    await c.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+    );
     clients.set(key, c);
     return c;
   };
@@ -50,7 +52,10 @@ export async function startMcp(db: Knex, env: Record<string, string> = {}): Prom
     client,
     call: async (key, tool, args = {}) => {
       const c = await client(key);
-      const res = (await c.callTool({ name: tool, arguments: args })) as { isError?: boolean; content: { type: string; text: string }[] };
+      const res = (await c.callTool({ name: tool, arguments: args })) as {
+        isError?: boolean;
+        content: { type: string; text: string }[];
+      };
       const text = res.content.map((p) => p.text).join('\n');
       const format = (args.format as string | undefined) ?? 'toon';
       let data: unknown;

@@ -24,14 +24,24 @@ export const LINES = {
 
 /** Fails with the Debian package to install when a tool is missing. */
 export function requireMediaTools(): void {
-  for (const [bin, pkg] of [['ffmpeg', 'ffmpeg'], ['ffprobe', 'ffmpeg'], ['espeak-ng', 'espeak-ng']]) {
-    if (spawnSync(bin, ['--version'], { stdio: 'ignore' }).status !== 0 && spawnSync(bin, ['-version'], { stdio: 'ignore' }).status !== 0) {
+  for (const [bin, pkg] of [
+    ['ffmpeg', 'ffmpeg'],
+    ['ffprobe', 'ffmpeg'],
+    ['espeak-ng', 'espeak-ng'],
+  ]) {
+    if (
+      spawnSync(bin, ['--version'], { stdio: 'ignore' }).status !== 0 &&
+      spawnSync(bin, ['-version'], { stdio: 'ignore' }).status !== 0
+    ) {
       throw new Error(`${bin} is not on PATH: install the Debian package \`${pkg}\` (apt-get install ${pkg})`);
     }
   }
 }
 
-const ffmpeg = (args: string[]) => execFileSync('ffmpeg', ['-nostdin', '-hide_banner', '-v', 'error', '-y', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+const ffmpeg = (args: string[]) =>
+  execFileSync('ffmpeg', ['-nostdin', '-hide_banner', '-v', 'error', '-y', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
 
 /** Make `name` in the cache with `make(tmpPath)` unless it is there; returns its path. */
 function cached(name: string, make: (tmp: string) => void): string {
@@ -60,10 +70,23 @@ export function conversationWav(): string {
   const a2 = speech('a2', 'en-us', LINES.a2);
   return cached('conversation.wav', (tmp) =>
     ffmpeg([
-      '-i', a1, '-i', b1, '-i', a2,
+      '-i',
+      a1,
+      '-i',
+      b1,
+      '-i',
+      a2,
       '-filter_complex',
       '[0]aresample=16000,adelay=800:all=1,apad=pad_dur=1.6[x0];[1]aresample=16000,apad=pad_dur=1.6[x1];[2]aresample=16000,apad=pad_dur=1.2[x2];[x0][x1][x2]concat=n=3:v=0:a=1[out]',
-      '-map', '[out]', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', tmp,
+      '-map',
+      '[out]',
+      '-ac',
+      '1',
+      '-ar',
+      '16000',
+      '-c:a',
+      'pcm_s16le',
+      tmp,
     ]),
   );
 }
@@ -75,7 +98,12 @@ export function stereoWav(): string {
   const a2 = speech('a2', 'en-us', LINES.a2);
   return cached('stereo.wav', (tmp) =>
     ffmpeg([
-      '-i', a1, '-i', b1, '-i', a2,
+      '-i',
+      a1,
+      '-i',
+      b1,
+      '-i',
+      a2,
       '-filter_complex',
       [
         '[0]aresample=16000,adelay=800:all=1,apad=pad_dur=1.6[x0]',
@@ -91,7 +119,13 @@ export function stereoWav(): string {
         '[q0][b1][q2]concat=n=3:v=0:a=1[right]',
         '[left][right]join=inputs=2:channel_layout=stereo[out]',
       ].join(';'),
-      '-map', '[out]', '-ar', '16000', '-c:a', 'pcm_s16le', tmp,
+      '-map',
+      '[out]',
+      '-ar',
+      '16000',
+      '-c:a',
+      'pcm_s16le',
+      tmp,
     ]),
   );
 }
@@ -114,8 +148,15 @@ export function encoded(source: 'mono' | 'stereo', enc: Encoding): string {
   const input = source === 'mono' ? conversationWav() : stereoWav();
   return cached(`${source}.${EXT[enc]}`, (tmp) => {
     const video = enc === 'webm' || enc === 'mp4';
-    const args = video ? ['-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=5', '-i', input, '-map', '0:v', '-map', '1:a', '-shortest'] : ['-i', input];
-    if (video) args.push('-c:v', enc === 'webm' ? 'libvpx' : 'libx264', ...(enc === 'mp4' ? ['-preset', 'ultrafast', '-pix_fmt', 'yuv420p'] : ['-b:v', '50k']));
+    const args = video
+      ? ['-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=5', '-i', input, '-map', '0:v', '-map', '1:a', '-shortest']
+      : ['-i', input];
+    if (video)
+      args.push(
+        '-c:v',
+        enc === 'webm' ? 'libvpx' : 'libx264',
+        ...(enc === 'mp4' ? ['-preset', 'ultrafast', '-pix_fmt', 'yuv420p'] : ['-b:v', '50k']),
+      );
     ffmpeg([...args, ...CODECS[enc], tmp]);
   });
 }
@@ -129,18 +170,59 @@ export function longRecording(enc: 'mp3' | 'mp4' = 'mp3', seconds = 3700): strin
   // mp4: moov first (faststart), so ffmpeg can read it from a URL without seeking.
   return cached(`long-${seconds}${enc === 'mp4' ? '-faststart' : ''}.${enc}`, (tmp) => {
     const audio = ['-stream_loop', '-1', '-i', input];
-    if (enc === 'mp3') ffmpeg([...audio, '-t', String(seconds), '-ac', '1', '-ar', '16000', '-c:a', 'libmp3lame', '-b:a', '16k', tmp]);
+    if (enc === 'mp3')
+      ffmpeg([...audio, '-t', String(seconds), '-ac', '1', '-ar', '16000', '-c:a', 'libmp3lame', '-b:a', '16k', tmp]);
     else
       ffmpeg([
-        '-f', 'lavfi', '-i', 'color=c=gray:size=64x48:rate=1', ...audio, '-map', '0:v', '-map', '1:a', '-t', String(seconds),
-        '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '32k', '-ac', '1', '-movflags', '+faststart', tmp,
+        '-f',
+        'lavfi',
+        '-i',
+        'color=c=gray:size=64x48:rate=1',
+        ...audio,
+        '-map',
+        '0:v',
+        '-map',
+        '1:a',
+        '-t',
+        String(seconds),
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        '-b:a',
+        '32k',
+        '-ac',
+        '1',
+        '-movflags',
+        '+faststart',
+        tmp,
       ]);
   });
 }
 
 /** A video with no audio stream at all. */
 export function silentVideo(): string {
-  return cached('no-audio.mp4', (tmp) => ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=5', '-t', '3', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', tmp]));
+  return cached('no-audio.mp4', (tmp) =>
+    ffmpeg([
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=160x120:rate=5',
+      '-t',
+      '3',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      tmp,
+    ]),
+  );
 }
 
 /** An mp3 whose first bytes are right (it sniffs as audio/mpeg) but whose frames are garbage. */
@@ -162,13 +244,22 @@ export function truncatedM4a(): string {
 }
 
 /** The non-silent stretches of a file, as ffmpeg's silencedetect sees them (what the ASR stand-in hears). */
-export function speechRegions(path: string, opts: { channel?: number; noise?: string; minSilence?: number } = {}): { start: number; end: number }[] {
+export function speechRegions(
+  path: string,
+  opts: { channel?: number; noise?: string; minSilence?: number } = {},
+): { start: number; end: number }[] {
   const filters = [];
   if (opts.channel !== undefined) filters.push(`pan=mono|c0=c${opts.channel}`);
   filters.push(`silencedetect=noise=${opts.noise ?? '-35dB'}:d=${opts.minSilence ?? 0.6}`);
-  const r = spawnSync('ffmpeg', ['-nostdin', '-hide_banner', '-nostats', '-i', path, '-af', filters.join(','), '-f', 'null', '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(
+    'ffmpeg',
+    ['-nostdin', '-hide_banner', '-nostats', '-i', path, '-af', filters.join(','), '-f', 'null', '-'],
+    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
   const duration = Number(
-    spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path], { encoding: 'utf8' }).stdout.trim(),
+    spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path], {
+      encoding: 'utf8',
+    }).stdout.trim(),
   );
   const silences: { start: number; end: number }[] = [];
   let start: number | null = null;
@@ -191,5 +282,9 @@ export function speechRegions(path: string, opts: { channel?: number; noise?: st
 }
 
 export function durationOf(path: string): number {
-  return Number(spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path], { encoding: 'utf8' }).stdout.trim());
+  return Number(
+    spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path], {
+      encoding: 'utf8',
+    }).stdout.trim(),
+  );
 }

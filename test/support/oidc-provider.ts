@@ -39,9 +39,15 @@ export class FakeOidcProvider {
   }
 
   private async handle(url: string, req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) {
-    const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const json = (status: number, body: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (url === '/.well-known/openid-configuration') {
-      return json(200, { issuer: this.issuer, authorization_endpoint: `${this.issuer}/auth`, token_endpoint: `${this.issuer}/token`, jwks_uri: `${this.issuer}/jwks` });
+      return json(200, {
+        issuer: this.issuer,
+        authorization_endpoint: `${this.issuer}/auth`,
+        token_endpoint: `${this.issuer}/token`,
+        jwks_uri: `${this.issuer}/jwks`,
+      });
     }
     if (url === '/jwks') return json(200, { keys: [this.key.jwk] });
     if (url === '/token' && req.method === 'POST') {
@@ -54,7 +60,8 @@ export class FakeOidcProvider {
       const pending = this.codes.get(form.get('code') ?? '');
       this.codes.delete(form.get('code') ?? '');
       const verifier = form.get('code_verifier') ?? '';
-      if (!pending || createHash('sha256').update(verifier).digest('base64url') !== pending.challenge) return json(400, { error: 'invalid_grant' });
+      if (!pending || createHash('sha256').update(verifier).digest('base64url') !== pending.challenge)
+        return json(400, { error: 'invalid_grant' });
       const idToken = await new SignJWT({ nonce: pending.nonce, email_verified: true, ...pending.claims })
         .setProtectedHeader({ alg: 'ES256', kid: 'idp-1' })
         .setIssuer(this.issuer)
@@ -68,4 +75,3 @@ export class FakeOidcProvider {
     res.writeHead(404).end();
   }
 }
-

@@ -48,20 +48,26 @@ export async function provisionPostgres(): Promise<Provisioned> {
     if (!(await dockerAnswers())) throw e;
   }
   const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-  const container = await new PostgreSqlContainer('postgres:16-alpine').withUsername('postgres').withPassword('postgres').start();
+  const container = await new PostgreSqlContainer('postgres:16-alpine')
+    .withUsername('postgres')
+    .withPassword('postgres')
+    .start();
   const url = container.getConnectionUri().replace(/\/[^/]*$/, '/postgres');
   return { url, source: 'testcontainers', stop: async () => void (await container.stop()) };
 }
 
 export async function provisionTemporal(): Promise<Provisioned> {
-  if (process.env.TEMPORAL_ADDRESS) return { url: process.env.TEMPORAL_ADDRESS, source: 'environment', stop: async () => {} };
+  if (process.env.TEMPORAL_ADDRESS)
+    return { url: process.env.TEMPORAL_ADDRESS, source: 'environment', stop: async () => {} };
   const binary = findTemporal();
   if (binary) {
     const t = await startLocalTemporal({ binary, port: await freePort() });
     return { url: t.address, source: 'local', stop: t.stop };
   }
   if (!(await dockerAnswers())) {
-    throw new Error('No Temporal server: set TEMPORAL_ADDRESS, or build the CLI with `make tools`, or run a Docker engine.');
+    throw new Error(
+      'No Temporal server: set TEMPORAL_ADDRESS, or build the CLI with `make tools`, or run a Docker engine.',
+    );
   }
   const { GenericContainer, Wait } = await import('testcontainers');
   const container = await new GenericContainer('temporalio/temporal:1.5.1')

@@ -15,15 +15,30 @@ interface StagedAnalytics {
   analytics: Analytics;
 }
 
-export async function computeAnalytics(deps: ActivityDeps, meetingId: string, sentences: Sentence[], mediaDurationSeconds: number | null): Promise<Analytics> {
+export async function computeAnalytics(
+  deps: ActivityDeps,
+  meetingId: string,
+  sentences: Sentence[],
+  mediaDurationSeconds: number | null,
+): Promise<Analytics> {
   const meeting = await loadIngestMeeting(deps.db, meetingId);
   const names = [...new Set(sentences.map((s) => s.speaker_name))];
-  const emails = meeting ? await speakerEmails(deps.db, meeting.team_id, names, meeting.upload_options.attendees ?? []) : {};
-  return analyze(sentences, { speakerEmails: emails, hostEmail: meeting?.organizer_email, mediaDurationSeconds: mediaDurationSeconds ?? undefined });
+  const emails = meeting
+    ? await speakerEmails(deps.db, meeting.team_id, names, meeting.upload_options.attendees ?? [])
+    : {};
+  return analyze(sentences, {
+    speakerEmails: emails,
+    hostEmail: meeting?.organizer_email,
+    mediaDurationSeconds: mediaDurationSeconds ?? undefined,
+  });
 }
 
 /** The analytics of these very sentences: staged ones when their digest matches, else computed now. */
-export async function analyticsFor(deps: ActivityDeps, input: StepInput, sentences: { digest: string; sentences: Sentence[] }): Promise<Analytics> {
+export async function analyticsFor(
+  deps: ActivityDeps,
+  input: StepInput,
+  sentences: { digest: string; sentences: Sentence[] },
+): Promise<Analytics> {
   const stage = stageOf(deps, input.meetingId);
   const staged = await stage.readJson<StagedAnalytics>('analytics');
   if (staged?.digest === sentences.digest) return staged.analytics;

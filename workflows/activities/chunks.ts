@@ -18,9 +18,35 @@
  */
 import { openAsBlob } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
-import { countChunks, loadChunk, loadChunks, loadIngestMeeting, saveChunk, setProgress, chargeMinutes } from '../../services/core/ingest';
-import { asrEngine, engineFor, speechModelFor, planChunks, requestTranscription, selectAsr, servesLanguage, stitchChunks, toSentences, type AsrSegment } from '../../services/intelligence/asr';
-import { ASR_BYTES_PER_SECOND, cutWav, extractAudio, readPcm, WAV_HEADER_BYTES, type Silence } from '../../services/intelligence/media';
+import {
+  countChunks,
+  loadChunk,
+  loadChunks,
+  loadIngestMeeting,
+  saveChunk,
+  setProgress,
+  chargeMinutes,
+} from '../../services/core/ingest';
+import {
+  asrEngine,
+  engineFor,
+  speechModelFor,
+  planChunks,
+  requestTranscription,
+  selectAsr,
+  servesLanguage,
+  stitchChunks,
+  toSentences,
+  type AsrSegment,
+} from '../../services/intelligence/asr';
+import {
+  ASR_BYTES_PER_SECOND,
+  cutWav,
+  extractAudio,
+  readPcm,
+  WAV_HEADER_BYTES,
+  type Silence,
+} from '../../services/intelligence/media';
 import type { Sentence } from '../../services/intelligence/types';
 import { ActivityDeps, activitySignal, badInput, runStep, stageOf } from './context';
 import { mediaPathFor } from './media';
@@ -46,11 +72,17 @@ interface AudioMeta {
 const extracting = new Map<string, Promise<ExtractedAudio>>();
 
 /** The staged WAV of one channel (-1: all mixed) of the run's media, extracted once per worker. */
-export async function audioFor(deps: ActivityDeps, meetingId: string, media: MediaRef, channel: number): Promise<ExtractedAudio> {
+export async function audioFor(
+  deps: ActivityDeps,
+  meetingId: string,
+  media: MediaRef,
+  channel: number,
+): Promise<ExtractedAudio> {
   const stage = stageOf(deps, meetingId);
   const name = channel < 0 ? 'audio' : `audio-${channel}`;
   const [meta, path] = await Promise.all([stage.readJson<AudioMeta>(name), stage.pathOf(`${name}.wav`)]);
-  if (meta && path && meta.sha256 === media.sha256) return { path, durationSeconds: meta.durationSeconds, silences: meta.silences };
+  if (meta && path && meta.sha256 === media.sha256)
+    return { path, durationSeconds: meta.durationSeconds, silences: meta.silences };
   const key = `${stage.dir}/${name}`;
   const running = extracting.get(key);
   if (running) return running;
@@ -59,7 +91,11 @@ export async function audioFor(deps: ActivityDeps, meetingId: string, media: Med
     const tmp = await stage.tempPath(name);
     try {
       const signal = activitySignal();
-      const found = await extractAudio(source, tmp, { channel: channel < 0 ? undefined : channel, silences: true, signal });
+      const found = await extractAudio(source, tmp, {
+        channel: channel < 0 ? undefined : channel,
+        silences: true,
+        signal,
+      });
       // extractAudio writes a plain 44-byte header: the size says the duration exactly.
       const durationSeconds = Math.max(0, (await stat(tmp)).size - WAV_HEADER_BYTES) / ASR_BYTES_PER_SECOND;
       // Frames of garbage behind a valid header: ffmpeg decodes next to nothing of what the file declares.
@@ -69,7 +105,10 @@ export async function audioFor(deps: ActivityDeps, meetingId: string, media: Med
           `url: the recording cannot be read (unreadable: ffmpeg decoded ${durationSeconds.toFixed(1)} s of the ${declared.toFixed(1)} s it declares: ${found.errors[0]}); send a complete audio or video file`,
         );
       }
-      const silences = found.silences.map((s) => ({ start: s.start, end: Number.isFinite(s.end) ? s.end : durationSeconds }));
+      const silences = found.silences.map((s) => ({
+        start: s.start,
+        end: Number.isFinite(s.end) ? s.end : durationSeconds,
+      }));
       const target = await stage.adopt(tmp, `${name}.wav`);
       await stage.writeJson(name, { sha256: media.sha256, durationSeconds, silences } satisfies AudioMeta);
       return { path: target, durationSeconds, silences };
@@ -127,9 +166,16 @@ export function prepareAudioActivity(deps: ActivityDeps) {
       const names = options?.speaker_names ?? [];
       const channelLabels = channels.map((c) => (c < 0 ? '' : names[c] || `Channel ${c + 1}`));
       const model = speechModel ? `embedded:${speechModel.name}` : asr.model;
-      const plan = sha256(JSON.stringify({ media: input.media.sha256, channels, chunks, model, format: asr.responseFormat })).slice(0, 32);
+      const plan = sha256(
+        JSON.stringify({ media: input.media.sha256, channels, chunks, model, format: asr.responseFormat }),
+      ).slice(0, 32);
       const total = chunks.reduce((n, c) => n + c.length, 0);
-      await setProgress(deps.db, input.meetingId, { stage: 'transcribing', percent: 10, chunks_done: await countChunks(deps.db, input.meetingId, plan), chunks_total: total });
+      await setProgress(deps.db, input.meetingId, {
+        stage: 'transcribing',
+        percent: 10,
+        chunks_done: await countChunks(deps.db, input.meetingId, plan),
+        chunks_total: total,
+      });
       const referenceFirst = asr.responseFormat === 'diarized_json' && channels[0] < 0 && chunks[0].length > 1;
       return {
         plan,
@@ -193,8 +239,20 @@ export function transcribeChunkActivity(deps: ActivityDeps) {
 
       const meeting = await loadIngestMeeting(deps.db, meetingId);
       const audio = await audioFor(deps, meetingId, input.media, channel);
-      const segments = asrEngine(deps.config) === 'embedded' ? await embeddedChunk(deps, audio, chunk) : await serverChunk(deps, input, audio, meeting?.custom_language ?? null);
-      await saveChunk(deps.db, key, segments.map((s) => ({ start: s.start, end: s.end, text: s.text, ...(s.speaker ? { speaker: s.speaker } : {}) })));
+      const segments =
+        asrEngine(deps.config) === 'embedded'
+          ? await embeddedChunk(deps, audio, chunk)
+          : await serverChunk(deps, input, audio, meeting?.custom_language ?? null);
+      await saveChunk(
+        deps.db,
+        key,
+        segments.map((s) => ({
+          start: s.start,
+          end: s.end,
+          text: s.text,
+          ...(s.speaker ? { speaker: s.speaker } : {}),
+        })),
+      );
       const done = await countChunks(deps.db, meetingId, input.plan);
       await setProgress(deps.db, meetingId, {
         stage: 'transcribing',
@@ -207,14 +265,25 @@ export function transcribeChunkActivity(deps: ActivityDeps) {
 }
 
 /** One chunk by the embedded engine: its samples read from the staged WAV, decoded in this process. */
-async function embeddedChunk(deps: ActivityDeps, audio: ExtractedAudio, chunk: ChunkInput['chunk']): Promise<AsrSegment[]> {
+async function embeddedChunk(
+  deps: ActivityDeps,
+  audio: ExtractedAudio,
+  chunk: ChunkInput['chunk'],
+): Promise<AsrSegment[]> {
   const engine = await engineFor(deps.config);
   const signal = activitySignal();
-  return engine.withSlot(async () => engine.transcribe(await readPcm(audio.path, chunk.start, Math.min(chunk.end, audio.durationSeconds)), signal));
+  return engine.withSlot(async () =>
+    engine.transcribe(await readPcm(audio.path, chunk.start, Math.min(chunk.end, audio.durationSeconds)), signal),
+  );
 }
 
 /** One chunk cut out of the staged audio and sent to ASR_URL. */
-async function serverChunk(deps: ActivityDeps, input: ChunkInput, audio: ExtractedAudio, customLanguage: string | null): Promise<AsrSegment[]> {
+async function serverChunk(
+  deps: ActivityDeps,
+  input: ChunkInput,
+  audio: ExtractedAudio,
+  customLanguage: string | null,
+): Promise<AsrSegment[]> {
   const { meetingId, chunk, channel } = input;
   const stage = stageOf(deps, meetingId);
   const tmp = await stage.tempPath(`chunk-${channel}-${chunk.index}`);
@@ -244,12 +313,17 @@ async function serverChunk(deps: ActivityDeps, input: ChunkInput, audio: Extract
 
 /** Which engine and model transcribe on this worker (its configuration is the speech workers'). */
 async function transcriber(deps: ActivityDeps): Promise<{ engine: string; model: string }> {
-  if (asrEngine(deps.config) === 'embedded') return { engine: 'embedded', model: (await speechModelFor(deps.config)).name };
+  if (asrEngine(deps.config) === 'embedded')
+    return { engine: 'embedded', model: (await speechModelFor(deps.config)).name };
   return { engine: 'openai-compatible', model: deps.config.asr.model };
 }
 
 /** The plan's chunks, stitched, as sentences; undefined when a chunk is missing (rows gone). */
-export async function stitchedSentences(deps: ActivityDeps, meetingId: string, plan: AudioPlan): Promise<Sentence[] | undefined> {
+export async function stitchedSentences(
+  deps: ActivityDeps,
+  meetingId: string,
+  plan: AudioPlan,
+): Promise<Sentence[] | undefined> {
   const rows = await loadChunks(deps.db, meetingId, plan.plan);
   const perChannel = plan.channels.map((channel, c) => {
     const parts = plan.chunks[c].map((chunk) => {
@@ -270,19 +344,26 @@ export function stitchTranscriptActivity(deps: ActivityDeps) {
     runStep('stitch_transcript', async () => {
       const sentences = await stitchedSentences(deps, input.meetingId, input.plan);
       if (!sentences) throw new Error('a transcribed chunk is missing from transcript_chunks');
-      if (sentences.length === 0) throw badInput('url: no speech was recognised in the recording; nothing to transcribe');
+      if (sentences.length === 0)
+        throw badInput('url: no speech was recognised in the recording; nothing to transcribe');
       await stageOf(deps, input.meetingId).writeJson('sentences', { digest: digestOf(sentences), sentences });
-      const ref = describe(sentences, { ...input.media, durationSeconds: input.media.durationSeconds ?? input.plan.durationSeconds });
+      const ref = describe(sentences, {
+        ...input.media,
+        durationSeconds: input.media.durationSeconds ?? input.plan.durationSeconds,
+      });
       await chargeMinutes(deps.db, input.meetingId, ref.durationSeconds);
       const chunkCount = input.plan.chunks.reduce((n, c) => n + c.length, 0);
-      const perChunkLabels = input.plan.channels[0] < 0 && input.plan.chunks[0].length > 1 && ref.speakers > 1 && !input.plan.referenceFirst;
+      const perChunkLabels =
+        input.plan.channels[0] < 0 && input.plan.chunks[0].length > 1 && ref.speakers > 1 && !input.plan.referenceFirst;
       await setProgress(deps.db, input.meetingId, {
         stage: 'analysing',
         percent: 90,
         chunks_done: chunkCount,
         chunks_total: chunkCount,
         transcribed_by: await transcriber(deps),
-        ...(perChunkLabels ? { note: 'speaker labels are per chunk: the speech server numbers the speakers of each chunk on its own' } : {}),
+        ...(perChunkLabels
+          ? { note: 'speaker labels are per chunk: the speech server numbers the speakers of each chunk on its own' }
+          : {}),
       });
       return { ...ref, plan: input.plan };
     });

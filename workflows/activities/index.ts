@@ -22,7 +22,9 @@ export type { WebhookActivities } from './webhooks';
 export type { LiveActivities } from './live';
 export type { RetentionActivities } from './retention';
 
-export function createActivities(deps: ActivityDeps): TranscriptionActivities & RuleActivities & LiveActivities & WebhookActivities & RetentionActivities {
+export function createActivities(
+  deps: ActivityDeps,
+): TranscriptionActivities & RuleActivities & LiveActivities & WebhookActivities & RetentionActivities {
   return {
     fetchMedia: fetchMediaActivity(deps),
     transcribe: transcribeActivity(deps),

@@ -125,7 +125,9 @@ export function createLiveActivities(deps: ActivityDeps): LiveActivities {
       liveStep('live_open', async () => {
         const m = await openLiveMeeting(deps.db, input.meetingId);
         await refreshGauge();
-        return m ? { exists: true, is_live: m.is_live, sentence_count: m.sentence_count } : { exists: false, is_live: false, sentence_count: 0 };
+        return m
+          ? { exists: true, is_live: m.is_live, sentence_count: m.sentence_count }
+          : { exists: false, is_live: false, sentence_count: 0 };
       }),
 
     closeLiveMeetingIfIdle: (input) =>
@@ -153,22 +155,38 @@ export function createLiveActivities(deps: ActivityDeps): LiveActivities {
       runStep('live_complete', async () => {
         const { meetingId } = input;
         const meeting = await loadIngestMeeting(deps.db, meetingId);
-        if (!meeting) throw ApplicationFailure.nonRetryable(`meeting ${meetingId} no longer exists`, LIVE_FAILURE.meetingGone);
+        if (!meeting)
+          throw ApplicationFailure.nonRetryable(`meeting ${meetingId} no longer exists`, LIVE_FAILURE.meetingGone);
         const sentences = await readLiveSentences(deps.db, meetingId);
         const durationSeconds = sentences.reduce((m, s) => Math.max(m, s.end_time), 0);
         if (meeting.status === 'completed') {
           // A retry after the transaction committed: nothing left to do.
           const speakers = new Set(sentences.map((s) => s.speaker_name)).size;
           const [{ n }] = await deps.db('meeting_participants').where({ meeting_id: meetingId }).count({ n: '*' });
-          return { sentences: sentences.length, speakers, participants: Number(n), summarySource: 'none', durationSeconds };
+          return {
+            sentences: sentences.length,
+            speakers,
+            participants: Number(n),
+            summarySource: 'none',
+            durationSeconds,
+          };
         }
         if (meeting.status !== 'processing') {
-          throw ApplicationFailure.nonRetryable(`meeting ${meetingId} is ${meeting.status}, not an ended live meeting`, LIVE_FAILURE.notLive);
+          throw ApplicationFailure.nonRetryable(
+            `meeting ${meetingId} is ${meeting.status}, not an ended live meeting`,
+            LIVE_FAILURE.notLive,
+          );
         }
         const analytics = await computeAnalytics(deps, meetingId, sentences, durationSeconds);
         const summary = await computeSummary(deps, meetingId, sentences);
         // The same one-transaction persist as an upload: analytics, summary, participants, `completed`.
-        const persisted = await persistTranscript(deps.db, { meetingId, sentences, durationSeconds, analytics, summary });
+        const persisted = await persistTranscript(deps.db, {
+          meetingId,
+          sentences,
+          durationSeconds,
+          analytics,
+          summary,
+        });
         await chargeMinutes(deps.db, meetingId, durationSeconds);
         return { ...persisted, summarySource: summary.source, durationSeconds };
       }),

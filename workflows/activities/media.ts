@@ -42,15 +42,24 @@ export async function download(deps: ActivityDeps, meetingId: string): Promise<{
   const meeting = await loadIngestMeeting(deps.db, meetingId);
   if (!meeting) throw ApplicationFailure.nonRetryable(`meeting ${meetingId} no longer exists`, FAILURE.meetingGone);
   const secret = await readFetchSecret(deps.db, deps.config, meetingId);
-  if (!secret) throw badInput(`meeting ${meetingId} has no download to make: it is ${meeting.status} and its download instructions are gone`);
+  if (!secret)
+    throw badInput(
+      `meeting ${meetingId} has no download to make: it is ${meeting.status} and its download instructions are gone`,
+    );
 
   const { config } = deps;
-  const maxBytes = meeting.upload_options.bypass_size_check ? Math.max(config.media.maxBytes, MEDIA_HARD_CEILING_BYTES) : config.media.maxBytes;
+  const maxBytes = meeting.upload_options.bypass_size_check
+    ? Math.max(config.media.maxBytes, MEDIA_HARD_CEILING_BYTES)
+    : config.media.maxBytes;
   const stage = stageOf(deps, meetingId);
   const tmp = await stage.tempPath('media');
   const signal = activitySignal();
   try {
-    const fetched = await fetchMediaToFile(secret.url, config, tmp, { maxBytes, headers: authHeader(secret.auth), signal });
+    const fetched = await fetchMediaToFile(secret.url, config, tmp, {
+      maxBytes,
+      headers: authHeader(secret.auth),
+      signal,
+    });
     const { contentType, fileName, kind, sizeBytes, sha256 } = fetched;
     let durationSeconds = fetched.durationSeconds;
     let audioChannels: number | undefined;
@@ -59,16 +68,23 @@ export async function download(deps: ActivityDeps, meetingId: string): Promise<{
       try {
         probe = await probeMedia(tmp, signal);
       } catch (e) {
-        if (e instanceof UnreadableMediaError) throw badInput(`url: the recording cannot be read (unreadable: ${e.message}); send a complete audio or video file`);
+        if (e instanceof UnreadableMediaError)
+          throw badInput(
+            `url: the recording cannot be read (unreadable: ${e.message}); send a complete audio or video file`,
+          );
         throw e;
       }
       if (!probe.audio) {
-        throw badInput(`url: the ${kind} file has no audio stream (no_audio: ${probe.videoStreams} video, 0 audio streams); nothing to transcribe`);
+        throw badInput(
+          `url: the ${kind} file has no audio stream (no_audio: ${probe.videoStreams} video, 0 audio streams); nothing to transcribe`,
+        );
       }
       durationSeconds = probe.durationSeconds;
       audioChannels = probe.audio.channels;
       if (durationSeconds !== null && durationSeconds > config.media.maxSeconds) {
-        throw badInput(`url: the recording lasts ${Math.round(durationSeconds)} s, longer than the ${config.media.maxSeconds}-second limit (too_long: MEDIA_MAX_SECONDS)`);
+        throw badInput(
+          `url: the recording lasts ${Math.round(durationSeconds)} s, longer than the ${config.media.maxSeconds}-second limit (too_long: MEDIA_MAX_SECONDS)`,
+        );
       }
     }
     await stage.adopt(tmp, STAGED_MEDIA);

@@ -14,7 +14,10 @@ export function persistActivity(deps: ActivityDeps) {
   return (input: StepInput): Promise<PersistOutcome> =>
     runStep('persist', async () => {
       const sentences = await sentencesFor(deps, input.meetingId, input.media, input.transcript);
-      const [analytics, summary] = await Promise.all([analyticsFor(deps, input, sentences), summaryFor(deps, input, sentences)]);
+      const [analytics, summary] = await Promise.all([
+        analyticsFor(deps, input, sentences),
+        summaryFor(deps, input, sentences),
+      ]);
       const lastEnd = sentences.sentences.reduce((m, s) => Math.max(m, s.end_time), 0);
       const result = await persistTranscript(deps.db, {
         meetingId: input.meetingId,

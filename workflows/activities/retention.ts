@@ -35,7 +35,10 @@ function heartbeat(details: number): void {
   }
 }
 
-async function batches(input: RetentionStepInput, one: (now: Date, batch: number) => Promise<number>): Promise<RetentionStepResult> {
+async function batches(
+  input: RetentionStepInput,
+  one: (now: Date, batch: number) => Promise<number>,
+): Promise<RetentionStepResult> {
   const now = new Date(input.now);
   const started = Date.now();
   let deleted = 0;
@@ -51,6 +54,7 @@ async function batches(input: RetentionStepInput, one: (now: Date, batch: number
 export function createRetentionActivities(deps: ActivityDeps): RetentionActivities {
   return {
     deleteExpiredMeetingsStep: (input) => batches(input, (now, batch) => deleteExpiredMeetings(deps.db, now, batch)),
-    pruneReadAuditStep: (input) => batches(input, (now, batch) => pruneReadAudit(deps.db, now, deps.config.readAudit.retentionMs, batch)),
+    pruneReadAuditStep: (input) =>
+      batches(input, (now, batch) => pruneReadAudit(deps.db, now, deps.config.readAudit.retentionMs, batch)),
   };
 }

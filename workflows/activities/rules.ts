@@ -38,8 +38,15 @@ async function step<T>(name: string, context: Record<string, unknown>, work: () 
 
 export function createRuleActivities(deps: ActivityDeps): RuleActivities {
   return {
-    planRuleRun: (input) => step('planning the rules', { meetingId: input.meetingId }, () => planRuleRun(deps.db, input.meetingId, input.runKey)),
-    executeRule: (input) => step('running the rule', { meetingId: input.meetingId, ruleId: input.ruleId }, () => executeRule(deps.db, input)),
-    recordRuleFailure: (input) => step('recording the failed rule', { meetingId: input.meetingId, ruleId: input.ruleId }, () => recordRuleFailure(deps.db, input)),
+    planRuleRun: (input) =>
+      step('planning the rules', { meetingId: input.meetingId }, () =>
+        planRuleRun(deps.db, input.meetingId, input.runKey),
+      ),
+    executeRule: (input) =>
+      step('running the rule', { meetingId: input.meetingId, ruleId: input.ruleId }, () => executeRule(deps.db, input)),
+    recordRuleFailure: (input) =>
+      step('recording the failed rule', { meetingId: input.meetingId, ruleId: input.ruleId }, () =>
+        recordRuleFailure(deps.db, input),
+      ),
   };
 }

@@ -12,7 +12,8 @@ const round3 = (n: number) => Math.round(n * 1000) / 1000;
 /** fetch with the activity's cancellation: a worker shutting down aborts the call to the ASR server. */
 export function cancellableFetch(signal: AbortSignal | undefined): typeof fetch {
   if (!signal) return fetch;
-  return (input, init) => fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+  return (input, init) =>
+    fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
 }
 
 /** ISO 639-1 for the ASR server: "pt-BR" → "pt". */
@@ -29,4 +30,3 @@ export function describe(sentences: Sentence[], media: MediaRef): TranscriptRef 
     durationSeconds: round3(Math.max(media.durationSeconds ?? 0, lastEnd)),
   };
 }
-

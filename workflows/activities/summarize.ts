@@ -6,7 +6,12 @@
  */
 import { loadIngestMeeting } from '../../services/core/ingest';
 import { isRetryable } from '../../services/net/errors';
-import { createSummarizer, summarize, type SummarizeOptions, type Summary } from '../../services/intelligence/summarize';
+import {
+  createSummarizer,
+  summarize,
+  type SummarizeOptions,
+  type Summary,
+} from '../../services/intelligence/summarize';
 import type { Sentence } from '../../services/intelligence/types';
 import { ActivityDeps, attempt, runStep, stageOf } from './context';
 import { sentencesFor } from './transcribe';
@@ -20,13 +25,21 @@ interface StagedSummary {
   summary: Summary;
 }
 
-export async function computeSummary(deps: ActivityDeps, meetingId: string, sentences: Sentence[], tryNumber = attempt()): Promise<Summary> {
+export async function computeSummary(
+  deps: ActivityDeps,
+  meetingId: string,
+  sentences: Sentence[],
+  tryNumber = attempt(),
+): Promise<Summary> {
   const meeting = await loadIngestMeeting(deps.db, meetingId);
   const options: SummarizeOptions = meeting
     ? {
         title: meeting.title,
         meetingDate: new Date(meeting.date).toISOString(),
-        participants: (meeting.upload_options.attendees ?? []).map((a) => ({ name: a.displayName ?? a.email, email: a.email })),
+        participants: (meeting.upload_options.attendees ?? []).map((a) => ({
+          name: a.displayName ?? a.email,
+          email: a.email,
+        })),
       }
     : {};
   const summarizer = createSummarizer(deps.config, { fallback: tryNumber >= LLM_ATTEMPTS ? 'extractive' : 'throw' });
@@ -41,7 +54,11 @@ export async function computeSummary(deps: ActivityDeps, meetingId: string, sent
 }
 
 /** The summary of these very sentences: staged when its digest matches, else computed now. */
-export async function summaryFor(deps: ActivityDeps, input: StepInput, sentences: { digest: string; sentences: Sentence[] }): Promise<Summary> {
+export async function summaryFor(
+  deps: ActivityDeps,
+  input: StepInput,
+  sentences: { digest: string; sentences: Sentence[] },
+): Promise<Summary> {
   const stage = stageOf(deps, input.meetingId);
   const staged = await stage.readJson<StagedSummary>('summary');
   if (staged?.digest === sentences.digest) return staged.summary;
@@ -55,6 +72,11 @@ export function summarizeActivity(deps: ActivityDeps) {
     runStep('summarize', async () => {
       const sentences = await sentencesFor(deps, input.meetingId, input.media, input.transcript);
       const summary = await summaryFor(deps, input, sentences);
-      return { digest: sentences.digest, source: summary.source, meetingType: summary.meeting_type, actionItems: summary.action_items.length };
+      return {
+        digest: sentences.digest,
+        source: summary.source,
+        meetingType: summary.meeting_type,
+        actionItems: summary.action_items.length,
+      };
     });
 }

@@ -1,19 +1,31 @@
 /** Team, user, API-key and sign-in administration: thin wrappers over core, which validates. */
-import { createApiKey, deactivateUser, endSignIns, listApiKeys, listSignIns, reactivateUser, revokeApiKey } from '../../core/people';
+import {
+  createApiKey,
+  deactivateUser,
+  endSignIns,
+  listApiKeys,
+  listSignIns,
+  reactivateUser,
+  revokeApiKey,
+} from '../../core/people';
 import { createTeam, setTeamFlags } from '../../core/people';
 import { createUser } from '../../core/people';
 import { list, Parsed, required, UsageError } from '../args';
 import type { CommandContext } from '../context';
 
 export async function teamCreate(ctx: CommandContext, p: Parsed): Promise<void> {
-  const team = await createTeam(ctx.db(), { name: required(p, 'name'), tier: required(p, 'tier', 'is required: free, pro, business or enterprise') });
+  const team = await createTeam(ctx.db(), {
+    name: required(p, 'name'),
+    tier: required(p, 'tier', 'is required: free, pro, business or enterprise'),
+  });
   ctx.out.result({ team }, `team ${team.id} (${team.name}, ${team.tier})`);
 }
 
 export async function teamFlags(ctx: CommandContext, p: Parsed): Promise<void> {
   const enable = list(p, 'enable');
   const disable = list(p, 'disable');
-  if (!enable && !disable) throw new UsageError('--enable or --disable is required (comma-separated flags: search,fetch)');
+  if (!enable && !disable)
+    throw new UsageError('--enable or --disable is required (comma-separated flags: search,fetch)');
   const team = await setTeamFlags(ctx.db(), required(p, 'team'), { enable, disable });
   ctx.out.result({ team }, `team ${team.id} flags: ${team.feature_flags.join(', ') || '(none)'}`);
 }
@@ -25,7 +37,10 @@ export async function userCreate(ctx: CommandContext, p: Parsed): Promise<void> 
     name: required(p, 'name'),
     role: (p.values.role as string | undefined) ?? 'member',
   });
-  ctx.out.result({ user: { id: user.id, team_id: user.team_id, email: user.email, name: user.name, role: user.role } }, `user ${user.id} <${user.email}> (${user.role})`);
+  ctx.out.result(
+    { user: { id: user.id, team_id: user.team_id, email: user.email, name: user.name, role: user.role } },
+    `user ${user.id} <${user.email}> (${user.role})`,
+  );
 }
 
 export async function apikeyCreate(ctx: CommandContext, p: Parsed): Promise<void> {
@@ -36,7 +51,14 @@ export async function apikeyCreate(ctx: CommandContext, p: Parsed): Promise<void
     expires: p.values.expires as string | undefined,
   });
   ctx.out.result(
-    { id: key.id, prefix: key.prefix, user_id: key.userId, scopes: key.scopes, expires_at: key.expiresAt, key: key.key },
+    {
+      id: key.id,
+      prefix: key.prefix,
+      user_id: key.userId,
+      scopes: key.scopes,
+      expires_at: key.expiresAt,
+      key: key.key,
+    },
     `API key for ${p.values.email} (prefix ${key.prefix}, scopes ${key.scopes.join(' ')}, ${key.expiresAt ? `expires ${key.expiresAt}` : 'no expiry'}); shown once, store it now:\n${key.key}`,
   );
 }
@@ -56,7 +78,10 @@ export async function apikeyRevoke(ctx: CommandContext, p: Parsed): Promise<void
 
 export async function userDeactivate(ctx: CommandContext, p: Parsed): Promise<void> {
   const r = await deactivateUser(ctx.db(), null, { email: required(p, 'email') });
-  ctx.out.result({ ...r }, `deactivated ${r.email}: revoked ${r.keys_revoked} API key(s), ended ${r.grants_ended} OAuth sign-in(s) and ${r.sessions_ended} page session(s)`);
+  ctx.out.result(
+    { ...r },
+    `deactivated ${r.email}: revoked ${r.keys_revoked} API key(s), ended ${r.grants_ended} OAuth sign-in(s) and ${r.sessions_ended} page session(s)`,
+  );
 }
 
 export async function userReactivate(ctx: CommandContext, p: Parsed): Promise<void> {

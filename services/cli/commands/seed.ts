@@ -40,7 +40,9 @@ export async function seedDemoCommand(ctx: CommandContext, p: Parsed): Promise<v
     { team_id: r.teamId, admin_email: r.adminEmail, users: r.users, meetings: r.meetings, api_key: r.apiKey },
     [
       `demo team ${r.teamId}: ${r.users} people, ${r.meetings.total} meetings (${r.meetings.imported} imported now)`,
-      r.apiKey ? `API key for ${r.adminEmail} (shown once):\n${r.apiKey}` : `a demo API key already exists; make another with: meeting-intel apikey create --email ${r.adminEmail}`,
+      r.apiKey
+        ? `API key for ${r.adminEmail} (shown once):\n${r.apiKey}`
+        : `a demo API key already exists; make another with: meeting-intel apikey create --email ${r.adminEmail}`,
     ].join('\n'),
   );
 }

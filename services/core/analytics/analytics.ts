@@ -28,7 +28,8 @@ export function requireDateTime(field: string, value: string): Date {
   const day = new Date(Date.UTC(y, mo - 1, d));
   const realDay = day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d;
   const at = new Date(value.trim());
-  if (!realDay || h > 23 || mi > 59 || Number.isNaN(at.getTime())) throw invalid(field, rule, `${field}: ${JSON.stringify(value)} is not a real date and time`);
+  if (!realDay || h > 23 || mi > 59 || Number.isNaN(at.getTime()))
+    throw invalid(field, rule, `${field}: ${JSON.stringify(value)} is not a real date and time`);
   return at;
 }
 
@@ -41,12 +42,23 @@ export interface AnalyticsWindow {
 /** The window asked for (defaults: the 30 days ending now) and the equally long one before it. */
 export function analyticsWindow(args: { startTime?: string; endTime?: string }, now = new Date()): AnalyticsWindow {
   const end = args.endTime !== undefined ? requireDateTime('endTime', args.endTime) : now;
-  const start = args.startTime !== undefined ? requireDateTime('startTime', args.startTime) : new Date(end.getTime() - DEFAULT_WINDOW_DAYS * DAY_MS);
+  const start =
+    args.startTime !== undefined
+      ? requireDateTime('startTime', args.startTime)
+      : new Date(end.getTime() - DEFAULT_WINDOW_DAYS * DAY_MS);
   if (start.getTime() >= end.getTime()) {
-    throw invalid('startTime', 'must be before endTime', `startTime (${start.toISOString()}) must be before endTime (${end.toISOString()}; now when omitted)`);
+    throw invalid(
+      'startTime',
+      'must be before endTime',
+      `startTime (${start.toISOString()}) must be before endTime (${end.toISOString()}; now when omitted)`,
+    );
   }
   if (end.getTime() - start.getTime() > MAX_WINDOW_DAYS * DAY_MS) {
-    throw invalid('startTime', `window at most ${MAX_WINDOW_DAYS} days`, `startTime to endTime may span at most ${MAX_WINDOW_DAYS} days; ask for several windows instead`);
+    throw invalid(
+      'startTime',
+      `window at most ${MAX_WINDOW_DAYS} days`,
+      `startTime to endTime may span at most ${MAX_WINDOW_DAYS} days; ask for several windows instead`,
+    );
   }
   return { start, end, previousStart: new Date(start.getTime() - (end.getTime() - start.getTime())) };
 }
@@ -76,7 +88,10 @@ export interface TeamMetricRow {
 }
 
 /** One user's metrics in the window, each followed by its change against the previous window. */
-export type UserAnalyticsRow = { user_id: string; email: string; name: string } & Record<Metric | `${Metric}_change_pct`, number | null>;
+export type UserAnalyticsRow = { user_id: string; email: string; name: string } & Record<
+  Metric | `${Metric}_change_pct`,
+  number | null
+>;
 
 export interface AnalyticsResult extends Page {
   period: { start: string; end: string; previous_start: string; previous_end: string; days: number };
@@ -87,7 +102,8 @@ export interface AnalyticsResult extends Page {
   note?: string;
 }
 
-const round = (n: number | null, digits: number) => (n === null || !Number.isFinite(n) ? null : Math.round(n * 10 ** digits) / 10 ** digits);
+const round = (n: number | null, digits: number) =>
+  n === null || !Number.isFinite(n) ? null : Math.round(n * 10 ** digits) / 10 ** digits;
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 /** Percent difference against the previous window; null when there is nothing to compare with. */
@@ -140,7 +156,13 @@ function windowedMeetings(db: Knex, p: Principal, w: AnalyticsWindow) {
     .where('m.date', '<', w.end)
     .select('m.id', db.raw("case when m.date >= ? then 'current' else 'previous' end as period", [w.start]))
     .select(db.raw('coalesce(ma.duration_seconds, m.duration_seconds) as dur'))
-    .select('ma.talk_listen_ratio', 'ma.positive_pct', 'ma.neutral_pct', 'ma.negative_pct', db.raw('ma.meeting_id is not null as analyzed'));
+    .select(
+      'ma.talk_listen_ratio',
+      'ma.positive_pct',
+      'ma.neutral_pct',
+      'ma.negative_pct',
+      db.raw('ma.meeting_id is not null as analyzed'),
+    );
 }
 
 /** Team totals of both windows in one statement: meeting-level sums joined with speaker-level sums. */
@@ -153,7 +175,11 @@ async function teamSums(db: Knex, p: Principal, w: AnalyticsWindow): Promise<Map
         .join('speaker_analytics as sa', 'sa.meeting_id', 'win.id')
         .groupBy('win.period')
         .select('win.period')
-        .select(db.raw('sum(sa.filler_words) as fillers, sum(sa.questions) as questions, sum(sa.monologues_count) as monologues'))
+        .select(
+          db.raw(
+            'sum(sa.filler_words) as fillers, sum(sa.questions) as questions, sum(sa.monologues_count) as monologues',
+          ),
+        )
         .select(db.raw('sum(sa.word_count) as words, sum(sa.duration) as talk_seconds')),
     )
     .with('mt', (qb) =>
@@ -165,7 +191,10 @@ async function teamSums(db: Knex, p: Principal, w: AnalyticsWindow): Promise<Map
         .select(
           db.raw(
             ['positive', 'neutral', 'negative']
-              .map((k) => `sum(win.${k}_pct * win.dur) filter (where win.analyzed) / nullif(sum(win.dur) filter (where win.analyzed), 0) as ${k}`)
+              .map(
+                (k) =>
+                  `sum(win.${k}_pct * win.dur) filter (where win.analyzed) / nullif(sum(win.dur) filter (where win.analyzed), 0) as ${k}`,
+              )
               .join(', '),
           ),
         )
@@ -182,42 +211,76 @@ async function teamSums(db: Knex, p: Principal, w: AnalyticsWindow): Promise<Map
  * over everyone else's in the same meetings; sentiment is weighted by their speaking time.
  */
 async function userSums(db: Knex, p: Principal, w: AnalyticsWindow, onlyUserId?: string) {
-  const rows: (Sums & { period: string; user_id: string; email: string; name: string; listen_seconds: unknown })[] = await db
-    .with('win', windowedMeetings(db, p, w))
-    .with('spk', (qb) =>
-      qb
-        .from('win')
-        .join('speaker_analytics as sa', 'sa.meeting_id', 'win.id')
-        .select('win.period', 'win.id as meeting_id', 'win.dur', db.raw('lower(sa.email) as email'))
-        .select('sa.duration', 'sa.word_count', 'sa.filler_words', 'sa.questions', 'sa.monologues_count', 'sa.positive_pct', 'sa.neutral_pct', 'sa.negative_pct')
-        .select(db.raw('sum(sa.duration) over (partition by sa.meeting_id) as meeting_talk')),
-    )
-    // One row per user per meeting, in case a person was split into two speakers.
-    .with('pm', (qb) =>
-      qb
-        .from('spk')
-        .whereNotNull('spk.email')
-        .groupBy('spk.period', 'spk.meeting_id', 'spk.email')
-        .select('spk.period', 'spk.meeting_id', 'spk.email')
-        .select(db.raw('max(spk.dur) as dur, max(spk.meeting_talk) as meeting_talk, sum(spk.duration) as talk'))
-        .select(db.raw('sum(spk.word_count) as words, sum(spk.filler_words) as fillers, sum(spk.questions) as questions, sum(spk.monologues_count) as monologues'))
-        .select(db.raw('sum(spk.positive_pct * spk.duration) as pos_w, sum(spk.neutral_pct * spk.duration) as neu_w, sum(spk.negative_pct * spk.duration) as neg_w')),
-    )
-    .from('pm')
-    .join('users as u', (j) => j.on(db.raw('lower(u.email) = pm.email')).andOnVal('u.team_id', '=', p.teamId))
-    .modify((qb) => {
-      if (onlyUserId) qb.where('u.id', onlyUserId);
-    })
-    .groupBy('u.id', 'u.email', 'u.name', 'pm.period')
-    .select('u.id as user_id', db.raw('lower(u.email) as email'), 'u.name', 'pm.period')
-    .select(db.raw('count(*) as meetings, sum(pm.dur) as seconds, sum(pm.fillers) as fillers, sum(pm.questions) as questions, sum(pm.monologues) as monologues'))
-    .select(db.raw('sum(pm.words) as words, sum(pm.talk) as talk_seconds, sum(pm.meeting_talk - pm.talk) as listen_seconds'))
-    .select(db.raw('sum(pm.pos_w) / nullif(sum(pm.talk), 0) as positive, sum(pm.neu_w) / nullif(sum(pm.talk), 0) as neutral, sum(pm.neg_w) / nullif(sum(pm.talk), 0) as negative'))
-    .select(db.raw('sum(pm.talk) / nullif(sum(pm.meeting_talk - pm.talk), 0) as talk_listen_ratio'));
+  const rows: (Sums & { period: string; user_id: string; email: string; name: string; listen_seconds: unknown })[] =
+    await db
+      .with('win', windowedMeetings(db, p, w))
+      .with('spk', (qb) =>
+        qb
+          .from('win')
+          .join('speaker_analytics as sa', 'sa.meeting_id', 'win.id')
+          .select('win.period', 'win.id as meeting_id', 'win.dur', db.raw('lower(sa.email) as email'))
+          .select(
+            'sa.duration',
+            'sa.word_count',
+            'sa.filler_words',
+            'sa.questions',
+            'sa.monologues_count',
+            'sa.positive_pct',
+            'sa.neutral_pct',
+            'sa.negative_pct',
+          )
+          .select(db.raw('sum(sa.duration) over (partition by sa.meeting_id) as meeting_talk')),
+      )
+      // One row per user per meeting, in case a person was split into two speakers.
+      .with('pm', (qb) =>
+        qb
+          .from('spk')
+          .whereNotNull('spk.email')
+          .groupBy('spk.period', 'spk.meeting_id', 'spk.email')
+          .select('spk.period', 'spk.meeting_id', 'spk.email')
+          .select(db.raw('max(spk.dur) as dur, max(spk.meeting_talk) as meeting_talk, sum(spk.duration) as talk'))
+          .select(
+            db.raw(
+              'sum(spk.word_count) as words, sum(spk.filler_words) as fillers, sum(spk.questions) as questions, sum(spk.monologues_count) as monologues',
+            ),
+          )
+          .select(
+            db.raw(
+              'sum(spk.positive_pct * spk.duration) as pos_w, sum(spk.neutral_pct * spk.duration) as neu_w, sum(spk.negative_pct * spk.duration) as neg_w',
+            ),
+          ),
+      )
+      .from('pm')
+      .join('users as u', (j) => j.on(db.raw('lower(u.email) = pm.email')).andOnVal('u.team_id', '=', p.teamId))
+      .modify((qb) => {
+        if (onlyUserId) qb.where('u.id', onlyUserId);
+      })
+      .groupBy('u.id', 'u.email', 'u.name', 'pm.period')
+      .select('u.id as user_id', db.raw('lower(u.email) as email'), 'u.name', 'pm.period')
+      .select(
+        db.raw(
+          'count(*) as meetings, sum(pm.dur) as seconds, sum(pm.fillers) as fillers, sum(pm.questions) as questions, sum(pm.monologues) as monologues',
+        ),
+      )
+      .select(
+        db.raw(
+          'sum(pm.words) as words, sum(pm.talk) as talk_seconds, sum(pm.meeting_talk - pm.talk) as listen_seconds',
+        ),
+      )
+      .select(
+        db.raw(
+          'sum(pm.pos_w) / nullif(sum(pm.talk), 0) as positive, sum(pm.neu_w) / nullif(sum(pm.talk), 0) as neutral, sum(pm.neg_w) / nullif(sum(pm.talk), 0) as negative',
+        ),
+      )
+      .select(db.raw('sum(pm.talk) / nullif(sum(pm.meeting_talk - pm.talk), 0) as talk_listen_ratio'));
   return rows;
 }
 
-function userRow(user: { user_id: string; email: string; name: string }, current: Values, previous: Values): UserAnalyticsRow {
+function userRow(
+  user: { user_id: string; email: string; name: string },
+  current: Values,
+  previous: Values,
+): UserAnalyticsRow {
   const row: Record<string, unknown> = { user_id: user.user_id, email: user.email, name: user.name };
   for (const m of METRICS) {
     row[m] = current[m];
@@ -227,7 +290,12 @@ function userRow(user: { user_id: string; email: string; name: string }, current
 }
 
 /** Analytics of the caller's team (admins) or of the caller alone (members), with period comparison. */
-export async function getAnalytics(db: Knex, p: Principal, args: { startTime?: string; endTime?: string }, now = new Date()): Promise<AnalyticsResult> {
+export async function getAnalytics(
+  db: Knex,
+  p: Principal,
+  args: { startTime?: string; endTime?: string },
+  now = new Date(),
+): Promise<AnalyticsResult> {
   const w = analyticsWindow(args, now);
   const admin = isAdmin(p);
   const period = {
@@ -243,18 +311,27 @@ export async function getAnalytics(db: Knex, p: Principal, args: { startTime?: s
     const sums = await teamSums(db, p, w);
     const current = toValues(sums.get('current'));
     const previous = toValues(sums.get('previous'));
-    team = METRICS.map((metric) => ({ metric, value: current[metric], previous: previous[metric], change_pct: changePct(current[metric], previous[metric]) }));
+    team = METRICS.map((metric) => ({
+      metric,
+      value: current[metric],
+      previous: previous[metric],
+      change_pct: changePct(current[metric], previous[metric]),
+    }));
   }
 
   const rows = await userSums(db, p, w, admin ? undefined : p.userId);
-  const byUser = new Map<string, { user: { user_id: string; email: string; name: string }; current?: Sums; previous?: Sums }>();
+  const byUser = new Map<
+    string,
+    { user: { user_id: string; email: string; name: string }; current?: Sums; previous?: Sums }
+  >();
   for (const r of rows) {
     const entry = byUser.get(r.user_id) ?? { user: { user_id: r.user_id, email: r.email, name: r.name } };
     entry[r.period === 'current' ? 'current' : 'previous'] = r;
     byUser.set(r.user_id, entry);
   }
   // A member always gets their own row, zeros included, so "no meetings" is an answer and not a gap.
-  if (!admin && !byUser.has(p.userId)) byUser.set(p.userId, { user: { user_id: p.userId, email: p.email.toLowerCase(), name: p.name } });
+  if (!admin && !byUser.has(p.userId))
+    byUser.set(p.userId, { user: { user_id: p.userId, email: p.email.toLowerCase(), name: p.name } });
 
   const users = [...byUser.values()]
     .map((e) => userRow(e.user, toValues(e.current), toValues(e.previous)))

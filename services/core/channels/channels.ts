@@ -33,16 +33,17 @@ export const CHANNEL_LIST_CAP = 500;
 
 /** Channels the caller may see, by title: public ones of the team, private ones they belong to, all for admins. */
 export async function listChannels(db: Knex, p: Principal): Promise<{ channels: ChannelListRecord[] } & Page> {
-  const rows: { id: string; title: string; is_private: boolean; members: string | null; member_count: string }[] = await db('channels as c')
-    .modify(channelVisibleTo(p, 'c'))
-    .leftJoin('channel_members as cm', 'cm.channel_id', 'c.id')
-    .leftJoin('users as u', 'u.id', 'cm.user_id')
-    .groupBy('c.id', 'c.title', 'c.is_private')
-    .select('c.id', 'c.title', 'c.is_private')
-    .select(db.raw("string_agg(lower(u.email), ', ' order by lower(u.email)) as members"))
-    .select(db.raw('count(u.id) as member_count'))
-    .orderByRaw('lower(c.title), c.id')
-    .limit(CHANNEL_LIST_CAP + 1);
+  const rows: { id: string; title: string; is_private: boolean; members: string | null; member_count: string }[] =
+    await db('channels as c')
+      .modify(channelVisibleTo(p, 'c'))
+      .leftJoin('channel_members as cm', 'cm.channel_id', 'c.id')
+      .leftJoin('users as u', 'u.id', 'cm.user_id')
+      .groupBy('c.id', 'c.title', 'c.is_private')
+      .select('c.id', 'c.title', 'c.is_private')
+      .select(db.raw("string_agg(lower(u.email), ', ' order by lower(u.email)) as members"))
+      .select(db.raw('count(u.id) as member_count'))
+      .orderByRaw('lower(c.title), c.id')
+      .limit(CHANNEL_LIST_CAP + 1);
   return {
     channels: rows.slice(0, CHANNEL_LIST_CAP).map((r) => ({
       id: r.id,
@@ -58,7 +59,10 @@ export async function listChannels(db: Knex, p: Principal): Promise<{ channels: 
 /** One channel with its members; a channel the caller may not see is reported as not found. */
 export async function getChannel(db: Knex, p: Principal, channelId: string): Promise<ChannelRecord> {
   if (!channelId.trim()) throw invalid('channelId', 'must not be empty');
-  const channel = await db('channels as c').modify(channelVisibleTo(p, 'c')).where('c.id', channelId).first('c.id', 'c.title', 'c.is_private');
+  const channel = await db('channels as c')
+    .modify(channelVisibleTo(p, 'c'))
+    .where('c.id', channelId)
+    .first('c.id', 'c.title', 'c.is_private');
   if (!channel) throw notFound('channel', channelId);
   const members: ChannelMember[] = await db('channel_members as cm')
     .join('users as u', 'u.id', 'cm.user_id')

@@ -48,7 +48,12 @@ export async function listActiveMeetings(
   p: Principal,
   args: { email?: string; states?: string[] } = {},
 ): Promise<{ meetings: ActiveMeetingRecord[] } & Page> {
-  if (args.states !== undefined && args.states.length === 0) throw invalid('states', 'at least one of active, paused', 'states must list active, paused or both; omit it for both');
+  if (args.states !== undefined && args.states.length === 0)
+    throw invalid(
+      'states',
+      'at least one of active, paused',
+      'states must list active, paused or both; omit it for both',
+    );
   const states = [...new Set((args.states ?? LIVE_STATES).map((s) => requireOneOf('states', s, LIVE_STATES)))];
   const organizer = await organizerFilter(db, p, args.email);
 
@@ -58,11 +63,24 @@ export async function listActiveMeetings(
     .whereIn('m.live_state', states)
     .modify((qb) => {
       // The organizer by user id, or by email for meetings recorded before the user existed.
-      if (organizer) qb.where((w) => w.where('m.organizer_id', organizer.id).orWhereRaw('lower(m.organizer_email) = ?', [organizer.email]));
+      if (organizer)
+        qb.where((w) =>
+          w.where('m.organizer_id', organizer.id).orWhereRaw('lower(m.organizer_email) = ?', [organizer.email]),
+        );
     })
     .orderByRaw('coalesce(m.scheduled_start, m.date) desc, m.id desc')
     .limit(ACTIVE_MEETING_CAP + 1)
-    .select('m.id', 'm.title', 'm.organizer_email', 'm.meeting_link', 'm.scheduled_start', 'm.scheduled_end', 'm.date', 'm.privacy', 'm.live_state');
+    .select(
+      'm.id',
+      'm.title',
+      'm.organizer_email',
+      'm.meeting_link',
+      'm.scheduled_start',
+      'm.scheduled_end',
+      'm.date',
+      'm.privacy',
+      'm.live_state',
+    );
   return {
     meetings: rows.slice(0, ACTIVE_MEETING_CAP).map((r) => ({
       id: r.id,

@@ -36,11 +36,20 @@ const WHO_MAY = 'only its organizer or an admin of its team may drive a live mee
  * upload, or a live meeting that ended) is an invariant_violation.
  */
 async function drivenMeeting(db: Knex, p: Principal, id: string, action: string): Promise<DrivenMeeting> {
-  const m: DrivenMeeting | undefined = await db('meetings as m').modify(liveMeetingDrivenBy(p, 'm')).where('m.id', id).first('m.id', 'm.status', 'm.is_live');
+  const m: DrivenMeeting | undefined = await db('meetings as m')
+    .modify(liveMeetingDrivenBy(p, 'm'))
+    .where('m.id', id)
+    .first('m.id', 'm.status', 'm.is_live');
   if (!m) {
-    const seen = await db('meetings as m').modify(visibleTo(p, 'm')).where('m.team_id', p.teamId).where('m.id', id).first('m.organizer_email');
+    const seen = await db('meetings as m')
+      .modify(visibleTo(p, 'm'))
+      .where('m.team_id', p.teamId)
+      .where('m.id', id)
+      .first('m.organizer_email');
     if (!seen) throw notFound('meeting', id);
-    throw forbidden(`you may not ${action} meeting ${JSON.stringify(id)}: ${WHO_MAY} (organizer: ${seen.organizer_email})`);
+    throw forbidden(
+      `you may not ${action} meeting ${JSON.stringify(id)}: ${WHO_MAY} (organizer: ${seen.organizer_email})`,
+    );
   }
   if (!m.is_live) throw notLive(id, m.status);
   return m;
@@ -57,7 +66,10 @@ function notLive(id: string, status: string): ServiceError {
           : status === 'closed'
             ? 'its live session was closed by an operator'
             : `it is ${status}`;
-  return new ServiceError('invariant_violation', `meeting ${JSON.stringify(id)} is not live: ${now}. Start a new live meeting with startLiveMeeting.`);
+  return new ServiceError(
+    'invariant_violation',
+    `meeting ${JSON.stringify(id)} is not live: ${now}. Start a new live meeting with startLiveMeeting.`,
+  );
 }
 
 /** A failed update as the caller's error: the state machine's refusal is an invariant_violation. */
@@ -79,10 +91,18 @@ function updateError(e: unknown, meetingId: string, status: string, log: Logger)
     );
   }
   log.error({ err: e, meetingId }, 'live meeting update failed');
-  return new ServiceError('internal_error', 'The live meeting could not take this request right now; it has been logged. Send it again in a moment.');
+  return new ServiceError(
+    'internal_error',
+    'The live meeting could not take this request right now; it has been logged. Send it again in a moment.',
+  );
 }
 
-async function runUpdate(deps: LiveDeps, m: DrivenMeeting, update: LiveUpdate, args: LiveActorArgs): Promise<LiveStateResult> {
+async function runUpdate(
+  deps: LiveDeps,
+  m: DrivenMeeting,
+  update: LiveUpdate,
+  args: LiveActorArgs,
+): Promise<LiveStateResult> {
   const workflows = requireWorkflows(deps);
   const log = deps.log ?? logger;
   const deadline = Date.now() + LIVE_UPDATE_WAIT_MS;
@@ -117,14 +137,25 @@ async function runUpdate(deps: LiveDeps, m: DrivenMeeting, update: LiveUpdate, a
  * them at once. A chunk_id sent before replaces its earlier sentence (same index) instead of adding one.
  * The row lock orders it against the end: once the end has committed, an append is refused.
  */
-export async function appendLiveSentences(deps: LiveDeps, p: Principal, meetingId: string, sentences: unknown): Promise<LiveAppendResult> {
+export async function appendLiveSentences(
+  deps: LiveDeps,
+  p: Principal,
+  meetingId: string,
+  sentences: unknown,
+): Promise<LiveAppendResult> {
   const id = requireMeetingId('meetingId', meetingId);
   const valid = validateLiveSentences(sentences);
   await drivenMeeting(deps.db, p, id, 'append sentences to');
   try {
     const r = await storeLiveSentences(deps.db, id, valid);
     liveSentencesIngested.inc(r.appended);
-    return { meetingId: id, state: r.state, appended: r.appended, replaced: r.replaced, sentence_count: r.sentence_count };
+    return {
+      meetingId: id,
+      state: r.state,
+      appended: r.appended,
+      replaced: r.replaced,
+      sentence_count: r.sentence_count,
+    };
   } catch (e) {
     if (e instanceof MeetingNotLiveError) throw notLive(id, e.status);
     throw e;

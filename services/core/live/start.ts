@@ -35,13 +35,20 @@ export type LiveDeps = ServiceDeps;
 const MIN_IDLE_TIMEOUT_MS = 1_000;
 
 export function requireWorkflows(deps: LiveDeps): WorkflowPort {
-  if (!deps.workflows) throw new ServiceError('feature_unavailable', 'live meetings are not available on this server: it has no Temporal connection');
+  if (!deps.workflows)
+    throw new ServiceError(
+      'feature_unavailable',
+      'live meetings are not available on this server: it has no Temporal connection',
+    );
   return deps.workflows;
 }
 
 /** Start the meeting's workflow; 'exists' when a run with its id exists already (running or closed). */
 export function startLiveWorkflow(workflows: WorkflowPort, config: Config, meetingId: string): Promise<StartOutcome> {
-  return workflows.startLiveMeeting({ meetingId, idleTimeoutMs: Math.max(MIN_IDLE_TIMEOUT_MS, config.liveIdleTimeoutMs) });
+  return workflows.startLiveMeeting({
+    meetingId,
+    idleTimeoutMs: Math.max(MIN_IDLE_TIMEOUT_MS, config.liveIdleTimeoutMs),
+  });
 }
 
 /**
@@ -60,7 +67,11 @@ export async function startLiveMeeting(deps: LiveDeps, p: Principal, input: Star
     .whereRaw('lower(email) = ?', [organizerEmail])
     .first('id', 'email', 'name');
   if (!organizer) {
-    throw invalid('organizer_email', 'a user of your team', `organizer_email ${JSON.stringify(organizerEmail)} is not a user of your team; the organizer of a live meeting must be one`);
+    throw invalid(
+      'organizer_email',
+      'a user of your team',
+      `organizer_email ${JSON.stringify(organizerEmail)} is not a user of your team; the organizer of a live meeting must be one`,
+    );
   }
   requireMayStartLiveMeetingFor(p, organizer.id);
 
@@ -86,13 +97,25 @@ export async function startLiveMeeting(deps: LiveDeps, p: Principal, input: Star
       meeting_link: m.meetingLink,
       scheduled_start: m.scheduledStart,
       scheduled_end: m.scheduledEnd,
-      upload_options: JSON.stringify({ attendees: m.attendees, save_video: false, bypass_size_check: false, request_hash: '', live_speakers: {} }),
+      upload_options: JSON.stringify({
+        attendees: m.attendees,
+        save_video: false,
+        bypass_size_check: false,
+        request_hash: '',
+        live_speakers: {},
+      }),
     });
     await addParticipants(tx, id, [
       { email: organizer.email.toLowerCase(), name: organizer.name, userId: organizer.id },
       ...m.attendees.map((a) => ({ email: a.email, name: a.displayName, userId: null })),
     ]);
-    await audit(tx, p, 'meeting.live_started', { type: 'meeting', id }, { organizer: organizer.email.toLowerCase(), meeting_link: m.meetingLink, privacy: m.privacy });
+    await audit(
+      tx,
+      p,
+      'meeting.live_started',
+      { type: 'meeting', id },
+      { organizer: organizer.email.toLowerCase(), meeting_link: m.meetingLink, privacy: m.privacy },
+    );
   });
 
   try {
@@ -101,7 +124,10 @@ export async function startLiveMeeting(deps: LiveDeps, p: Principal, input: Star
     // Nothing stays behind a refusal: without its workflow the meeting could never be driven or end.
     (deps.log ?? logger).error({ err: e, meetingId: id }, 'could not start LiveMeetingWorkflow');
     await db('meetings').where({ id }).delete();
-    throw new ServiceError('internal_error', 'The live meeting could not be started right now; nothing was stored. Send the same request again in a moment.');
+    throw new ServiceError(
+      'internal_error',
+      'The live meeting could not be started right now; nothing was stored. Send the same request again in a moment.',
+    );
   }
   return id;
 }

@@ -58,7 +58,10 @@ export class MeetingNotLiveError extends ServiceError {
 }
 
 async function lockMeeting(tx: Knex.Transaction, meetingId: string): Promise<LockedMeeting> {
-  const m = await tx('meetings').where({ id: meetingId }).forUpdate().first('id', 'team_id', 'is_live', 'status', 'live_state');
+  const m = await tx('meetings')
+    .where({ id: meetingId })
+    .forUpdate()
+    .first('id', 'team_id', 'is_live', 'status', 'live_state');
   if (!m) throw notFound('meeting', meetingId);
   return m;
 }
@@ -69,7 +72,10 @@ async function sentenceCount(db: Knex, meetingId: string): Promise<number> {
 }
 
 /** The meeting's live state and sentence count, or undefined when it no longer exists. */
-export async function openLiveMeeting(db: Knex, meetingId: string): Promise<{ is_live: boolean; state: LiveState | null; sentence_count: number } | undefined> {
+export async function openLiveMeeting(
+  db: Knex,
+  meetingId: string,
+): Promise<{ is_live: boolean; state: LiveState | null; sentence_count: number } | undefined> {
   const m = await db('meetings').where({ id: meetingId }).first('is_live', 'live_state');
   if (!m) return undefined;
   return { is_live: m.is_live, state: m.live_state, sentence_count: await sentenceCount(db, meetingId) };
@@ -82,10 +88,22 @@ export async function openLiveMeeting(db: Knex, meetingId: string): Promise<{ is
  * an earlier call or earlier in this one) replaces that sentence at its index; unchanged repeats write
  * nothing.
  */
-export async function storeLiveSentences(db: Knex, meetingId: string, sentences: LiveSentenceInput[]): Promise<StoreResult> {
-  const rows = sentences.map((s) => ({ speaker_name: s.speaker_name, text: clean(s.text), raw_text: s.text, start_time: s.start_time, end_time: s.end_time, chunk_id: s.chunk_id }));
+export async function storeLiveSentences(
+  db: Knex,
+  meetingId: string,
+  sentences: LiveSentenceInput[],
+): Promise<StoreResult> {
+  const rows = sentences.map((s) => ({
+    speaker_name: s.speaker_name,
+    text: clean(s.text),
+    raw_text: s.text,
+    start_time: s.start_time,
+    end_time: s.end_time,
+    chunk_id: s.chunk_id,
+  }));
   const { rows: out } = await db.raw('select live_append(?, ?::jsonb) as r', [meetingId, JSON.stringify(rows)]);
-  const r = out[0].r as (StoreResult & { error?: undefined }) | { error: 'not_found' } | { error: 'not_live'; status: string };
+  const r = out[0].r as
+    (StoreResult & { error?: undefined }) | { error: 'not_found' } | { error: 'not_live'; status: string };
   if (r.error === 'not_found') throw notFound('meeting', meetingId);
   if (r.error === 'not_live') throw new MeetingNotLiveError(meetingId, r.status);
   return r;
@@ -95,27 +113,55 @@ export async function storeLiveSentences(db: Knex, meetingId: string, sentences:
 const actor = (userId: string | null, teamId: string) => (userId ? ({ userId, teamId } as Principal) : null);
 
 /** active ⇄ paused. Setting the state it already has changes nothing. */
-export async function setLiveState(db: Knex, meetingId: string, state: LiveState, actorUserId: string | null): Promise<{ sentence_count: number }> {
+export async function setLiveState(
+  db: Knex,
+  meetingId: string,
+  state: LiveState,
+  actorUserId: string | null,
+): Promise<{ sentence_count: number }> {
   await db.transaction(async (tx) => {
     const m = await lockMeeting(tx, meetingId);
     if (!m.is_live) throw new MeetingNotLiveError(meetingId, m.status);
     if (m.live_state === state) return;
     await tx('meetings').where({ id: meetingId }).update({ live_state: state, updated_at: tx.fn.now() });
-    await audit(tx, actor(actorUserId, m.team_id), state === 'paused' ? 'meeting.live_paused' : 'meeting.live_resumed', { type: 'meeting', id: meetingId, teamId: m.team_id });
+    await audit(
+      tx,
+      actor(actorUserId, m.team_id),
+      state === 'paused' ? 'meeting.live_paused' : 'meeting.live_resumed',
+      { type: 'meeting', id: meetingId, teamId: m.team_id },
+    );
   });
   return { sentence_count: await sentenceCount(db, meetingId) };
 }
 
-async function close(tx: Knex.Transaction, m: LockedMeeting, reason: EndReason, actorUserId: string | null): Promise<void> {
-  await tx('meetings').where({ id: m.id }).update({ is_live: false, live_state: null, status: 'processing', updated_at: tx.fn.now() });
-  await audit(tx, actor(actorUserId, m.team_id), 'meeting.live_ended', { type: 'meeting', id: m.id, teamId: m.team_id }, { reason });
+async function close(
+  tx: Knex.Transaction,
+  m: LockedMeeting,
+  reason: EndReason,
+  actorUserId: string | null,
+): Promise<void> {
+  await tx('meetings')
+    .where({ id: m.id })
+    .update({ is_live: false, live_state: null, status: 'processing', updated_at: tx.fn.now() });
+  await audit(
+    tx,
+    actor(actorUserId, m.team_id),
+    'meeting.live_ended',
+    { type: 'meeting', id: m.id, teamId: m.team_id },
+    { reason },
+  );
 }
 
 /**
  * The end of the live part: is_live false (it leaves the active meetings), status `processing` until
  * post-processing completes it. Ending a meeting that already ended changes nothing.
  */
-export async function closeLiveMeeting(db: Knex, meetingId: string, reason: EndReason, actorUserId: string | null): Promise<{ sentence_count: number }> {
+export async function closeLiveMeeting(
+  db: Knex,
+  meetingId: string,
+  reason: EndReason,
+  actorUserId: string | null,
+): Promise<{ sentence_count: number }> {
   await db.transaction(async (tx) => {
     const m = await lockMeeting(tx, meetingId);
     if (m.is_live) await close(tx, m, reason, actorUserId);
@@ -134,7 +180,10 @@ export async function closeLiveMeetingIfIdle(db: Knex, meetingId: string, idleTi
   const check = await db.transaction(async (tx): Promise<IdleCheck> => {
     const m = await lockMeeting(tx, meetingId);
     if (!m.is_live) return { ended: true, sentence_count: 0 };
-    const { rows } = await tx.raw('select extract(epoch from clock_timestamp() - updated_at) * 1000 as idle_ms from meetings where id = ?', [meetingId]);
+    const { rows } = await tx.raw(
+      'select extract(epoch from clock_timestamp() - updated_at) * 1000 as idle_ms from meetings where id = ?',
+      [meetingId],
+    );
     const idleMs = Math.max(0, Math.floor(Number(rows[0].idle_ms)));
     if (idleMs < idleTimeoutMs) return { ended: false, idleMs };
     await close(tx, m, 'idle', null);
@@ -145,7 +194,10 @@ export async function closeLiveMeetingIfIdle(db: Knex, meetingId: string, idleTi
 
 /** The meeting's sentences in index order, as the intelligence steps take them. */
 export async function readLiveSentences(db: Knex, meetingId: string): Promise<Sentence[]> {
-  const rows = await db('sentences').where({ meeting_id: meetingId }).orderBy('idx').select('idx', ...SENTENCE_COLUMNS);
+  const rows = await db('sentences')
+    .where({ meeting_id: meetingId })
+    .orderBy('idx')
+    .select('idx', ...SENTENCE_COLUMNS);
   // Live sentences always keep their raw text (it is what the recorder sent).
   return rows.map((r) => sentenceFromRow(r) as Sentence);
 }
@@ -160,15 +212,26 @@ export async function failLiveMeeting(db: Knex, meetingId: string, reason: strin
   return db.transaction(async (tx) => {
     const m = await tx('meetings').where({ id: meetingId }).forUpdate().first('id', 'status', 'team_id');
     if (!m || !['live', 'processing'].includes(m.status)) return false;
-    await tx('meetings').where({ id: meetingId }).update({ status: 'failed', failure_reason: text, is_live: false, live_state: null, updated_at: tx.fn.now() });
-    await audit(tx, null, 'meeting.live_processing_failed', { type: 'meeting', id: meetingId, teamId: m.team_id }, { reason: text });
+    await tx('meetings')
+      .where({ id: meetingId })
+      .update({ status: 'failed', failure_reason: text, is_live: false, live_state: null, updated_at: tx.fn.now() });
+    await audit(
+      tx,
+      null,
+      'meeting.live_processing_failed',
+      { type: 'meeting', id: meetingId, teamId: m.team_id },
+      { reason: text },
+    );
     return true;
   });
 }
 
 /** Live meetings of the whole service by state (the live_meetings gauge). */
 export async function countLiveMeetings(db: Knex): Promise<Record<LiveState, number>> {
-  const rows: { live_state: LiveState; n: string }[] = await db('meetings').where('is_live', true).groupBy('live_state').select('live_state', db.raw('count(*) as n'));
+  const rows: { live_state: LiveState; n: string }[] = await db('meetings')
+    .where('is_live', true)
+    .groupBy('live_state')
+    .select('live_state', db.raw('count(*) as n'));
   const out: Record<LiveState, number> = { active: 0, paused: 0 };
   for (const r of rows) if (r.live_state in out) out[r.live_state] = Number(r.n);
   return out;

@@ -98,11 +98,18 @@ const WHO_MAY = 'only its organizer or an admin of its team may';
 async function refusal(trx: Knex.Transaction, p: Principal, id: string, action: string) {
   const seen = await trx('meetings as m').modify(visibleTo(p, 'm')).where('m.id', id).first('m.organizer_email');
   if (!seen) return notFound('meeting', id);
-  return forbidden(`you may not ${action} meeting ${JSON.stringify(id)}: ${WHO_MAY} (organizer: ${seen.organizer_email})`);
+  return forbidden(
+    `you may not ${action} meeting ${JSON.stringify(id)}: ${WHO_MAY} (organizer: ${seen.organizer_email})`,
+  );
 }
 
 /** The meetings, locked for the change, or the first refusal; nothing is changed unless all pass. */
-export async function lockManaged(trx: Knex.Transaction, p: Principal, ids: string[], action: string): Promise<ManagedMeeting[]> {
+export async function lockManaged(
+  trx: Knex.Transaction,
+  p: Principal,
+  ids: string[],
+  action: string,
+): Promise<ManagedMeeting[]> {
   const rows: ManagedMeeting[] = await trx('meetings as m')
     .modify(managedBy(p, 'm'))
     .whereIn('m.id', ids)
@@ -133,7 +140,11 @@ export function requireMeetingId(field: string, id: string): string {
 
 function shareEmails(emails: string[]): string[] {
   if (!Array.isArray(emails) || emails.length < 1 || emails.length > SHARE_MAX_EMAILS) {
-    throw invalid('emails', `1 to ${SHARE_MAX_EMAILS} email addresses`, `emails must list 1 to ${SHARE_MAX_EMAILS} email addresses; got ${Array.isArray(emails) ? emails.length : 0}`);
+    throw invalid(
+      'emails',
+      `1 to ${SHARE_MAX_EMAILS} email addresses`,
+      `emails must list 1 to ${SHARE_MAX_EMAILS} email addresses; got ${Array.isArray(emails) ? emails.length : 0}`,
+    );
   }
   // Case-insensitively distinct, in the order given.
   return [...new Set(emails.map((e, i) => requireEmail(`emails.${i}`, e)))];
@@ -142,7 +153,11 @@ function shareEmails(emails: string[]): string[] {
 function expiryOf(expiryDays: number | undefined, now: Date): Date | null {
   if (expiryDays === undefined || expiryDays === null) return null;
   if (!(SHARE_EXPIRY_DAYS as readonly number[]).includes(expiryDays)) {
-    throw invalid('expiryDays', 'one of 7, 14, 30', `expiryDays must be one of 7, 14, 30 (days), or omitted for no expiry; got ${expiryDays}`);
+    throw invalid(
+      'expiryDays',
+      'one of 7, 14, 30',
+      `expiryDays must be one of 7, 14, 30 (days), or omitted for no expiry; got ${expiryDays}`,
+    );
   }
   return new Date(now.getTime() + expiryDays * 86_400_000);
 }
@@ -152,7 +167,11 @@ function expiryOf(expiryDays: number | undefined, now: Date): Date | null {
  * that already has an unrevoked share sets its expiry anew instead of adding a row, so retries and
  * repeated rules never pile up duplicates.
  */
-export async function shareMeeting(db: Knex, p: Principal, input: { meetingId: string; emails: string[]; expiryDays?: number }): Promise<ShareResult> {
+export async function shareMeeting(
+  db: Knex,
+  p: Principal,
+  input: { meetingId: string; emails: string[]; expiryDays?: number },
+): Promise<ShareResult> {
   const meetingId = requireMeetingId('meetingId', input.meetingId);
   const emails = shareEmails(input.emails);
   const expiresAt = expiryOf(input.expiryDays, new Date());
@@ -170,15 +189,34 @@ export async function shareMeeting(db: Knex, p: Principal, input: { meetingId: s
     const shares: ShareRecord[] = [];
     const fresh = emails.filter((e) => !have.has(e));
     if (fresh.length) {
-      await trx('meeting_shares').insert(fresh.map((email) => ({ id: newId(), meeting_id: m.id, email, shared_by: actorUserId(trx, p), expires_at: expiresAt })));
+      await trx('meeting_shares').insert(
+        fresh.map((email) => ({
+          id: newId(),
+          meeting_id: m.id,
+          email,
+          shared_by: actorUserId(trx, p),
+          expires_at: expiresAt,
+        })),
+      );
     }
     const renewed = emails.filter((e) => have.has(e));
     if (renewed.length) {
-      await trx('meeting_shares').whereIn('id', renewed.flatMap((e) => have.get(e)!)).update({ expires_at: expiresAt });
+      await trx('meeting_shares')
+        .whereIn(
+          'id',
+          renewed.flatMap((e) => have.get(e)!),
+        )
+        .update({ expires_at: expiresAt });
     }
     const iso = expiresAt ? expiresAt.toISOString() : null;
     for (const email of emails) shares.push({ email, expires_at: iso, change: have.has(email) ? 'updated' : 'added' });
-    await audit(trx, p, 'meeting.share', { type: 'meeting', id: m.id, teamId: m.team_id }, { emails, expires_at: iso, added: fresh, updated: renewed });
+    await audit(
+      trx,
+      p,
+      'meeting.share',
+      { type: 'meeting', id: m.id, teamId: m.team_id },
+      { emails, expires_at: iso, added: fresh, updated: renewed },
+    );
     return { success: true as const, meetingId: m.id, shares };
   });
 }
@@ -187,7 +225,11 @@ export async function shareMeeting(db: Knex, p: Principal, input: { meetingId: s
  * Revoke the active shares of one email. An email without one is answered with revoked: 0 and a
  * message, not an error: the end state the caller asked for holds, and a retried rule must not fail.
  */
-export async function revokeMeetingAccess(db: Knex, p: Principal, input: { meetingId: string; email: string }): Promise<RevokeResult> {
+export async function revokeMeetingAccess(
+  db: Knex,
+  p: Principal,
+  input: { meetingId: string; email: string },
+): Promise<RevokeResult> {
   const meetingId = requireMeetingId('meetingId', input.meetingId);
   const email = requireEmail('email', input.email ?? '');
   return db.transaction(async (trx) => {
@@ -200,10 +242,28 @@ export async function revokeMeetingAccess(db: Knex, p: Principal, input: { meeti
       .update({ revoked_at: trx.fn.now() })
       .returning('id');
     if (ids.length === 0) {
-      return { success: true as const, meetingId: m.id, email, revoked: 0, message: `${email} had no active share of this meeting; nothing changed` };
+      return {
+        success: true as const,
+        meetingId: m.id,
+        email,
+        revoked: 0,
+        message: `${email} had no active share of this meeting; nothing changed`,
+      };
     }
-    await audit(trx, p, 'meeting.revoke_access', { type: 'meeting', id: m.id, teamId: m.team_id }, { email, revoked: ids.length });
-    return { success: true as const, meetingId: m.id, email, revoked: ids.length, message: `${email} no longer has shared access to this meeting` };
+    await audit(
+      trx,
+      p,
+      'meeting.revoke_access',
+      { type: 'meeting', id: m.id, teamId: m.team_id },
+      { email, revoked: ids.length },
+    );
+    return {
+      success: true as const,
+      meetingId: m.id,
+      email,
+      revoked: ids.length,
+      message: `${email} no longer has shared access to this meeting`,
+    };
   });
 }
 
@@ -212,25 +272,45 @@ export async function revokeMeetingAccess(db: Knex, p: Principal, input: { meeti
 // ---------------------------------------------------------------------------------------------------
 
 /** Rename a meeting; the title is trimmed and must then be 5 to 256 characters. */
-export async function updateMeetingTitle(db: Knex, p: Principal, input: { meetingId: string; title: string }): Promise<TitleResult> {
+export async function updateMeetingTitle(
+  db: Knex,
+  p: Principal,
+  input: { meetingId: string; title: string },
+): Promise<TitleResult> {
   const meetingId = requireMeetingId('meetingId', input.meetingId);
   const title = requireLength('title', (input.title ?? '').trim(), TITLE_LENGTH.min, TITLE_LENGTH.max);
   return db.transaction(async (trx) => {
     const [m] = await lockManaged(trx, p, [meetingId], 'rename');
     await trx('meetings').where('id', m.id).update({ title, updated_at: trx.fn.now() });
-    await audit(trx, p, 'meeting.update_title', { type: 'meeting', id: m.id, teamId: m.team_id }, { from: m.title, to: title });
+    await audit(
+      trx,
+      p,
+      'meeting.update_title',
+      { type: 'meeting', id: m.id, teamId: m.team_id },
+      { from: m.title, to: title },
+    );
     return { success: true as const, meetingId: m.id, title, previous_title: m.title };
   });
 }
 
 /** Set who can see a meeting (see access.visibleTo for what each value opens). */
-export async function updateMeetingPrivacy(db: Knex, p: Principal, input: { meetingId: string; privacy: string }): Promise<PrivacyResult> {
+export async function updateMeetingPrivacy(
+  db: Knex,
+  p: Principal,
+  input: { meetingId: string; privacy: string },
+): Promise<PrivacyResult> {
   const meetingId = requireMeetingId('meetingId', input.meetingId);
   const privacy = requireOneOf('privacy', input.privacy, PRIVACIES);
   return db.transaction(async (trx) => {
     const [m] = await lockManaged(trx, p, [meetingId], 'change the privacy of');
     await trx('meetings').where('id', m.id).update({ privacy, updated_at: trx.fn.now() });
-    await audit(trx, p, 'meeting.update_privacy', { type: 'meeting', id: m.id, teamId: m.team_id }, { from: m.privacy, to: privacy });
+    await audit(
+      trx,
+      p,
+      'meeting.update_privacy',
+      { type: 'meeting', id: m.id, teamId: m.team_id },
+      { from: m.privacy, to: privacy },
+    );
     return { success: true as const, meetingId: m.id, privacy, previous_privacy: m.privacy };
   });
 }
@@ -241,10 +321,15 @@ export async function updateMeetingPrivacy(db: Knex, p: Principal, input: { meet
 
 function moveIds(ids: string[]): string[] {
   if (!Array.isArray(ids) || ids.length < 1 || ids.length > MOVE_MAX_MEETINGS) {
-    throw invalid('meetingIds', `1 to ${MOVE_MAX_MEETINGS} meeting ids`, `meetingIds must list 1 to ${MOVE_MAX_MEETINGS} meeting ids; got ${Array.isArray(ids) ? ids.length : 0}`);
+    throw invalid(
+      'meetingIds',
+      `1 to ${MOVE_MAX_MEETINGS} meeting ids`,
+      `meetingIds must list 1 to ${MOVE_MAX_MEETINGS} meeting ids; got ${Array.isArray(ids) ? ids.length : 0}`,
+    );
   }
   const trimmed = ids.map((id, i) => requireMeetingId(`meetingIds.${i}`, id));
-  if (new Set(trimmed).size !== trimmed.length) throw invalid('meetingIds', 'distinct ids', 'meetingIds must not repeat an id');
+  if (new Set(trimmed).size !== trimmed.length)
+    throw invalid('meetingIds', 'distinct ids', 'meetingIds must not repeat an id');
   return trimmed;
 }
 
@@ -252,17 +337,30 @@ function moveIds(ids: string[]): string[] {
  * Move 1 to 5 meetings into a channel of the caller's team that they can see. All of them must be
  * manageable by the caller, or none moves.
  */
-export async function moveMeetings(db: Knex, p: Principal, input: { meetingIds: string[]; channelId: string }): Promise<MoveResult> {
+export async function moveMeetings(
+  db: Knex,
+  p: Principal,
+  input: { meetingIds: string[]; channelId: string },
+): Promise<MoveResult> {
   const ids = moveIds(input.meetingIds);
   const channelId = requireMeetingId('channelId', input.channelId);
   return db.transaction(async (trx) => {
-    const channel = await trx('channels as c').modify(channelVisibleTo(p, 'c')).where('c.id', channelId).first('c.id', 'c.title');
+    const channel = await trx('channels as c')
+      .modify(channelVisibleTo(p, 'c'))
+      .where('c.id', channelId)
+      .first('c.id', 'c.title');
     if (!channel) throw notFound('channel', channelId);
     // Both rules keep to the caller's team, so meeting and channel are always of one team.
     const meetings = await lockManaged(trx, p, ids, 'move');
     await trx('meetings').whereIn('id', ids).update({ channel_id: channel.id, updated_at: trx.fn.now() });
     for (const m of meetings) {
-      await audit(trx, p, 'meeting.move', { type: 'meeting', id: m.id, teamId: m.team_id }, { from: m.channel_id, to: channel.id });
+      await audit(
+        trx,
+        p,
+        'meeting.move',
+        { type: 'meeting', id: m.id, teamId: m.team_id },
+        { from: m.channel_id, to: channel.id },
+      );
     }
     return {
       success: true as const,

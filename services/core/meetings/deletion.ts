@@ -35,7 +35,10 @@ function requireId(field: string, id: string): string {
 }
 
 const onHold = (id: string) =>
-  new ServiceError('invariant_violation', `meeting ${JSON.stringify(id)} is on legal hold and cannot be deleted; a team admin must lift the hold first`);
+  new ServiceError(
+    'invariant_violation',
+    `meeting ${JSON.stringify(id)} is on legal hold and cannot be deleted; a team admin must lift the hold first`,
+  );
 
 /**
  * Remove meetings and everything that hangs off them, in the caller's transaction. Sentences go first
@@ -52,15 +55,30 @@ export async function removeMeetings(trx: Knex.Transaction, ids: string[]): Prom
 export async function deleteMeeting(db: Knex, p: Principal, id: string): Promise<DeletedMeeting> {
   const meetingId = requireId('id', id);
   return db.transaction(async (trx) => {
-    const m = await trx('meetings as m').modify(managedBy(p, 'm')).where('m.id', meetingId).forUpdate().first('m.id', 'm.team_id', 'm.title', 'm.legal_hold_at', 'm.date');
+    const m = await trx('meetings as m')
+      .modify(managedBy(p, 'm'))
+      .where('m.id', meetingId)
+      .forUpdate()
+      .first('m.id', 'm.team_id', 'm.title', 'm.legal_hold_at', 'm.date');
     if (!m) {
-      const seen = await trx('meetings as m').modify(visibleTo(p, 'm')).where('m.id', meetingId).first('m.organizer_email');
+      const seen = await trx('meetings as m')
+        .modify(visibleTo(p, 'm'))
+        .where('m.id', meetingId)
+        .first('m.organizer_email');
       if (!seen) throw notFound('meeting', meetingId);
-      throw forbidden(`you may not delete meeting ${JSON.stringify(meetingId)}: only its organizer or an admin of its team may (organizer: ${seen.organizer_email})`);
+      throw forbidden(
+        `you may not delete meeting ${JSON.stringify(meetingId)}: only its organizer or an admin of its team may (organizer: ${seen.organizer_email})`,
+      );
     }
     if (m.legal_hold_at) throw onHold(meetingId);
     await removeMeetings(trx, [meetingId]);
-    await audit(trx, p, 'meeting.delete', { type: 'meeting', id: meetingId, teamId: m.team_id }, { title: m.title, date: new Date(m.date).toISOString() });
+    await audit(
+      trx,
+      p,
+      'meeting.delete',
+      { type: 'meeting', id: meetingId, teamId: m.team_id },
+      { title: m.title, date: new Date(m.date).toISOString() },
+    );
     return { id: meetingId, deleted: true as const };
   });
 }
@@ -69,18 +87,33 @@ async function setHold(db: Knex, p: Principal, id: string, hold: boolean): Promi
   requireAdmin(p, hold ? 'Setting a legal hold' : 'Lifting a legal hold');
   const meetingId = requireId('id', id);
   return db.transaction(async (trx) => {
-    const m = await trx('meetings').where({ id: meetingId, team_id: p.teamId }).forUpdate().first('id', 'team_id', 'legal_hold_at', 'legal_hold_by');
+    const m = await trx('meetings')
+      .where({ id: meetingId, team_id: p.teamId })
+      .forUpdate()
+      .first('id', 'team_id', 'legal_hold_at', 'legal_hold_by');
     if (!m) throw notFound('meeting', meetingId);
     const changed = hold ? !m.legal_hold_at : !!m.legal_hold_at;
     let row = m;
     if (changed) {
       [row] = await trx('meetings')
         .where({ id: meetingId })
-        .update(hold ? { legal_hold_at: trx.fn.now(), legal_hold_by: trx.raw('(select id from users where id = ?)', [p.userId]) } : { legal_hold_at: null, legal_hold_by: null })
+        .update(
+          hold
+            ? { legal_hold_at: trx.fn.now(), legal_hold_by: trx.raw('(select id from users where id = ?)', [p.userId]) }
+            : { legal_hold_at: null, legal_hold_by: null },
+        )
         .returning(['id', 'legal_hold_at', 'legal_hold_by']);
-      await audit(trx, p, hold ? 'meeting.legal_hold_set' : 'meeting.legal_hold_lifted', { type: 'meeting', id: meetingId, teamId: m.team_id });
+      await audit(trx, p, hold ? 'meeting.legal_hold_set' : 'meeting.legal_hold_lifted', {
+        type: 'meeting',
+        id: meetingId,
+        teamId: m.team_id,
+      });
     }
-    return { id: row.id, legal_hold_at: row.legal_hold_at ? new Date(row.legal_hold_at).toISOString() : null, legal_hold_by: row.legal_hold_by ?? null };
+    return {
+      id: row.id,
+      legal_hold_at: row.legal_hold_at ? new Date(row.legal_hold_at).toISOString() : null,
+      legal_hold_by: row.legal_hold_by ?? null,
+    };
   });
 }
 

@@ -83,7 +83,11 @@ export function isCalendarDate(s: string): boolean {
 
 export function checkDate(field: string, s: string): string {
   if (!isCalendarDate(s)) {
-    throw invalid(field, 'a real calendar date written YYYY-MM-DD', `${field} must be a real calendar date written YYYY-MM-DD; got ${JSON.stringify(s)}`);
+    throw invalid(
+      field,
+      'a real calendar date written YYYY-MM-DD',
+      `${field} must be a real calendar date written YYYY-MM-DD; got ${JSON.stringify(s)}`,
+    );
   }
   return s;
 }
@@ -91,27 +95,43 @@ export function checkDate(field: string, s: string): string {
 /** from after to can never match anything: almost always swapped values, so say so. */
 export function checkDateOrder(field: string, from: string | undefined, to: string | undefined, toName: string): void {
   if (from && to && from > to) {
-    throw invalid(field, `must not be after ${toName}`, `${field} (${from}) is after ${toName} (${to}); the range is inclusive, so put the earlier date first`);
+    throw invalid(
+      field,
+      `must not be after ${toName}`,
+      `${field} (${from}) is after ${toName} (${to}); the range is inclusive, so put the earlier date first`,
+    );
   }
 }
 
 export function checkLimit(field: string, n: number): number {
   if (!Number.isInteger(n) || n < 1 || n > LIMIT_MAX) {
-    throw invalid(field, `a whole number from 1 to ${LIMIT_MAX}`, `${field} must be a whole number from 1 to ${LIMIT_MAX}; got ${n}. Page with skip for more.`);
+    throw invalid(
+      field,
+      `a whole number from 1 to ${LIMIT_MAX}`,
+      `${field} must be a whole number from 1 to ${LIMIT_MAX}; got ${n}. Page with skip for more.`,
+    );
   }
   return n;
 }
 
 export function checkSkip(field: string, n: number): number {
   if (!Number.isInteger(n) || n < 0 || n > SKIP_MAX) {
-    throw invalid(field, `a whole number from 0 to ${SKIP_MAX}`, `${field} must be a whole number from 0 to ${SKIP_MAX}; got ${n}`);
+    throw invalid(
+      field,
+      `a whole number from 0 to ${SKIP_MAX}`,
+      `${field} must be a whole number from 0 to ${SKIP_MAX}; got ${n}`,
+    );
   }
   return n;
 }
 
 export function checkKeyword(field: string, s: string): string {
   if (s.length > KEYWORD_MAX) {
-    throw invalid(field, `at most ${KEYWORD_MAX} characters`, `${field} must be at most ${KEYWORD_MAX} characters; got ${s.length}`);
+    throw invalid(
+      field,
+      `at most ${KEYWORD_MAX} characters`,
+      `${field} must be at most ${KEYWORD_MAX} characters; got ${s.length}`,
+    );
   }
   if (CONTROL.test(s)) throw invalid(field, 'no control characters', `${field} must not contain control characters`);
   return s;
@@ -123,11 +143,19 @@ export function isSearchEmail(s: string): boolean {
 
 export function checkEmails(field: string, emails: readonly string[]): string[] {
   if (emails.length > EMAILS_MAX) {
-    throw invalid(field, `at most ${EMAILS_MAX} emails`, `${field} takes at most ${EMAILS_MAX} emails; got ${emails.length}`);
+    throw invalid(
+      field,
+      `at most ${EMAILS_MAX} emails`,
+      `${field} takes at most ${EMAILS_MAX} emails; got ${emails.length}`,
+    );
   }
   for (const e of emails) {
     if (!isSearchEmail(e)) {
-      throw invalid(field, 'every item an email address like name@example.com', `${field}: ${JSON.stringify(e)} is not an email address`);
+      throw invalid(
+        field,
+        'every item an email address like name@example.com',
+        `${field}: ${JSON.stringify(e)} is not an email address`,
+      );
     }
   }
   return [...emails];
@@ -135,21 +163,33 @@ export function checkEmails(field: string, emails: readonly string[]): string[] 
 
 export function checkScope(field: string, s: string): Scope {
   if (!(SCOPES as readonly string[]).includes(s)) {
-    throw invalid(field, `one of ${SCOPES.join(', ')}`, `${field} must be one of ${SCOPES.join(', ')}; got ${JSON.stringify(s)}`);
+    throw invalid(
+      field,
+      `one of ${SCOPES.join(', ')}`,
+      `${field} must be one of ${SCOPES.join(', ')}; got ${JSON.stringify(s)}`,
+    );
   }
   return s as Scope;
 }
 
 export function checkSort(field: string, s: string): Sort {
   if (!(SORTS as readonly string[]).includes(s)) {
-    throw invalid(field, `one of ${SORTS.join(', ')}`, `${field} must be one of ${SORTS.join(', ')}; got ${JSON.stringify(s)}`);
+    throw invalid(
+      field,
+      `one of ${SORTS.join(', ')}`,
+      `${field} must be one of ${SORTS.join(', ')}; got ${JSON.stringify(s)}`,
+    );
   }
   return s as Sort;
 }
 
 export function checkMoments(field: string, n: number): number {
   if (!Number.isInteger(n) || n < 0 || n > MOMENTS_MAX) {
-    throw invalid(field, `a whole number from 0 to ${MOMENTS_MAX}`, `${field} must be a whole number from 0 to ${MOMENTS_MAX}; got ${n}. Read more of one meeting with svc_get_transcript and keyword.`);
+    throw invalid(
+      field,
+      `a whole number from 0 to ${MOMENTS_MAX}`,
+      `${field} must be a whole number from 0 to ${MOMENTS_MAX}; got ${n}. Read more of one meeting with svc_get_transcript and keyword.`,
+    );
   }
   return n;
 }
@@ -157,7 +197,11 @@ export function checkMoments(field: string, n: number): number {
 export function checkChannelId(field: string, s: string): string {
   const v = s.trim();
   if (!v || v.length > CHANNEL_ID_MAX || CONTROL.test(v)) {
-    throw invalid(field, `a channel id (1 to ${CHANNEL_ID_MAX} characters)`, `${field} must be a channel id as svc_list_channels answers it; got ${JSON.stringify(s)}`);
+    throw invalid(
+      field,
+      `a channel id (1 to ${CHANNEL_ID_MAX} characters)`,
+      `${field} must be a channel id as svc_list_channels answers it; got ${JSON.stringify(s)}`,
+    );
   }
   return v;
 }

@@ -30,7 +30,20 @@ import {
   Sort,
 } from './filters';
 
-export const TOKENS = ['keyword', 'scope', 'from', 'to', 'limit', 'skip', 'organizers', 'participants', 'mine', 'channel', 'sort', 'moments'] as const;
+export const TOKENS = [
+  'keyword',
+  'scope',
+  'from',
+  'to',
+  'limit',
+  'skip',
+  'organizers',
+  'participants',
+  'mine',
+  'channel',
+  'sort',
+  'moments',
+] as const;
 export type TokenName = (typeof TOKENS)[number];
 
 /** Room for a 255-character keyword and long email lists, not for an unbounded string. */
@@ -85,7 +98,11 @@ function readQuoted(query: string, open: number, field: string): { value: string
     } else if (c === '"') {
       i++;
       if (i < query.length && !SPACE.test(query[i])) {
-        throw invalid(field, 'a space after the closing quote', `${field}: put a space after the closing quote (or escape the quote as \\")`);
+        throw invalid(
+          field,
+          'a space after the closing quote',
+          `${field}: put a space after the closing quote (or escape the quote as \\")`,
+        );
       }
       return { value, end: i };
     } else {
@@ -93,7 +110,11 @@ function readQuoted(query: string, open: number, field: string): { value: string
       i++;
     }
   }
-  throw invalid(field, 'quotes must be closed', `${field}: the quoted value has no closing quote; close it with " (write \\" for a quote inside)`);
+  throw invalid(
+    field,
+    'quotes must be closed',
+    `${field}: the quoted value has no closing quote; close it with " (write \\" for a quote inside)`,
+  );
 }
 
 /**
@@ -106,7 +127,12 @@ export function keywordTerm(raw: string): string {
   return t.includes(' ') && !t.includes('"') ? `"${t}"` : t;
 }
 
-const needsValue = (name: string) => invalid(name, 'needs a value', `${name}: needs a value after the colon, e.g. ${EXAMPLES[name as TokenName] ?? 'keyword:budget'}`);
+const needsValue = (name: string) =>
+  invalid(
+    name,
+    'needs a value',
+    `${name}: needs a value after the colon, e.g. ${EXAMPLES[name as TokenName] ?? 'keyword:budget'}`,
+  );
 
 const EXAMPLES: Record<TokenName, string> = {
   keyword: 'keyword:"quarterly budget"',
@@ -127,7 +153,11 @@ const WHOLE_NUMBER = /^\d+$/;
 
 function wholeNumber(name: string, value: string): number {
   if (!WHOLE_NUMBER.test(value)) {
-    throw invalid(name, 'a whole number', `${name} must be a whole number, e.g. ${EXAMPLES[name as TokenName]}; got ${JSON.stringify(value)}`);
+    throw invalid(
+      name,
+      'a whole number',
+      `${name} must be a whole number, e.g. ${EXAMPLES[name as TokenName]}; got ${JSON.stringify(value)}`,
+    );
   }
   return Number(value);
 }
@@ -136,7 +166,11 @@ function emailList(name: string, value: string): string[] {
   const emails = value.split(',').map((e) => e.trim());
   for (const e of emails) {
     if (!isSearchEmail(e)) {
-      throw invalid(name, 'comma-separated email addresses', `${name}: ${JSON.stringify(e)} is not an email address; write ${EXAMPLES[name as TokenName]}`);
+      throw invalid(
+        name,
+        'comma-separated email addresses',
+        `${name}: ${JSON.stringify(e)} is not an email address; write ${EXAMPLES[name as TokenName]}`,
+      );
     }
   }
   return emails;
@@ -152,7 +186,11 @@ function boolean(name: string, value: string): boolean {
 /** Parse a svc_search query into meeting filters, or throw invalid_arguments naming the token. */
 export function parseSearchQuery(query: string): MeetingFilters {
   if (query.length > QUERY_MAX) {
-    throw invalid('query', `at most ${QUERY_MAX} characters`, `query must be at most ${QUERY_MAX} characters; got ${query.length}`);
+    throw invalid(
+      'query',
+      `at most ${QUERY_MAX} characters`,
+      `query must be at most ${QUERY_MAX} characters; got ${query.length}`,
+    );
   }
   const terms: string[] = [];
   const scalars: {
@@ -169,7 +207,8 @@ export function parseSearchQuery(query: string): MeetingFilters {
   const organizers: string[] = [];
   const participants: string[] = [];
   const once = (name: keyof typeof scalars) => {
-    if (scalars[name] !== undefined) throw invalid(name, 'at most once', `${name} appears more than once; give it once`);
+    if (scalars[name] !== undefined)
+      throw invalid(name, 'at most once', `${name} appears more than once; give it once`);
   };
 
   for (const chunk of tokenize(query)) {

@@ -12,7 +12,11 @@ export interface NewParticipant {
  * it is processed or running; the transcript's speakers join them when it is persisted. The same email
  * twice is one participant.
  */
-export async function addParticipants(tx: Knex | Knex.Transaction, meetingId: string, people: NewParticipant[]): Promise<void> {
+export async function addParticipants(
+  tx: Knex | Knex.Transaction,
+  meetingId: string,
+  people: NewParticipant[],
+): Promise<void> {
   await tx('meeting_participants')
     .insert(people.map((x) => ({ meeting_id: meetingId, email: x.email, name: x.name ?? null, user_id: x.userId })))
     .onConflict(['meeting_id', 'email'])

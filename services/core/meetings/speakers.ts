@@ -56,7 +56,12 @@ const SPEAKERS_LISTED = 20;
 /** A speaker name: one line, trimmed, 1 to SPEAKER_NAME_MAX characters. */
 function speakerName(field: string, raw: unknown): string {
   if (typeof raw !== 'string') throw invalid(field, 'must be a string', `${field} must be a speaker name (a string)`);
-  if (hasControl(raw)) throw invalid(field, 'no control characters', `${field} must be one line of text without control characters (tabs, line breaks)`);
+  if (hasControl(raw))
+    throw invalid(
+      field,
+      'no control characters',
+      `${field} must be one line of text without control characters (tabs, line breaks)`,
+    );
   return requireLength(field, raw.trim(), 1, SPEAKER_NAME_MAX);
 }
 
@@ -92,7 +97,12 @@ async function renameInSummary(trx: Knex.Transaction, meetingId: string, from: s
     overview: replaceName(s.overview, from, to),
     short_summary: replaceName(s.short_summary, from, to),
   };
-  if (change.action_items === JSON.stringify(s.action_items) && change.overview === s.overview && change.short_summary === s.short_summary) return false;
+  if (
+    change.action_items === JSON.stringify(s.action_items) &&
+    change.overview === s.overview &&
+    change.short_summary === s.short_summary
+  )
+    return false;
   await trx('summaries').where('meeting_id', meetingId).update(change);
   return true;
 }
@@ -112,23 +122,44 @@ export async function renameSpeaker(db: Knex, p: Principal, input: RenameSpeaker
     const [m] = await lockManaged(trx, p, [meetingId], 'rename a speaker of');
     const state = await trx('meetings').where('id', m.id).first('status', 'is_live');
     if (state.status === 'live') {
-      throw new ServiceError('invariant_violation', `meeting ${JSON.stringify(m.id)} is live: it keeps the speaker names its source sends; rename speakers once it has ended`);
+      throw new ServiceError(
+        'invariant_violation',
+        `meeting ${JSON.stringify(m.id)} is live: it keeps the speaker names its source sends; rename speakers once it has ended`,
+      );
     }
     if (state.status !== 'completed') {
-      throw new ServiceError('invariant_violation', `meeting ${JSON.stringify(m.id)} has no transcript yet (status ${state.status}); rename speakers once it is completed`);
+      throw new ServiceError(
+        'invariant_violation',
+        `meeting ${JSON.stringify(m.id)} has no transcript yet (status ${state.status}); rename speakers once it is completed`,
+      );
     }
 
-    const names: string[] = (await trx('sentences').where('meeting_id', m.id).distinct('speaker_name').orderBy('speaker_name')).map((r) => r.speaker_name);
+    const names: string[] = (
+      await trx('sentences').where('meeting_id', m.id).distinct('speaker_name').orderBy('speaker_name')
+    ).map((r) => r.speaker_name);
     if (!names.includes(from)) {
-      const listed = names.slice(0, SPEAKERS_LISTED).map((n) => JSON.stringify(n)).join(', ');
-      throw invalid('from', 'a speaker of this meeting, as its transcript names them', `from: ${JSON.stringify(from)} is not a speaker of meeting ${JSON.stringify(m.id)}; its speakers are ${listed || 'none'}${names.length > SPEAKERS_LISTED ? ', …' : ''}`);
+      const listed = names
+        .slice(0, SPEAKERS_LISTED)
+        .map((n) => JSON.stringify(n))
+        .join(', ');
+      throw invalid(
+        'from',
+        'a speaker of this meeting, as its transcript names them',
+        `from: ${JSON.stringify(from)} is not a speaker of meeting ${JSON.stringify(m.id)}; its speakers are ${listed || 'none'}${names.length > SPEAKERS_LISTED ? ', …' : ''}`,
+      );
     }
     const taken = names.find((n) => n !== from && n.toLowerCase() === to.toLowerCase());
     if (taken !== undefined) {
-      throw invalid('to', 'a name no other speaker of this meeting has', `to: ${JSON.stringify(taken)} is already another speaker of this meeting; speakers are not merged, so choose a different name`);
+      throw invalid(
+        'to',
+        'a name no other speaker of this meeting has',
+        `to: ${JSON.stringify(taken)} is already another speaker of this meeting; speakers are not merged, so choose a different name`,
+      );
     }
 
-    const sentences = await trx('sentences').where({ meeting_id: m.id, speaker_name: from }).update({ speaker_name: to });
+    const sentences = await trx('sentences')
+      .where({ meeting_id: m.id, speaker_name: from })
+      .update({ speaker_name: to });
     const [analytics] = await trx('speaker_analytics')
       .where({ meeting_id: m.id, name: from })
       .update({ name: to, ...(email ? { email } : {}) })
@@ -143,7 +174,9 @@ export async function renameSpeaker(db: Knex, p: Principal, input: RenameSpeaker
         [m.id, email, to, m.team_id, email],
       );
     }
-    await trx('action_items').where({ meeting_id: m.id, speaker_name: from }).update({ speaker_name: to, updated_at: trx.fn.now() });
+    await trx('action_items')
+      .where({ meeting_id: m.id, speaker_name: from })
+      .update({ speaker_name: to, updated_at: trx.fn.now() });
     const owned = await trx('action_items')
       .where('meeting_id', m.id)
       .whereNull('owner_set_by')
@@ -153,7 +186,20 @@ export async function renameSpeaker(db: Knex, p: Principal, input: RenameSpeaker
     await trx('meetings').where('id', m.id).update({ updated_at: trx.fn.now() });
 
     const result = { sentences, action_items_owned: owned };
-    await audit(trx, p, 'meeting.rename_speaker', { type: 'meeting', id: m.id, teamId: m.team_id }, { from, to, email, ...result, summary });
-    return { success: true as const, meetingId: m.id, speaker: to, previous_speaker: from, email: email ?? analytics?.email ?? null, ...result };
+    await audit(
+      trx,
+      p,
+      'meeting.rename_speaker',
+      { type: 'meeting', id: m.id, teamId: m.team_id },
+      { from, to, email, ...result, summary },
+    );
+    return {
+      success: true as const,
+      meetingId: m.id,
+      speaker: to,
+      previous_speaker: from,
+      email: email ?? analytics?.email ?? null,
+      ...result,
+    };
   });
 }

@@ -8,6 +8,10 @@ import type { Principal } from '../principal';
 export async function sentenceIndexAt(db: Knex, p: Principal, meetingId: string, seconds: number): Promise<number> {
   const m = await db('meetings as m').where('m.id', meetingId).modify(visibleTo(p, 'm')).first('m.id');
   if (!m) throw notFound('meeting', meetingId);
-  const row = await db('sentences').where({ meeting_id: meetingId }).where('start_time', '<=', seconds).orderBy('idx', 'desc').first('idx');
+  const row = await db('sentences')
+    .where({ meeting_id: meetingId })
+    .where('start_time', '<=', seconds)
+    .orderBy('idx', 'desc')
+    .first('idx');
   return row?.idx ?? 0;
 }

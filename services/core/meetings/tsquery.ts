@@ -182,7 +182,7 @@ export function necessary(n: TsNode): string | null {
     case 'phrase': {
       const l = necessary(n.left);
       const r = necessary(n.right);
-      return l && r ? `(${l} & ${r})` : l ?? r;
+      return l && r ? `(${l} & ${r})` : (l ?? r);
     }
   }
 }

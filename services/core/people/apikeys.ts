@@ -12,7 +12,14 @@ import { runSql } from '../../platform/sql';
 import { audit } from '../audit';
 import { invalid, notFound, ServiceError } from '../../platform/errors';
 import { newId } from '../ids';
-import { CREDENTIAL_SCOPES, requireMayGovern, requireMayGrantScopes, requireTeamGovernor, scopesOfUser, type CredentialScope } from '../access';
+import {
+  CREDENTIAL_SCOPES,
+  requireMayGovern,
+  requireMayGrantScopes,
+  requireTeamGovernor,
+  scopesOfUser,
+  type CredentialScope,
+} from '../access';
 import { Principal, SHARED_WITH_SQL } from '../principal';
 import { endLineage } from './signins';
 import { findUserByEmail } from './users';
@@ -38,8 +45,18 @@ export function parseKeyScopes(raw: string | readonly string[] | undefined | nul
   if (raw === undefined || raw === null) return null;
   const parts = (typeof raw === 'string' ? raw.split(/[\s,]+/) : [...raw]).map((s) => s.trim()).filter(Boolean);
   const unknown = parts.filter((s) => !(CREDENTIAL_SCOPES as readonly string[]).includes(s));
-  if (unknown.length) throw invalid('scopes', `one or more of ${CREDENTIAL_SCOPES.join(', ')}`, `scopes: unknown scope ${JSON.stringify(unknown[0])}; known scopes are ${CREDENTIAL_SCOPES.join(', ')}`);
-  if (!parts.length) throw invalid('scopes', `one or more of ${CREDENTIAL_SCOPES.join(', ')}`, `scopes: name at least one of ${CREDENTIAL_SCOPES.join(', ')}`);
+  if (unknown.length)
+    throw invalid(
+      'scopes',
+      `one or more of ${CREDENTIAL_SCOPES.join(', ')}`,
+      `scopes: unknown scope ${JSON.stringify(unknown[0])}; known scopes are ${CREDENTIAL_SCOPES.join(', ')}`,
+    );
+  if (!parts.length)
+    throw invalid(
+      'scopes',
+      `one or more of ${CREDENTIAL_SCOPES.join(', ')}`,
+      `scopes: name at least one of ${CREDENTIAL_SCOPES.join(', ')}`,
+    );
   return CREDENTIAL_SCOPES.filter((s) => parts.includes(s));
 }
 
@@ -51,12 +68,21 @@ export function parseKeyExpiry(raw: string | Date | undefined | null, now = Date
   if (raw === undefined || raw === null || raw === '') return null;
   let at: Date;
   const lifetime = typeof raw === 'string' ? /^(\d{1,6})([dhm])$/.exec(raw.trim()) : null;
-  if (lifetime) at = new Date(now + Number(lifetime[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[lifetime[2] as 'd' | 'h' | 'm']);
+  if (lifetime)
+    at = new Date(
+      now + Number(lifetime[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[lifetime[2] as 'd' | 'h' | 'm'],
+    );
   else at = raw instanceof Date ? raw : /^\d{4}-\d{2}-\d{2}/.test(raw.trim()) ? new Date(raw.trim()) : new Date(NaN);
   const rule = 'an ISO 8601 date or date-time in the future, or a lifetime like 90d, 12h or 30m';
-  if (Number.isNaN(at.getTime())) throw invalid('expires', rule, `expires: ${JSON.stringify(String(raw))} is not ${rule}`);
+  if (Number.isNaN(at.getTime()))
+    throw invalid('expires', rule, `expires: ${JSON.stringify(String(raw))} is not ${rule}`);
   if (at.getTime() <= now) throw invalid('expires', rule, `expires: ${at.toISOString()} is not in the future`);
-  if (at.getTime() - now > MAX_KEY_LIFETIME_MS) throw invalid('expires', 'at most ten years ahead', 'expires: at most ten years ahead; omit it for a key that does not expire');
+  if (at.getTime() - now > MAX_KEY_LIFETIME_MS)
+    throw invalid(
+      'expires',
+      'at most ten years ahead',
+      'expires: at most ten years ahead; omit it for a key that does not expire',
+    );
   return at;
 }
 
@@ -71,26 +97,55 @@ export async function createApiKey(
 ): Promise<CreatedKey> {
   const user = await findUserByEmail(db, input.email);
   if (!user) throw notFound('user with email', input.email);
-  if (user.deactivated_at) throw invalid('email', 'an active user', `email: ${user.email} is deactivated; reactivate the user first`);
+  if (user.deactivated_at)
+    throw invalid('email', 'an active user', `email: ${user.email} is deactivated; reactivate the user first`);
   // Unnamed scopes: everything its user may do (admin for a team admin, as keys made before scopes existed).
   const allowed = scopesOfUser(user);
   const scopes = parseKeyScopes(input.scopes) ?? allowed;
-  if (!scopes.every((s) => allowed.includes(s))) throw invalid('scopes', 'admin only for team admins', `scopes: ${user.email} is not a team admin, so a key of theirs cannot carry admin`);
+  if (!scopes.every((s) => allowed.includes(s)))
+    throw invalid(
+      'scopes',
+      'admin only for team admins',
+      `scopes: ${user.email} is not a team admin, so a key of theirs cannot carry admin`,
+    );
   const expiresAt = parseKeyExpiry(input.expires);
   const name = input.name?.trim() || null;
   if (name && name.length > 200) throw invalid('name', 'at most 200 characters');
-  const prefix = randomBytes(6).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, '').padEnd(8, '0').slice(0, 8);
+  const prefix = randomBytes(6)
+    .toString('base64url')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '')
+    .padEnd(8, '0')
+    .slice(0, 8);
   const key = `mi_${prefix}_${randomBytes(32).toString('base64url')}`;
   const id = newId();
   await db.transaction(async (tx) => {
-    await tx('api_keys').insert({ id, user_id: user.id, prefix, hash: sha256(key), name, scopes, expires_at: expiresAt });
-    await audit(tx, actor, 'apikey.create', { type: 'api_key', id, teamId: user.team_id }, { prefix, user_id: user.id, scopes, expires_at: expiresAt?.toISOString() ?? null });
+    await tx('api_keys').insert({
+      id,
+      user_id: user.id,
+      prefix,
+      hash: sha256(key),
+      name,
+      scopes,
+      expires_at: expiresAt,
+    });
+    await audit(
+      tx,
+      actor,
+      'apikey.create',
+      { type: 'api_key', id, teamId: user.team_id },
+      { prefix, user_id: user.id, scopes, expires_at: expiresAt?.toISOString() ?? null },
+    );
   });
   return { id, key, prefix, userId: user.id, scopes, expiresAt: expiresAt?.toISOString() ?? null };
 }
 
 /** A key of the caller's own, never carrying more than the caller's credential does. Shown once. */
-export async function createOwnApiKey(db: Knex, p: Principal, input: { name?: string; scopes?: readonly string[] | null; expires?: string | null }): Promise<CreatedKey> {
+export async function createOwnApiKey(
+  db: Knex,
+  p: Principal,
+  input: { name?: string; scopes?: readonly string[] | null; expires?: string | null },
+): Promise<CreatedKey> {
   // Unnamed: what the caller's own credential carries (a key never carries more than the one that made it).
   const scopes = parseKeyScopes(input.scopes) ?? scopesOfUser(p).filter((s) => p.scopes?.includes(s) ?? true);
   requireMayGrantScopes(p, scopes);
@@ -147,8 +202,14 @@ function keyRecord(r: KeyListRow): ApiKeyRecord {
  * Keys, newest first, never the key itself: the caller's own by default; with `userId` another
  * teammate's, with `team` every key of the caller's team (both for team governors).
  */
-export async function listApiKeys(db: Knex, p: Principal | null, opts: { userId?: string; team?: boolean; email?: string } = {}): Promise<ApiKeyRecord[]> {
-  const q = db('api_keys as k').join('users as u', 'u.id', 'k.user_id').orderBy([{ column: 'k.created_at', order: 'desc' }, { column: 'k.id' }]);
+export async function listApiKeys(
+  db: Knex,
+  p: Principal | null,
+  opts: { userId?: string; team?: boolean; email?: string } = {},
+): Promise<ApiKeyRecord[]> {
+  const q = db('api_keys as k')
+    .join('users as u', 'u.id', 'k.user_id')
+    .orderBy([{ column: 'k.created_at', order: 'desc' }, { column: 'k.id' }]);
   if (p) {
     if (opts.team) {
       requireTeamGovernor(p, "Listing your team's API keys");
@@ -163,7 +224,18 @@ export async function listApiKeys(db: Knex, p: Principal | null, opts: { userId?
     if (!user) throw notFound('user with email', opts.email);
     q.where('u.id', user.id);
   }
-  const rows: KeyListRow[] = await q.select('k.id', 'k.prefix', 'k.name', 'k.user_id', 'u.email', 'k.scopes', 'k.created_at', 'k.last_used_at', 'k.expires_at', 'k.revoked_at');
+  const rows: KeyListRow[] = await q.select(
+    'k.id',
+    'k.prefix',
+    'k.name',
+    'k.user_id',
+    'u.email',
+    'k.scopes',
+    'k.created_at',
+    'k.last_used_at',
+    'k.expires_at',
+    'k.revoked_at',
+  );
   return rows.map(keyRecord);
 }
 
@@ -192,7 +264,13 @@ export async function revokeApiKey(db: Knex, prefix: string, actor: Principal | 
     let revoked = false;
     if (!row.revoked_at) {
       await tx('api_keys').where({ id: row.id }).update({ revoked_at: tx.fn.now() });
-      await audit(tx, actor, 'apikey.revoke', { type: 'api_key', id: row.id, teamId: row.team_id }, { prefix: row.prefix, user_id: row.user_id });
+      await audit(
+        tx,
+        actor,
+        'apikey.revoke',
+        { type: 'api_key', id: row.id, teamId: row.team_id },
+        { prefix: row.prefix, user_id: row.user_id },
+      );
       revoked = true;
     }
     // Run even for an already revoked key: whatever still hangs off it ends now.
@@ -235,19 +313,32 @@ export async function authenticateApiKey(db: Knex, key: string | undefined): Pro
 }
 
 /** The caller behind a key (with the key's scopes) and the key's id (what a sign-in made with the key remembers). */
-export async function apiKeyCredential(db: Knex, key: string | undefined): Promise<{ principal: Principal; keyId: string }> {
+export async function apiKeyCredential(
+  db: Knex,
+  key: string | undefined,
+): Promise<{ principal: Principal; keyId: string }> {
   const m = key ? KEY.exec(key) : null;
   if (!key || !m) throw new ServiceError('auth_failed', 'send a valid API key as "Authorization: Bearer <key>"');
   const [row] = await runSql<KeyRow>(db, { text: API_KEY_LOOKUP_SQL, values: [m[1]] }, 'mi_api_key_lookup');
   const expected = row ? Buffer.from(row.hash, 'hex') : Buffer.alloc(32);
   const given = Buffer.from(sha256(key), 'hex');
   if (!row || !timingSafeEqual(expected, given) || row.revoked_at || row.deactivated) {
-    throw new ServiceError('auth_failed', 'the API key is unknown or revoked; create a new one with: meeting-intel apikey create --email <you>');
+    throw new ServiceError(
+      'auth_failed',
+      'the API key is unknown or revoked; create a new one with: meeting-intel apikey create --email <you>',
+    );
   }
-  if (row.expired) throw new ServiceError('auth_failed', 'the API key has expired; create a new one with: meeting-intel apikey create --email <you>');
+  if (row.expired)
+    throw new ServiceError(
+      'auth_failed',
+      'the API key has expired; create a new one with: meeting-intel apikey create --email <you>',
+    );
   // Record use at most once a minute per key, so reads do not turn into a write per call.
   if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > 60_000) {
-    void db('api_keys').where({ id: row.id }).update({ last_used_at: db.fn.now() }).catch(() => {});
+    void db('api_keys')
+      .where({ id: row.id })
+      .update({ last_used_at: db.fn.now() })
+      .catch(() => {});
   }
   return {
     keyId: row.id,
@@ -264,4 +355,3 @@ export async function apiKeyCredential(db: Knex, key: string | undefined): Promi
     },
   };
 }
-

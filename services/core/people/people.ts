@@ -25,9 +25,15 @@ export async function getUser(db: Knex, p: Principal, userId?: string): Promise<
   const recent = await db('meetings as m')
     .where('m.team_id', p.teamId)
     .where((w) =>
-      w.where('m.organizer_id', id).orWhereExists((sq) =>
-        sq.select(db.raw('1')).from('meeting_participants as mp').whereRaw('mp.meeting_id = m.id').whereRaw('lower(mp.email) = lower(?)', [user.email]),
-      ),
+      w
+        .where('m.organizer_id', id)
+        .orWhereExists((sq) =>
+          sq
+            .select(db.raw('1'))
+            .from('meeting_participants as mp')
+            .whereRaw('mp.meeting_id = m.id')
+            .whereRaw('lower(mp.email) = lower(?)', [user.email]),
+        ),
     )
     .max({ d: 'm.date' })
     .first();
@@ -65,11 +71,22 @@ export interface UserGroupRecord {
 export const GROUP_LIST_CAP = 200;
 
 /** The team's user groups by name (mine: only those the caller belongs to), each with its members. */
-export async function getUserGroups(db: Knex, p: Principal, opts: { mine?: boolean } = {}): Promise<{ groups: UserGroupRecord[] } & Page> {
+export async function getUserGroups(
+  db: Knex,
+  p: Principal,
+  opts: { mine?: boolean } = {},
+): Promise<{ groups: UserGroupRecord[] } & Page> {
   const groups: { id: string; name: string; handle: string }[] = await db('user_groups as g')
     .where('g.team_id', p.teamId)
     .modify((qb) => {
-      if (opts.mine) qb.whereExists((sq) => sq.select(db.raw('1')).from('user_group_members as gm').whereRaw('gm.group_id = g.id').where('gm.user_id', p.userId));
+      if (opts.mine)
+        qb.whereExists((sq) =>
+          sq
+            .select(db.raw('1'))
+            .from('user_group_members as gm')
+            .whereRaw('gm.group_id = g.id')
+            .where('gm.user_id', p.userId),
+        );
     })
     .orderByRaw('lower(g.name), g.id')
     .limit(GROUP_LIST_CAP + 1)
@@ -111,21 +128,40 @@ export const CONTACT_LIST_CAP = 200;
  * the contact is a teammate (pictures of other teams' users are not exposed), else from the meeting.
  * Paged with limit (at most CONTACT_LIST_CAP, the default) and skip; next_skip when more follow.
  */
-export async function getUserContacts(db: Knex, p: Principal, opts: { limit?: number; skip?: number } = {}): Promise<{ contacts: ContactRecord[] } & Page> {
+export async function getUserContacts(
+  db: Knex,
+  p: Principal,
+  opts: { limit?: number; skip?: number } = {},
+): Promise<{ contacts: ContactRecord[] } & Page> {
   const limit = opts.limit ?? CONTACT_LIST_CAP;
   const skip = opts.skip ?? 0;
   if (!Number.isInteger(limit) || limit < 1 || limit > CONTACT_LIST_CAP) {
-    throw invalid('limit', `a whole number from 1 to ${CONTACT_LIST_CAP}`, `limit must be a whole number from 1 to ${CONTACT_LIST_CAP}; got ${limit}`);
+    throw invalid(
+      'limit',
+      `a whole number from 1 to ${CONTACT_LIST_CAP}`,
+      `limit must be a whole number from 1 to ${CONTACT_LIST_CAP}; got ${limit}`,
+    );
   }
-  if (!Number.isInteger(skip) || skip < 0) throw invalid('skip', 'a whole number, 0 or more', `skip must be a whole number, 0 or more; got ${skip}`);
-  const rows: { email: string; met_name: string | null; last: Date; user_name: string | null; picture: string | null }[] = await db
-    .with('vis', (qb) => qb.from('meetings as m').modify(visibleTo(p, 'm')).select('m.id', 'm.date', 'm.organizer_email'))
+  if (!Number.isInteger(skip) || skip < 0)
+    throw invalid('skip', 'a whole number, 0 or more', `skip must be a whole number, 0 or more; got ${skip}`);
+  const rows: {
+    email: string;
+    met_name: string | null;
+    last: Date;
+    user_name: string | null;
+    picture: string | null;
+  }[] = await db
+    .with('vis', (qb) =>
+      qb.from('meetings as m').modify(visibleTo(p, 'm')).select('m.id', 'm.date', 'm.organizer_email'),
+    )
     .with('people', (qb) =>
       qb
         .from('meeting_participants as mp')
         .join('vis', 'vis.id', 'mp.meeting_id')
         .select(db.raw('lower(mp.email) as email'), 'mp.name', 'vis.date')
-        .unionAll((u) => u.from('vis').select(db.raw('lower(vis.organizer_email) as email'), db.raw('null::text as name'), 'vis.date')),
+        .unionAll((u) =>
+          u.from('vis').select(db.raw('lower(vis.organizer_email) as email'), db.raw('null::text as name'), 'vis.date'),
+        ),
     )
     .with('met', (qb) =>
       qb
@@ -134,7 +170,11 @@ export async function getUserContacts(db: Knex, p: Principal, opts: { limit?: nu
         .groupBy('people.email')
         .select('people.email', db.raw('max(people.date) as last'))
         // The name as written on the most recent meeting that carried one.
-        .select(db.raw("(array_agg(people.name order by people.date desc) filter (where people.name is not null and people.name <> ''))[1] as met_name")),
+        .select(
+          db.raw(
+            "(array_agg(people.name order by people.date desc) filter (where people.name is not null and people.name <> ''))[1] as met_name",
+          ),
+        ),
     )
     .from('met')
     .leftJoin('users as u', (j) => j.on(db.raw('lower(u.email) = met.email')).andOnVal('u.team_id', '=', p.teamId))

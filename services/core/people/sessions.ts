@@ -66,7 +66,17 @@ export async function sessionOf(db: Knex, token: string | undefined): Promise<Pa
     id: r.id,
     csrf: r.csrf_secret,
     expiresAt: new Date(r.expires_at),
-    principal: { userId: r.user_id, teamId: r.team_id, email: r.email, name: r.name, role: r.role, tier: r.tier, flags: r.feature_flags, sharedWith: r.shared_with, ...(r.key_scopes ? { scopes: r.key_scopes } : {}) },
+    principal: {
+      userId: r.user_id,
+      teamId: r.team_id,
+      email: r.email,
+      name: r.name,
+      role: r.role,
+      tier: r.tier,
+      flags: r.feature_flags,
+      sharedWith: r.shared_with,
+      ...(r.key_scopes ? { scopes: r.key_scopes } : {}),
+    },
   };
 }
 

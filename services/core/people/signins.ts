@@ -39,13 +39,36 @@ export async function endLineage(
       else sessions.whereRaw('false');
     }
   }
-  const endedGrants: { id: string; user_id: string }[] = await grants.update({ revoked_at: tx.fn.now(), revoked_reason: reason }).returning(['id', 'user_id']);
-  const endedSessions: { id: string; user_id: string }[] = await sessions.update({ ended_at: tx.fn.now() }).returning(['id', 'user_id']);
+  const endedGrants: { id: string; user_id: string }[] = await grants
+    .update({ revoked_at: tx.fn.now(), revoked_reason: reason })
+    .returning(['id', 'user_id']);
+  const endedSessions: { id: string; user_id: string }[] = await sessions
+    .update({ ended_at: tx.fn.now() })
+    .returning(['id', 'user_id']);
   const userIds = [...new Set([...endedGrants, ...endedSessions].map((r) => r.user_id))];
   if (userIds.length) {
-    const teams = new Map((await tx('users').whereIn('id', userIds).select('id', 'team_id')).map((u: { id: string; team_id: string }) => [u.id, u.team_id]));
-    for (const g of endedGrants) await audit(tx, actor, 'oauth.family_revoke', { type: 'oauth_grant', id: g.id, teamId: teams.get(g.user_id) }, { reason, user_id: g.user_id });
-    for (const s of endedSessions) await audit(tx, actor, 'session.end', { type: 'web_session', id: s.id, teamId: teams.get(s.user_id) }, { reason, user_id: s.user_id });
+    const teams = new Map(
+      (await tx('users').whereIn('id', userIds).select('id', 'team_id')).map((u: { id: string; team_id: string }) => [
+        u.id,
+        u.team_id,
+      ]),
+    );
+    for (const g of endedGrants)
+      await audit(
+        tx,
+        actor,
+        'oauth.family_revoke',
+        { type: 'oauth_grant', id: g.id, teamId: teams.get(g.user_id) },
+        { reason, user_id: g.user_id },
+      );
+    for (const s of endedSessions)
+      await audit(
+        tx,
+        actor,
+        'session.end',
+        { type: 'web_session', id: s.id, teamId: teams.get(s.user_id) },
+        { reason, user_id: s.user_id },
+      );
   }
   return { grants: endedGrants.length, sessions: endedSessions.length };
 }
@@ -69,7 +92,12 @@ export interface SignInRecord {
 const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 
 /** The user (by id within the caller's team, or by email for an operator) the call is about. */
-async function targetUser(db: Knex, actor: Principal | null, who: { userId?: string; email?: string }, what: string): Promise<{ id: string; team_id: string; email: string; deactivated_at: Date | null }> {
+async function targetUser(
+  db: Knex,
+  actor: Principal | null,
+  who: { userId?: string; email?: string },
+  what: string,
+): Promise<{ id: string; team_id: string; email: string; deactivated_at: Date | null }> {
   const q = db('users');
   if (actor) {
     const id = who.userId ?? actor.userId;
@@ -84,7 +112,11 @@ async function targetUser(db: Knex, actor: Principal | null, who: { userId?: str
 }
 
 /** The live sign-ins of a user (the caller's own by default): OAuth grants not revoked, page sessions not ended or expired. */
-export async function listSignIns(db: Knex, actor: Principal | null, who: { userId?: string; email?: string } = {}): Promise<SignInRecord[]> {
+export async function listSignIns(
+  db: Knex,
+  actor: Principal | null,
+  who: { userId?: string; email?: string } = {},
+): Promise<SignInRecord[]> {
   const user = await targetUser(db, actor, who, "Listing another user's sign-ins");
   const grants = await db('oauth_grants as g')
     .leftJoin('oauth_clients as c', 'c.id', 'g.client_id')
@@ -126,7 +158,11 @@ export async function listSignIns(db: Knex, actor: Principal | null, who: { user
 }
 
 /** End a user's sign-ins: the one named by `id` (a grant or session id), else all of them. */
-export async function endSignIns(db: Knex, actor: Principal | null, who: { userId?: string; email?: string; id?: string }): Promise<{ grants_ended: number; sessions_ended: number }> {
+export async function endSignIns(
+  db: Knex,
+  actor: Principal | null,
+  who: { userId?: string; email?: string; id?: string },
+): Promise<{ grants_ended: number; sessions_ended: number }> {
   const user = await targetUser(db, actor, who, "Ending another user's sign-ins");
   const reason: LineageReason = actor && actor.userId === user.id ? 'ended_by_user' : 'ended_by_admin';
   return db.transaction(async (tx) => {
@@ -151,27 +187,70 @@ export interface UserStatus {
  * ends at once. Their meetings stay. A governor cannot deactivate themself (the team would be left
  * without the admin who could undo it).
  */
-export async function deactivateUser(db: Knex, actor: Principal | null, who: { userId?: string; email?: string }): Promise<UserStatus> {
+export async function deactivateUser(
+  db: Knex,
+  actor: Principal | null,
+  who: { userId?: string; email?: string },
+): Promise<UserStatus> {
   if (actor) requireTeamGovernor(actor, 'Deactivating a user');
-  const user = await targetUser(db, actor, { userId: who.userId ?? (actor ? '' : undefined), email: who.email }, 'Deactivating a user');
-  if (actor && user.id === actor.userId) throw invalid('userId', 'another user', 'userId: you cannot deactivate yourself; ask another admin of your team');
+  const user = await targetUser(
+    db,
+    actor,
+    { userId: who.userId ?? (actor ? '' : undefined), email: who.email },
+    'Deactivating a user',
+  );
+  if (actor && user.id === actor.userId)
+    throw invalid('userId', 'another user', 'userId: you cannot deactivate yourself; ask another admin of your team');
   return db.transaction(async (tx) => {
     await tx('users').where({ id: user.id }).whereNull('deactivated_at').update({ deactivated_at: tx.fn.now() });
-    const keys: { id: string }[] = await tx('api_keys').where({ user_id: user.id }).whereNull('revoked_at').update({ revoked_at: tx.fn.now() }).returning(['id']);
+    const keys: { id: string }[] = await tx('api_keys')
+      .where({ user_id: user.id })
+      .whereNull('revoked_at')
+      .update({ revoked_at: tx.fn.now() })
+      .returning(['id']);
     const ended = await endLineage(tx, actor, { userId: user.id }, 'user_deactivated');
-    await audit(tx, actor, 'user.deactivate', { type: 'user', id: user.id, teamId: user.team_id }, { keys_revoked: keys.length, grants_ended: ended.grants, sessions_ended: ended.sessions });
+    await audit(
+      tx,
+      actor,
+      'user.deactivate',
+      { type: 'user', id: user.id, teamId: user.team_id },
+      { keys_revoked: keys.length, grants_ended: ended.grants, sessions_ended: ended.sessions },
+    );
     const row = await tx('users').where({ id: user.id }).first('deactivated_at');
-    return { user_id: user.id, email: user.email, deactivated_at: iso(row.deactivated_at), keys_revoked: keys.length, grants_ended: ended.grants, sessions_ended: ended.sessions };
+    return {
+      user_id: user.id,
+      email: user.email,
+      deactivated_at: iso(row.deactivated_at),
+      keys_revoked: keys.length,
+      grants_ended: ended.grants,
+      sessions_ended: ended.sessions,
+    };
   });
 }
 
 /** Let a deactivated user sign in again. Their old keys stay revoked: they make new ones. */
-export async function reactivateUser(db: Knex, actor: Principal | null, who: { userId?: string; email?: string }): Promise<UserStatus> {
+export async function reactivateUser(
+  db: Knex,
+  actor: Principal | null,
+  who: { userId?: string; email?: string },
+): Promise<UserStatus> {
   if (actor) requireTeamGovernor(actor, 'Reactivating a user');
-  const user = await targetUser(db, actor, { userId: who.userId ?? (actor ? '' : undefined), email: who.email }, 'Reactivating a user');
+  const user = await targetUser(
+    db,
+    actor,
+    { userId: who.userId ?? (actor ? '' : undefined), email: who.email },
+    'Reactivating a user',
+  );
   await db.transaction(async (tx) => {
     await tx('users').where({ id: user.id }).update({ deactivated_at: null });
     await audit(tx, actor, 'user.reactivate', { type: 'user', id: user.id, teamId: user.team_id }, {});
   });
-  return { user_id: user.id, email: user.email, deactivated_at: null, keys_revoked: 0, grants_ended: 0, sessions_ended: 0 };
+  return {
+    user_id: user.id,
+    email: user.email,
+    deactivated_at: null,
+    keys_revoked: 0,
+    grants_ended: 0,
+    sessions_ended: 0,
+  };
 }

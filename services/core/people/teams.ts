@@ -30,11 +30,22 @@ export async function getTeam(db: Knex, id: string): Promise<Team> {
 }
 
 /** Enable or disable experimental tools (svc_search, svc_fetch) for a team. */
-export async function setTeamFlags(db: Knex, teamId: string, change: { enable?: string[]; disable?: string[] }): Promise<Team> {
-  for (const [field, flags] of [['enable', change.enable ?? []], ['disable', change.disable ?? []]] as const) {
+export async function setTeamFlags(
+  db: Knex,
+  teamId: string,
+  change: { enable?: string[]; disable?: string[] },
+): Promise<Team> {
+  for (const [field, flags] of [
+    ['enable', change.enable ?? []],
+    ['disable', change.disable ?? []],
+  ] as const) {
     for (const f of flags) {
       if (!(FEATURE_FLAGS as readonly string[]).includes(f)) {
-        throw invalid(field, `flags are ${FEATURE_FLAGS.join(', ')}`, `${field}: unknown flag ${JSON.stringify(f)}; known flags are ${FEATURE_FLAGS.join(', ')}`);
+        throw invalid(
+          field,
+          `flags are ${FEATURE_FLAGS.join(', ')}`,
+          `${field}: unknown flag ${JSON.stringify(f)}; known flags are ${FEATURE_FLAGS.join(', ')}`,
+        );
       }
     }
   }

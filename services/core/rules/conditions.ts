@@ -129,7 +129,10 @@ export const matchesNothing = (kq: KeywordQuery) => !kq.tree && !kq.opaque;
 export async function keywordSaid(db: Knex, meetingId: string, keyword: string): Promise<boolean> {
   const kq = await keywordQuery(db, keyword);
   if (matchesNothing(kq)) return false;
-  const { rows } = await db.raw('select coalesce((?), false) as hit from meetings m where m.id = ?', [transcriptMatch(db, kq), meetingId]);
+  const { rows } = await db.raw('select coalesce((?), false) as hit from meetings m where m.id = ?', [
+    transcriptMatch(db, kq),
+    meetingId,
+  ]);
   return rows.length > 0 && rows[0].hit === true;
 }
 
@@ -137,7 +140,12 @@ export async function keywordSaid(db: Knex, meetingId: string, keyword: string):
  * Each condition's outcome, in order. With `all: false` (a real run) it stops at the first that does
  * not hold, so a rule that fails on its title never pays for a keyword search.
  */
-export async function evaluateConditions(db: Knex, f: MeetingFacts, conditions: RuleCondition[], opts: { all?: boolean } = {}): Promise<ConditionOutcome[]> {
+export async function evaluateConditions(
+  db: Knex,
+  f: MeetingFacts,
+  conditions: RuleCondition[],
+  opts: { all?: boolean } = {},
+): Promise<ConditionOutcome[]> {
   const out: ConditionOutcome[] = [];
   for (const [index, c] of conditions.entries()) {
     let held: boolean;
@@ -156,7 +164,8 @@ export async function evaluateConditions(db: Knex, f: MeetingFacts, conditions: 
 }
 
 /** All conditions hold (an empty list always does). */
-export const allHeld = (outcomes: ConditionOutcome[], conditions: RuleCondition[]) => outcomes.length === conditions.length && outcomes.every((o) => o.held);
+export const allHeld = (outcomes: ConditionOutcome[], conditions: RuleCondition[]) =>
+  outcomes.length === conditions.length && outcomes.every((o) => o.held);
 
 /** The sentence that says why a rule did not match: its first condition that does not hold. */
 export function unmetReason(outcomes: ConditionOutcome[]): string | null {

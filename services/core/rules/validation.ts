@@ -32,7 +32,15 @@ export const RULE_LIMITS = {
   rulesPerTeam: 100,
 } as const;
 
-export const CONDITION_TYPES = ['title_contains', 'organizer', 'participant', 'keyword', 'meeting_type', 'channel', 'min_duration'] as const;
+export const CONDITION_TYPES = [
+  'title_contains',
+  'organizer',
+  'participant',
+  'keyword',
+  'meeting_type',
+  'channel',
+  'min_duration',
+] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 
 export const ACTION_TYPES = ['share', 'move', 'privacy'] as const;
@@ -119,11 +127,21 @@ const ACTION_FIELDS: Record<ActionType, (keyof ActionInput)[]> = {
   privacy: ['privacy'],
 };
 
-function refuseOtherFields<T extends object>(prefix: string, input: T, type: string, allowed: (keyof T)[], all: (keyof T)[]): void {
+function refuseOtherFields<T extends object>(
+  prefix: string,
+  input: T,
+  type: string,
+  allowed: (keyof T)[],
+  all: (keyof T)[],
+): void {
   for (const f of all) {
     if (f === 'type' || allowed.includes(f)) continue;
     if (present(input[f])) {
-      throw invalid(`${prefix}.${String(f)}`, `not used by type ${type}`, `${prefix}.${String(f)} is not used by a ${type} ${prefix.split('.')[0].replace(/s$/, '')}; remove it (${type} takes ${allowed.join(', ')})`);
+      throw invalid(
+        `${prefix}.${String(f)}`,
+        `not used by type ${type}`,
+        `${prefix}.${String(f)} is not used by a ${type} ${prefix.split('.')[0].replace(/s$/, '')}; remove it (${type} takes ${allowed.join(', ')})`,
+      );
     }
   }
 }
@@ -147,7 +165,12 @@ const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a
 /** An email domain like example.com (a leading @ is accepted and dropped), lower-cased. */
 export function requireDomain(field: string, v: string): string {
   const d = v.trim().toLowerCase().replace(/^@/, '');
-  if (!DOMAIN.test(d)) throw invalid(field, 'must be an email domain like example.com', `${field}: ${JSON.stringify(v)} is not an email domain like example.com`);
+  if (!DOMAIN.test(d))
+    throw invalid(
+      field,
+      'must be an email domain like example.com',
+      `${field}: ${JSON.stringify(v)} is not an email domain like example.com`,
+    );
   return d;
 }
 
@@ -155,7 +178,14 @@ function checkCondition(input: ConditionInput, i: number): RuleCondition {
   const at = `conditions.${i}`;
   if (!input || typeof input !== 'object') throw invalid(at, 'must be an object with a type');
   const type = requireOneOf(`${at}.type`, String(input.type ?? ''), CONDITION_TYPES);
-  refuseOtherFields(at, input, type, CONDITION_FIELDS[type], ['text', 'email', 'domain', 'meeting_type', 'channel_id', 'minutes']);
+  refuseOtherFields(at, input, type, CONDITION_FIELDS[type], [
+    'text',
+    'email',
+    'domain',
+    'meeting_type',
+    'channel_id',
+    'minutes',
+  ]);
   switch (type) {
     case 'title_contains':
     case 'keyword':
@@ -165,18 +195,33 @@ function checkCondition(input: ConditionInput, i: number): RuleCondition {
       const hasEmail = present(input.email);
       const hasDomain = present(input.domain);
       if (hasEmail === hasDomain) {
-        throw invalid(`${at}.email`, 'exactly one of email and domain', `${at}.email: give exactly one of email (a person) and domain (everyone at example.com) for a ${type} condition`);
+        throw invalid(
+          `${at}.email`,
+          'exactly one of email and domain',
+          `${at}.email: give exactly one of email (a person) and domain (everyone at example.com) for a ${type} condition`,
+        );
       }
-      return (hasEmail ? { type, email: requireEmail(`${at}.email`, String(input.email)) } : { type, domain: requireDomain(`${at}.domain`, String(input.domain)) }) as RuleCondition;
+      return (
+        hasEmail
+          ? { type, email: requireEmail(`${at}.email`, String(input.email)) }
+          : { type, domain: requireDomain(`${at}.domain`, String(input.domain)) }
+      ) as RuleCondition;
     }
     case 'meeting_type':
-      return { type, meeting_type: requireOneOf(`${at}.meeting_type`, String(input.meeting_type ?? ''), MEETING_TYPES) };
+      return {
+        type,
+        meeting_type: requireOneOf(`${at}.meeting_type`, String(input.meeting_type ?? ''), MEETING_TYPES),
+      };
     case 'channel':
       return { type, channel_id: requireId(`${at}.channel_id`, input.channel_id) };
     case 'min_duration': {
       const m = input.minutes;
       if (typeof m !== 'number' || !Number.isInteger(m) || m < RULE_LIMITS.minutesMin || m > RULE_LIMITS.minutesMax) {
-        throw invalid(`${at}.minutes`, `whole number ${RULE_LIMITS.minutesMin} to ${RULE_LIMITS.minutesMax}`, `${at}.minutes must be a whole number of minutes from ${RULE_LIMITS.minutesMin} to ${RULE_LIMITS.minutesMax}; got ${m ?? 'nothing'}`);
+        throw invalid(
+          `${at}.minutes`,
+          `whole number ${RULE_LIMITS.minutesMin} to ${RULE_LIMITS.minutesMax}`,
+          `${at}.minutes must be a whole number of minutes from ${RULE_LIMITS.minutesMin} to ${RULE_LIMITS.minutesMax}; got ${m ?? 'nothing'}`,
+        );
       }
       return { type, minutes: m };
     }
@@ -186,7 +231,11 @@ function checkCondition(input: ConditionInput, i: number): RuleCondition {
 function checkShareEmails(field: string, emails: unknown): string[] {
   if (!Array.isArray(emails) || emails.length < 1 || emails.length > SHARE_MAX_EMAILS) {
     const n = Array.isArray(emails) ? emails.length : 0;
-    throw invalid(field, `1 to ${SHARE_MAX_EMAILS} email addresses`, `${field} must list 1 to ${SHARE_MAX_EMAILS} email addresses; got ${n}`);
+    throw invalid(
+      field,
+      `1 to ${SHARE_MAX_EMAILS} email addresses`,
+      `${field} must list 1 to ${SHARE_MAX_EMAILS} email addresses; got ${n}`,
+    );
   }
   // Case-insensitively distinct, in the order given (as svc_share_meeting stores them).
   return [...new Set(emails.map((e, j) => requireEmail(`${field}.${j}`, typeof e === 'string' ? e : String(e))))];
@@ -202,7 +251,11 @@ function checkAction(input: ActionInput, i: number): RuleAction {
       const emails = checkShareEmails(`${at}.emails`, input.emails);
       const d = input.expiry_days;
       if (present(d) && !(SHARE_EXPIRY_DAYS as readonly number[]).includes(d as number)) {
-        throw invalid(`${at}.expiry_days`, `one of ${SHARE_EXPIRY_DAYS.join(', ')}`, `${at}.expiry_days must be one of ${SHARE_EXPIRY_DAYS.join(', ')} (days), or omitted for no expiry; got ${d}`);
+        throw invalid(
+          `${at}.expiry_days`,
+          `one of ${SHARE_EXPIRY_DAYS.join(', ')}`,
+          `${at}.expiry_days must be one of ${SHARE_EXPIRY_DAYS.join(', ')} (days), or omitted for no expiry; got ${d}`,
+        );
       }
       return { type, emails, expiry_days: present(d) ? (d as number) : null };
     }
@@ -221,14 +274,22 @@ export function checkName(v: unknown): string {
 export function checkConditions(v: unknown): RuleCondition[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v) || v.length > RULE_LIMITS.conditionsMax) {
-    throw invalid('conditions', `at most ${RULE_LIMITS.conditionsMax} conditions`, `conditions must list at most ${RULE_LIMITS.conditionsMax} conditions (all must hold); got ${Array.isArray(v) ? v.length : 'not a list'}`);
+    throw invalid(
+      'conditions',
+      `at most ${RULE_LIMITS.conditionsMax} conditions`,
+      `conditions must list at most ${RULE_LIMITS.conditionsMax} conditions (all must hold); got ${Array.isArray(v) ? v.length : 'not a list'}`,
+    );
   }
   return v.map((c, i) => checkCondition(c as ConditionInput, i));
 }
 
 export function checkActions(v: unknown): RuleAction[] {
   if (!Array.isArray(v) || v.length < RULE_LIMITS.actionsMin || v.length > RULE_LIMITS.actionsMax) {
-    throw invalid('actions', `${RULE_LIMITS.actionsMin} to ${RULE_LIMITS.actionsMax} actions`, `actions must list ${RULE_LIMITS.actionsMin} to ${RULE_LIMITS.actionsMax} actions (run in order); got ${Array.isArray(v) ? v.length : 'none'}`);
+    throw invalid(
+      'actions',
+      `${RULE_LIMITS.actionsMin} to ${RULE_LIMITS.actionsMax} actions`,
+      `actions must list ${RULE_LIMITS.actionsMin} to ${RULE_LIMITS.actionsMax} actions (run in order); got ${Array.isArray(v) ? v.length : 'none'}`,
+    );
   }
   return v.map((a, i) => checkAction(a as ActionInput, i));
 }
@@ -266,7 +327,11 @@ export function checkRuleUpdate(input: RuleUpdateInput): Partial<CheckedRule> {
   if (present(input.actions)) out.actions = checkActions(input.actions);
   if (present(input.dry_run)) out.dry_run = checkDryRun(input.dry_run);
   if (Object.keys(out).length === 0) {
-    throw invalid('input', 'at least one of name, conditions, actions, dry_run', 'input must change at least one of name, conditions, actions, dry_run (use setRuleEnabled to switch a rule on or off)');
+    throw invalid(
+      'input',
+      'at least one of name, conditions, actions, dry_run',
+      'input must change at least one of name, conditions, actions, dry_run (use setRuleEnabled to switch a rule on or off)',
+    );
   }
   return out;
 }
@@ -274,8 +339,11 @@ export function checkRuleUpdate(input: RuleUpdateInput): Partial<CheckedRule> {
 /** Channel ids a rule refers to, with the field naming each (checked against the team in rules.ts). */
 export function channelRefs(rule: Pick<CheckedRule, 'conditions' | 'actions'>): { field: string; id: string }[] {
   const refs: { field: string; id: string }[] = [];
-  rule.conditions.forEach((c, i) => c.type === 'channel' && refs.push({ field: `conditions.${i}.channel_id`, id: c.channel_id }));
-  rule.actions.forEach((a, i) => a.type === 'move' && refs.push({ field: `actions.${i}.channel_id`, id: a.channel_id }));
+  rule.conditions.forEach(
+    (c, i) => c.type === 'channel' && refs.push({ field: `conditions.${i}.channel_id`, id: c.channel_id }),
+  );
+  rule.actions.forEach(
+    (a, i) => a.type === 'move' && refs.push({ field: `actions.${i}.channel_id`, id: a.channel_id }),
+  );
   return refs;
 }
-

@@ -11,14 +11,21 @@ import type { UploadOptions } from './types';
 /** What the fetch step needs and nobody else may read: sealed at rest, opened only by the worker. */
 export interface FetchSecret {
   url: string;
-  auth: { type: 'none' } | { type: 'bearer_token'; token: string } | { type: 'basic_auth'; username: string; password: string };
+  auth:
+    | { type: 'none' }
+    | { type: 'bearer_token'; token: string }
+    | { type: 'basic_auth'; username: string; password: string };
 }
 
 /** A size cap an admin's bypass_size_check still cannot lift: the worker holds the file in memory. */
 export const MEDIA_HARD_CEILING_BYTES = 2 * 1024 * 1024 * 1024;
 
 /** The sealed download instructions of a meeting still being processed (worker only). */
-export async function readFetchSecret(db: Knex, config: Pick<Config, 'secretsKey'>, meetingId: string): Promise<FetchSecret | undefined> {
+export async function readFetchSecret(
+  db: Knex,
+  config: Pick<Config, 'secretsKey'>,
+  meetingId: string,
+): Promise<FetchSecret | undefined> {
   const row = await db('meetings').where({ id: meetingId }).first('upload_options');
   const sealed = (row?.upload_options as UploadOptions | undefined)?.fetch_secret;
   return sealed ? openJson<FetchSecret>(config.secretsKey, sealed) : undefined;

@@ -22,7 +22,12 @@ export function generateSecret(): string {
 
 /** A custom secret as given: 16 to 32 characters (Unicode code points), printable, no surrounding spaces. */
 export function validateCustomSecret(field: string, raw: unknown): string {
-  if (typeof raw !== 'string') throw invalid(field, 'must be a string', `${field} must be a string of ${SECRET_LIMITS.min} to ${SECRET_LIMITS.max} characters`);
+  if (typeof raw !== 'string')
+    throw invalid(
+      field,
+      'must be a string',
+      `${field} must be a string of ${SECRET_LIMITS.min} to ${SECRET_LIMITS.max} characters`,
+    );
   const n = [...raw].length;
   if (n < SECRET_LIMITS.min || n > SECRET_LIMITS.max) {
     throw invalid(
@@ -35,7 +40,11 @@ export function validateCustomSecret(field: string, raw: unknown): string {
     throw invalid(field, 'printable characters only', `${field} must not contain control characters or line breaks`);
   }
   if (raw.trim() !== raw) {
-    throw invalid(field, 'no leading or trailing spaces', `${field} must not start or end with a space (it would be easy to lose when copied)`);
+    throw invalid(
+      field,
+      'no leading or trailing spaces',
+      `${field} must not start or end with a space (it would be easy to lose when copied)`,
+    );
   }
   return raw;
 }
@@ -44,17 +53,28 @@ export function validateCustomSecret(field: string, raw: unknown): string {
  * The secret a caller asked for: exactly one of `secret` (custom) or `generate: true`.
  * Returns the secret and whether it was generated (and so must be shown once).
  */
-export function chooseSecret(args: { secret?: string | null; generate?: boolean | null }): { secret: string; generated: boolean } {
+export function chooseSecret(args: { secret?: string | null; generate?: boolean | null }): {
+  secret: string;
+  generated: boolean;
+} {
   const custom = args.secret !== undefined && args.secret !== null;
   if (custom && args.generate) {
-    throw invalid('generate', 'either secret or generate, not both', 'give either a custom secret or generate: true, not both');
+    throw invalid(
+      'generate',
+      'either secret or generate, not both',
+      'give either a custom secret or generate: true, not both',
+    );
   }
   if (custom) return { secret: validateCustomSecret('secret', args.secret), generated: false };
   if (args.generate) return { secret: generateSecret(), generated: true };
-  throw new ServiceError('args_required', `secret is required: a custom secret of ${SECRET_LIMITS.min} to ${SECRET_LIMITS.max} characters, or generate: true`, {
-    field: 'secret',
-    rule: 'required',
-  });
+  throw new ServiceError(
+    'args_required',
+    `secret is required: a custom secret of ${SECRET_LIMITS.min} to ${SECRET_LIMITS.max} characters, or generate: true`,
+    {
+      field: 'secret',
+      rule: 'required',
+    },
+  );
 }
 
 export function sealSecret(key: Buffer | undefined, secret: string): string {
@@ -73,16 +93,29 @@ export interface SecretColumns {
 }
 
 /** The secrets to sign with now: the current one, and the previous one while its overlap lasts. */
-export function signingSecrets(key: Buffer | undefined, row: SecretColumns | undefined, now = new Date()): SigningSecrets | undefined {
+export function signingSecrets(
+  key: Buffer | undefined,
+  row: SecretColumns | undefined,
+  now = new Date(),
+): SigningSecrets | undefined {
   if (!row?.secret_ciphertext) return undefined;
   const current = openSecret(key, row.secret_ciphertext);
   const until = row.previous_secret_expires_at ? new Date(row.previous_secret_expires_at) : undefined;
-  const previous = row.previous_secret_ciphertext && until && until.getTime() > now.getTime() ? openSecret(key, row.previous_secret_ciphertext) : undefined;
+  const previous =
+    row.previous_secret_ciphertext && until && until.getTime() > now.getTime()
+      ? openSecret(key, row.previous_secret_ciphertext)
+      : undefined;
   return previous ? { current, previous } : { current };
 }
 
 /** The columns after setting `secret`: the secret in force (if any) becomes the previous one for the overlap. */
-export function rotatedColumns(key: Buffer | undefined, existing: SecretColumns | undefined, secret: string, overlapMs: number, now = new Date()): SecretColumns {
+export function rotatedColumns(
+  key: Buffer | undefined,
+  existing: SecretColumns | undefined,
+  secret: string,
+  overlapMs: number,
+  now = new Date(),
+): SecretColumns {
   const keepPrevious = Boolean(existing?.secret_ciphertext) && overlapMs > 0;
   return {
     secret_ciphertext: sealSecret(key, secret),

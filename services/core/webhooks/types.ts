@@ -44,5 +44,4 @@ export interface WebhookDeliveryResult {
   attempts: number;
 }
 
-
 export type WebhookDeps = ServiceDeps;

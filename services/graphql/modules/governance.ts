@@ -61,10 +61,14 @@ const resolvers = {
     teamRetention: (_: unknown, __: unknown, ctx: GraphqlContext) => getTeamRetention(ctx.deps.db, ctx.principal),
   },
   Mutation: {
-    deleteMeeting: (_: unknown, args: { id: string }, ctx: GraphqlContext) => deleteMeeting(ctx.deps.db, ctx.principal, args.id),
-    setLegalHold: (_: unknown, args: { meetingId: string }, ctx: GraphqlContext) => setLegalHold(ctx.deps.db, ctx.principal, args.meetingId),
-    liftLegalHold: (_: unknown, args: { meetingId: string }, ctx: GraphqlContext) => liftLegalHold(ctx.deps.db, ctx.principal, args.meetingId),
-    setTeamRetention: (_: unknown, args: { days?: number | null }, ctx: GraphqlContext) => setTeamRetention(ctx.deps.db, ctx.principal, args.days ?? null),
+    deleteMeeting: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
+      deleteMeeting(ctx.deps.db, ctx.principal, args.id),
+    setLegalHold: (_: unknown, args: { meetingId: string }, ctx: GraphqlContext) =>
+      setLegalHold(ctx.deps.db, ctx.principal, args.meetingId),
+    liftLegalHold: (_: unknown, args: { meetingId: string }, ctx: GraphqlContext) =>
+      liftLegalHold(ctx.deps.db, ctx.principal, args.meetingId),
+    setTeamRetention: (_: unknown, args: { days?: number | null }, ctx: GraphqlContext) =>
+      setTeamRetention(ctx.deps.db, ctx.principal, args.days ?? null),
   },
 };
 

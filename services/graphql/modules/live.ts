@@ -5,13 +5,26 @@
  * (`input.title`, `sentences[3].text`). Reads go through the usual `transcript(id)` (is_live, a
  * snapshot of the sentences so far) and svc_get_active_meetings.
  */
-import { appendLiveSentences, endLiveMeeting, pauseLiveMeeting, resumeLiveMeeting, startLiveMeeting, StartLiveMeetingInput } from '../../core/live';
+import {
+  appendLiveSentences,
+  endLiveMeeting,
+  pauseLiveMeeting,
+  resumeLiveMeeting,
+  startLiveMeeting,
+  StartLiveMeetingInput,
+} from '../../core/live';
 import { withFieldPrefix } from '../errors';
 import { OPERATION_ALLOWLIST } from '../metrics-plugin';
 import type { GraphqlContext } from '../resolvers';
 import type { GraphqlModule } from './index';
 
-const OPERATIONS = ['startLiveMeeting', 'appendLiveSentences', 'pauseLiveMeeting', 'resumeLiveMeeting', 'endLiveMeeting'];
+const OPERATIONS = [
+  'startLiveMeeting',
+  'appendLiveSentences',
+  'pauseLiveMeeting',
+  'resumeLiveMeeting',
+  'endLiveMeeting',
+];
 // graphql_operations_total labels these operations by name rather than "other".
 for (const op of OPERATIONS) OPERATION_ALLOWLIST.add(op);
 
@@ -100,9 +113,12 @@ const resolvers = {
       startLiveMeeting(ctx.deps, ctx.principal, args.input).catch(withFieldPrefix('input')),
     appendLiveSentences: (_: unknown, args: { meetingId: string; sentences: unknown }, ctx: GraphqlContext) =>
       appendLiveSentences(ctx.deps, ctx.principal, args.meetingId, args.sentences),
-    pauseLiveMeeting: (_: unknown, args: { meetingId: string }, ctx: GraphqlContext) => pauseLiveMeeting(ctx.deps, ctx.principal, args.meetingId),
-    resumeLiveMeeting: (_: unknown, args: { meetingId: string }, ctx: GraphqlContext) => resumeLiveMeeting(ctx.deps, ctx.principal, args.meetingId),
-    endLiveMeeting: (_: unknown, args: { meetingId: string }, ctx: GraphqlContext) => endLiveMeeting(ctx.deps, ctx.principal, args.meetingId),
+    pauseLiveMeeting: (_: unknown, args: { meetingId: string }, ctx: GraphqlContext) =>
+      pauseLiveMeeting(ctx.deps, ctx.principal, args.meetingId),
+    resumeLiveMeeting: (_: unknown, args: { meetingId: string }, ctx: GraphqlContext) =>
+      resumeLiveMeeting(ctx.deps, ctx.principal, args.meetingId),
+    endLiveMeeting: (_: unknown, args: { meetingId: string }, ctx: GraphqlContext) =>
+      endLiveMeeting(ctx.deps, ctx.principal, args.meetingId),
   },
 };
 

@@ -5,7 +5,17 @@
  * errors are given as the caller wrote them (`input.actions.0.emails.3`).
  */
 import { isServiceError } from '../../platform/errors';
-import { createRule, deleteRule, getRule, listRules, RuleInput, RuleUpdateInput, setRuleEnabled, testRule, updateRule } from '../../core/rules';
+import {
+  createRule,
+  deleteRule,
+  getRule,
+  listRules,
+  RuleInput,
+  RuleUpdateInput,
+  setRuleEnabled,
+  testRule,
+  updateRule,
+} from '../../core/rules';
 import { OPERATION_ALLOWLIST } from '../metrics-plugin';
 import { withFieldPrefix } from '../errors';
 import type { GraphqlContext } from '../resolvers';
@@ -197,7 +207,8 @@ const typeDefs = /* GraphQL */ `
 
 /** Field names inside `input` get its prefix; top-level arguments (id) and the input as a whole stay. */
 const inInput = (e: unknown): never => {
-  if (isServiceError(e) && e.details.field && e.details.field !== 'id' && e.details.field !== 'input') return withFieldPrefix('input')(e);
+  if (isServiceError(e) && e.details.field && e.details.field !== 'id' && e.details.field !== 'input')
+    return withFieldPrefix('input')(e);
   throw e;
 };
 
@@ -209,12 +220,16 @@ export const rulesModule: GraphqlModule = {
       rule: (_: unknown, args: { id: string }, ctx: GraphqlContext) => getRule(ctx.deps.db, ctx.principal, args.id),
     },
     Mutation: {
-      createRule: (_: unknown, args: { input: RuleInput }, ctx: GraphqlContext) => createRule(ctx.deps.db, ctx.principal, args.input).catch(inInput),
+      createRule: (_: unknown, args: { input: RuleInput }, ctx: GraphqlContext) =>
+        createRule(ctx.deps.db, ctx.principal, args.input).catch(inInput),
       updateRule: (_: unknown, args: { id: string; input: RuleUpdateInput }, ctx: GraphqlContext) =>
         updateRule(ctx.deps.db, ctx.principal, args.id, args.input).catch(inInput),
-      setRuleEnabled: (_: unknown, args: { id: string; enabled: boolean }, ctx: GraphqlContext) => setRuleEnabled(ctx.deps.db, ctx.principal, args.id, args.enabled),
-      deleteRule: (_: unknown, args: { id: string }, ctx: GraphqlContext) => deleteRule(ctx.deps.db, ctx.principal, args.id),
-      testRule: (_: unknown, args: { ruleId: string; meetingId: string }, ctx: GraphqlContext) => testRule(ctx.deps.db, ctx.principal, args),
+      setRuleEnabled: (_: unknown, args: { id: string; enabled: boolean }, ctx: GraphqlContext) =>
+        setRuleEnabled(ctx.deps.db, ctx.principal, args.id, args.enabled),
+      deleteRule: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
+        deleteRule(ctx.deps.db, ctx.principal, args.id),
+      testRule: (_: unknown, args: { ruleId: string; meetingId: string }, ctx: GraphqlContext) =>
+        testRule(ctx.deps.db, ctx.principal, args),
     },
   },
 };

@@ -37,8 +37,11 @@ const typeDefs = /* GraphQL */ `
 
 const resolvers = {
   Mutation: {
-    renameSpeaker: (_: unknown, a: { meetingId: string; from: string; to: string; email?: string | null }, ctx: GraphqlContext) =>
-      renameSpeaker(ctx.deps.db, ctx.principal, a),
+    renameSpeaker: (
+      _: unknown,
+      a: { meetingId: string; from: string; to: string; email?: string | null },
+      ctx: GraphqlContext,
+    ) => renameSpeaker(ctx.deps.db, ctx.principal, a),
   },
 };
 

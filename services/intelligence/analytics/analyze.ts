@@ -78,7 +78,18 @@ interface Tally {
 const QUESTION_END = /\?["'”’)\]]*\s*$/;
 
 function emptyTally(s: Sentence): Tally {
-  return { speaker_id: s.speaker_id, name: s.speaker_name, duration: 0, words: 0, fillers: 0, questions: 0, positive: 0, neutral: 0, negative: 0, sentences: 0 };
+  return {
+    speaker_id: s.speaker_id,
+    name: s.speaker_name,
+    duration: 0,
+    words: 0,
+    fillers: 0,
+    questions: 0,
+    positive: 0,
+    neutral: 0,
+    negative: 0,
+    sentences: 0,
+  };
 }
 
 /** Seconds of the span [first start, last end] that no sentence covers (overlapping speech counts once). */
@@ -93,10 +104,17 @@ function silenceBetween(sentences: readonly Sentence[]): number {
   return silence;
 }
 
-function pickHost(tallies: Tally[], options: AnalyzeOptions, emailOf: (name: string) => string | null): Tally | undefined {
+function pickHost(
+  tallies: Tally[],
+  options: AnalyzeOptions,
+  emailOf: (name: string) => string | null,
+): Tally | undefined {
   const host = options.hostEmail?.toLowerCase();
   const byEmail = host ? tallies.find((t) => emailOf(t.name)?.toLowerCase() === host) : undefined;
-  return byEmail ?? tallies.reduce<Tally | undefined>((best, t) => (!best || t.duration > best.duration ? t : best), undefined);
+  return (
+    byEmail ??
+    tallies.reduce<Tally | undefined>((best, t) => (!best || t.duration > best.duration ? t : best), undefined)
+  );
 }
 
 /**
@@ -105,7 +123,9 @@ function pickHost(tallies: Tally[], options: AnalyzeOptions, emailOf: (name: str
  * rebuilt from them, since a cue can end mid-sentence ("you" | "know,") or hold two sentences.
  */
 export function analyze(sentences: readonly Sentence[], options: AnalyzeOptions = {}): Analytics {
-  const emails = new Map(Object.entries(options.speakerEmails ?? {}).map(([name, email]) => [name.toLowerCase(), email]));
+  const emails = new Map(
+    Object.entries(options.speakerEmails ?? {}).map(([name, email]) => [name.toLowerCase(), email]),
+  );
   const emailOf = (name: string) => emails.get(name.toLowerCase()) ?? null;
 
   const tallies = new Map<number, Tally>();

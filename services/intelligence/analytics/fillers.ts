@@ -23,14 +23,78 @@ const TOKEN = /[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*|[,.;:!?…—–]/gu;
 const HESITATION = /^(?:u+m+|u+h+m*|e+r+m*|e+r+|a+h+|h+m+)$/;
 const PUNCT = /^[,.;:!?…—–]$/;
 
-const YOU_KNOW_ASKS_BEFORE = new Set(['do', 'did', "don't", 'didn', 'does', "doesn't", 'would', 'could', 'if', 'as', 'to', 'let', 'will', "you'll", 'can', 'should']);
-const YOU_KNOW_OBJECT_AFTER = new Set(['what', 'how', 'who', 'where', 'when', 'why', 'whether', 'if', 'about', 'that', 'it', 'him', 'her', 'them', 'me', 'us']);
+const YOU_KNOW_ASKS_BEFORE = new Set([
+  'do',
+  'did',
+  "don't",
+  'didn',
+  'does',
+  "doesn't",
+  'would',
+  'could',
+  'if',
+  'as',
+  'to',
+  'let',
+  'will',
+  "you'll",
+  'can',
+  'should',
+]);
+const YOU_KNOW_OBJECT_AFTER = new Set([
+  'what',
+  'how',
+  'who',
+  'where',
+  'when',
+  'why',
+  'whether',
+  'if',
+  'about',
+  'that',
+  'it',
+  'him',
+  'her',
+  'them',
+  'me',
+  'us',
+]);
 const I_MEAN_LITERAL_BEFORE = new Set(['what', 'which', 'that', 'if', 'do', 'did', "don't", 'you']);
 const I_MEAN_LITERAL_AFTER = new Set(['it', 'that', 'to', 'what', 'this', 'by']);
 const HEDGE_NOUN_BEFORE = new Set([
-  'what', 'which', 'this', 'that', 'these', 'those', 'a', 'an', 'the', 'some', 'any', 'all', 'same', 'every',
-  'each', 'no', 'one', 'different', 'my', 'your', 'his', 'her', 'our', 'their', 'its', 'other', 'another', 'that\'s',
-  'right', 'wrong', 'new', 'first', 'only',
+  'what',
+  'which',
+  'this',
+  'that',
+  'these',
+  'those',
+  'a',
+  'an',
+  'the',
+  'some',
+  'any',
+  'all',
+  'same',
+  'every',
+  'each',
+  'no',
+  'one',
+  'different',
+  'my',
+  'your',
+  'his',
+  'her',
+  'our',
+  'their',
+  'its',
+  'other',
+  'another',
+  "that's",
+  'right',
+  'wrong',
+  'new',
+  'first',
+  'only',
 ]);
 
 function tokens(text: string): string[] {
@@ -66,7 +130,12 @@ export function fillersIn(text: string): string[] {
       }
     } else if (w === 'like') {
       const nextIsPause = next === ',' || next === '—' || next === '–';
-      if (nextIsPause || HESITATION.test(prev) || HESITATION.test(next) || (PUNCT.test(prev) && HESITATION.test(at(i - 2)))) {
+      if (
+        nextIsPause ||
+        HESITATION.test(prev) ||
+        HESITATION.test(next) ||
+        (PUNCT.test(prev) && HESITATION.test(at(i - 2)))
+      ) {
         found.push('like');
       }
     }

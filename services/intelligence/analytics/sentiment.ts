@@ -7,8 +7,21 @@ export type Polarity = 'positive' | 'neutral' | 'negative';
  * ("like", "kind of", "yeah", "no", "kill the job", "cut a release"), so they are scored 0 here.
  */
 const MEETING_NEUTRAL: Record<string, number> = {
-  like: 0, kind: 0, pretty: 0, yeah: 0, yes: 0, no: 0, please: 0, want: 0, matter: 0,
-  block: 0, blocked: 0, cut: 0, kill: 0, killed: 0, god: 0,
+  like: 0,
+  kind: 0,
+  pretty: 0,
+  yeah: 0,
+  yes: 0,
+  no: 0,
+  please: 0,
+  want: 0,
+  matter: 0,
+  block: 0,
+  blocked: 0,
+  cut: 0,
+  kill: 0,
+  killed: 0,
+  god: 0,
 };
 
 const analyzer = new Sentiment();

@@ -38,7 +38,11 @@ export function maxChunkSeconds(limits: ChunkLimits): number {
   return Math.max(1, Math.min(limits.maxSeconds, bySize));
 }
 
-export function planChunks(durationSeconds: number, silences: { start: number; end: number }[], limits: ChunkLimits): AudioChunk[] {
+export function planChunks(
+  durationSeconds: number,
+  silences: { start: number; end: number }[],
+  limits: ChunkLimits,
+): AudioChunk[] {
   const maxLen = maxChunkSeconds(limits);
   const overlap = Math.min(limits.overlapSeconds, maxLen / 4);
   const chunks: AudioChunk[] = [];
@@ -46,7 +50,13 @@ export function planChunks(durationSeconds: number, silences: { start: number; e
   for (;;) {
     const start = chunks.length === 0 ? 0 : Math.max(0, ownStart - overlap);
     if (durationSeconds - start <= maxLen) {
-      chunks.push({ index: chunks.length, start: r3(start), end: r3(durationSeconds), ownStart: r3(ownStart), ownEnd: r3(Math.max(durationSeconds, ownStart)) });
+      chunks.push({
+        index: chunks.length,
+        start: r3(start),
+        end: r3(durationSeconds),
+        ownStart: r3(ownStart),
+        ownEnd: r3(Math.max(durationSeconds, ownStart)),
+      });
       return chunks;
     }
     const latest = start + maxLen;
@@ -152,6 +162,14 @@ export function toSentences(channels: Timed[][]): Sentence[] {
   return all.map((t, index) => {
     let id = ids.get(t.speaker);
     if (id === undefined) ids.set(t.speaker, (id = ids.size));
-    return { index, speaker_name: t.speaker, speaker_id: id, text: t.text, raw_text: t.text, start_time: t.start, end_time: t.end };
+    return {
+      index,
+      speaker_name: t.speaker,
+      speaker_id: id,
+      text: t.text,
+      raw_text: t.text,
+      start_time: t.start,
+      end_time: t.end,
+    };
   });
 }

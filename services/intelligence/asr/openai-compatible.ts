@@ -126,11 +126,14 @@ export async function requestTranscription(
   });
   const parsed = verboseJson.safeParse(raw);
   if (!parsed.success || (format !== 'json' && !parsed.data.segments && parsed.data.text === undefined)) {
-    throw new NetError(`The speech-to-text server answered without ${format} ${format === 'json' ? 'text' : 'segments (start, end, text)'}`, {
-      retryable: false,
-      rule: 'upstream_format',
-      code: 'internal_error',
-    });
+    throw new NetError(
+      `The speech-to-text server answered without ${format} ${format === 'json' ? 'text' : 'segments (start, end, text)'}`,
+      {
+        retryable: false,
+        rule: 'upstream_format',
+        code: 'internal_error',
+      },
+    );
   }
   const body = parsed.data;
   if (body.segments) {
@@ -138,7 +141,9 @@ export async function requestTranscription(
       start: seg.start,
       end: seg.end,
       text: seg.text,
-      ...(seg.speaker !== undefined && seg.speaker !== null && seg.speaker !== '' ? { speaker: String(seg.speaker) } : {}),
+      ...(seg.speaker !== undefined && seg.speaker !== null && seg.speaker !== ''
+        ? { speaker: String(seg.speaker) }
+        : {}),
     }));
   }
   const text = body.text ?? '';
@@ -150,7 +155,12 @@ export function createOpenAiCompatibleAsr(settings: OpenAiAsrSettings): Asr {
   return {
     name: 'openai-compatible',
     async transcribe(media) {
-      const segments = await requestTranscription(settings, new Blob([media.bytes], { type: media.contentType }), media.fileName, null);
+      const segments = await requestTranscription(
+        settings,
+        new Blob([media.bytes], { type: media.contentType }),
+        media.fileName,
+        null,
+      );
       return segmentsToSentences({ segments });
     },
   };

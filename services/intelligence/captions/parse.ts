@@ -36,7 +36,10 @@ function toParserInput(text: string, format: CaptionFormat): string {
     const lines = block.split('\n').filter((l, i) => i > 0 || l.trim() !== '');
     const at = lines.findIndex(isTimestampLine);
     if (at < 0 || at > 1) continue;
-    const timing = lines[at].trim().replace(/\s*-->\s*/, ' --> ').replace(/[ \t]+/g, ' ');
+    const timing = lines[at]
+      .trim()
+      .replace(/\s*-->\s*/, ' --> ')
+      .replace(/[ \t]+/g, ' ');
     const body = lines.slice(at + 1).filter((l) => l.trim() !== '');
     if (body.length === 0) continue;
     out.push([timing, ...body].join('\n'));

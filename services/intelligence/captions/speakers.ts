@@ -19,17 +19,60 @@ const LABEL =
   /^(?:-\s*|>>\s*)?((?:[\p{Lu}][\p{L}\p{M}'’.-]*)(?:[ \t]+[\p{Lu}\p{N}][\p{L}\p{M}\p{N}'’.-]*){0,3}|SPEAKER_\d+)[ \t]*:[ \t]+(\S[\s\S]*)$/u;
 
 // Capitalised words that introduce content rather than name a person ("Action Item: send the deck").
-const NOT_A_SPEAKER = new Set(
-  [
-    'note', 'notes', 'action item', 'action items', 'action', 'todo', 'to do', 'update', 'summary', 'agenda',
-    'decision', 'next steps', 'fyi', 'ps', 're', 'question', 'answer', 'example', 'important', 'reminder',
-    'warning', 'edit', 'status', 'topic', 'title', 'subject', 'chapter', 'part', 'step', 'meeting', 'recording',
-    'transcript', 'section', 'goal', 'goals', 'result', 'results', 'tip', 'caution',
-  ],
-);
+const NOT_A_SPEAKER = new Set([
+  'note',
+  'notes',
+  'action item',
+  'action items',
+  'action',
+  'todo',
+  'to do',
+  'update',
+  'summary',
+  'agenda',
+  'decision',
+  'next steps',
+  'fyi',
+  'ps',
+  're',
+  'question',
+  'answer',
+  'example',
+  'important',
+  'reminder',
+  'warning',
+  'edit',
+  'status',
+  'topic',
+  'title',
+  'subject',
+  'chapter',
+  'part',
+  'step',
+  'meeting',
+  'recording',
+  'transcript',
+  'section',
+  'goal',
+  'goals',
+  'result',
+  'results',
+  'tip',
+  'caution',
+]);
 
 const ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', lrm: '', rlm: '', ndash: '–', mdash: '—', hellip: '…',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  lrm: '',
+  rlm: '',
+  ndash: '–',
+  mdash: '—',
+  hellip: '…',
 };
 
 function decodeEntities(s: string): string {

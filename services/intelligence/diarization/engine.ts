@@ -97,12 +97,15 @@ function normalise(raw: { start: number; end: number; speaker: number }[]): Spea
 
 export function diarize(audio: Audio, options: DiarizeOptions = {}): SpeakerTurn[] {
   // By tag, not instanceof: arrays made by the native addon or another realm (a test runner's) qualify.
-  if (Object.prototype.toString.call(audio.samples) !== '[object Float32Array]') throw new Error('samples: must be a Float32Array of mono samples');
-  if (audio.sampleRate !== DIARIZATION_SAMPLE_RATE) throw new Error(`sampleRate: must be ${DIARIZATION_SAMPLE_RATE} (resample first), got ${audio.sampleRate}`);
+  if (Object.prototype.toString.call(audio.samples) !== '[object Float32Array]')
+    throw new Error('samples: must be a Float32Array of mono samples');
+  if (audio.sampleRate !== DIARIZATION_SAMPLE_RATE)
+    throw new Error(`sampleRate: must be ${DIARIZATION_SAMPLE_RATE} (resample first), got ${audio.sampleRate}`);
   checkCount('speakerCount', options.speakerCount);
   checkCount('maxSpeakers', options.maxSpeakers);
   const threshold = options.threshold ?? DIARIZATION_THRESHOLD;
-  if (!(threshold > 0 && threshold < 2)) throw new Error(`threshold: must be a cosine distance between 0 and 2, got ${threshold}`);
+  if (!(threshold > 0 && threshold < 2))
+    throw new Error(`threshold: must be a cosine distance between 0 and 2, got ${threshold}`);
   if (audio.samples.length === 0) return [];
   const d = diarizer(options.models ?? diarizationModels());
   const run = (numClusters: number) => {
@@ -124,8 +127,13 @@ const EMBEDDING_SECONDS = 30;
  * speaker's longest turns up to EMBEDDING_SECONDS, for linkSpeakers across chunks. Speakers with no
  * sound in `audio` are left out.
  */
-export function speakerEmbeddings(audio: Audio, turns: readonly SpeakerTurn[], models: DiarizationModels = diarizationModels()): Map<number, Float32Array> {
-  if (audio.sampleRate !== DIARIZATION_SAMPLE_RATE) throw new Error(`sampleRate: must be ${DIARIZATION_SAMPLE_RATE} (resample first), got ${audio.sampleRate}`);
+export function speakerEmbeddings(
+  audio: Audio,
+  turns: readonly SpeakerTurn[],
+  models: DiarizationModels = diarizationModels(),
+): Map<number, Float32Array> {
+  if (audio.sampleRate !== DIARIZATION_SAMPLE_RATE)
+    throw new Error(`sampleRate: must be ${DIARIZATION_SAMPLE_RATE} (resample first), got ${audio.sampleRate}`);
   let embedder = embedders.get(models.embedding);
   if (!embedder) {
     embedder = new (load().SpeakerEmbeddingExtractor)({ model: models.embedding, numThreads: 1 });

@@ -7,10 +7,13 @@ import { NetError } from '../../net/errors';
 import { safeFetch, type BodySink, type SafeFetchOptions } from '../../net/safe-fetch';
 import { sniffMedia, type MediaKind } from './sniff';
 
-
 /** The refusal of a file that is neither audio, video nor captions. */
 const unsupportedType = (found: string) =>
-  new NetError(`url: unsupported file type (${found}); send audio, video, WebVTT or SRT`, { retryable: false, rule: 'unsupported_media_type', field: 'url' });
+  new NetError(`url: unsupported file type (${found}); send audio, video, WebVTT or SRT`, {
+    retryable: false,
+    rule: 'unsupported_media_type',
+    field: 'url',
+  });
 
 export interface FetchedMedia extends MediaInput {
   kind: MediaKind;
@@ -34,7 +37,9 @@ export interface MediaFetchConfig {
 export async function fetchMedia(
   url: string,
   config: MediaFetchConfig,
-  overrides: Partial<Pick<SafeFetchOptions, 'resolve' | 'signal' | 'allowedPrivateAddresses' | 'headers' | 'maxBytes'>> = {},
+  overrides: Partial<
+    Pick<SafeFetchOptions, 'resolve' | 'signal' | 'allowedPrivateAddresses' | 'headers' | 'maxBytes'>
+  > = {},
 ): Promise<FetchedMedia> {
   const response = await safeFetch(url, {
     timeoutMs: config.media.fetchTimeoutMs,
@@ -89,7 +94,10 @@ export async function mediaDuration(bytes: Buffer, contentType: string, extensio
 export function fileNameFor(url: string, contentDisposition: string | undefined, extension: string): string {
   const fromHeader = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(contentDisposition ?? '')?.[1];
   let base = fromHeader ?? decodeSafe(new URL(url).pathname.split('/').pop() ?? '');
-  base = base.replace(/[^\p{L}\p{N}._ -]+/gu, '_').replace(/^[.\s]+/, '').slice(0, 120);
+  base = base
+    .replace(/[^\p{L}\p{N}._ -]+/gu, '_')
+    .replace(/^[.\s]+/, '')
+    .slice(0, 120);
   const stem = base.replace(/\.[A-Za-z0-9]{1,5}$/, '') || 'media';
   return `${stem}.${extension}`;
 }
@@ -124,7 +132,9 @@ export async function fetchMediaToFile(
   url: string,
   config: MediaFetchConfig,
   path: string,
-  overrides: Partial<Pick<SafeFetchOptions, 'resolve' | 'signal' | 'allowedPrivateAddresses' | 'headers' | 'maxBytes'>> = {},
+  overrides: Partial<
+    Pick<SafeFetchOptions, 'resolve' | 'signal' | 'allowedPrivateAddresses' | 'headers' | 'maxBytes'>
+  > = {},
 ): Promise<FetchedFile> {
   const file = createWriteStream(path);
   const hash = createHash('sha256');

@@ -34,7 +34,12 @@ interface RunResult {
   stderr: string;
 }
 
-function run(bin: 'ffmpeg' | 'ffprobe', args: string[], signal?: AbortSignal, keepStderr = 64 * 1024): Promise<RunResult> {
+function run(
+  bin: 'ffmpeg' | 'ffprobe',
+  args: string[],
+  signal?: AbortSignal,
+  keepStderr = 64 * 1024,
+): Promise<RunResult> {
   requireFfmpeg();
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' });
@@ -81,7 +86,11 @@ const num = (v: unknown): number | null => {
 
 /** ffprobe's view of a file; UnreadableMediaError when it cannot parse it. */
 export async function probeMedia(path: string, signal?: AbortSignal): Promise<MediaProbe> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path], signal);
+  const { stdout } = await run(
+    'ffprobe',
+    ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path],
+    signal,
+  );
   let parsed: { format?: Record<string, unknown>; streams?: Record<string, unknown>[] };
   try {
     parsed = JSON.parse(stdout);
@@ -91,13 +100,21 @@ export async function probeMedia(path: string, signal?: AbortSignal): Promise<Me
   const streams = parsed.streams ?? [];
   const audio = streams.filter((s) => s.codec_type === 'audio');
   // Cover art in an mp3 or m4a is a "video" stream of one picture: not a video track.
-  const video = streams.filter((s) => s.codec_type === 'video' && !(s.disposition as Record<string, number> | undefined)?.attached_pic);
+  const video = streams.filter(
+    (s) => s.codec_type === 'video' && !(s.disposition as Record<string, number> | undefined)?.attached_pic,
+  );
   const first = audio[0];
   const duration = num(parsed.format?.duration) ?? (first ? num(first.duration) : null);
   return {
     format: String(parsed.format?.format_name ?? 'unknown'),
     durationSeconds: duration === null ? null : Math.round(duration * 1000) / 1000,
-    audio: first ? { codec: String(first.codec_name ?? 'unknown'), channels: Number(first.channels ?? 1) || 1, sampleRate: Number(first.sample_rate ?? 0) || 0 } : null,
+    audio: first
+      ? {
+          codec: String(first.codec_name ?? 'unknown'),
+          channels: Number(first.channels ?? 1) || 1,
+          sampleRate: Number(first.sample_rate ?? 0) || 0,
+        }
+      : null,
     audioStreams: audio.length,
     videoStreams: video.length,
   };
@@ -117,7 +134,18 @@ export interface ExtractOptions {
 }
 
 /** PCM WAV with the plain 44-byte header (no LIST chunk of metadata): sizes are exact. */
-const PLAIN_WAV = ['-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact', '-c:a', 'pcm_s16le', '-f', 'wav'];
+const PLAIN_WAV = [
+  '-map_metadata',
+  '-1',
+  '-fflags',
+  '+bitexact',
+  '-flags:a',
+  '+bitexact',
+  '-c:a',
+  'pcm_s16le',
+  '-f',
+  'wav',
+];
 
 /** silencedetect: quieter than -35 dB for at least half a second. */
 const SILENCE_FILTER = 'silencedetect=noise=-35dB:d=0.5';
@@ -128,12 +156,30 @@ const SILENCE_FILTER = 'silencedetect=noise=-35dB:d=0.5';
  * reported on the way (a file whose frames are garbage decodes to almost nothing, with errors).
  * UnreadableMediaError when ffmpeg cannot decode it at all.
  */
-export async function extractAudio(input: string, output: string, opts: ExtractOptions = {}): Promise<{ silences: Silence[]; errors: string[] }> {
+export async function extractAudio(
+  input: string,
+  output: string,
+  opts: ExtractOptions = {},
+): Promise<{ silences: Silence[]; errors: string[] }> {
   const filters: string[] = [];
   if (opts.channel !== undefined) filters.push(`pan=mono|c0=c${opts.channel}`);
   filters.push(`aresample=${ASR_SAMPLE_RATE}`);
   if (opts.silences) filters.push(SILENCE_FILTER);
-  const args = ['-nostdin', '-hide_banner', '-nostats', '-v', opts.silences ? 'info' : 'warning', '-y', '-i', input, '-map', '0:a:0', '-vn', '-sn', '-dn'];
+  const args = [
+    '-nostdin',
+    '-hide_banner',
+    '-nostats',
+    '-v',
+    opts.silences ? 'info' : 'warning',
+    '-y',
+    '-i',
+    input,
+    '-map',
+    '0:a:0',
+    '-vn',
+    '-sn',
+    '-dn',
+  ];
   args.push('-af', filters.join(','), '-ac', '1', '-ar', String(ASR_SAMPLE_RATE), ...PLAIN_WAV, output);
   const { stderr } = await run('ffmpeg', args, opts.signal, 8 * 1024 * 1024);
   const errors = stderr
@@ -164,6 +210,30 @@ export function parseSilences(log: string): Silence[] {
  * Seconds [start, start + seconds) of a PCM WAV made by extractAudio, as a WAV of its own (a stream
  * copy: no re-encoding, exact to the sample).
  */
-export async function cutWav(input: string, output: string, start: number, seconds: number, signal?: AbortSignal): Promise<void> {
-  await run('ffmpeg', ['-nostdin', '-hide_banner', '-v', 'error', '-y', '-ss', start.toFixed(3), '-t', seconds.toFixed(3), '-i', input, ...PLAIN_WAV, output], signal);
+export async function cutWav(
+  input: string,
+  output: string,
+  start: number,
+  seconds: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  await run(
+    'ffmpeg',
+    [
+      '-nostdin',
+      '-hide_banner',
+      '-v',
+      'error',
+      '-y',
+      '-ss',
+      start.toFixed(3),
+      '-t',
+      seconds.toFixed(3),
+      '-i',
+      input,
+      ...PLAIN_WAV,
+      output,
+    ],
+    signal,
+  );
 }

@@ -42,7 +42,8 @@ export async function sniffMedia(bytes: Buffer): Promise<SniffResult> {
     if (family === 'audio' || family === 'video') {
       return { ok: true, media: { kind: family, contentType: detected.mime, extension: detected.ext } };
     }
-    if (detected.mime === 'application/ogg') return { ok: true, media: { kind: 'audio', contentType: 'audio/ogg', extension: 'ogg' } };
+    if (detected.mime === 'application/ogg')
+      return { ok: true, media: { kind: 'audio', contentType: 'audio/ogg', extension: 'ogg' } };
     return { ok: false, found: detected.mime };
   }
   return { ok: false, found: bytes.length === 0 ? 'an empty file' : 'unrecognized content' };

@@ -14,11 +14,14 @@ import type { ActionItem } from './types';
  * prompts ("can you tell me about…") are left out.
  */
 
-const FIRST_PERSON = /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i can take|i'll take|i'm on it|i'll handle)\b/;
+const FIRST_PERSON =
+  /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i can take|i'll take|i'm on it|i'll handle)\b/;
 const FIRST_PERSON_NOT_A_TASK =
   /\b(?:i'll|i will) (?:be honest|admit|say|tell you|bet|be quick|be brief|start with|start by|hand it|pass it|stop sharing|share my screen|show you|walk you|let you|leave it|keep it short|just say|go(?: first| next| ahead)?(?:[.!,]|$)|kick (?:it|us|things) off|give you a quick|turn it over)|\bi'm going to (?:share|show|walk|stop|hand|pass|start by|be honest)|\bi will not\b|\bi'll never\b/;
-const LET_ME = /\blet me (?:check|send|draft|write|update|ping|set up|schedule|book|sort out|dig into|look into|get back|follow up|find out|put together|create|file|open|fix|review|confirm|loop in|email|reach out|talk to|sync with|circle back)\b/;
-const GROUP = /\b(?:we need to|we have to|we must|we should|we'll need to|we will need to|we're going to need to|let's|let us|we'll|we will)\b/;
+const LET_ME =
+  /\blet me (?:check|send|draft|write|update|ping|set up|schedule|book|sort out|dig into|look into|get back|follow up|find out|put together|create|file|open|fix|review|confirm|loop in|email|reach out|talk to|sync with|circle back)\b/;
+const GROUP =
+  /\b(?:we need to|we have to|we must|we should|we'll need to|we will need to|we're going to need to|let's|let us|we'll|we will)\b/;
 const GROUP_NOT_A_TASK =
   /\b(?:let's|let us) (?:see|say|be honest|start|get started|begin|kick (?:it )?off|dive in|jump in|move on|go|take a look|look at|talk about|wrap up|do a (?:quick )?round|hear|recap|pick up where|continue|skip|not|open it up|open the floor)\b|\b(?:let's|let us) (?:do|try) (?:that|it|this|both)[.!]?$|\bwe'll see\b|\bwe will see\b|\bwe'll get there\b/;
 const REQUEST = /\b(?:can you|could you|would you|will you|can we get you to|please)\b/;
@@ -60,11 +63,16 @@ interface Owner {
  */
 function ownerFinder(names: Map<string, string>): (text: string) => Owner | null {
   if (names.size === 0) return () => null;
-  const alternatives = [...names.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
+  const alternatives = [...names.keys()]
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRegExp)
+    .join('|');
   const patterns = [
     new RegExp(`\\b[Aa]ction [Ii]tems? (?:for|to) (${alternatives})\\b`),
     new RegExp(`\\b(${alternatives})(?:'ll| will| is going to| to| can you| needs to| should| has to| owns| takes)\\b`),
-    new RegExp(`^(?:\\W*(?:[Aa]nd|[Ss]o|[Oo]kay|OK|[Aa]lso)\\W+)?(${alternatives}),\\s+(?:can|could|would|will|please)\\b`),
+    new RegExp(
+      `^(?:\\W*(?:[Aa]nd|[Ss]o|[Oo]kay|OK|[Aa]lso)\\W+)?(${alternatives}),\\s+(?:can|could|would|will|please)\\b`,
+    ),
     new RegExp(`\\b(?:[Cc]an|[Cc]ould|[Ww]ould|[Ww]ill) you\\b.*,\\s*(${alternatives})\\?*\\W*$`),
   ];
   const anyName = new RegExp(`\\b(?:${alternatives})\\b`);
@@ -84,7 +92,10 @@ function escapeRegExp(s: string): string {
 
 /** Strips the spoken run-up ("So, um, okay,") so the item reads as a task. */
 function tidy(text: string): string {
-  const t = text.replace(/^(?:(?:so|okay|ok|um+|uh+|alright|all right|and|yeah|right|cool|great|also|then)\b[,.]?\s*)+/i, '');
+  const t = text.replace(
+    /^(?:(?:so|okay|ok|um+|uh+|alright|all right|and|yeah|right|cool|great|also|then)\b[,.]?\s*)+/i,
+    '',
+  );
   return t ? t[0].toUpperCase() + t.slice(1) : text;
 }
 
@@ -92,7 +103,14 @@ type Kind = 'first_person' | 'group' | 'request' | 'label' | 'named' | 'deadline
 
 function kindOf(lower: string, named: boolean): Kind | undefined {
   // "Action items." alone announces a list; it is not a task.
-  if (ACTION_LABEL.test(lower) && lower.replace(ACTION_LABEL, '').split(/\s+/).filter((w) => /\w/.test(w)).length >= 3) return 'label';
+  if (
+    ACTION_LABEL.test(lower) &&
+    lower
+      .replace(ACTION_LABEL, '')
+      .split(/\s+/)
+      .filter((w) => /\w/.test(w)).length >= 3
+  )
+    return 'label';
   if (named) return 'named';
   if ((FIRST_PERSON.test(lower) && !FIRST_PERSON_NOT_A_TASK.test(lower)) || LET_ME.test(lower)) return 'first_person';
   if (REQUEST.test(lower) && REQUEST_TASK.test(lower)) return 'request';
@@ -109,7 +127,8 @@ function responder(sentences: readonly Sentence[], at: number): string | null {
   return null;
 }
 
-const ACCEPTANCE = /^(?:yes|yeah|yep|sure|ok|okay|of course|absolutely|definitely|will do|i will|i'll|i can|no problem|on it)\b/;
+const ACCEPTANCE =
+  /^(?:yes|yeah|yep|sure|ok|okay|of course|absolutely|definitely|will do|i will|i'll|i can|no problem|on it)\b/;
 const ACCEPTANCE_WINDOW = 3;
 
 export function extractActionItems(sentences: readonly Sentence[], context: ActionItemContext): ActionItem[] {
@@ -143,7 +162,11 @@ export function extractActionItems(sentences: readonly Sentence[], context: Acti
     // A request goes to the person addressed, else whoever answers; a label or a named subject to that
     // person; "I'll…", "we need to…" and bare deadlines to the speaker, even when they address someone.
     const assignee =
-      kind === 'request' ? named ?? responder(sentences, i) : kind === 'label' || kind === 'named' ? named ?? s.speaker_name : s.speaker_name;
+      kind === 'request'
+        ? (named ?? responder(sentences, i))
+        : kind === 'label' || kind === 'named'
+          ? (named ?? s.speaker_name)
+          : s.speaker_name;
     const due = findDuePhrase(s.text);
     const item: ActionItem = {
       text,

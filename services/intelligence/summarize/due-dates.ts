@@ -7,9 +7,33 @@
  */
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const MONTH_ABBR = 'jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec';
-const NUMBERS: Record<string, number> = { a: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, 'a couple of': 2, 'a few': 3 };
+const NUMBERS: Record<string, number> = {
+  a: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  'a couple of': 2,
+  'a few': 3,
+};
 
 const WD = `(?:${WEEKDAYS.join('|')})`;
 const MONTH = `(?:${MONTHS.join('|')}|${MONTH_ABBR})\\.?`;
@@ -94,7 +118,7 @@ export function resolveDue(phrase: string, meetingDate: string | undefined): str
     const targetOffset = (target + 6) % 7; // Monday = 0
     if (weekday[1] === 'next ') return iso(thisMonday + (7 + targetOffset) * DAY);
     if (weekday[1] === 'this ' && targetOffset >= mondayOffset) return iso(thisMonday + targetOffset * DAY);
-    const ahead = ((target - dow + 7) % 7) || 7;
+    const ahead = (target - dow + 7) % 7 || 7;
     return iso(d0 + ahead * DAY);
   }
   const dated = new RegExp(`^(${MONTH}) (\\d{1,2})`).exec(p);

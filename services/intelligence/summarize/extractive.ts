@@ -50,7 +50,12 @@ function nameWords(names: string[]): Set<string> {
 }
 
 /** The meeting's most informative statements, one per section where possible, in time order. */
-function keyPoints(prepared: Prepared, weights: Map<string, number>, sectionStarts: number[], count: number): Sentence[] {
+function keyPoints(
+  prepared: Prepared,
+  weights: Map<string, number>,
+  sectionStarts: number[],
+  count: number,
+): Sentence[] {
   const scored = prepared.sentences
     .map((p, i) => {
       const unique = new Set(p.unigrams);
@@ -104,8 +109,22 @@ export function summarize(transcript: readonly Sentence[], options: SummarizeOpt
   if (sentences.length === 0) {
     const why = 'the transcript has no sentences';
     return {
-      keywords: [], action_items: [], overview: '', short_summary: '', topics_discussed: [], meeting_type: 'general', outline: [],
-      notes: { keywords: why, action_items: why, overview: why, short_summary: why, topics_discussed: why, outline: why, meeting_type: `${why}; classified as general` },
+      keywords: [],
+      action_items: [],
+      overview: '',
+      short_summary: '',
+      topics_discussed: [],
+      meeting_type: 'general',
+      outline: [],
+      notes: {
+        keywords: why,
+        action_items: why,
+        overview: why,
+        short_summary: why,
+        topics_discussed: why,
+        outline: why,
+        meeting_type: `${why}; classified as general`,
+      },
       source: 'extractive',
     };
   }
@@ -122,7 +141,8 @@ export function summarize(transcript: readonly Sentence[], options: SummarizeOpt
   // Topics follow the meeting's order: the leading terms of each section, or the keywords of a short meeting.
   const topicTerms: string[] = [];
   for (const t of sections.length > 1 ? sectionTerms.flat() : keywords.slice(0, 5)) {
-    if (!topicTerms.some((x) => x.toLowerCase() === t.toLowerCase()) && topicTerms.length < MAX_TOPICS) topicTerms.push(t);
+    if (!topicTerms.some((x) => x.toLowerCase() === t.toLowerCase()) && topicTerms.length < MAX_TOPICS)
+      topicTerms.push(t);
   }
   const topics = topicTerms.map(capitalize);
   if (topics.length === 0) notes.topics_discussed = 'no recurring subject stood out from everyday words';
@@ -132,24 +152,32 @@ export function summarize(transcript: readonly Sentence[], options: SummarizeOpt
     notes.action_items = `${actionItems.length} candidate action items; the first ${MAX_ACTION_ITEMS} are kept`;
     actionItems = actionItems.slice(0, MAX_ACTION_ITEMS);
   } else if (actionItems.length === 0) {
-    notes.action_items = "no sentence made a commitment or a request (I'll…, we need to…, let's…, can you…, action item, by <date>)";
+    notes.action_items =
+      "no sentence made a commitment or a request (I'll…, we need to…, let's…, can you…, action item, by <date>)";
   }
 
-  const duration = sentences.reduce((t, s) => Math.max(t, s.end_time), 0) - sentences.reduce((t, s) => Math.min(t, s.start_time), Infinity);
+  const duration =
+    sentences.reduce((t, s) => Math.max(t, s.end_time), 0) -
+    sentences.reduce((t, s) => Math.min(t, s.start_time), Infinity);
   const lowerText = sentences.map((s) => s.text.toLowerCase().replace(/’/g, "'")).join('\n');
   const organizerDomain = options.participants?.[0]?.email?.split('@')[1];
   const { type } = classifyMeeting(lowerText, {
     speakers: speakers.length,
     durationSeconds: duration,
     title: options.title,
-    hasExternalParticipants: Boolean(organizerDomain && options.participants?.some((p) => p.email && !p.email.endsWith(`@${organizerDomain}`))),
+    hasExternalParticipants: Boolean(
+      organizerDomain && options.participants?.some((p) => p.email && !p.email.endsWith(`@${organizerDomain}`)),
+    ),
   });
   if (type === 'general') notes.meeting_type = 'no meeting type had enough telling phrases; classified as general';
 
   const label = TYPE_LABEL[type];
-  const shownPeople = speakers.length <= 4 ? listOf(speakers) : `${speakers.slice(0, 3).join(', ')} and ${speakers.length - 3} others`;
+  const shownPeople =
+    speakers.length <= 4 ? listOf(speakers) : `${speakers.slice(0, 3).join(', ')} and ${speakers.length - 3} others`;
   const topicText = topicTerms.length ? ` about ${listOf(topicTerms.slice(0, 3))}` : '';
-  const itemsText = actionItems.length ? `; ${actionItems.length} action item${actionItems.length === 1 ? '' : 's'}` : '';
+  const itemsText = actionItems.length
+    ? `; ${actionItems.length} action item${actionItems.length === 1 ? '' : 's'}`
+    : '';
   const shortSummary = `${label} with ${shownPeople} (${minutesOf(duration)})${topicText}${itemsText}.`;
 
   const weights = new Map(scored.map((t) => [t.key, t.score]));

@@ -75,14 +75,20 @@ const reply = z.object({
 });
 
 const completion = z.object({
-  choices: z.array(z.object({ message: z.object({ content: z.string().nullable().optional(), refusal: z.string().nullable().optional() }) })).min(1),
+  choices: z
+    .array(
+      z.object({
+        message: z.object({ content: z.string().nullable().optional(), refusal: z.string().nullable().optional() }),
+      }),
+    )
+    .min(1),
 });
 
 const SYSTEM_PROMPT = [
   'You summarize meeting transcripts. Each transcript line is "[start seconds] Speaker: text".',
   'Answer only with JSON matching the schema. Use only facts from the transcript.',
   'action_items: commitments or requests for work after the meeting, with the person who will do it and when, if said.',
-  'outline: the meeting\'s sections in order, each with a short title and the start second of its first line.',
+  "outline: the meeting's sections in order, each with a short title and the start second of its first line.",
   `meeting_type: one of ${MEETING_TYPES.join(', ')}.`,
 ].join(' ');
 
@@ -113,7 +119,11 @@ function unfence(content: string): string {
   return m ? m[1] : content;
 }
 
-export async function summarizeWithLlm(sentences: readonly Sentence[], options: SummarizeOptions, llm: LlmSettings): Promise<Summary> {
+export async function summarizeWithLlm(
+  sentences: readonly Sentence[],
+  options: SummarizeOptions,
+  llm: LlmSettings,
+): Promise<Summary> {
   const maxChars = llm.maxTranscriptChars ?? DEFAULT_MAX_CHARS;
   const { text, cut } = transcriptLines(sentences, maxChars);
   const body = {
@@ -123,7 +133,10 @@ export async function summarizeWithLlm(sentences: readonly Sentence[], options: 
       { role: 'system', content: SYSTEM_PROMPT },
       { role: 'user', content: userPrompt(text, options) },
     ],
-    response_format: { type: 'json_schema', json_schema: { name: 'meeting_summary', strict: true, schema: LLM_SUMMARY_SCHEMA } },
+    response_format: {
+      type: 'json_schema',
+      json_schema: { name: 'meeting_summary', strict: true, schema: LLM_SUMMARY_SCHEMA },
+    },
   };
   const raw = await postToModelServer('The chat model', llm, 'chat/completions', JSON.stringify(body), {
     timeoutMs: llm.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -141,14 +154,22 @@ export async function summarizeWithLlm(sentences: readonly Sentence[], options: 
     throw badReply('the message content is not JSON');
   }
   const fields = reply.safeParse(json);
-  if (!fields.success) throw badReply(`the JSON does not fit the summary schema (${fields.error.issues[0]?.path.join('.')}: ${fields.error.issues[0]?.message})`);
+  if (!fields.success)
+    throw badReply(
+      `the JSON does not fit the summary schema (${fields.error.issues[0]?.path.join('.')}: ${fields.error.issues[0]?.message})`,
+    );
   const summary = toSummary(fields.data, sentences, options);
-  if (cut) summary.notes.llm = `the transcript is longer than ${maxChars} characters; the chat model saw only its beginning`;
+  if (cut)
+    summary.notes.llm = `the transcript is longer than ${maxChars} characters; the chat model saw only its beginning`;
   return summary;
 }
 
 function badReply(why: string): NetError {
-  return new NetError(`The chat model at LLM_URL gave an unusable summary: ${why}`, { retryable: false, rule: 'upstream_format', code: 'internal_error' });
+  return new NetError(`The chat model at LLM_URL gave an unusable summary: ${why}`, {
+    retryable: false,
+    rule: 'upstream_format',
+    code: 'internal_error',
+  });
 }
 
 function toSummary(r: z.infer<typeof reply>, sentences: readonly Sentence[], options: SummarizeOptions): Summary {

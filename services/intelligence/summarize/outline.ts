@@ -49,7 +49,11 @@ function boundaries(prepared: Prepared, sections: number): number[] {
   for (let i = Math.max(0, minGap - WINDOW); i < minGap; i++) add(left, s[i].unigrams, 1);
   for (let i = minGap; i < Math.min(n, minGap + WINDOW); i++) add(right, s[i].unigrams, 1);
   for (let at = minGap; at <= n - minGap; at++) {
-    candidates.push({ at, similarity: cosine(left, right), pause: s[at].sentence.start_time - s[at - 1].sentence.end_time });
+    candidates.push({
+      at,
+      similarity: cosine(left, right),
+      pause: s[at].sentence.start_time - s[at - 1].sentence.end_time,
+    });
     // slide both windows one sentence on
     add(left, s[at].unigrams, 1);
     if (at - WINDOW >= 0) add(left, s[at - WINDOW].unigrams, -1);
@@ -99,7 +103,11 @@ export function buildOutline(prepared: Prepared): OutlineResult {
   if (n === 0) return { sections: [], sectionTerms: [] };
   const minutes = (all[n - 1].sentence.end_time - all[0].sentence.start_time) / 60;
   const floor = n >= SENTENCES_FOR_TWO_SECTIONS ? 2 : 1;
-  const wanted = Math.min(MAX_SECTIONS, Math.max(floor, Math.round(minutes / MINUTES_PER_SECTION)), Math.max(1, Math.floor(n / MIN_SENTENCES_PER_SECTION)));
+  const wanted = Math.min(
+    MAX_SECTIONS,
+    Math.max(floor, Math.round(minutes / MINUTES_PER_SECTION)),
+    Math.max(1, Math.floor(n / MIN_SENTENCES_PER_SECTION)),
+  );
   const cuts = wanted > 1 ? boundaries(prepared, wanted) : [];
   const ranges: [number, number][] = [0, ...cuts].map((from, i) => [from, cuts[i] ?? n]);
 

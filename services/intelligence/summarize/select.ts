@@ -16,12 +16,22 @@ export interface Summarizer {
  */
 export function createSummarizer(
   config: { llm: { url: string; apiKey: string; model: string } },
-  options: { fallback?: 'extractive' | 'throw'; timeoutMs?: number; maxTranscriptChars?: number; fetchImpl?: typeof fetch } = {},
+  options: {
+    fallback?: 'extractive' | 'throw';
+    timeoutMs?: number;
+    maxTranscriptChars?: number;
+    fetchImpl?: typeof fetch;
+  } = {},
 ): Summarizer {
   if (!config.llm.url) {
     return { source: 'extractive', summarize: async (sentences, opts) => summarize(sentences, opts) };
   }
-  const settings: LlmSettings = { ...config.llm, timeoutMs: options.timeoutMs, maxTranscriptChars: options.maxTranscriptChars, fetchImpl: options.fetchImpl };
+  const settings: LlmSettings = {
+    ...config.llm,
+    timeoutMs: options.timeoutMs,
+    maxTranscriptChars: options.maxTranscriptChars,
+    fetchImpl: options.fetchImpl,
+  };
   return {
     source: 'llm',
     async summarize(sentences, opts = {}) {

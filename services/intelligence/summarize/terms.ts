@@ -128,7 +128,12 @@ export function documentFrequencies(prepared: Prepared, parts: readonly [number,
  * @param df document frequencies over `partCount` parts (documentFrequencies)
  * @param focus the range [from, to) of sentences whose terms are scored (the meeting, or one section)
  */
-export function scoreTerms(prepared: Prepared, df: ReadonlyMap<string, number>, partCount: number, focus: [number, number]): ScoredTerm[] {
+export function scoreTerms(
+  prepared: Prepared,
+  df: ReadonlyMap<string, number>,
+  partCount: number,
+  focus: [number, number],
+): ScoredTerm[] {
   const tf = new Map<string, number>();
   for (let i = focus[0]; i < focus[1]; i++) {
     const p = prepared.sentences[i];

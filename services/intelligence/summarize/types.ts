@@ -1,5 +1,14 @@
 /** Meeting types the summarizer tells apart; `general` when no type's cue words stand out. */
-export const MEETING_TYPES = ['standup', 'sales', 'interview', 'planning', 'one_on_one', 'retrospective', 'demo', 'general'] as const;
+export const MEETING_TYPES = [
+  'standup',
+  'sales',
+  'interview',
+  'planning',
+  'one_on_one',
+  'retrospective',
+  'demo',
+  'general',
+] as const;
 export type MeetingType = (typeof MEETING_TYPES)[number];
 
 export interface ActionItem {
@@ -23,7 +32,8 @@ export interface OutlineSection {
   summary: string;
 }
 
-export type SummaryField = 'keywords' | 'action_items' | 'overview' | 'short_summary' | 'topics_discussed' | 'meeting_type' | 'outline';
+export type SummaryField =
+  'keywords' | 'action_items' | 'overview' | 'short_summary' | 'topics_discussed' | 'meeting_type' | 'outline';
 
 /** One row of `summaries` (without meeting_id). */
 export interface Summary {

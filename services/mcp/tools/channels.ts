@@ -22,8 +22,14 @@ const getChannelTool = defineTool({
   title: 'Get a channel',
   description:
     'One channel by id (from svc_list_channels): id, title, is_private, and members as a table of user_id, email, name, role. ' +
-    'A private channel you are not in, or another team\'s, is reported as object_not_found.',
-  input: { channelId: z.string().min(1, 'must not be empty').max(64, 'at most 64 characters').describe('Channel id from svc_list_channels.') },
+    "A private channel you are not in, or another team's, is reported as object_not_found.",
+  input: {
+    channelId: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(64, 'at most 64 characters')
+      .describe('Channel id from svc_list_channels.'),
+  },
   annotations: { readOnlyHint: true, openWorldHint: false },
   output: channelOutput,
   scope: 'meetings:read',

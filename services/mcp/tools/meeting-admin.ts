@@ -15,9 +15,16 @@ import { isEmail } from '../../core/validate';
 import { moveOutput, privacyOutput, revokeOutput, shareOutput, titleOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 
-const meetingId = z.string().min(1, 'must not be empty').max(64, 'at most 64 characters').describe('Meeting (transcript) id.');
-const email = z.string().max(254, 'at most 254 characters').refine(isEmail, 'must be an email address like name@example.com');
-const WHO = 'Only the meeting\'s organizer or an admin of its team may; others get forbidden.';
+const meetingId = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(64, 'at most 64 characters')
+  .describe('Meeting (transcript) id.');
+const email = z
+  .string()
+  .max(254, 'at most 254 characters')
+  .refine(isEmail, 'must be an email address like name@example.com');
+const WHO = "Only the meeting's organizer or an admin of its team may; others get forbidden.";
 
 const shareTool = defineTool({
   name: 'svc_share_meeting',
@@ -63,8 +70,7 @@ const revokeTool = defineTool({
 const titleTool = defineTool({
   name: 'svc_update_meeting_title',
   title: 'Rename a meeting',
-  description:
-    `Set a meeting's title (${TITLE_LENGTH.min} to ${TITLE_LENGTH.max} characters after trimming spaces). Returns success, meetingId, title and previous_title. ${WHO}`,
+  description: `Set a meeting's title (${TITLE_LENGTH.min} to ${TITLE_LENGTH.max} characters after trimming spaces). Returns success, meetingId, title and previous_title. ${WHO}`,
   input: {
     meetingId,
     title: z
@@ -84,7 +90,7 @@ const privacyTool = defineTool({
   name: 'svc_update_meeting_privacy',
   title: 'Change who can see a meeting',
   description:
-    'Set a meeting\'s privacy: owner (only the organizer), participants (its participants), teammatesandparticipants or teammates (the whole team), ' +
+    "Set a meeting's privacy: owner (only the organizer), participants (its participants), teammatesandparticipants or teammates (the whole team), " +
     'link (anyone in the team with the link). Admins of the team, explicit shares (svc_share_meeting) and channel members (except with owner) keep access. ' +
     `Returns success, meetingId, privacy and previous_privacy. ${WHO}`,
   input: {
@@ -111,7 +117,11 @@ const moveTool = defineTool({
       .max(MOVE_MAX_MEETINGS, `at most ${MOVE_MAX_MEETINGS} meeting ids`)
       .refine((ids) => new Set(ids).size === ids.length, 'must not repeat an id')
       .describe(`Meeting ids to move (1 to ${MOVE_MAX_MEETINGS}).`),
-    channelId: z.string().min(1, 'must not be empty').max(64, 'at most 64 characters').describe('Target channel id from svc_list_channels.'),
+    channelId: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(64, 'at most 64 characters')
+      .describe('Target channel id from svc_list_channels.'),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   output: moveOutput,

@@ -9,7 +9,14 @@ const getUserTool = defineTool({
   description:
     'Profile of one user of your team: user_id, email, name, num_transcripts (meetings they organized), recent_meeting (date), ' +
     'minutes_consumed, is_admin, integrations. Omit userId for yourself. To list teammates, use svc_get_usergroups or svc_get_user_contacts.',
-  input: { userId: z.string().min(1, 'must not be empty').max(64, 'at most 64 characters').optional().describe('User id; omit for the signed-in user.') },
+  input: {
+    userId: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(64, 'at most 64 characters')
+      .optional()
+      .describe('User id; omit for the signed-in user.'),
+  },
   annotations: { readOnlyHint: true, openWorldHint: false },
   output: userOutput,
   scope: 'meetings:read',
@@ -22,8 +29,13 @@ const getUserGroupsTool = defineTool({
   description:
     'User groups of your team (e.g. @sales), to find who belongs to a team or whom to share with. ' +
     'Each group: id, name, handle, member_count and members as a table of email, name, role; has_more says whether the list was cut. ' +
-    'mine: true lists only the groups you belong to; default false lists all of the team\'s groups.',
-  input: { mine: z.boolean({ error: 'must be true or false' }).optional().describe('true: only your groups; false (default): all groups of your team.') },
+    "mine: true lists only the groups you belong to; default false lists all of the team's groups.",
+  input: {
+    mine: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .describe('true: only your groups; false (default): all groups of your team.'),
+  },
   annotations: { readOnlyHint: true, openWorldHint: false },
   output: userGroupsOutput,
   scope: 'meetings:read',
@@ -44,7 +56,7 @@ const getUserContactsTool = defineTool({
     'People you have met: everyone other than you who organized or took part in meetings you can see, most recently met first. ' +
     `Rows: email, name, picture (profile picture URL of teammates, else null), last_meeting_date; up to ${CONTACT_LIST_CAP} per page (limit). ` +
     'When has_more is true, call again with skip = next_skip. ' +
-    'Use it to resolve a person\'s email for svc_get_transcripts participants or svc_share_meeting.',
+    "Use it to resolve a person's email for svc_get_transcripts participants or svc_share_meeting.",
   input: {
     limit: z
       .number()
@@ -53,7 +65,12 @@ const getUserContactsTool = defineTool({
       .max(CONTACT_LIST_CAP, `at most ${CONTACT_LIST_CAP}; page with skip for more`)
       .optional()
       .describe(`Contacts per page, 1 to ${CONTACT_LIST_CAP} (default ${CONTACT_LIST_CAP}).`),
-    skip: z.number().int('must be a whole number').min(0, 'must be 0 or more').optional().describe('Contacts to skip: the next_skip of the previous page.'),
+    skip: z
+      .number()
+      .int('must be a whole number')
+      .min(0, 'must be 0 or more')
+      .optional()
+      .describe('Contacts to skip: the next_skip of the previous page.'),
   },
   formats: true,
   annotations: { readOnlyHint: true, openWorldHint: false },

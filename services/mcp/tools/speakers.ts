@@ -18,7 +18,11 @@ const renameSpeakerTool = defineTool({
     'speaker, previous_speaker, email, sentences (how many are now said by speaker) and action_items_owned. ' +
     "Only the meeting's organizer or an admin of its team may; others get forbidden.",
   input: {
-    meetingId: z.string().min(1, 'must not be empty').max(64, 'at most 64 characters').describe('Meeting (transcript) id.'),
+    meetingId: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(64, 'at most 64 characters')
+      .describe('Meeting (transcript) id.'),
     from: speaker.describe('The speaker\'s name as the transcript has it now, e.g. "Speaker 2".'),
     to: speaker.describe(`The new name, 1 to ${SPEAKER_NAME_MAX} characters on one line, e.g. "Priya Shah".`),
     email: z
@@ -26,7 +30,7 @@ const renameSpeakerTool = defineTool({
       .max(254, 'at most 254 characters')
       .refine(isEmail, 'must be an email address like name@example.com')
       .optional()
-      .describe('The person\'s email, where known.'),
+      .describe("The person's email, where known."),
   },
   // Not idempotent: once renamed, the same call finds `from` gone and is refused.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

@@ -1,6 +1,20 @@
 import { z } from 'zod';
-import { fetchMeeting, FullMeeting, getSummary, getTranscript, SummaryFields, TRANSCRIPT_TOKENS, TranscriptPage } from '../../core/meetings';
-import { CONTEXT_DEFAULT, CONTEXT_MAX, getTranscriptMatches, KEYWORD_MAX, TranscriptMatchPage } from '../../core/meetings';
+import {
+  fetchMeeting,
+  FullMeeting,
+  getSummary,
+  getTranscript,
+  SummaryFields,
+  TRANSCRIPT_TOKENS,
+  TranscriptPage,
+} from '../../core/meetings';
+import {
+  CONTEXT_DEFAULT,
+  CONTEXT_MAX,
+  getTranscriptMatches,
+  KEYWORD_MAX,
+  TranscriptMatchPage,
+} from '../../core/meetings';
 import { clock } from '../format';
 import { fetchOutput, summaryOutput, transcriptOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
@@ -38,25 +52,42 @@ function header(t: TranscriptPage): string {
 
 function sentenceLines(t: TranscriptPage, tool: string, idParam: string): string[] {
   const lines = t.sentences.map((s) => `[${clock(s.start_time)} - ${clock(s.end_time)}] ${s.speaker_name}: ${s.text}`);
-  if (t.has_more) lines.push(`(more sentences follow: call ${tool} with ${idParam} "${t.id}" and fromIndex ${t.next_index})`);
+  if (t.has_more)
+    lines.push(`(more sentences follow: call ${tool} with ${idParam} "${t.id}" and fromIndex ${t.next_index})`);
   return lines;
 }
 
 const itemText = (x: unknown): string =>
-  typeof x === 'string' ? x : x && typeof x === 'object' && 'text' in x ? String((x as { text: unknown }).text) : JSON.stringify(x);
+  typeof x === 'string'
+    ? x
+    : x && typeof x === 'object' && 'text' in x
+      ? String((x as { text: unknown }).text)
+      : JSON.stringify(x);
 
 function summaryLines(s: SummaryFields | null, fallback: string): string[] {
   if (!s) return [`Summary: none (${fallback})`];
-  const lines = [`Summary: ${s.short_summary || '(none)'}`, `Overview: ${s.overview || '(none)'}`, `Keywords: ${s.keywords.join(', ') || '(none)'}`];
-  lines.push(`Meeting type: ${s.meeting_type ?? '(unknown)'}`, `Topics: ${s.topics_discussed.map(itemText).join('; ') || '(none)'}`);
-  lines.push(s.action_items.length ? 'Action items:' : 'Action items: (none)', ...s.action_items.map((a) => `- ${itemText(a)}`));
+  const lines = [
+    `Summary: ${s.short_summary || '(none)'}`,
+    `Overview: ${s.overview || '(none)'}`,
+    `Keywords: ${s.keywords.join(', ') || '(none)'}`,
+  ];
+  lines.push(
+    `Meeting type: ${s.meeting_type ?? '(unknown)'}`,
+    `Topics: ${s.topics_discussed.map(itemText).join('; ') || '(none)'}`,
+  );
+  lines.push(
+    s.action_items.length ? 'Action items:' : 'Action items: (none)',
+    ...s.action_items.map((a) => `- ${itemText(a)}`),
+  );
   if (s.outline.length) lines.push('Outline:', ...s.outline.map((o) => `- ${itemText(o)}`));
   return lines;
 }
 
 function matchLines(t: TranscriptMatchPage): string[] {
   const matched = new Set(t.matches.map((x) => x.index));
-  const lines = [`${t.match_count} sentence${t.match_count === 1 ? '' : 's'} match "${t.keyword}"; this page shows ${t.matches.length} (marked >) with their neighbours.`];
+  const lines = [
+    `${t.match_count} sentence${t.match_count === 1 ? '' : 's'} match "${t.keyword}"; this page shows ${t.matches.length} (marked >) with their neighbours.`,
+  ];
   let last = -2;
   for (const s of t.sentences) {
     if (last >= 0 && s.index > last + 1) lines.push('…');
@@ -64,15 +95,25 @@ function matchLines(t: TranscriptMatchPage): string[] {
     lines.push(`${matched.has(s.index) ? '>' : ' '} [${clock(s.start_time)}] ${s.speaker_name}: ${s.text}${link}`);
     last = s.index;
   }
-  if (t.has_more) lines.push(`(more matches follow: call svc_get_transcript with transcriptId "${t.id}", keyword and fromIndex ${t.next_index})`);
+  if (t.has_more)
+    lines.push(
+      `(more matches follow: call svc_get_transcript with transcriptId "${t.id}", keyword and fromIndex ${t.next_index})`,
+    );
   return lines;
 }
 
 const transcriptText = (t: TranscriptPage | TranscriptMatchPage) =>
-  'matches' in t ? [header(t), ...matchLines(t)].join('\n') : [header(t), ...sentenceLines(t, 'svc_get_transcript', 'transcriptId')].join('\n');
+  'matches' in t
+    ? [header(t), ...matchLines(t)].join('\n')
+    : [header(t), ...sentenceLines(t, 'svc_get_transcript', 'transcriptId')].join('\n');
 
 const fetchText = (f: FullMeeting) =>
-  [header(f), ...summaryLines(f.summary, f.meeting_info.message), '', ...sentenceLines(f, 'svc_get_transcript', 'transcriptId')].join('\n');
+  [
+    header(f),
+    ...summaryLines(f.summary, f.meeting_info.message),
+    '',
+    ...sentenceLines(f, 'svc_get_transcript', 'transcriptId'),
+  ].join('\n');
 
 // ---------------------------------------------------------------------------------------------------
 // Tools
@@ -82,7 +123,7 @@ const getTranscriptTool = defineTool({
   name: 'svc_get_transcript',
   title: 'Read a transcript',
   description:
-    'Read one meeting\'s transcript by id (from svc_get_transcripts or svc_search): sentences as a table (tab-separated in TOON; index, speaker_name, speaker_id, text, raw_text, ' +
+    "Read one meeting's transcript by id (from svc_get_transcripts or svc_search): sentences as a table (tab-separated in TOON; index, speaker_name, speaker_id, text, raw_text, " +
     'start_time, end_time in seconds; raw_text is the words before clean-up, null where they are the same as text), per-speaker analytics (duration, word_count, longest_monologue, monologues_count, filler_words, questions, duration_pct, ' +
     'words_per_minute, sentiment as positive_pct/neutral_pct/negative_pct), meeting_analytics, and metadata (title, dateString, duration in minutes, ' +
     'participants, privacy, status, meeting_info). No summary: use svc_get_summary for that. ' +
@@ -100,14 +141,18 @@ const getTranscriptTool = defineTool({
       .min(1, 'must not be empty')
       .max(KEYWORD_MAX, `at most ${KEYWORD_MAX} characters`)
       .optional()
-      .describe('Only the sentences that match these words or "phrases", with their neighbours (e.g. the keyword of svc_get_transcripts).'),
+      .describe(
+        'Only the sentences that match these words or "phrases", with their neighbours (e.g. the keyword of svc_get_transcripts).',
+      ),
     context: z
       .number()
       .int('must be a whole number')
       .min(0, 'must be 0 or more')
       .max(CONTEXT_MAX, `at most ${CONTEXT_MAX}`)
       .optional()
-      .describe(`With keyword: sentences before and after each match, 0 to ${CONTEXT_MAX} (default ${CONTEXT_DEFAULT}).`),
+      .describe(
+        `With keyword: sentences before and after each match, 0 to ${CONTEXT_MAX} (default ${CONTEXT_DEFAULT}).`,
+      ),
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
   output: transcriptOutput,
@@ -117,7 +162,12 @@ const getTranscriptTool = defineTool({
     keyword !== undefined
       ? getTranscriptMatches(deps.db, deps.config, principal, transcriptId, { keyword, fromIndex, maxTokens, context })
       : // Sized for the JSON form: the answer's structuredContent, which some clients show the model.
-        getTranscript(deps.db, deps.config, principal, transcriptId, { fromIndex, maxTokens, rawText: 'when-different', budgetFor: 'json' }),
+        getTranscript(deps.db, deps.config, principal, transcriptId, {
+          fromIndex,
+          maxTokens,
+          rawText: 'when-different',
+          budgetFor: 'json',
+        }),
   text: transcriptText,
   toonDelimiter: '\t',
 });
@@ -135,7 +185,8 @@ const fetchTool = defineTool({
   scope: 'meetings:read',
   flag: 'fetch',
   formats: true,
-  run: ({ id }, { principal, deps }) => fetchMeeting(deps.db, deps.config, principal, id, { rawText: 'when-different', budgetFor: 'json' }),
+  run: ({ id }, { principal, deps }) =>
+    fetchMeeting(deps.db, deps.config, principal, id, { rawText: 'when-different', budgetFor: 'json' }),
   text: fetchText,
   toonDelimiter: '\t',
 });

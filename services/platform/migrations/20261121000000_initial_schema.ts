@@ -102,7 +102,11 @@ export async function up(knex: Knex): Promise<void> {
     t.jsonb('upload_options').notNullable().defaultTo('{}');
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.check("privacy in ('link','owner','participants','teammatesandparticipants','teammates')", [], 'meetings_privacy_check');
+    t.check(
+      "privacy in ('link','owner','participants','teammatesandparticipants','teammates')",
+      [],
+      'meetings_privacy_check',
+    );
     t.check("status in ('processing','live','completed','failed')", [], 'meetings_status_check');
     t.check("live_state is null or live_state in ('active','paused')", [], 'meetings_live_state_check');
     t.index(['team_id', 'date']);
@@ -266,8 +270,12 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.check("scope in ('user','team')", [], 'webhook_endpoints_scope_check');
   });
-  await knex.raw("create unique index webhook_endpoints_user_unique on webhook_endpoints (user_id) where scope = 'user'");
-  await knex.raw("create unique index webhook_endpoints_team_unique on webhook_endpoints (team_id) where scope = 'team'");
+  await knex.raw(
+    "create unique index webhook_endpoints_user_unique on webhook_endpoints (user_id) where scope = 'user'",
+  );
+  await knex.raw(
+    "create unique index webhook_endpoints_team_unique on webhook_endpoints (team_id) where scope = 'team'",
+  );
 
   await knex.schema.createTable('webhook_deliveries', (t) => {
     t.text('id').primary();

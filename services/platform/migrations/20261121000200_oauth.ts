@@ -37,7 +37,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['expires_at']);
   });
-  await knex.raw('create unique index oauth_requests_oidc_state_unique on oauth_requests (oidc_state_hash) where oidc_state_hash is not null');
+  await knex.raw(
+    'create unique index oauth_requests_oidc_state_unique on oauth_requests (oidc_state_hash) where oidc_state_hash is not null',
+  );
 
   await knex.schema.createTable('oauth_grants', (t) => {
     t.text('id').primary();
@@ -86,11 +88,20 @@ export async function up(knex: Knex): Promise<void> {
     t.check("alg in ('ES256','RS256')", [], 'oauth_signing_keys_alg_check');
   });
   // At most one key signs at a time; pods racing to create the first one converge on it.
-  await knex.raw('create unique index oauth_signing_keys_one_active on oauth_signing_keys ((true)) where retired_at is null');
+  await knex.raw(
+    'create unique index oauth_signing_keys_one_active on oauth_signing_keys ((true)) where retired_at is null',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['oauth_signing_keys', 'oauth_refresh_tokens', 'oauth_codes', 'oauth_grants', 'oauth_requests', 'oauth_clients']) {
+  for (const table of [
+    'oauth_signing_keys',
+    'oauth_refresh_tokens',
+    'oauth_codes',
+    'oauth_grants',
+    'oauth_requests',
+    'oauth_clients',
+  ]) {
     await knex.schema.dropTableIfExists(table);
   }
 }

@@ -9,13 +9,19 @@ import type { Knex } from 'knex';
  *   - the orders the GraphQL ledger pages in (newest first per user, and per team for team webhooks).
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw('create unique index webhook_deliveries_meeting_target_unique on webhook_deliveries (meeting_id, target)');
-  await knex.raw('create unique index webhook_attempts_delivery_attempt_unique on webhook_attempts (delivery_id, attempt_no)');
+  await knex.raw(
+    'create unique index webhook_deliveries_meeting_target_unique on webhook_deliveries (meeting_id, target)',
+  );
+  await knex.raw(
+    'create unique index webhook_attempts_delivery_attempt_unique on webhook_attempts (delivery_id, attempt_no)',
+  );
   await knex.schema.alterTable('webhook_deliveries', (t) => {
     t.integer('redelivery_count').notNullable().defaultTo(0);
   });
   await knex.raw('create index webhook_deliveries_user_id_idx on webhook_deliveries (user_id, id desc)');
-  await knex.raw("create index webhook_deliveries_team_id_idx on webhook_deliveries (team_id, id desc) where target = 'team'");
+  await knex.raw(
+    "create index webhook_deliveries_team_id_idx on webhook_deliveries (team_id, id desc) where target = 'team'",
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

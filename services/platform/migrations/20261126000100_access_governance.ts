@@ -30,8 +30,10 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop index if exists web_sessions_api_key_id_idx');
   await knex.raw('drop index if exists oauth_grants_api_key_id_idx');
-  for (const table of ['oauth_codes', 'oauth_requests']) await knex.raw(`alter table ${table} drop column redirect_uri_given`);
-  for (const table of ['oauth_grants', 'oauth_codes', 'oauth_requests']) await knex.raw(`alter table ${table} drop column api_key_id`);
+  for (const table of ['oauth_codes', 'oauth_requests'])
+    await knex.raw(`alter table ${table} drop column redirect_uri_given`);
+  for (const table of ['oauth_grants', 'oauth_codes', 'oauth_requests'])
+    await knex.raw(`alter table ${table} drop column api_key_id`);
   await knex.raw('alter table users drop column deactivated_at');
   await knex.raw('alter table api_keys drop column expires_at');
   await knex.raw('alter table api_keys drop column scopes');

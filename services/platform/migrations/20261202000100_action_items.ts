@@ -47,8 +47,12 @@ export async function up(knex: Knex): Promise<void> {
     t.check("status in ('open','done')", [], 'action_items_status_check');
     t.unique(['meeting_id', 'item_key'], { indexName: 'action_items_meeting_key_unique' });
   });
-  await knex.raw('create index action_items_team_order_idx on action_items (team_id, meeting_date desc, meeting_id desc, sentence_index, id)');
-  await knex.raw('create index action_items_owner_idx on action_items (lower(owner_email), meeting_date desc, meeting_id desc, sentence_index, id) where owner_email is not null');
+  await knex.raw(
+    'create index action_items_team_order_idx on action_items (team_id, meeting_date desc, meeting_id desc, sentence_index, id)',
+  );
+  await knex.raw(
+    'create index action_items_owner_idx on action_items (lower(owner_email), meeting_date desc, meeting_id desc, sentence_index, id) where owner_email is not null',
+  );
 
   await knex.schema.alterTable('webhook_endpoints', (t) => {
     t.specificType('events', 'text[]');
@@ -66,9 +70,13 @@ export async function up(knex: Knex): Promise<void> {
        (event = 'Transcription completed' and target is not null and event_target is null)
        or (event <> 'Transcription completed' and target is null and event_target in ('upload','owner','team')))`,
   );
-  await knex.raw('create unique index webhook_deliveries_meeting_event_target_unique on webhook_deliveries (meeting_id, event_target, event)');
+  await knex.raw(
+    'create unique index webhook_deliveries_meeting_event_target_unique on webhook_deliveries (meeting_id, event_target, event)',
+  );
   // The team ledger of every event; 0.1.0's webhook_deliveries_team_id_idx covers V1 rows only.
-  await knex.raw("create index webhook_deliveries_team_events_idx on webhook_deliveries (team_id, id desc) where coalesce(target, event_target) = 'team'");
+  await knex.raw(
+    "create index webhook_deliveries_team_events_idx on webhook_deliveries (team_id, id desc) where coalesce(target, event_target) = 'team'",
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

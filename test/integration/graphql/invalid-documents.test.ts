@@ -17,7 +17,11 @@ describe('GraphQL invalid documents and requests', () => {
   beforeAll(async () => {
     t = await createTestDatabase();
     user = await makeUser(t.db, await makeTeam(t.db));
-    gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: testTaskQueue('gql-invalid'), GRAPHQL_MAX_DEPTH: '2', GRAPHQL_MAX_QUERY_BYTES: '400' });
+    gql = await startGraphql(t.db, {
+      TEMPORAL_TASK_QUEUE: testTaskQueue('gql-invalid'),
+      GRAPHQL_MAX_DEPTH: '2',
+      GRAPHQL_MAX_QUERY_BYTES: '400',
+    });
   });
   afterAll(async () => {
     await gql?.close();
@@ -26,7 +30,11 @@ describe('GraphQL invalid documents and requests', () => {
 
   /** POST a raw body; answers status and the parsed JSON (it must be JSON). */
   async function post(body: string, contentType = 'application/json') {
-    const res = await fetch(gql.url, { method: 'POST', headers: { 'content-type': contentType, authorization: `Bearer ${user.key}` }, body });
+    const res = await fetch(gql.url, {
+      method: 'POST',
+      headers: { 'content-type': contentType, authorization: `Bearer ${user.key}` },
+      body,
+    });
     const text = await res.text();
     let json: { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] };
     try {
@@ -48,17 +56,67 @@ describe('GraphQL invalid documents and requests', () => {
   }
 
   const documents: [string, string, Record<string, unknown>, RegExp?][] = [
-    ['a fragment cycle', 'query { ...A } fragment A on Query { ...B } fragment B on Query { ...A }', { field: 'query', rule: 'schema' }, /Cannot spread fragment "A" within itself/],
-    ['a fragment spreading itself', 'query { ...A } fragment A on Query { me { user_id } ...A }', { field: 'query', rule: 'schema' }, /within itself/],
-    ['a cycle below a field', 'query { me { ...U } } fragment U on User { ...V } fragment V on User { user_id ...U }', { field: 'query', rule: 'schema' }, /within itself/],
+    [
+      'a fragment cycle',
+      'query { ...A } fragment A on Query { ...B } fragment B on Query { ...A }',
+      { field: 'query', rule: 'schema' },
+      /Cannot spread fragment "A" within itself/,
+    ],
+    [
+      'a fragment spreading itself',
+      'query { ...A } fragment A on Query { me { user_id } ...A }',
+      { field: 'query', rule: 'schema' },
+      /within itself/,
+    ],
+    [
+      'a cycle below a field',
+      'query { me { ...U } } fragment U on User { ...V } fragment V on User { user_id ...U }',
+      { field: 'query', rule: 'schema' },
+      /within itself/,
+    ],
     ['an undefined fragment', 'query { ...Nope }', { field: 'query', rule: 'schema' }, /Unknown fragment "Nope"/],
-    ['an undefined fragment below a field', 'query { transcript(id: "x") { ...Nope } }', { field: 'query', rule: 'schema' }, /Unknown fragment "Nope"/],
-    ['an unused fragment', 'query { me { user_id } } fragment U on User { email }', { field: 'query', rule: 'schema' }, /Fragment "U" is never used/],
-    ['an unknown variable type', 'query Q($x: Nope) { me { user_id } }', { field: 'query', rule: 'schema' }, /Unknown type "Nope"/],
-    ['a variable of the wrong type', 'query Q($id: Int!) { transcript(id: $id) { id } }', { field: 'query', rule: 'schema' }, /used in position expecting type "ID!"/],
-    ['an undefined variable', 'query Q { transcript(id: $id) { id } }', { field: 'query', rule: 'schema' }, /Variable "\$id" is not defined/],
-    ['nesting over GRAPHQL_MAX_DEPTH', 'query Deep { transcript(id: "x") { summary { action_items { text } } } }', { field: 'query', rule: 'depth' }, /exceeds maximum operation depth of 2/],
-    ['nesting over GRAPHQL_MAX_DEPTH through fragments', 'query Deep { transcript(id: "x") { ...S } } fragment S on Transcript { summary { ...A } } fragment A on Summary { action_items { text } }', { field: 'query', rule: 'depth' }, /exceeds maximum operation depth of 2/],
+    [
+      'an undefined fragment below a field',
+      'query { transcript(id: "x") { ...Nope } }',
+      { field: 'query', rule: 'schema' },
+      /Unknown fragment "Nope"/,
+    ],
+    [
+      'an unused fragment',
+      'query { me { user_id } } fragment U on User { email }',
+      { field: 'query', rule: 'schema' },
+      /Fragment "U" is never used/,
+    ],
+    [
+      'an unknown variable type',
+      'query Q($x: Nope) { me { user_id } }',
+      { field: 'query', rule: 'schema' },
+      /Unknown type "Nope"/,
+    ],
+    [
+      'a variable of the wrong type',
+      'query Q($id: Int!) { transcript(id: $id) { id } }',
+      { field: 'query', rule: 'schema' },
+      /used in position expecting type "ID!"/,
+    ],
+    [
+      'an undefined variable',
+      'query Q { transcript(id: $id) { id } }',
+      { field: 'query', rule: 'schema' },
+      /Variable "\$id" is not defined/,
+    ],
+    [
+      'nesting over GRAPHQL_MAX_DEPTH',
+      'query Deep { transcript(id: "x") { summary { action_items { text } } } }',
+      { field: 'query', rule: 'depth' },
+      /exceeds maximum operation depth of 2/,
+    ],
+    [
+      'nesting over GRAPHQL_MAX_DEPTH through fragments',
+      'query Deep { transcript(id: "x") { ...S } } fragment S on Transcript { summary { ...A } } fragment A on Summary { action_items { text } }',
+      { field: 'query', rule: 'depth' },
+      /exceeds maximum operation depth of 2/,
+    ],
     ['a syntax error', 'query { me { ', { field: 'query', rule: 'GraphQL syntax' }],
     ['an empty document', '', { field: 'query' }],
     ['a document of white space', '   ', { field: 'query' }],
@@ -74,13 +132,20 @@ describe('GraphQL invalid documents and requests', () => {
   });
 
   it('a fragment chain within the depth limit still runs', async () => {
-    const res = await post(JSON.stringify({ query: 'query { ...A } fragment A on Query { ...B } fragment B on Query { me { user_id } }' }));
+    const res = await post(
+      JSON.stringify({ query: 'query { ...A } fragment A on Query { ...B } fragment B on Query { me { user_id } }' }),
+    );
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ me: { user_id: user.id } });
   });
 
   it('a variable value of the wrong type is refused naming the variable', async () => {
-    const res = await post(JSON.stringify({ query: 'query Q($id: ID!) { transcript(id: $id) { id } }', variables: { id: { not: 'an id' } } }));
+    const res = await post(
+      JSON.stringify({
+        query: 'query Q($id: ID!) { transcript(id: $id) { id } }',
+        variables: { id: { not: 'an id' } },
+      }),
+    );
     expectClientError(res, { field: 'id' });
     const missing = await post(JSON.stringify({ query: 'query Q($id: ID!) { transcript(id: $id) { id } }' }));
     expect(missing.status).toBe(400);
@@ -100,7 +165,10 @@ describe('GraphQL invalid documents and requests', () => {
     ['variables not an object', JSON.stringify({ query: 'query { me { user_id } }', variables: 'x' })],
     ['operationName not a string', JSON.stringify({ query: 'query { me { user_id } }', operationName: 5 })],
     ['an unknown operationName', JSON.stringify({ query: 'query A { me { user_id } }', operationName: 'B' })],
-    ['two operations without operationName', JSON.stringify({ query: 'query A { me { user_id } } query B { me { email } }' })],
+    [
+      'two operations without operationName',
+      JSON.stringify({ query: 'query A { me { user_id } } query B { me { email } }' }),
+    ],
     ['a batch array', JSON.stringify([{ query: 'query { me { user_id } }' }, { query: 'query { me { email } }' }])],
     ['an empty batch', '[]'],
     ['a JSON string body', JSON.stringify('query { me { user_id } }')],

@@ -7,7 +7,8 @@ import { makeChannel, makeTeam, makeUser, makeMeeting, TestUser } from '../../su
 import { GraphqlHarness, startGraphql } from '../../support/graphql';
 import { McpHarness, startMcp } from '../../support/mcp';
 
-const LIST_FIELDS = 'meetings { id title dateString date duration organizer_email participants privacy is_live transcript_url summary } total total_is_lower_bound has_more next_skip';
+const LIST_FIELDS =
+  'meetings { id title dateString date duration organizer_email participants privacy is_live transcript_url summary } total total_is_lower_bound has_more next_skip';
 const LIST = `query List($keyword: String, $scope: TranscriptScope, $fromDate: String, $toDate: String, $limit: Int, $skip: Int, $organizers: [String!], $participants: [String!], $mine: Boolean, $channelId: ID) {
   transcripts(keyword: $keyword, scope: $scope, fromDate: $fromDate, toDate: $toDate, limit: $limit, skip: $skip, organizers: $organizers, participants: $participants, mine: $mine, channelId: $channelId) { ${LIST_FIELDS} }
 }`;
@@ -40,12 +41,43 @@ describe('GraphQL reads', () => {
     admin = await makeUser(t.db, team, { role: 'admin', name: 'Ada Admin' });
     member = await makeUser(t.db, team, { name: 'Max Member' });
     outsider = await makeUser(t.db, await makeTeam(t.db), { role: 'super_admin' });
-    ids.done = (await makeMeeting(t.db, { organizer: owner, title: 'Roadmap review', date: '2026-11-02T15:00:00Z', summary: { keywords: ['roadmap', 'budget'] } })).id;
-    ids.private = (await makeMeeting(t.db, { organizer: owner, title: 'Private notes', privacy: 'owner', date: '2026-11-03T10:00:00Z' })).id;
-    ids.processing = (await makeMeeting(t.db, { organizer: owner, title: 'Still processing', status: 'processing', sentences: [], date: '2026-11-04T10:00:00Z' })).id;
-    ids.failed = (await makeMeeting(t.db, { organizer: owner, title: 'Broken upload', status: 'failed', sentences: [], date: '2026-11-05T10:00:00Z' })).id;
+    ids.done = (
+      await makeMeeting(t.db, {
+        organizer: owner,
+        title: 'Roadmap review',
+        date: '2026-11-02T15:00:00Z',
+        summary: { keywords: ['roadmap', 'budget'] },
+      })
+    ).id;
+    ids.private = (
+      await makeMeeting(t.db, {
+        organizer: owner,
+        title: 'Private notes',
+        privacy: 'owner',
+        date: '2026-11-03T10:00:00Z',
+      })
+    ).id;
+    ids.processing = (
+      await makeMeeting(t.db, {
+        organizer: owner,
+        title: 'Still processing',
+        status: 'processing',
+        sentences: [],
+        date: '2026-11-04T10:00:00Z',
+      })
+    ).id;
+    ids.failed = (
+      await makeMeeting(t.db, {
+        organizer: owner,
+        title: 'Broken upload',
+        status: 'failed',
+        sentences: [],
+        date: '2026-11-05T10:00:00Z',
+      })
+    ).id;
     await t.db('meetings').where({ id: ids.failed }).update({ failure_reason: 'url: server answered 404' });
-    for (let i = 0; i < 3; i++) await makeMeeting(t.db, { organizer: member, title: `Member sync ${i}`, date: `2026-10-1${i}T09:00:00Z` });
+    for (let i = 0; i < 3; i++)
+      await makeMeeting(t.db, { organizer: member, title: `Member sync ${i}`, date: `2026-10-1${i}T09:00:00Z` });
     gql = await startGraphql(t.db);
     mcp = await startMcp(t.db);
   });
@@ -60,7 +92,10 @@ describe('GraphQL reads', () => {
     expect(res.body.errors).toBeUndefined();
     const viaMcp = await mcp.call(owner.key, 'svc_get_transcript', { transcriptId: ids.done, format: 'json' });
     expect(viaMcp.data.sentences.every((s: any) => s.raw_text === null)).toBe(true);
-    const filled = { ...viaMcp.data, sentences: viaMcp.data.sentences.map((s: any) => ({ ...s, raw_text: s.raw_text ?? s.text })) };
+    const filled = {
+      ...viaMcp.data,
+      sentences: viaMcp.data.sentences.map((s: any) => ({ ...s, raw_text: s.raw_text ?? s.text })),
+    };
     expect(res.body.data.transcript).toEqual(filled);
     expect(res.body.data.transcript.sentences.map((s: any) => s.speaker_name)).toEqual(['Owen Owner', 'Guest']);
   });
@@ -69,7 +104,13 @@ describe('GraphQL reads', () => {
     const res = await gql.request(owner.key, SUMMARY, { id: ids.done });
     const s = res.body.data.transcript.summary;
     const viaMcp = (await mcp.call(owner.key, 'svc_get_summary', { transcriptId: ids.done })).data;
-    expect(s).toMatchObject({ summary_status: 'processed', message: null, keywords: viaMcp.keywords, overview: viaMcp.overview, meeting_type: viaMcp.meeting_type });
+    expect(s).toMatchObject({
+      summary_status: 'processed',
+      message: null,
+      keywords: viaMcp.keywords,
+      overview: viaMcp.overview,
+      meeting_type: viaMcp.meeting_type,
+    });
     expect(s.notes.map((n: any) => n.field).sort()).toEqual(Object.keys(viaMcp.notes).sort());
   });
 
@@ -84,9 +125,13 @@ describe('GraphQL reads', () => {
     expect(negative.body.errors![0].extensions).toMatchObject({ code: 'invalid_arguments', field: 'fromIndex' });
   });
 
-  it('shows a processing meeting\'s status and a failed meeting\'s reason, never a partial transcript', async () => {
+  it("shows a processing meeting's status and a failed meeting's reason, never a partial transcript", async () => {
     const processing = (await gql.request(owner.key, ONE, { id: ids.processing })).body.data.transcript;
-    expect(processing).toMatchObject({ status: 'processing', sentences: [], meeting_info: { summary_status: 'processing' } });
+    expect(processing).toMatchObject({
+      status: 'processing',
+      sentences: [],
+      meeting_info: { summary_status: 'processing' },
+    });
     const failed = (await gql.request(owner.key, ONE, { id: ids.failed })).body.data.transcript;
     expect(failed).toMatchObject({ status: 'failed', sentences: [], meeting_info: { summary_status: 'failed' } });
     expect(failed.meeting_info.message).toContain('url: server answered 404');
@@ -113,7 +158,15 @@ describe('GraphQL reads', () => {
   });
 
   it('transcripts(...) returns exactly what svc_get_transcripts returns for the same filters', async () => {
-    for (const filters of [{}, { keyword: 'roadmap' }, { limit: 2 }, { limit: 2, skip: 2 }, { mine: true }, { fromDate: '2026-10-11', toDate: '2026-10-12' }, { organizers: [member.email] }]) {
+    for (const filters of [
+      {},
+      { keyword: 'roadmap' },
+      { limit: 2 },
+      { limit: 2, skip: 2 },
+      { mine: true },
+      { fromDate: '2026-10-11', toDate: '2026-10-12' },
+      { organizers: [member.email] },
+    ]) {
       const res = await gql.request(owner.key, LIST, filters);
       expect(res.body.errors).toBeUndefined();
       // GraphQL lists carry no moments: the MCP list without them.
@@ -122,12 +175,23 @@ describe('GraphQL reads', () => {
     }
   });
 
-  it('transcripts(channelId) lists a visible channel\'s meetings; a channel the caller cannot see is object_not_found', async () => {
+  it("transcripts(channelId) lists a visible channel's meetings; a channel the caller cannot see is object_not_found", async () => {
     const open = (await makeChannel(t.db, owner.teamId, 'Open', [])).id;
     const closed = (await makeChannel(t.db, owner.teamId, 'Closed', [owner], true)).id;
-    const inOpen = (await makeMeeting(t.db, { organizer: owner, title: 'Channel call', channelId: open, date: '2026-09-01T10:00:00Z' })).id;
+    const inOpen = (
+      await makeMeeting(t.db, {
+        organizer: owner,
+        title: 'Channel call',
+        channelId: open,
+        date: '2026-09-01T10:00:00Z',
+      })
+    ).id;
     const res = await gql.request(member.key, LIST, { channelId: open });
-    expect(res.body.data.transcripts).toMatchObject({ meetings: [{ id: inOpen }], total: 1, total_is_lower_bound: false });
+    expect(res.body.data.transcripts).toMatchObject({
+      meetings: [{ id: inOpen }],
+      total: 1,
+      total_is_lower_bound: false,
+    });
     const hidden = await gql.request(member.key, LIST, { channelId: closed });
     expect(hidden.body.errors![0].extensions).toMatchObject({ code: 'object_not_found' });
   });
@@ -146,14 +210,21 @@ describe('GraphQL reads', () => {
 
   it('applies the spec limits on both sides: limit 50/51, keyword 255/256, dates, emails, scope', async () => {
     expect((await gql.request(owner.key, LIST, { limit: 50 })).body.errors).toBeUndefined();
-    const err = async (vars: Record<string, unknown>) => (await gql.request(owner.key, LIST, vars)).body.errors![0].extensions;
+    const err = async (vars: Record<string, unknown>) =>
+      (await gql.request(owner.key, LIST, vars)).body.errors![0].extensions;
     expect(await err({ limit: 51 })).toMatchObject({ code: 'invalid_arguments', field: 'limit' });
     expect(await err({ limit: 0 })).toMatchObject({ code: 'invalid_arguments', field: 'limit' });
     expect((await gql.request(owner.key, LIST, { keyword: 'k'.repeat(255) })).body.errors).toBeUndefined();
     expect(await err({ keyword: 'k'.repeat(256) })).toMatchObject({ code: 'invalid_arguments', field: 'keyword' });
     expect(await err({ fromDate: '2026-02-30' })).toMatchObject({ code: 'invalid_arguments', field: 'fromDate' });
-    expect(await err({ fromDate: '2026-11-02', toDate: '2026-11-01' })).toMatchObject({ code: 'invalid_arguments', field: 'fromDate' });
-    expect(await err({ participants: ['not-an-email'] })).toMatchObject({ code: 'invalid_arguments', field: 'participants' });
+    expect(await err({ fromDate: '2026-11-02', toDate: '2026-11-01' })).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'fromDate',
+    });
+    expect(await err({ participants: ['not-an-email'] })).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'participants',
+    });
     expect(await err({ scope: 'everything' })).toMatchObject({ code: 'invalid_arguments', field: 'scope' });
     expect(await err({ limit: 'ten' })).toMatchObject({ code: 'invalid_arguments', field: 'limit' });
   });

@@ -10,9 +10,10 @@ import { GraphqlHarness, startGraphql } from '../../support/graphql';
 import { transcriptionWorkflowId } from '../../../workflows/contracts';
 
 const SPEC_UPLOAD = 'mutation($input: AudioUploadInput) { uploadAudio(input: $input) { success title message } }';
-const STRICT_UPLOAD = 'mutation Upload($input: AudioUploadInput!) { uploadAudio(input: $input) { success title message } }';
+const STRICT_UPLOAD =
+  'mutation Upload($input: AudioUploadInput!) { uploadAudio(input: $input) { success title message } }';
 
-describe('GraphQL accepts the public API\'s documented requests', () => {
+describe("GraphQL accepts the public API's documented requests", () => {
   let t: TestDatabase;
   let gql: GraphqlHarness;
   let user: TestUser;
@@ -20,12 +21,22 @@ describe('GraphQL accepts the public API\'s documented requests', () => {
   beforeAll(async () => {
     t = await createTestDatabase();
     user = await makeUser(t.db, await makeTeam(t.db));
-    gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: testTaskQueue('gql-spec-requests'), GRAPHQL_INTROSPECTION: 'true' });
+    gql = await startGraphql(t.db, {
+      TEMPORAL_TASK_QUEUE: testTaskQueue('gql-spec-requests'),
+      GRAPHQL_INTROSPECTION: 'true',
+    });
   });
   afterAll(async () => {
     // No worker polls this queue: end the runs the accepted uploads started.
     const ids = (await t?.db('meetings').select('id')) ?? [];
-    await Promise.all(ids.map(({ id }) => gql.temporal.workflow.getHandle(transcriptionWorkflowId(id)).terminate('test over').catch(() => undefined)));
+    await Promise.all(
+      ids.map(({ id }) =>
+        gql.temporal.workflow
+          .getHandle(transcriptionWorkflowId(id))
+          .terminate('test over')
+          .catch(() => undefined),
+      ),
+    );
     await gql?.close();
     await t?.drop();
   });
@@ -33,14 +44,22 @@ describe('GraphQL accepts the public API\'s documented requests', () => {
   const meetings = async () => Number((await t.db('meetings').count({ n: '*' }))[0].n);
 
   it('uploadAudio as the spec writes it: `$input: AudioUploadInput`', async () => {
-    const res = await gql.request(user.key, SPEC_UPLOAD, { input: { url: 'https://media.example.com/spec/weekly.mp3', title: 'Spec upload', webhook: 'https://hooks.example.com/spec' } });
+    const res = await gql.request(user.key, SPEC_UPLOAD, {
+      input: {
+        url: 'https://media.example.com/spec/weekly.mp3',
+        title: 'Spec upload',
+        webhook: 'https://hooks.example.com/spec',
+      },
+    });
     expect(res.body.errors).toBeUndefined();
     expect(res.status).toBe(200);
     expect(res.body.data.uploadAudio).toMatchObject({ success: true, title: 'Spec upload' });
   });
 
   it('uploadAudio with `$input: AudioUploadInput!` is accepted too', async () => {
-    const res = await gql.request(user.key, STRICT_UPLOAD, { input: { url: 'https://media.example.com/spec/strict.mp3', title: 'Strict upload' } });
+    const res = await gql.request(user.key, STRICT_UPLOAD, {
+      input: { url: 'https://media.example.com/spec/strict.mp3', title: 'Strict upload' },
+    });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.uploadAudio).toMatchObject({ success: true, title: 'Strict upload' });
   });
@@ -62,7 +81,10 @@ describe('GraphQL accepts the public API\'s documented requests', () => {
   });
 
   it('the schema declares the argument nullable, as the public API does', async () => {
-    const res = await gql.request(user.key, '{ __schema { mutationType { fields { name args { name type { kind name } } } } } }');
+    const res = await gql.request(
+      user.key,
+      '{ __schema { mutationType { fields { name args { name type { kind name } } } } } }',
+    );
     const upload = res.body.data.__schema.mutationType.fields.find((f: { name: string }) => f.name === 'uploadAudio');
     expect(upload.args).toEqual([{ name: 'input', type: { kind: 'INPUT_OBJECT', name: 'AudioUploadInput' } }]);
   });

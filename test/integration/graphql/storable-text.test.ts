@@ -38,7 +38,8 @@ function sample(type: GraphQLInputType, depth = 0): unknown {
   if (isInputObjectType(type)) {
     const out: Record<string, unknown> = {};
     if (depth > 4) return out;
-    for (const f of Object.values(type.getFields())) if (isNonNullType(f.type) && f.defaultValue === undefined) out[f.name] = sample(f.type, depth + 1);
+    for (const f of Object.values(type.getFields()))
+      if (isNonNullType(f.type) && f.defaultValue === undefined) out[f.name] = sample(f.type, depth + 1);
     return out;
   }
   if (isScalarType(type)) {
@@ -52,12 +53,16 @@ function sample(type: GraphQLInputType, depth = 0): unknown {
 /** Every way to put `bad` in one string (or ID) leaf of a `type` value: the leaf's path suffix and the value. */
 function variants(type: GraphQLInputType, bad: string, depth = 0): { suffix: string; value: unknown }[] {
   if (isNonNullType(type)) return variants(type.ofType, bad, depth);
-  if (isListType(type)) return variants(type.ofType, bad, depth).map((v) => ({ suffix: `[0]${v.suffix}`, value: [v.value] }));
+  if (isListType(type))
+    return variants(type.ofType, bad, depth).map((v) => ({ suffix: `[0]${v.suffix}`, value: [v.value] }));
   if (isScalarType(type)) return type.name === 'String' || type.name === 'ID' ? [{ suffix: '', value: bad }] : [];
   if (isInputObjectType(type) && depth <= 4) {
     const base = sample(type, depth) as Record<string, unknown>;
     return Object.values(type.getFields()).flatMap((f) =>
-      variants(f.type, bad, depth + 1).map((v) => ({ suffix: `.${f.name}${v.suffix}`, value: { ...base, [f.name]: v.value } })),
+      variants(f.type, bad, depth + 1).map((v) => ({
+        suffix: `.${f.name}${v.suffix}`,
+        value: { ...base, [f.name]: v.value },
+      })),
     );
   }
   return [];
@@ -91,7 +96,12 @@ function cases(schema: GraphQLSchema, bad: string, inline: boolean): Case[] {
           const selection = isObjectType(getNamedType(field.type)) ? ' { __typename }' : '';
           if (inline) {
             const list = args.map((a) => `${a.name}: ${print(astFromValue(values.get(a.name), a.type)!)}`).join(', ');
-            out.push({ operation: field.name, field: `${target.name}${v.suffix}`, document: `${keyword} { ${field.name}(${list})${selection} }`, variables: {} });
+            out.push({
+              operation: field.name,
+              field: `${target.name}${v.suffix}`,
+              document: `${keyword} { ${field.name}(${list})${selection} }`,
+              variables: {},
+            });
           } else {
             const defs = args.map((a) => `$${a.name}: ${a.type.toString()}`).join(', ');
             const list = args.map((a) => `${a.name}: $${a.name}`).join(', ');
@@ -121,15 +131,28 @@ describe('GraphQL: no NUL characters or lone surrogates in any string argument',
     admin = await makeUser(t.db, await makeTeam(t.db), { role: 'super_admin' });
     // Where keys carry scopes, this one carries all of them: the cases probe arguments, not scopes.
     if (await t.db.schema.hasColumn('api_keys', 'scopes')) {
-      await t.db('api_keys').where({ user_id: admin.id }).update({ scopes: t.db.raw(`array['meetings:read', 'meetings:write', 'admin']`) });
+      await t
+        .db('api_keys')
+        .where({ user_id: admin.id })
+        .update({ scopes: t.db.raw(`array['meetings:read', 'meetings:write', 'admin']`) });
     }
-    gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: testTaskQueue('gql-storable'), GRAPHQL_INTROSPECTION: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
+    gql = await startGraphql(t.db, {
+      TEMPORAL_TASK_QUEUE: testTaskQueue('gql-storable'),
+      GRAPHQL_INTROSPECTION: 'true',
+      RATE_LIMIT_PER_MINUTE: '100000',
+    });
     const res = await gql.request(admin.key, getIntrospectionQuery());
     expect(res.body.errors).toBeUndefined();
     schema = buildClientSchema(res.body.data);
-    const rows: { table_name: string }[] = await t.db('information_schema.tables').where({ table_schema: 'public', table_type: 'BASE TABLE' }).select('table_name');
+    const rows: { table_name: string }[] = await t
+      .db('information_schema.tables')
+      .where({ table_schema: 'public', table_type: 'BASE TABLE' })
+      .select('table_name');
     // api_keys: authentication notes when a key was last used; that is not the request's doing.
-    tables = rows.map((r) => r.table_name).filter((n) => !/^knex_migrations|^api_keys$/.test(n)).sort();
+    tables = rows
+      .map((r) => r.table_name)
+      .filter((n) => !/^knex_migrations|^api_keys$/.test(n))
+      .sort();
   });
   afterAll(async () => {
     await gql?.close();
@@ -138,7 +161,9 @@ describe('GraphQL: no NUL characters or lone surrogates in any string argument',
 
   /** Every table's content, as one digest per table: equal before and after means nothing was stored. */
   async function snapshot(): Promise<Record<string, string>> {
-    const sql = tables.map((n) => `select '${n}' as t, md5(coalesce(string_agg(x::text, '|' order by x::text), '')) as d from "${n}" x`).join(' union all ');
+    const sql = tables
+      .map((n) => `select '${n}' as t, md5(coalesce(string_agg(x::text, '|' order by x::text), '')) as d from "${n}" x`)
+      .join(' union all ');
     const { rows } = await t.db.raw(sql);
     return Object.fromEntries(rows.map((r: { t: string; d: string }) => [r.t, r.d]));
   }
@@ -173,10 +198,18 @@ describe('GraphQL: no NUL characters or lone surrogates in any string argument',
         const res = await gql.request(admin.key, c.document, c.variables);
         const err = res.body.errors?.[0];
         const after = await snapshot();
-        if (res.status !== 400 || err?.extensions?.code !== 'invalid_arguments' || err.extensions.field !== c.field || res.body.data != null) {
-          failures.push(`${c.operation} ${c.field}: HTTP ${res.status} ${JSON.stringify(err?.extensions)} ${err?.message ?? ''}`);
+        if (
+          res.status !== 400 ||
+          err?.extensions?.code !== 'invalid_arguments' ||
+          err.extensions.field !== c.field ||
+          res.body.data != null
+        ) {
+          failures.push(
+            `${c.operation} ${c.field}: HTTP ${res.status} ${JSON.stringify(err?.extensions)} ${err?.message ?? ''}`,
+          );
         }
-        if (JSON.stringify(after) !== JSON.stringify(before)) failures.push(`${c.operation} ${c.field}: stored something`);
+        if (JSON.stringify(after) !== JSON.stringify(before))
+          failures.push(`${c.operation} ${c.field}: stored something`);
       }
       expect(failures).toEqual([]);
     }, 180_000);
@@ -189,9 +222,12 @@ describe('GraphQL: no NUL characters or lone surrogates in any string argument',
       const res = await gql.request(admin.key, c.document);
       const err = res.body.errors?.[0];
       if (res.status !== 400 || err?.extensions?.code !== 'invalid_arguments' || err.extensions.field !== c.field) {
-        failures.push(`${c.operation} ${c.field}: HTTP ${res.status} ${JSON.stringify(err?.extensions)} ${err?.message ?? ''}`);
+        failures.push(
+          `${c.operation} ${c.field}: HTTP ${res.status} ${JSON.stringify(err?.extensions)} ${err?.message ?? ''}`,
+        );
       }
-      if (JSON.stringify(await snapshot()) !== JSON.stringify(before)) failures.push(`${c.operation} ${c.field}: stored something`);
+      if (JSON.stringify(await snapshot()) !== JSON.stringify(before))
+        failures.push(`${c.operation} ${c.field}: stored something`);
     }
     expect(failures).toEqual([]);
   }, 180_000);
@@ -206,13 +242,19 @@ describe('GraphQL: no NUL characters or lone surrogates in any string argument',
   });
 
   it('a surrogate pair (an emoji) and ordinary text still pass the check', async () => {
-    const res = await gql.request(admin.key, 'query Q($k: String) { transcripts(keyword: $k) { has_more } }', { k: 'launch 🚀 plan' });
+    const res = await gql.request(admin.key, 'query Q($k: String) { transcripts(keyword: $k) { has_more } }', {
+      k: 'launch 🚀 plan',
+    });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.transcripts.has_more).toBe(false);
   });
 
   it('checks arguments of fields reached through fragments and aliases', async () => {
-    const res = await gql.request(admin.key, 'query Q($id: ID!) { ...F } fragment F on Query { ok: me { user_id } t: transcript(id: $id) { id } }', { id: NUL });
+    const res = await gql.request(
+      admin.key,
+      'query Q($id: ID!) { ...F } fragment F on Query { ok: me { user_id } t: transcript(id: $id) { id } }',
+      { id: NUL },
+    );
     expect(res.status).toBe(400);
     expect(res.body.errors![0].extensions).toMatchObject({ code: 'invalid_arguments', field: 'id' });
     expect(res.body.data ?? null).toBeNull();

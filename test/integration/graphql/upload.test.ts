@@ -28,7 +28,14 @@ describe('uploadAudio input rules', () => {
   afterAll(async () => {
     // No worker polls this queue: end the runs the accepted uploads started.
     const ids = await t.db('meetings').select('id');
-    await Promise.all(ids.map(({ id }) => gql.temporal.workflow.getHandle(transcriptionWorkflowId(id)).terminate('test over').catch(() => undefined)));
+    await Promise.all(
+      ids.map(({ id }) =>
+        gql.temporal.workflow
+          .getHandle(transcriptionWorkflowId(id))
+          .terminate('test over')
+          .catch(() => undefined),
+      ),
+    );
     await strict?.close();
     await gql?.close();
     await t?.drop();
@@ -49,7 +56,12 @@ describe('uploadAudio input rules', () => {
     return up;
   }
 
-  async function refused(input: Record<string, unknown>, expected: { code?: string; field: string; message?: RegExp }, user = member, h = gql) {
+  async function refused(
+    input: Record<string, unknown>,
+    expected: { code?: string; field: string; message?: RegExp },
+    user = member,
+    h = gql,
+  ) {
     const before = await stored();
     const res = await h.request(user.key, UPLOAD_AUDIO, { input: { url: base, ...input } });
     expect(res.body.data ?? null).toBeNull();
@@ -62,14 +74,20 @@ describe('uploadAudio input rules', () => {
     return err;
   }
 
-  it('accepts the spec\'s minimal request and answers at once with the meeting to poll', async () => {
+  it("accepts the spec's minimal request and answers at once with the meeting to poll", async () => {
     const before = await stored();
     const up = await accepted({});
     expect(up.title).toBe('weekly sync-2026');
     expect(up.message).toContain(up.meetingId);
     expect(await stored()).toEqual({ meetings: before.meetings + 1, audit: before.audit + 1 });
     const m = await t.db('meetings').where({ id: up.meetingId }).first();
-    expect(m).toMatchObject({ status: 'processing', organizer_id: member.id, uploader_id: member.id, source_url: base, title: 'weekly sync-2026' });
+    expect(m).toMatchObject({
+      status: 'processing',
+      organizer_id: member.id,
+      uploader_id: member.id,
+      source_url: base,
+      title: 'weekly sync-2026',
+    });
     const run = await gql.temporal.workflow.getHandle(transcriptionWorkflowId(up.meetingId)).describe();
     expect(run.status.name).toBe('RUNNING');
     expect(run.taskQueue).toBe(queue);
@@ -77,7 +95,10 @@ describe('uploadAudio input rules', () => {
 
   it('url: http and https only, a real URL, no credentials, required', async () => {
     await accepted({ url: 'http://media.example.com/a.vtt' });
-    await refused({ url: 'ftp://media.example.com/a.mp3' }, { field: 'input.url', message: /http or https URL; got a ftp URL/ });
+    await refused(
+      { url: 'ftp://media.example.com/a.mp3' },
+      { field: 'input.url', message: /http or https URL; got a ftp URL/ },
+    );
     await refused({ url: 'file:///etc/passwd' }, { field: 'input.url' });
     await refused({ url: 'not a url' }, { field: 'input.url' });
     await refused({ url: '' }, { code: 'args_required', field: 'input.url' });
@@ -92,7 +113,14 @@ describe('uploadAudio input rules', () => {
   });
 
   it('url: private and loopback literals are refused at once when the dev flag is off', async () => {
-    for (const url of ['http://127.0.0.1:8080/a.vtt', 'http://[::1]/a.vtt', 'http://10.0.0.7/a.vtt', 'http://169.254.169.254/latest/meta-data', 'http://localhost/a.vtt', 'http://localhost./a.vtt']) {
+    for (const url of [
+      'http://127.0.0.1:8080/a.vtt',
+      'http://[::1]/a.vtt',
+      'http://10.0.0.7/a.vtt',
+      'http://169.254.169.254/latest/meta-data',
+      'http://localhost/a.vtt',
+      'http://localhost./a.vtt',
+    ]) {
       await refused({ url }, { field: 'input.url', message: /private, loopback or reserved address/ }, member, strict);
     }
     // A public address passes the same server; names are checked after DNS by the download.
@@ -111,23 +139,48 @@ describe('uploadAudio input rules', () => {
   it('client_reference_id: 128 characters pass, 129 are refused', async () => {
     const up = await accepted({ client_reference_id: 'r'.repeat(128) });
     expect(up.clientReferenceId).toHaveLength(128);
-    await refused({ client_reference_id: 'r'.repeat(129) }, { field: 'input.client_reference_id', message: /1 to 128/ });
+    await refused(
+      { client_reference_id: 'r'.repeat(129) },
+      { field: 'input.client_reference_id', message: /1 to 128/ },
+    );
   });
 
   it('attendees: 100 pass, 101 are refused; each needs a valid email', async () => {
-    const people = (n: number) => Array.from({ length: n }, (_, i) => ({ displayName: `Guest ${i}`, email: `guest${i}@example.com` }));
+    const people = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ displayName: `Guest ${i}`, email: `guest${i}@example.com` }));
     const up = await accepted({ attendees: people(100) });
-    expect(await t.db('meeting_participants').where({ meeting_id: up.meetingId }).count({ n: '*' })).toEqual([{ n: '101' }]);
+    expect(await t.db('meeting_participants').where({ meeting_id: up.meetingId }).count({ n: '*' })).toEqual([
+      { n: '101' },
+    ]);
     await refused({ attendees: people(101) }, { field: 'input.attendees', message: /at most 100/ });
-    await refused({ attendees: [{ displayName: 'X', email: 'x@example.com' }, { displayName: 'Y', email: 'not-an-email' }] }, { field: 'input.attendees[1].email' });
-    await refused({ attendees: [{ displayName: 'No Mail' }] }, { code: 'args_required', field: 'input.attendees[0].email' });
-    await refused({ attendees: [{ email: 'p@example.com', phoneNumber: 'call me' }] }, { field: 'input.attendees[0].phoneNumber' });
+    await refused(
+      {
+        attendees: [
+          { displayName: 'X', email: 'x@example.com' },
+          { displayName: 'Y', email: 'not-an-email' },
+        ],
+      },
+      { field: 'input.attendees[1].email' },
+    );
+    await refused(
+      { attendees: [{ displayName: 'No Mail' }] },
+      { code: 'args_required', field: 'input.attendees[0].email' },
+    );
+    await refused(
+      { attendees: [{ email: 'p@example.com', phoneNumber: 'call me' }] },
+      { field: 'input.attendees[0].phoneNumber' },
+    );
   });
 
   it('webhook: https passes, http is refused', async () => {
     const up = await accepted({ webhook: 'https://hooks.example.com/transcripts?token=abc' });
-    expect((await t.db('meetings').where({ id: up.meetingId }).first()).upload_webhook).toBe('https://hooks.example.com/transcripts?token=abc');
-    await refused({ webhook: 'http://hooks.example.com/transcripts' }, { field: 'input.webhook', message: /https URL/ });
+    expect((await t.db('meetings').where({ id: up.meetingId }).first()).upload_webhook).toBe(
+      'https://hooks.example.com/transcripts?token=abc',
+    );
+    await refused(
+      { webhook: 'http://hooks.example.com/transcripts' },
+      { field: 'input.webhook', message: /https URL/ },
+    );
     await refused({ webhook: 'nope' }, { field: 'input.webhook' });
   });
 
@@ -140,7 +193,9 @@ describe('uploadAudio input rules', () => {
 
   it('meeting_date: ISO 8601 date or date-time', async () => {
     const up = await accepted({ meeting_date: '2026-11-02T15:00:00Z' });
-    expect(new Date((await t.db('meetings').where({ id: up.meetingId }).first()).date).toISOString()).toBe('2026-11-02T15:00:00.000Z');
+    expect(new Date((await t.db('meetings').where({ id: up.meetingId }).first()).date).toISOString()).toBe(
+      '2026-11-02T15:00:00.000Z',
+    );
     await accepted({ meeting_date: '2026-11-02' });
     await refused({ meeting_date: '02/11/2026' }, { field: 'input.meeting_date' });
     await refused({ meeting_date: '2026-13-45' }, { field: 'input.meeting_date' });
@@ -150,13 +205,28 @@ describe('uploadAudio input rules', () => {
     await accepted({ download_auth: { type: 'none' } });
     await accepted({ download_auth: { type: 'bearer_token', bearer: { token: 'tok' } } });
     await accepted({ download_auth: { type: 'basic_auth', basic: { username: 'u', password: 'p' } } });
-    await refused({ download_auth: { type: 'bearer_token' } }, { code: 'args_required', field: 'input.download_auth.bearer.token' });
-    await refused({ download_auth: { type: 'basic_auth', basic: { username: 'a:b', password: 'p' } } }, { field: 'input.download_auth.basic.username' });
-    await refused({ download_auth: { type: 'none', bearer: { token: 'tok' } } }, { field: 'input.download_auth.bearer' });
-    await refused({ download_auth: { type: 'bearer_token', bearer: { token: 'a\nb' } } }, { field: 'input.download_auth.bearer.token' });
+    await refused(
+      { download_auth: { type: 'bearer_token' } },
+      { code: 'args_required', field: 'input.download_auth.bearer.token' },
+    );
+    await refused(
+      { download_auth: { type: 'basic_auth', basic: { username: 'a:b', password: 'p' } } },
+      { field: 'input.download_auth.basic.username' },
+    );
+    await refused(
+      { download_auth: { type: 'none', bearer: { token: 'tok' } } },
+      { field: 'input.download_auth.bearer' },
+    );
+    await refused(
+      { download_auth: { type: 'bearer_token', bearer: { token: 'a\nb' } } },
+      { field: 'input.download_auth.bearer.token' },
+    );
     // Not one of the enum values: GraphQL's type check, same shape.
     const res = await gql.request(member.key, UPLOAD_AUDIO, { input: { url: base, download_auth: { type: 'oauth' } } });
-    expect(res.body.errors![0].extensions).toMatchObject({ code: 'invalid_arguments', field: 'input.download_auth.type' });
+    expect(res.body.errors![0].extensions).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'input.download_auth.type',
+    });
   });
 
   it('bypass_size_check: admins only', async () => {
@@ -171,7 +241,10 @@ describe('uploadAudio input rules', () => {
   });
 
   it('stores download credentials sealed, never in the clear', async () => {
-    const up = await accepted({ url: `${base}?X-Amz-Signature=sekret-sig`, download_auth: { type: 'bearer_token', bearer: { token: 'very-secret-token' } } });
+    const up = await accepted({
+      url: `${base}?X-Amz-Signature=sekret-sig`,
+      download_auth: { type: 'bearer_token', bearer: { token: 'very-secret-token' } },
+    });
     const row = await t.db('meetings').where({ id: up.meetingId }).first();
     const audit = await t.db('audit_log').where({ target_id: up.meetingId });
     const text = JSON.stringify([row, audit]);

@@ -8,7 +8,16 @@ import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory
 import { McpHarness, startMcp } from '../../support/mcp';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 
-type Schema = { type?: string; enum?: unknown[]; items?: Schema; properties?: Record<string, Schema>; required?: string[]; minimum?: number; exclusiveMinimum?: number; anyOf?: Schema[] };
+type Schema = {
+  type?: string;
+  enum?: unknown[];
+  items?: Schema;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  minimum?: number;
+  exclusiveMinimum?: number;
+  anyOf?: Schema[];
+};
 
 const BAD = { NUL: 'a\u0000b', 'lone high surrogate': 'a\uD800b', 'lone low surrogate': '\uDC00' };
 
@@ -32,7 +41,9 @@ function sample(s: Schema, id: string): unknown {
 }
 
 /** Every place a string goes: [path, how to put a bad string there]. */
-function stringSlots(props: Record<string, Schema>): { field: string; put(args: Record<string, unknown>, bad: string): void }[] {
+function stringSlots(
+  props: Record<string, Schema>,
+): { field: string; put(args: Record<string, unknown>, bad: string): void }[] {
   const out: { field: string; put(args: Record<string, unknown>, bad: string): void }[] = [];
   for (const [name, p] of Object.entries(props)) {
     const alts = p.anyOf ?? [p];
@@ -43,7 +54,10 @@ function stringSlots(props: Record<string, Schema>): { field: string; put(args: 
       }
       if (s.type === 'object' && s.properties) {
         for (const inner of stringSlots(s.properties)) {
-          out.push({ field: `${name}.${inner.field}`, put: (a, bad) => inner.put((a[name] ??= {}) as Record<string, unknown>, bad) });
+          out.push({
+            field: `${name}.${inner.field}`,
+            put: (a, bad) => inner.put((a[name] ??= {}) as Record<string, unknown>, bad),
+          });
         }
       }
     }
@@ -56,13 +70,25 @@ describe('string arguments: NUL characters and lone surrogates are invalid_argum
   let mcp: McpHarness;
   let admin: TestUser;
   let meetingId: string;
-  const cases: { tool: string; field: string; what: keyof typeof BAD; put: (a: Record<string, unknown>, bad: string) => void; base: Record<string, unknown> }[] = [];
+  const cases: {
+    tool: string;
+    field: string;
+    what: keyof typeof BAD;
+    put: (a: Record<string, unknown>, bad: string) => void;
+    base: Record<string, unknown>;
+  }[] = [];
 
   beforeAll(async () => {
     t = await createTestDatabase();
     const team = await makeTeam(t.db, { tier: 'enterprise', flags: ['search', 'fetch'] });
     admin = await makeUser(t.db, team, { role: 'admin' });
-    meetingId = (await makeMeeting(t.db, { organizer: admin, title: 'Text rules', sentences: [{ speaker: 'A', text: 'Hello there.', start: 0, end: 5 }] })).id;
+    meetingId = (
+      await makeMeeting(t.db, {
+        organizer: admin,
+        title: 'Text rules',
+        sentences: [{ speaker: 'A', text: 'Hello there.', start: 0, end: 5 }],
+      })
+    ).id;
     mcp = await startMcp(t.db);
     const { tools } = await (await mcp.client(admin.key)).listTools();
     for (const tool of tools) {
@@ -71,7 +97,8 @@ describe('string arguments: NUL characters and lone surrogates are invalid_argum
       const base: Record<string, unknown> = {};
       for (const r of schema.required ?? []) base[r] = sample(props[r], meetingId);
       for (const slot of stringSlots(props)) {
-        for (const what of Object.keys(BAD) as (keyof typeof BAD)[]) cases.push({ tool: tool.name, field: slot.field, what, put: slot.put, base });
+        for (const what of Object.keys(BAD) as (keyof typeof BAD)[])
+          cases.push({ tool: tool.name, field: slot.field, what, put: slot.put, base });
       }
     }
   });
@@ -83,7 +110,15 @@ describe('string arguments: NUL characters and lone surrogates are invalid_argum
   it('covers every listed tool that takes a string', () => {
     const names = new Set(cases.map((c) => c.tool));
     expect(names.size).toBeGreaterThanOrEqual(15);
-    for (const n of ['svc_get_transcripts', 'svc_search', 'svc_share_meeting', 'svc_create_soundbite', 'svc_get_rule_executions', 'svc_get_active_meetings']) expect(names.has(n)).toBe(true);
+    for (const n of [
+      'svc_get_transcripts',
+      'svc_search',
+      'svc_share_meeting',
+      'svc_create_soundbite',
+      'svc_get_rule_executions',
+      'svc_get_active_meetings',
+    ])
+      expect(names.has(n)).toBe(true);
   });
 
   it('answers invalid_arguments naming the field, for every tool, every string parameter, nested ones included', async () => {
@@ -93,7 +128,12 @@ describe('string arguments: NUL characters and lone surrogates are invalid_argum
       put(args, BAD[what]);
       const res = await mcp.call(admin.key, tool, args);
       const err = res.data?.error;
-      if (!res.isError || err?.code !== 'invalid_arguments' || err?.field !== field || !/NUL|surrogate/.test(err?.message ?? '')) {
+      if (
+        !res.isError ||
+        err?.code !== 'invalid_arguments' ||
+        err?.field !== field ||
+        !/NUL|surrogate/.test(err?.message ?? '')
+      ) {
         failures.push(`${tool} ${field} (${what}): ${res.text.slice(0, 160)}`);
       }
     }

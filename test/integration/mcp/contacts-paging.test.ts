@@ -20,10 +20,21 @@ describe('svc_get_user_contacts paging', () => {
     host = await makeUser(t.db, await makeTeam(t.db));
     // Nine meetings on nine days, 57 guests each: the newest meeting's guests are met most recently.
     for (let d = 0; d < 9; d++) {
-      const participants = Array.from({ length: TOTAL / 9 }, (_, i) => ({ email: `g${String(d).padStart(2, '0')}-${String(i).padStart(3, '0')}@crowd.test` }));
-      await makeMeeting(t.db, { organizer: host, date: `2026-10-${String(d + 1).padStart(2, '0')}T10:00:00Z`, participants });
+      const participants = Array.from({ length: TOTAL / 9 }, (_, i) => ({
+        email: `g${String(d).padStart(2, '0')}-${String(i).padStart(3, '0')}@crowd.test`,
+      }));
+      await makeMeeting(t.db, {
+        organizer: host,
+        date: `2026-10-${String(d + 1).padStart(2, '0')}T10:00:00Z`,
+        participants,
+      });
     }
-    all = Array.from({ length: 9 }, (_, d) => 8 - d).flatMap((d) => Array.from({ length: TOTAL / 9 }, (_, i) => `g${String(d).padStart(2, '0')}-${String(i).padStart(3, '0')}@crowd.test`));
+    all = Array.from({ length: 9 }, (_, d) => 8 - d).flatMap((d) =>
+      Array.from(
+        { length: TOTAL / 9 },
+        (_, i) => `g${String(d).padStart(2, '0')}-${String(i).padStart(3, '0')}@crowd.test`,
+      ),
+    );
     mcp = await startMcp(t.db);
   });
   afterAll(async () => {
@@ -36,7 +47,11 @@ describe('svc_get_user_contacts paging', () => {
     let skip: number | undefined;
     let pages = 0;
     for (;;) {
-      const res = await mcp.call(host.key, 'svc_get_user_contacts', { ...args, format, ...(skip !== undefined ? { skip } : {}) });
+      const res = await mcp.call(host.key, 'svc_get_user_contacts', {
+        ...args,
+        format,
+        ...(skip !== undefined ? { skip } : {}),
+      });
       expect(res.isError).toBe(false);
       pages++;
       seen.push(...res.data.contacts.map((c: { email: string }) => c.email));
@@ -68,7 +83,13 @@ describe('svc_get_user_contacts paging', () => {
   it('past the end is an empty page; bad limit and skip are refused naming the field', async () => {
     const past = await mcp.call(host.key, 'svc_get_user_contacts', { skip: TOTAL + 5, format: 'json' });
     expect(past.data).toEqual({ contacts: [], has_more: false, next_skip: null });
-    for (const [field, value] of [['limit', 0], ['limit', CONTACT_LIST_CAP + 1], ['limit', 2.5], ['skip', -1], ['skip', 1.5]] as const) {
+    for (const [field, value] of [
+      ['limit', 0],
+      ['limit', CONTACT_LIST_CAP + 1],
+      ['limit', 2.5],
+      ['skip', -1],
+      ['skip', 1.5],
+    ] as const) {
       const bad = await mcp.call(host.key, 'svc_get_user_contacts', { [field]: value });
       expect(bad.data.error).toMatchObject({ code: 'invalid_arguments', field });
     }

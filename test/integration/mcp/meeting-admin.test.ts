@@ -1,7 +1,12 @@
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { makeChannel, makeMeeting, makeTeam, makeUser, shareMeeting, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
-import { moveMeetings, shareMeeting as shareCore, updateMeetingPrivacy, updateMeetingTitle } from '../../../services/core/meetings';
+import {
+  moveMeetings,
+  shareMeeting as shareCore,
+  updateMeetingPrivacy,
+  updateMeetingTitle,
+} from '../../../services/core/meetings';
 
 const DAY = 86_400_000;
 
@@ -34,9 +39,12 @@ describe('meeting management tools: share, revoke, rename, privacy, move', () =>
   });
 
   /** A meeting organized by Olivia with Pat as a participant; Tom is a teammate who can see it. */
-  const meeting = (extra: Record<string, unknown> = {}) => makeMeeting(t.db, { organizer: olivia, participants: [{ email: pat.email }], ...extra });
-  const auditRows = (targetId: string, action: string) => t.db('audit_log').where({ target_id: targetId, action }).orderBy('id');
-  const canRead = async (u: TestUser, id: string) => !(await mcp.call(u.key, 'svc_get_transcript', { transcriptId: id })).isError;
+  const meeting = (extra: Record<string, unknown> = {}) =>
+    makeMeeting(t.db, { organizer: olivia, participants: [{ email: pat.email }], ...extra });
+  const auditRows = (targetId: string, action: string) =>
+    t.db('audit_log').where({ target_id: targetId, action }).orderBy('id');
+  const canRead = async (u: TestUser, id: string) =>
+    !(await mcp.call(u.key, 'svc_get_transcript', { transcriptId: id })).isError;
   const emails = (n: number) => Array.from({ length: n }, (_, i) => `person${i}@example.org`);
 
   describe('svc_share_meeting', () => {
@@ -44,7 +52,11 @@ describe('meeting management tools: share, revoke, rename, privacy, move', () =>
       const m = await meeting();
       expect(await canRead(guest, m.id)).toBe(false);
       const before = Date.now();
-      const res = await mcp.call(olivia.key, 'svc_share_meeting', { meetingId: m.id, emails: [guest.email, guest.email.toUpperCase(), 'new.person@example.org'], expiryDays: 7 });
+      const res = await mcp.call(olivia.key, 'svc_share_meeting', {
+        meetingId: m.id,
+        emails: [guest.email, guest.email.toUpperCase(), 'new.person@example.org'],
+        expiryDays: 7,
+      });
       expect(res.isError).toBe(false);
       expect(res.text).toMatch(/^shares\[2\]\{email,expires_at,change\}:$/m);
       expect(res.data).toMatchObject({ success: true, meetingId: m.id });
@@ -66,7 +78,11 @@ describe('meeting management tools: share, revoke, rename, privacy, move', () =>
     it('re-sharing updates the expiry instead of adding a row (idempotent for retried rules)', async () => {
       const m = await meeting();
       await mcp.call(olivia.key, 'svc_share_meeting', { meetingId: m.id, emails: [guest.email], expiryDays: 7 });
-      const again = await mcp.call(olivia.key, 'svc_share_meeting', { meetingId: m.id, emails: [guest.email.toUpperCase()], expiryDays: 30 });
+      const again = await mcp.call(olivia.key, 'svc_share_meeting', {
+        meetingId: m.id,
+        emails: [guest.email.toUpperCase()],
+        expiryDays: 30,
+      });
       expect(again.data.shares).toEqual([{ email: guest.email, expires_at: expect.any(String), change: 'updated' }]);
       let rows = await t.db('meeting_shares').where({ meeting_id: m.id });
       expect(rows).toHaveLength(1);
@@ -83,7 +99,11 @@ describe('meeting management tools: share, revoke, rename, privacy, move', () =>
       const expired = await meeting();
       await shareMeeting(t.db, expired.id, guest.email, { expiresAt: new Date(Date.now() - 1000) });
       expect(await canRead(guest, expired.id)).toBe(false);
-      const renewed = await mcp.call(olivia.key, 'svc_share_meeting', { meetingId: expired.id, emails: [guest.email], expiryDays: 14 });
+      const renewed = await mcp.call(olivia.key, 'svc_share_meeting', {
+        meetingId: expired.id,
+        emails: [guest.email],
+        expiryDays: 14,
+      });
       expect(renewed.data.shares[0].change).toBe('updated');
       expect(await canRead(guest, expired.id)).toBe(true);
 
@@ -107,7 +127,10 @@ describe('meeting management tools: share, revoke, rename, privacy, move', () =>
 
     it('names a malformed email by its position', async () => {
       const m = await meeting();
-      const res = await mcp.call(olivia.key, 'svc_share_meeting', { meetingId: m.id, emails: ['a@example.org', 'not-an-email'] });
+      const res = await mcp.call(olivia.key, 'svc_share_meeting', {
+        meetingId: m.id,
+        emails: ['a@example.org', 'not-an-email'],
+      });
       expect(res.data.error).toMatchObject({ code: 'invalid_arguments', field: 'emails.1' });
       expect(await t.db('meeting_shares').where({ meeting_id: m.id })).toHaveLength(0);
     });
@@ -115,12 +138,20 @@ describe('meeting management tools: share, revoke, rename, privacy, move', () =>
     it('accepts expiryDays 7, 14 and 30, refuses 10', async () => {
       const m = await meeting();
       for (const days of [7, 14, 30]) {
-        const res = await mcp.call(olivia.key, 'svc_share_meeting', { meetingId: m.id, emails: [`d${days}@example.org`], expiryDays: days });
+        const res = await mcp.call(olivia.key, 'svc_share_meeting', {
+          meetingId: m.id,
+          emails: [`d${days}@example.org`],
+          expiryDays: days,
+        });
         expect(res.isError).toBe(false);
         const expires = Date.parse(res.data.shares[0].expires_at);
         expect(Math.round((expires - Date.now()) / DAY)).toBe(days);
       }
-      const bad = await mcp.call(olivia.key, 'svc_share_meeting', { meetingId: m.id, emails: ['d10@example.org'], expiryDays: 10 });
+      const bad = await mcp.call(olivia.key, 'svc_share_meeting', {
+        meetingId: m.id,
+        emails: ['d10@example.org'],
+        expiryDays: 10,
+      });
       expect(bad.data.error).toMatchObject({ code: 'invalid_arguments', field: 'expiryDays' });
       expect(bad.data.error.message).toMatch(/7, 14, 30/);
     });
@@ -131,7 +162,10 @@ describe('meeting management tools: share, revoke, rename, privacy, move', () =>
       const m = await meeting();
       await mcp.call(olivia.key, 'svc_share_meeting', { meetingId: m.id, emails: [guest.email, 'keep@example.org'] });
       expect(await canRead(guest, m.id)).toBe(true);
-      const res = await mcp.call(olivia.key, 'svc_revoke_meeting_access', { meetingId: m.id, email: guest.email.toUpperCase() });
+      const res = await mcp.call(olivia.key, 'svc_revoke_meeting_access', {
+        meetingId: m.id,
+        email: guest.email.toUpperCase(),
+      });
       expect(res.isError).toBe(false);
       expect(res.data).toMatchObject({ success: true, meetingId: m.id, email: guest.email, revoked: 1 });
       expect(await canRead(guest, m.id)).toBe(false);
@@ -156,8 +190,16 @@ describe('meeting management tools: share, revoke, rename, privacy, move', () =>
   describe('svc_update_meeting_title', () => {
     it('renames and confirms the old and new title', async () => {
       const m = await meeting({ title: 'Old title' });
-      const res = await mcp.call(olivia.key, 'svc_update_meeting_title', { meetingId: m.id, title: '  Q3 roadmap review  ' });
-      expect(res.data).toEqual({ success: true, meetingId: m.id, title: 'Q3 roadmap review', previous_title: 'Old title' });
+      const res = await mcp.call(olivia.key, 'svc_update_meeting_title', {
+        meetingId: m.id,
+        title: '  Q3 roadmap review  ',
+      });
+      expect(res.data).toEqual({
+        success: true,
+        meetingId: m.id,
+        title: 'Q3 roadmap review',
+        previous_title: 'Old title',
+      });
       expect((await t.db('meetings').where({ id: m.id }).first()).title).toBe('Q3 roadmap review');
       const [row] = await auditRows(m.id, 'meeting.update_title');
       expect(row.details).toEqual({ from: 'Old title', to: 'Q3 roadmap review' });
@@ -183,7 +225,12 @@ describe('meeting management tools: share, revoke, rename, privacy, move', () =>
       const m = await meeting();
       expect(await canRead(tom, m.id)).toBe(true);
       const res = await mcp.call(olivia.key, 'svc_update_meeting_privacy', { meetingId: m.id, privacy: 'owner' });
-      expect(res.data).toEqual({ success: true, meetingId: m.id, privacy: 'owner', previous_privacy: 'teammatesandparticipants' });
+      expect(res.data).toEqual({
+        success: true,
+        meetingId: m.id,
+        privacy: 'owner',
+        previous_privacy: 'teammatesandparticipants',
+      });
       expect(await canRead(tom, m.id)).toBe(false);
       expect(await canRead(pat, m.id)).toBe(false);
       expect(await canRead(admin, m.id)).toBe(true);
@@ -203,12 +250,18 @@ describe('meeting management tools: share, revoke, rename, privacy, move', () =>
     it('moves up to 5 meetings into a channel and confirms each', async () => {
       const channel = await makeChannel(t.db, team.id, 'Planning', []);
       const ms = await Promise.all(Array.from({ length: 5 }, () => meeting()));
-      const res = await mcp.call(olivia.key, 'svc_move_meeting', { meetingIds: ms.map((m) => m.id), channelId: channel.id });
+      const res = await mcp.call(olivia.key, 'svc_move_meeting', {
+        meetingIds: ms.map((m) => m.id),
+        channelId: channel.id,
+      });
       expect(res.isError).toBe(false);
       expect(res.text).toMatch(/^moved\[5\]\{meetingId,title,previous_channel_id\}:$/m);
       expect(res.data).toMatchObject({ success: true, channelId: channel.id, channel_title: 'Planning' });
       expect(res.data.moved.map((r: { meetingId: string }) => r.meetingId)).toEqual(ms.map((m) => m.id));
-      const rows = await t.db('meetings').whereIn('id', ms.map((m) => m.id));
+      const rows = await t.db('meetings').whereIn(
+        'id',
+        ms.map((m) => m.id),
+      );
       expect(rows.every((r) => r.channel_id === channel.id)).toBe(true);
       for (const m of ms) expect(await auditRows(m.id, 'meeting.move')).toHaveLength(1);
     });
@@ -216,20 +269,29 @@ describe('meeting management tools: share, revoke, rename, privacy, move', () =>
     it('refuses 6 meeting ids, none, and a repeated id', async () => {
       const channel = await makeChannel(t.db, team.id, 'Six', []);
       const ms = await Promise.all(Array.from({ length: 6 }, () => meeting()));
-      const six = await mcp.call(olivia.key, 'svc_move_meeting', { meetingIds: ms.map((m) => m.id), channelId: channel.id });
+      const six = await mcp.call(olivia.key, 'svc_move_meeting', {
+        meetingIds: ms.map((m) => m.id),
+        channelId: channel.id,
+      });
       expect(six.data.error).toMatchObject({ code: 'invalid_arguments', field: 'meetingIds' });
       const none = await mcp.call(olivia.key, 'svc_move_meeting', { meetingIds: [], channelId: channel.id });
       expect(none.data.error).toMatchObject({ code: 'invalid_arguments', field: 'meetingIds' });
-      const twice = await mcp.call(olivia.key, 'svc_move_meeting', { meetingIds: [ms[0].id, ms[0].id], channelId: channel.id });
+      const twice = await mcp.call(olivia.key, 'svc_move_meeting', {
+        meetingIds: [ms[0].id, ms[0].id],
+        channelId: channel.id,
+      });
       expect(twice.data.error).toMatchObject({ code: 'invalid_arguments', field: 'meetingIds' });
       expect(await t.db('meetings').where({ channel_id: channel.id })).toHaveLength(0);
     });
 
-    it('moves nothing when one meeting is not the caller\'s to manage', async () => {
+    it("moves nothing when one meeting is not the caller's to manage", async () => {
       const channel = await makeChannel(t.db, team.id, 'All or nothing', []);
       const mine = await meeting();
       const tomsOwn = await makeMeeting(t.db, { organizer: tom });
-      const res = await mcp.call(olivia.key, 'svc_move_meeting', { meetingIds: [mine.id, tomsOwn.id], channelId: channel.id });
+      const res = await mcp.call(olivia.key, 'svc_move_meeting', {
+        meetingIds: [mine.id, tomsOwn.id],
+        channelId: channel.id,
+      });
       expect(res.data.error.code).toBe('forbidden');
       expect(res.data.error.message).toContain(tomsOwn.id);
       expect((await t.db('meetings').where({ id: mine.id }).first()).channel_id).toBeNull();
@@ -272,22 +334,29 @@ describe('meeting management tools: share, revoke, rename, privacy, move', () =>
       }
     });
 
-    it.each(calls)('%s: a participant or a teammate is forbidden and told who may; another team\'s admin gets object_not_found', async (tool, args) => {
-      const m = await meeting({ title: 'Untouched title' });
-      await shareMeeting(t.db, m.id, 'someone@example.org');
-      for (const u of [pat, tom]) {
-        const res = await mcp.call(u.key, tool, await args(m.id));
-        expect(res.isError).toBe(true);
-        expect(res.data.error.code).toBe('forbidden');
-        expect(res.data.error.message).toMatch(/organizer or an admin of its team/);
-      }
-      const foreign = await mcp.call(outsiderAdmin.key, tool, await args(m.id));
-      expect(foreign.data.error.code).toBe('object_not_found');
-      const after = await t.db('meetings').where({ id: m.id }).first();
-      expect(after).toMatchObject({ title: 'Untouched title', privacy: 'teammatesandparticipants', channel_id: null });
-      expect((await t.db('meeting_shares').where({ meeting_id: m.id }).first()).revoked_at).toBeNull();
-      expect(await t.db('audit_log').where({ target_id: m.id })).toHaveLength(0);
-    });
+    it.each(calls)(
+      "%s: a participant or a teammate is forbidden and told who may; another team's admin gets object_not_found",
+      async (tool, args) => {
+        const m = await meeting({ title: 'Untouched title' });
+        await shareMeeting(t.db, m.id, 'someone@example.org');
+        for (const u of [pat, tom]) {
+          const res = await mcp.call(u.key, tool, await args(m.id));
+          expect(res.isError).toBe(true);
+          expect(res.data.error.code).toBe('forbidden');
+          expect(res.data.error.message).toMatch(/organizer or an admin of its team/);
+        }
+        const foreign = await mcp.call(outsiderAdmin.key, tool, await args(m.id));
+        expect(foreign.data.error.code).toBe('object_not_found');
+        const after = await t.db('meetings').where({ id: m.id }).first();
+        expect(after).toMatchObject({
+          title: 'Untouched title',
+          privacy: 'teammatesandparticipants',
+          channel_id: null,
+        });
+        expect((await t.db('meeting_shares').where({ meeting_id: m.id }).first()).revoked_at).toBeNull();
+        expect(await t.db('audit_log').where({ target_id: m.id })).toHaveLength(0);
+      },
+    );
 
     it('a user from another team with an active share can read but not manage: forbidden', async () => {
       const m = await meeting();
@@ -305,13 +374,25 @@ describe('meeting management tools: share, revoke, rename, privacy, move', () =>
         [shareCore(t.db, p, { meetingId: m.id, emails: ['bad'] }), 'emails.0'],
         [updateMeetingTitle(t.db, p, { meetingId: m.id, title: '  abcd ' }), 'title'],
         [updateMeetingPrivacy(t.db, p, { meetingId: m.id, privacy: 'everyone' }), 'privacy'],
-        [moveMeetings(t.db, p, { meetingIds: Array(6).fill(m.id).map((id, i) => `${id}${i}`), channelId: 'c' }), 'meetingIds'],
+        [
+          moveMeetings(t.db, p, {
+            meetingIds: Array(6)
+              .fill(m.id)
+              .map((id, i) => `${id}${i}`),
+            channelId: 'c',
+          }),
+          'meetingIds',
+        ],
       ];
-      for (const [call, field] of cases) await expect(call).rejects.toMatchObject({ code: 'invalid_arguments', details: { field } });
+      for (const [call, field] of cases)
+        await expect(call).rejects.toMatchObject({ code: 'invalid_arguments', details: { field } });
     });
 
     it('an unknown meeting id is object_not_found', async () => {
-      const res = await mcp.call(admin.key, 'svc_update_meeting_title', { meetingId: 'NO_SUCH_MEETING', title: 'Whatever title' });
+      const res = await mcp.call(admin.key, 'svc_update_meeting_title', {
+        meetingId: 'NO_SUCH_MEETING',
+        title: 'Whatever title',
+      });
       expect(res.data.error.code).toBe('object_not_found');
     });
   });

@@ -27,7 +27,13 @@ type Relation = 'owner' | 'participant' | 'shared' | 'channel' | 'none';
 type Column = 'read' | 'list' | 'clips' | 'manage' | 'clip';
 type Outcome = 'ok' | 'object_not_found' | 'forbidden' | 'listed' | 'absent';
 
-const CODES: Record<string, Outcome> = { ok: 'ok', NF: 'object_not_found', FB: 'forbidden', listed: 'listed', absent: 'absent' };
+const CODES: Record<string, Outcome> = {
+  ok: 'ok',
+  NF: 'object_not_found',
+  FB: 'forbidden',
+  listed: 'listed',
+  absent: 'absent',
+};
 const COLUMNS: Column[] = ['read', 'list', 'clips', 'manage', 'clip'];
 
 interface Row {
@@ -44,8 +50,13 @@ function table(src: string): Row[] {
     .map((line) => line.trim().split(/\s+/))
     .filter((cells) => cells[2] !== '-')
     .map(([role, relation, ...outcomes]) => {
-      if (outcomes.length !== COLUMNS.length || outcomes.some((o) => !(o in CODES))) throw new Error(`bad matrix row: ${role} ${relation}`);
-      return { role: role as Role, relation: relation as Relation, expected: Object.fromEntries(COLUMNS.map((c, i) => [c, CODES[outcomes[i]]])) as Record<Column, Outcome> };
+      if (outcomes.length !== COLUMNS.length || outcomes.some((o) => !(o in CODES)))
+        throw new Error(`bad matrix row: ${role} ${relation}`);
+      return {
+        role: role as Role,
+        relation: relation as Relation,
+        expected: Object.fromEntries(COLUMNS.map((c, i) => [c, CODES[outcomes[i]]])) as Record<Column, Outcome>,
+      };
     });
 }
 
@@ -156,7 +167,16 @@ describe('permission matrix of the meeting-scoped tools', () => {
     });
     if (relation === 'shared') await shareMeeting(t.db, m.id, caller.email);
     await shareMeeting(t.db, m.id, GUEST); // something for revoke to take back
-    await t.db('soundbites').insert({ id: newId(), meeting_id: m.id, team_id: owner.teamId, owner_id: owner.id, name: 'Clip', start_time: 0, end_time: 2, privacies: ['participants'] });
+    await t.db('soundbites').insert({
+      id: newId(),
+      meeting_id: m.id,
+      team_id: owner.teamId,
+      owner_id: owner.id,
+      name: 'Clip',
+      start_time: 0,
+      end_time: 2,
+      privacies: ['participants'],
+    });
     return { meetingId: m.id, date, caller };
   }
 
@@ -164,7 +184,9 @@ describe('permission matrix of the meeting-scoped tools', () => {
     meeting: await t.db('meetings').where({ id }).first('title', 'privacy', 'channel_id'),
     shares: await t.db('meeting_shares').where({ meeting_id: id }).orderBy('id').select('email', 'revoked_at'),
     soundbites: Number((await t.db('soundbites').where({ meeting_id: id }).count({ n: '*' }))[0].n),
-    speakers: (await t.db('sentences').where({ meeting_id: id }).distinct('speaker_name')).map((r) => r.speaker_name as string),
+    speakers: (await t.db('sentences').where({ meeting_id: id }).distinct('speaker_name')).map(
+      (r) => r.speaker_name as string,
+    ),
   });
 
   interface ToolCase {
@@ -173,7 +195,11 @@ describe('permission matrix of the meeting-scoped tools', () => {
     /** For listings: whether the meeting's item is in the answer. */
     listed?(data: any, c: Cell): boolean;
     /** For changes: whether the change took effect, from the before and after snapshots. */
-    applied?(before: Awaited<ReturnType<typeof snapshot>>, after: Awaited<ReturnType<typeof snapshot>>, c: Cell): boolean;
+    applied?(
+      before: Awaited<ReturnType<typeof snapshot>>,
+      after: Awaited<ReturnType<typeof snapshot>>,
+      c: Cell,
+    ): boolean;
   }
 
   const TOOLS: Record<string, ToolCase> = {
@@ -198,15 +224,31 @@ describe('permission matrix of the meeting-scoped tools', () => {
     svc_revoke_meeting_access: {
       column: 'manage',
       args: (c) => ({ meetingId: c.meetingId, email: GUEST }),
-      applied: (b, a) => a.shares.some((s: { email: string; revoked_at: Date | null }) => s.email === GUEST && s.revoked_at !== null),
+      applied: (b, a) =>
+        a.shares.some((s: { email: string; revoked_at: Date | null }) => s.email === GUEST && s.revoked_at !== null),
     },
-    svc_update_meeting_title: { column: 'manage', args: (c) => ({ meetingId: c.meetingId, title: NEW_TITLE }), applied: (_b, a) => a.meeting.title === NEW_TITLE },
-    svc_rename_speaker: { column: 'manage', args: (c) => ({ meetingId: c.meetingId, from: 'Guest', to: 'Priya Shah' }), applied: (_b, a) => a.speakers.includes('Priya Shah') },
-    svc_update_meeting_privacy: { column: 'manage', args: (c) => ({ meetingId: c.meetingId, privacy: 'link' }), applied: (_b, a) => a.meeting.privacy === 'link' },
+    svc_update_meeting_title: {
+      column: 'manage',
+      args: (c) => ({ meetingId: c.meetingId, title: NEW_TITLE }),
+      applied: (_b, a) => a.meeting.title === NEW_TITLE,
+    },
+    svc_rename_speaker: {
+      column: 'manage',
+      args: (c) => ({ meetingId: c.meetingId, from: 'Guest', to: 'Priya Shah' }),
+      applied: (_b, a) => a.speakers.includes('Priya Shah'),
+    },
+    svc_update_meeting_privacy: {
+      column: 'manage',
+      args: (c) => ({ meetingId: c.meetingId, privacy: 'link' }),
+      applied: (_b, a) => a.meeting.privacy === 'link',
+    },
     svc_move_meeting: {
       column: 'manage',
       // Each caller moves into a channel of their own team, so only the meeting rule can refuse.
-      args: (c) => ({ meetingIds: [c.meetingId], channelId: c.caller.teamId === users.other_admin.teamId ? theirTarget : target }),
+      args: (c) => ({
+        meetingIds: [c.meetingId],
+        channelId: c.caller.teamId === users.other_admin.teamId ? theirTarget : target,
+      }),
       applied: (b, a) => a.meeting.channel_id !== b.meeting.channel_id,
     },
     svc_create_soundbite: {
@@ -232,7 +274,8 @@ describe('permission matrix of the meeting-scoped tools', () => {
           else actual[tool] = tc.listed ? (tc.listed(res.data, c) ? 'listed' : 'absent') : 'ok';
           if (tc.applied) {
             const applied = tc.applied(before, await snapshot(c.meetingId), c);
-            if (applied !== (actual[tool] === 'ok')) effects.push(`${tool}: answered ${actual[tool]} but the change ${applied ? 'was' : 'was not'} applied`);
+            if (applied !== (actual[tool] === 'ok'))
+              effects.push(`${tool}: answered ${actual[tool]} but the change ${applied ? 'was' : 'was not'} applied`);
           }
           expect(res.text).not.toMatch(/\bselect\b.*\bfrom\b|\n\s+at .+:\d+:\d+/i);
         }

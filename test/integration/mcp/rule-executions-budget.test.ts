@@ -32,7 +32,11 @@ describe('svc_get_rule_executions token budget', () => {
       run_key: `run-${id}`,
       status: error ? 'partial' : 'success',
       actions: JSON.stringify([
-        { type: 'share', emails: ['ana.account@example.com', 'ben.success@example.com', 'cy.support@example.com'], status: 'done' },
+        {
+          type: 'share',
+          emails: ['ana.account@example.com', 'ben.success@example.com', 'cy.support@example.com'],
+          status: 'done',
+        },
         { type: 'move', channel: `chan-${k}`, status: error ? 'failed' : 'done' },
       ]),
       error,
@@ -49,13 +53,49 @@ describe('svc_get_rule_executions token budget', () => {
     for (let i = 0; i < MEETINGS; i++) {
       const id = newId();
       ids.push(id);
-      await t.db('meetings').insert({ id, team_id: team.id, organizer_id: admin.id, organizer_email: admin.email, title: `Customer call ${i} with a long descriptive title`, date: new Date('2026-11-01T10:00:00Z'), status: 'completed', privacy: 'teammates' });
-      for (let k = 0; k < PER_MEETING; k++) rows.push(execution(team.id, id, k, k % 3 === 0 ? `move failed: channel chan-${k} was archived by its owner before the rule ran; the meeting stays where it was` : null));
+      await t.db('meetings').insert({
+        id,
+        team_id: team.id,
+        organizer_id: admin.id,
+        organizer_email: admin.email,
+        title: `Customer call ${i} with a long descriptive title`,
+        date: new Date('2026-11-01T10:00:00Z'),
+        status: 'completed',
+        privacy: 'teammates',
+      });
+      for (let k = 0; k < PER_MEETING; k++)
+        rows.push(
+          execution(
+            team.id,
+            id,
+            k,
+            k % 3 === 0
+              ? `move failed: channel chan-${k} was archived by its owner before the rule ran; the meeting stays where it was`
+              : null,
+          ),
+        );
     }
     // One meeting whose log alone is over the budget: 100 executions with long errors.
     huge = newId();
-    await t.db('meetings').insert({ id: huge, team_id: team.id, organizer_id: admin.id, organizer_email: admin.email, title: 'Busy meeting', date: new Date('2026-11-01T10:00:00Z'), status: 'completed', privacy: 'teammates' });
-    for (let k = 0; k < 120; k++) rows.push(execution(team.id, huge, k, `webhook delivery failed: ${'the receiving endpoint answered 503 Service Unavailable; '.repeat(12)}`));
+    await t.db('meetings').insert({
+      id: huge,
+      team_id: team.id,
+      organizer_id: admin.id,
+      organizer_email: admin.email,
+      title: 'Busy meeting',
+      date: new Date('2026-11-01T10:00:00Z'),
+      status: 'completed',
+      privacy: 'teammates',
+    });
+    for (let k = 0; k < 120; k++)
+      rows.push(
+        execution(
+          team.id,
+          huge,
+          k,
+          `webhook delivery failed: ${'the receiving endpoint answered 503 Service Unavailable; '.repeat(12)}`,
+        ),
+      );
     ids.push(huge);
     for (let i = 0; i < rows.length; i += 500) await t.db('rule_executions').insert(rows.slice(i, i + 500));
     mcp = await startMcp(t.db);
@@ -78,7 +118,11 @@ describe('svc_get_rule_executions token budget', () => {
         const tokens = countTokens(res.text);
         expect([format, pages, tokens <= RULE_LOG_TOKENS]).toEqual([format, pages, true]);
         // The JSON form (the answer's structuredContent, which some clients show the model) keeps it too.
-        expect([format, pages, countTokens(JSON.stringify(res.data)) <= RULE_LOG_TOKENS]).toEqual([format, pages, true]);
+        expect([format, pages, countTokens(JSON.stringify(res.data)) <= RULE_LOG_TOKENS]).toEqual([
+          format,
+          pages,
+          true,
+        ]);
         expect(res.data.meetings.length).toBeGreaterThan(0);
         expect(res.data.meetings.length).toBeLessThanOrEqual(50);
         seen.push(...res.data.meetings.map((g: { meeting_id: string }) => g.meeting_id));

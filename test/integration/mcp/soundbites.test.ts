@@ -3,7 +3,19 @@ import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../su
 import { McpHarness, startMcp } from '../../support/mcp';
 import { createSoundbite } from '../../../services/core/soundbites';
 
-const RECORD_KEYS = ['created_at', 'end_time', 'id', 'media_type', 'meeting_title', 'name', 'privacies', 'share_url', 'start_time', 'summary', 'transcript_id'];
+const RECORD_KEYS = [
+  'created_at',
+  'end_time',
+  'id',
+  'media_type',
+  'meeting_title',
+  'name',
+  'privacies',
+  'share_url',
+  'start_time',
+  'summary',
+  'transcript_id',
+];
 
 describe('soundbite tools: svc_create_soundbite, svc_get_soundbites', () => {
   let t: TestDatabase;
@@ -33,7 +45,12 @@ describe('soundbite tools: svc_create_soundbite, svc_get_soundbites', () => {
       channelId: channel.id,
       participants: [{ email: pat.email }],
       sentences: [
-        { speaker: 'Olivia', text: 'Welcome everyone, let us review the pricing proposal for the enterprise tier today.', start: 0, end: 6 },
+        {
+          speaker: 'Olivia',
+          text: 'Welcome everyone, let us review the pricing proposal for the enterprise tier today.',
+          start: 0,
+          end: 6,
+        },
         { speaker: 'Pat', text: 'Sounds good.', start: 6.5, end: 8 },
         { speaker: 'Olivia', text: 'First, the discount.', start: 30, end: 33 },
       ],
@@ -45,11 +62,19 @@ describe('soundbite tools: svc_create_soundbite, svc_get_soundbites', () => {
     await t.drop();
   });
 
-  const create = (u: TestUser, args: Record<string, unknown>) => mcp.call(u.key, 'svc_create_soundbite', { transcriptId: meeting.id, startTime: 0, endTime: 5, ...args });
+  const create = (u: TestUser, args: Record<string, unknown>) =>
+    mcp.call(u.key, 'svc_create_soundbite', { transcriptId: meeting.id, startTime: 0, endTime: 5, ...args });
 
   describe('svc_create_soundbite', () => {
     it('creates a soundbite and answers it with its id and share_url; the audit log records it', async () => {
-      const res = await create(olivia, { startTime: 1.5, endTime: 7, name: 'The pricing intro', summary: 'Olivia opens the pricing review.', mediaType: 'video', privacies: ['team', 'public', 'team'] });
+      const res = await create(olivia, {
+        startTime: 1.5,
+        endTime: 7,
+        name: 'The pricing intro',
+        summary: 'Olivia opens the pricing review.',
+        mediaType: 'video',
+        privacies: ['team', 'public', 'team'],
+      });
       expect(res.isError).toBe(false);
       const sb = res.data;
       expect(Object.keys(sb).sort()).toEqual(RECORD_KEYS);
@@ -73,7 +98,12 @@ describe('soundbite tools: svc_create_soundbite, svc_get_soundbites', () => {
 
     it('defaults: name from the first words spoken in the clip, audio, team, no summary', async () => {
       const res = await create(olivia, { startTime: 2, endTime: 8 });
-      expect(res.data).toMatchObject({ name: 'Welcome everyone, let us review the pricing proposal…', media_type: 'audio', privacies: 'team', summary: null });
+      expect(res.data).toMatchObject({
+        name: 'Welcome everyone, let us review the pricing proposal…',
+        media_type: 'audio',
+        privacies: 'team',
+        summary: null,
+      });
       const short = await create(olivia, { startTime: 6.5, endTime: 8 });
       expect(short.data.name).toBe('Sounds good.');
       const silent = await create(olivia, { startTime: 15, endTime: 25 });
@@ -101,7 +131,10 @@ describe('soundbite tools: svc_create_soundbite, svc_get_soundbites', () => {
     });
 
     it('refuses endTime equal to or before startTime, and endTime 0', async () => {
-      for (const [startTime, endTime] of [[5, 5], [5, 4.9]]) {
+      for (const [startTime, endTime] of [
+        [5, 5],
+        [5, 4.9],
+      ]) {
         const res = await create(olivia, { startTime, endTime });
         expect(res.data.error).toMatchObject({ code: 'invalid_arguments', field: 'endTime' });
         expect(res.data.error.message).toMatch(/greater than startTime/);
@@ -119,9 +152,18 @@ describe('soundbite tools: svc_create_soundbite, svc_get_soundbites', () => {
     });
 
     it('refuses unknown media types and privacies, and an empty privacies list', async () => {
-      expect((await create(olivia, { mediaType: 'gif' })).data.error).toMatchObject({ code: 'invalid_arguments', field: 'mediaType' });
-      expect((await create(olivia, { privacies: ['everyone'] })).data.error).toMatchObject({ code: 'invalid_arguments', field: 'privacies.0' });
-      expect((await create(olivia, { privacies: [] })).data.error).toMatchObject({ code: 'invalid_arguments', field: 'privacies' });
+      expect((await create(olivia, { mediaType: 'gif' })).data.error).toMatchObject({
+        code: 'invalid_arguments',
+        field: 'mediaType',
+      });
+      expect((await create(olivia, { privacies: ['everyone'] })).data.error).toMatchObject({
+        code: 'invalid_arguments',
+        field: 'privacies.0',
+      });
+      expect((await create(olivia, { privacies: [] })).data.error).toMatchObject({
+        code: 'invalid_arguments',
+        field: 'privacies',
+      });
     });
 
     it('needs write access: organizer, participant, channel member and admin may; a teammate is forbidden; another team gets object_not_found', async () => {
@@ -131,20 +173,34 @@ describe('soundbite tools: svc_create_soundbite, svc_get_soundbites', () => {
       }
       const teammate = await create(tom, {});
       expect(teammate.data.error.code).toBe('forbidden');
-      expect(teammate.data.error.message).toMatch(/organizer, its participants, members of its channel or a team admin/);
+      expect(teammate.data.error.message).toMatch(
+        /organizer, its participants, members of its channel or a team admin/,
+      );
       const foreign = await create(outsider, {});
       expect(foreign.data.error.code).toBe('object_not_found');
     });
 
     it('does not let a participant clip a meeting they cannot see (owner-only privacy)', async () => {
-      const ownerOnly = await makeMeeting(t.db, { organizer: olivia, privacy: 'owner', participants: [{ email: pat.email }] });
-      const res = await mcp.call(pat.key, 'svc_create_soundbite', { transcriptId: ownerOnly.id, startTime: 0, endTime: 2 });
+      const ownerOnly = await makeMeeting(t.db, {
+        organizer: olivia,
+        privacy: 'owner',
+        participants: [{ email: pat.email }],
+      });
+      const res = await mcp.call(pat.key, 'svc_create_soundbite', {
+        transcriptId: ownerOnly.id,
+        startTime: 0,
+        endTime: 2,
+      });
       expect(res.data.error.code).toBe('object_not_found');
     });
 
     it('refuses a meeting that is still processing', async () => {
       const processing = await makeMeeting(t.db, { organizer: olivia, status: 'processing' });
-      const res = await mcp.call(olivia.key, 'svc_create_soundbite', { transcriptId: processing.id, startTime: 0, endTime: 2 });
+      const res = await mcp.call(olivia.key, 'svc_create_soundbite', {
+        transcriptId: processing.id,
+        startTime: 0,
+        endTime: 2,
+      });
       expect(res.data.error.code).toBe('invariant_violation');
       expect(await t.db('soundbites').where({ meeting_id: processing.id })).toHaveLength(0);
     });
@@ -160,7 +216,9 @@ describe('soundbite tools: svc_create_soundbite, svc_get_soundbites', () => {
         [{ privacies: ['everyone'] }, 'privacies.0'],
       ];
       for (const [extra, field] of cases) {
-        await expect(createSoundbite(t.db, mcp.config, olivia.principal, { ...base, ...extra } as never)).rejects.toMatchObject({ code: 'invalid_arguments', details: { field } });
+        await expect(
+          createSoundbite(t.db, mcp.config, olivia.principal, { ...base, ...extra } as never),
+        ).rejects.toMatchObject({ code: 'invalid_arguments', details: { field } });
       }
     });
   });
@@ -174,9 +232,22 @@ describe('soundbite tools: svc_create_soundbite, svc_get_soundbites', () => {
 
     beforeAll(async () => {
       m2 = await makeMeeting(t.db, { organizer: pat, title: 'Hiring sync' });
-      secret = await makeMeeting(t.db, { organizer: olivia, title: 'Board prep', privacy: 'owner', participants: [{ email: pat.email }] });
+      secret = await makeMeeting(t.db, {
+        organizer: olivia,
+        title: 'Board prep',
+        privacy: 'owner',
+        participants: [{ email: pat.email }],
+      });
       const sb = async (u: TestUser, meetingId: string, name: string, privacies: string[]) =>
-        (await mcp.call(u.key, 'svc_create_soundbite', { transcriptId: meetingId, startTime: 0, endTime: 4, name, privacies })).data.id as string;
+        (
+          await mcp.call(u.key, 'svc_create_soundbite', {
+            transcriptId: meetingId,
+            startTime: 0,
+            endTime: 4,
+            name,
+            privacies,
+          })
+        ).data.id as string;
       for (let i = 0; i < 12; i++) await sb(pat, m2.id, `Hiring clip ${i}`, ['team']);
       teamClip = await sb(olivia, secret.id, 'Board team clip', ['team']);
       participantsClip = await sb(olivia, secret.id, 'Board participants clip', ['participants']);
@@ -192,14 +263,18 @@ describe('soundbite tools: svc_create_soundbite, svc_get_soundbites', () => {
       }
     });
 
-    it('lists one meeting\'s soundbites newest first; TOON decodes to the JSON result, rows as a table', async () => {
+    it("lists one meeting's soundbites newest first; TOON decodes to the JSON result, rows as a table", async () => {
       const json = await mcp.call(olivia.key, 'svc_get_soundbites', { transcript_id: m2.id, format: 'json' });
       const toon = await mcp.call(olivia.key, 'svc_get_soundbites', { transcript_id: m2.id });
       expect(json.isError).toBe(false);
       expect(toon.data).toEqual(json.data);
-      expect(toon.text).toMatch(/^soundbites\[10\]\{id,transcript_id,meeting_title,name,start_time,end_time,summary,media_type,privacies,created_at,share_url\}:$/m);
+      expect(toon.text).toMatch(
+        /^soundbites\[10\]\{id,transcript_id,meeting_title,name,start_time,end_time,summary,media_type,privacies,created_at,share_url\}:$/m,
+      );
       expect(json.data).toMatchObject({ has_more: true, next_skip: 10 });
-      expect(json.data.soundbites.map((s: { name: string }) => s.name)).toEqual(Array.from({ length: 10 }, (_, i) => `Hiring clip ${11 - i}`));
+      expect(json.data.soundbites.map((s: { name: string }) => s.name)).toEqual(
+        Array.from({ length: 10 }, (_, i) => `Hiring clip ${11 - i}`),
+      );
       for (const s of json.data.soundbites) expect(Object.keys(s).sort()).toEqual(RECORD_KEYS);
     });
 
@@ -215,7 +290,12 @@ describe('soundbite tools: svc_create_soundbite, svc_get_soundbites', () => {
       const names: string[] = [];
       let skip = 0;
       for (;;) {
-        const res = await mcp.call(tom.key, 'svc_get_soundbites', { transcript_id: m2.id, limit: 5, skip, format: 'json' });
+        const res = await mcp.call(tom.key, 'svc_get_soundbites', {
+          transcript_id: m2.id,
+          limit: 5,
+          skip,
+          format: 'json',
+        });
         names.push(...res.data.soundbites.map((s: { name: string }) => s.name));
         if (!res.data.has_more) {
           expect(res.data.next_skip).toBeNull();
@@ -227,7 +307,9 @@ describe('soundbite tools: svc_create_soundbite, svc_get_soundbites', () => {
     });
 
     it('accepts limit 1 and 50, refuses 0 and 51', async () => {
-      expect((await mcp.call(olivia.key, 'svc_get_soundbites', { my_team: true, limit: 1 })).data.soundbites).toHaveLength(1);
+      expect(
+        (await mcp.call(olivia.key, 'svc_get_soundbites', { my_team: true, limit: 1 })).data.soundbites,
+      ).toHaveLength(1);
       const fifty = await mcp.call(olivia.key, 'svc_get_soundbites', { my_team: true, limit: 50 });
       expect(fifty.isError).toBe(false);
       expect(fifty.data.soundbites.length).toBeGreaterThan(12);
@@ -239,19 +321,25 @@ describe('soundbite tools: svc_create_soundbite, svc_get_soundbites', () => {
       expect(neg.data.error).toMatchObject({ code: 'invalid_arguments', field: 'skip' });
     });
 
-    it('mine: true lists only the caller\'s own', async () => {
+    it("mine: true lists only the caller's own", async () => {
       const res = await mcp.call(pat.key, 'svc_get_soundbites', { mine: true, limit: 50, format: 'json' });
       const owned = await t.db('soundbites').where({ owner_id: pat.id }).pluck('id');
       // Pat's 12 hiring clips plus the one made in the write-access test; none of Olivia's.
       expect(owned).toHaveLength(13);
       expect(res.data.soundbites.map((s: { id: string }) => s.id).sort()).toEqual([...owned].sort());
-      const mineOfMeeting = await mcp.call(pat.key, 'svc_get_soundbites', { mine: true, transcript_id: meeting.id, format: 'json' });
+      const mineOfMeeting = await mcp.call(pat.key, 'svc_get_soundbites', {
+        mine: true,
+        transcript_id: meeting.id,
+        format: 'json',
+      });
       expect(mineOfMeeting.data.soundbites).toHaveLength(1);
     });
 
     it('shows a soundbite of an unreadable meeting only as its privacies allow', async () => {
       const ids = async (u: TestUser) =>
-        (await mcp.call(u.key, 'svc_get_soundbites', { transcript_id: secret.id, format: 'json' })).data.soundbites.map((s: { id: string }) => s.id).sort();
+        (await mcp.call(u.key, 'svc_get_soundbites', { transcript_id: secret.id, format: 'json' })).data.soundbites
+          .map((s: { id: string }) => s.id)
+          .sort();
       // Olivia owns all three; the admin reads the meeting; Pat is a participant; Tom is a teammate; the outsider is of another team.
       expect(await ids(olivia)).toEqual([teamClip, participantsClip, publicClip].sort());
       expect(await ids(admin)).toEqual([teamClip, participantsClip, publicClip].sort());

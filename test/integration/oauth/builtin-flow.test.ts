@@ -12,7 +12,16 @@ import { decode } from '@toon-format/toon';
 import { rotateSigningKey } from '../../../services/oauth';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
-import { callWithToken, MemoryOAuthProvider, metricValue, OAuthHarness, REDIRECT_URI, signInAndConsent, startOAuthMcp, TestBrowser } from './support';
+import {
+  callWithToken,
+  MemoryOAuthProvider,
+  metricValue,
+  OAuthHarness,
+  REDIRECT_URI,
+  signInAndConsent,
+  startOAuthMcp,
+  TestBrowser,
+} from './support';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -44,7 +53,10 @@ describe('built-in authorization server with the SDK client', () => {
   }
 
   const getUser = async (client: Client) => {
-    const res = (await client.callTool({ name: 'svc_get_user', arguments: {} })) as { isError?: boolean; content: { text: string }[] };
+    const res = (await client.callTool({ name: 'svc_get_user', arguments: {} })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
     return { isError: Boolean(res.isError), data: decode(res.content[0].text) as Record<string, unknown> };
   };
 
@@ -102,9 +114,17 @@ describe('built-in authorization server with the SDK client', () => {
     await client.close();
 
     // Every step of the sign-in left its audit row.
-    const actions = (await t.db('audit_log').where({ actor_user_id: alice.id }).orderBy('id').pluck('action')) as string[];
+    const actions = (await t
+      .db('audit_log')
+      .where({ actor_user_id: alice.id })
+      .orderBy('id')
+      .pluck('action')) as string[];
     expect(actions).toEqual(['oauth.sign_in', 'oauth.consent', 'oauth.token_issue', 'oauth.token_issue']);
-    const issues = await t.db('audit_log').where({ action: 'oauth.token_issue', actor_user_id: alice.id }).orderBy('id').pluck('details');
+    const issues = await t
+      .db('audit_log')
+      .where({ action: 'oauth.token_issue', actor_user_id: alice.id })
+      .orderBy('id')
+      .pluck('details');
     expect(issues.map((d: { grant_type: string }) => d.grant_type)).toEqual(['authorization_code', 'refresh_token']);
     expect(await metricValue('oauth_sign_ins_total', { outcome: 'ok' })).toBeGreaterThanOrEqual(1);
   });
@@ -127,7 +147,9 @@ describe('built-in authorization server with the SDK client', () => {
     expect(jwks.keys.find((k) => k.kid === rotated.kid)?.alg).toBe('RS256');
     const wellKnown = (await (await fetch(`${long.base}/.well-known/jwks.json`)).json()) as { keys: unknown[] };
     expect(wellKnown.keys).toHaveLength(2);
-    expect(await t.db('audit_log').where({ action: 'oauth.signing_key_rotate', target_id: rotated.kid }).first()).toBeDefined();
+    expect(
+      await t.db('audit_log').where({ action: 'oauth.signing_key_rotate', target_id: rotated.kid }).first(),
+    ).toBeDefined();
 
     expect((await callWithToken(long.mcpUrl, oldToken, 'svc_get_user')).isError).toBe(false);
 
@@ -135,7 +157,11 @@ describe('built-in authorization server with the SDK client', () => {
     const res = await fetch(`${long.base}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: provider.tokens()!.refresh_token!, client_id: provider.client!.client_id }),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: provider.tokens()!.refresh_token!,
+        client_id: provider.client!.client_id,
+      }),
     });
     expect(res.status).toBe(200);
     const fresh = ((await res.json()) as { access_token: string }).access_token;

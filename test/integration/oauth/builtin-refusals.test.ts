@@ -61,8 +61,17 @@ describe('built-in authorization server: refusals and edges', () => {
   }
 
   const exchange = (code: string, verifier: string, extra: Record<string, string> = {}) =>
-    tokenRequest(mcp.base, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT_URI, resource: mcp.mcpUrl, ...extra });
-  const refresh = (refreshToken: string) => tokenRequest(mcp.base, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+    tokenRequest(mcp.base, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      resource: mcp.mcpUrl,
+      ...extra,
+    });
+  const refresh = (refreshToken: string) =>
+    tokenRequest(mcp.base, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
 
   describe('metadata', () => {
     it('publishes RFC 8414 metadata with S256 only, public clients and the endpoints under PUBLIC_BASE_URL', async () => {
@@ -85,7 +94,10 @@ describe('built-in authorization server: refusals and edges', () => {
         code_challenge_methods_supported: ['S256'],
         authorization_response_iss_parameter_supported: true,
       });
-      const prm = (await (await fetch(`${mcp.base}/.well-known/oauth-protected-resource/mcp`)).json()) as { authorization_servers: string[]; resource: string };
+      const prm = (await (await fetch(`${mcp.base}/.well-known/oauth-protected-resource/mcp`)).json()) as {
+        authorization_servers: string[];
+        resource: string;
+      };
       expect(prm).toMatchObject({ resource: mcp.mcpUrl, authorization_servers: [mcp.base] });
       const preflight = await fetch(`${mcp.base}/oauth/token`, { method: 'OPTIONS' });
       expect(preflight.status).toBe(204);
@@ -94,9 +106,17 @@ describe('built-in authorization server: refusals and edges', () => {
 
   describe('registration', () => {
     it('registers a public client: a client id, no secret, whatever auth method was asked for', async () => {
-      const { status, body } = await registerTestClient(mcp.base, { token_endpoint_auth_method: 'client_secret_basic', scope: 'meetings:read openid' });
+      const { status, body } = await registerTestClient(mcp.base, {
+        token_endpoint_auth_method: 'client_secret_basic',
+        scope: 'meetings:read openid',
+      });
       expect(status).toBe(201);
-      expect(body).toMatchObject({ client_id: expect.stringMatching(/^mcp_/), token_endpoint_auth_method: 'none', redirect_uris: [REDIRECT_URI], scope: 'meetings:read' });
+      expect(body).toMatchObject({
+        client_id: expect.stringMatching(/^mcp_/),
+        token_endpoint_auth_method: 'none',
+        redirect_uris: [REDIRECT_URI],
+        scope: 'meetings:read',
+      });
       expect(body.client_secret).toBeUndefined();
       expect(await t.db('oauth_clients').where({ id: body.client_id }).first()).toBeDefined();
     });
@@ -107,7 +127,11 @@ describe('built-in authorization server: refusals and edges', () => {
       ['a javascript: URI', { redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri'],
       ['a fragment', { redirect_uris: ['https://app.example/cb#x'] }, 'invalid_redirect_uri'],
       ['a relative URI', { redirect_uris: ['/cb'] }, 'invalid_redirect_uri'],
-      ['11 redirect URIs', { redirect_uris: Array.from({ length: 11 }, (_, i) => `https://app.example/cb${i}`) }, 'invalid_client_metadata'],
+      [
+        '11 redirect URIs',
+        { redirect_uris: Array.from({ length: 11 }, (_, i) => `https://app.example/cb${i}`) },
+        'invalid_client_metadata',
+      ],
       ['a 201-character name', { client_name: 'n'.repeat(201) }, 'invalid_client_metadata'],
       ['the client_credentials grant', { grant_types: ['client_credentials'] }, 'invalid_client_metadata'],
     ])('refuses %s', async (_what, metadata, error) => {
@@ -120,23 +144,41 @@ describe('built-in authorization server: refusals and edges', () => {
     it('accepts the limits themselves: 10 redirect URIs, a 200-character name, loopback http and a native-app scheme', async () => {
       const { status } = await registerTestClient(mcp.base, {
         client_name: 'n'.repeat(200),
-        redirect_uris: ['http://127.0.0.1:33418/', 'cursor://anysphere.cursor-retrieval/oauth/callback', ...Array.from({ length: 8 }, (_, i) => `https://app.example/cb${i}`)],
+        redirect_uris: [
+          'http://127.0.0.1:33418/',
+          'cursor://anysphere.cursor-retrieval/oauth/callback',
+          ...Array.from({ length: 8 }, (_, i) => `https://app.example/cb${i}`),
+        ],
       });
       expect(status).toBe(201);
     });
   });
 
   describe('authorization request', () => {
-    const base = () => ({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, code_challenge: pkcePair().challenge, code_challenge_method: 'S256', state: 's1' });
+    const base = () => ({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+      state: 's1',
+    });
 
     it('shows an error page, and never redirects, for an unregistered redirect URI or an unknown client', async () => {
-      for (const redirect_uri of ['http://localhost:53682/other', 'http://127.0.0.1:53682/callback', `${REDIRECT_URI}/`, 'https://evil.example/callback']) {
+      for (const redirect_uri of [
+        'http://localhost:53682/other',
+        'http://127.0.0.1:53682/callback',
+        `${REDIRECT_URI}/`,
+        'https://evil.example/callback',
+      ]) {
         const res = await fetch(authorizationUrl(mcp.base, { ...base(), redirect_uri }), { redirect: 'manual' });
         expect(res.status).toBe(400);
         expect(res.headers.get('location')).toBeNull();
         expect(await res.text()).toMatch(/did not register/);
       }
-      const unknown = await fetch(authorizationUrl(mcp.base, { ...base(), client_id: 'mcp_nope' }), { redirect: 'manual' });
+      const unknown = await fetch(authorizationUrl(mcp.base, { ...base(), client_id: 'mcp_nope' }), {
+        redirect: 'manual',
+      });
       expect(unknown.status).toBe(400);
       expect(unknown.headers.get('location')).toBeNull();
     });
@@ -180,7 +222,15 @@ describe('built-in authorization server: refusals and edges', () => {
 
   describe('sign-in and consent pages', () => {
     const start = async (browser: TestBrowser) => {
-      const page = await browser.get(authorizationUrl(mcp.base, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, code_challenge: pkcePair().challenge, code_challenge_method: 'S256' }));
+      const page = await browser.get(
+        authorizationUrl(mcp.base, {
+          response_type: 'code',
+          client_id: clientId,
+          redirect_uri: REDIRECT_URI,
+          code_challenge: pkcePair().challenge,
+          code_challenge_method: 'S256',
+        }),
+      );
       return parseForm(await page.text());
     };
 
@@ -215,16 +265,37 @@ describe('built-in authorization server: refusals and edges', () => {
     });
 
     it('sends a denial back as access_denied, with the state, and audits it', async () => {
-      const url = authorizationUrl(mcp.base, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, code_challenge: pkcePair().challenge, code_challenge_method: 'S256', state: 'deny-me' });
+      const url = authorizationUrl(mcp.base, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT_URI,
+        code_challenge: pkcePair().challenge,
+        code_challenge_method: 'S256',
+        state: 'deny-me',
+      });
       const landed = await signInAndConsent(new TestBrowser(), url, alice.key, { decision: 'deny' });
-      expect(Object.fromEntries(landed.searchParams)).toMatchObject({ error: 'access_denied', state: 'deny-me', iss: mcp.base });
+      expect(Object.fromEntries(landed.searchParams)).toMatchObject({
+        error: 'access_denied',
+        state: 'deny-me',
+        iss: mcp.base,
+      });
       expect(landed.searchParams.get('code')).toBeNull();
-      const row = await t.db('audit_log').where({ action: 'oauth.consent', actor_user_id: alice.id }).orderBy('id', 'desc').first();
+      const row = await t
+        .db('audit_log')
+        .where({ action: 'oauth.consent', actor_user_id: alice.id })
+        .orderBy('id', 'desc')
+        .first();
       expect(row.details).toMatchObject({ decision: 'deny' });
     });
 
     it('treats allowing with every scope unticked as a denial', async () => {
-      const url = authorizationUrl(mcp.base, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, code_challenge: pkcePair().challenge, code_challenge_method: 'S256' });
+      const url = authorizationUrl(mcp.base, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT_URI,
+        code_challenge: pkcePair().challenge,
+        code_challenge_method: 'S256',
+      });
       const landed = await signInAndConsent(new TestBrowser(), url, alice.key, { scopes: [] });
       expect(landed.searchParams.get('error')).toBe('access_denied');
       expect(landed.searchParams.get('error_description')).toMatch(/no scope/);
@@ -234,10 +305,19 @@ describe('built-in authorization server: refusals and edges', () => {
       const { code, verifier } = await authorize({ scopes: ['meetings:read'] });
       const tokens = await exchange(code, verifier);
       expect(tokens.body.scope).toBe('meetings:read');
-      const res = await postMcp(mcp.mcpUrl, toolCall('svc_update_meeting_title', { meetingId: 'x', title: 'Renamed title' }), tokens.body.access_token);
+      const res = await postMcp(
+        mcp.mcpUrl,
+        toolCall('svc_update_meeting_title', { meetingId: 'x', title: 'Renamed title' }),
+        tokens.body.access_token,
+      );
       expect(res.status).toBe(403);
-      expect(challengeParams(res.headers.get('www-authenticate'))).toMatchObject({ error: 'insufficient_scope', scope: 'meetings:write' });
-      expect((await callWithToken(mcp.mcpUrl, tokens.body.access_token, 'svc_get_user')).data).toMatchObject({ user_id: alice.id });
+      expect(challengeParams(res.headers.get('www-authenticate'))).toMatchObject({
+        error: 'insufficient_scope',
+        scope: 'meetings:write',
+      });
+      expect((await callWithToken(mcp.mcpUrl, tokens.body.access_token, 'svc_get_user')).data).toMatchObject({
+        user_id: alice.id,
+      });
     });
   });
 
@@ -247,12 +327,19 @@ describe('built-in authorization server: refusals and edges', () => {
       const first = await exchange(code, verifier);
       expect(first.status).toBe(200);
       expect(first.headers.get('cache-control')).toBe('no-store');
-      expect(first.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'meetings:read meetings:write' });
+      expect(first.body).toMatchObject({
+        token_type: 'Bearer',
+        expires_in: 3600,
+        scope: 'meetings:read meetings:write',
+      });
       expect((await postMcp(mcp.mcpUrl, INIT, first.body.access_token)).status).toBe(200);
 
       const replay = await exchange(code, verifier);
       expect(replay.status).toBe(400);
-      expect(replay.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/already used/) });
+      expect(replay.body).toMatchObject({
+        error: 'invalid_grant',
+        error_description: expect.stringMatching(/already used/),
+      });
       // The first exchange's tokens are revoked with it.
       expect((await refresh(first.body.refresh_token)).body.error).toBe('invalid_grant');
       const res = await postMcp(mcp.mcpUrl, INIT, first.body.access_token);
@@ -266,26 +353,47 @@ describe('built-in authorization server: refusals and edges', () => {
       const { code, verifier } = await authorize();
       const wrong = await exchange(code, pkcePair().verifier);
       expect(wrong.status).toBe(400);
-      expect(wrong.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/code_verifier does not match/) });
+      expect(wrong.body).toMatchObject({
+        error: 'invalid_grant',
+        error_description: expect.stringMatching(/code_verifier does not match/),
+      });
       expect((await exchange(code, verifier)).body.error).toBe('invalid_grant');
     });
 
     it('refuses a code without a verifier, with another redirect URI, for another client, or expired', async () => {
       const a = await authorize();
-      expect((await tokenRequest(mcp.base, { grant_type: 'authorization_code', code: a.code, client_id: clientId })).body).toMatchObject({ error: 'invalid_request' });
+      expect(
+        (await tokenRequest(mcp.base, { grant_type: 'authorization_code', code: a.code, client_id: clientId })).body,
+      ).toMatchObject({ error: 'invalid_request' });
       const b = await authorize();
-      expect((await exchange(b.code, b.verifier, { redirect_uri: 'http://localhost:53682/other' })).body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/redirect_uri/) });
+      expect((await exchange(b.code, b.verifier, { redirect_uri: 'http://localhost:53682/other' })).body).toMatchObject(
+        { error: 'invalid_grant', error_description: expect.stringMatching(/redirect_uri/) },
+      );
       const c = await authorize();
       const otherClient = (await registerTestClient(mcp.base)).body.client_id;
-      expect((await exchange(c.code, c.verifier, { client_id: otherClient })).body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/another client/) });
+      expect((await exchange(c.code, c.verifier, { client_id: otherClient })).body).toMatchObject({
+        error: 'invalid_grant',
+        error_description: expect.stringMatching(/another client/),
+      });
       const d = await authorize();
-      await t.db('oauth_codes').whereNull('used_at').update({ expires_at: new Date(Date.now() - 1000) });
-      expect((await exchange(d.code, d.verifier)).body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/expired/) });
+      await t
+        .db('oauth_codes')
+        .whereNull('used_at')
+        .update({ expires_at: new Date(Date.now() - 1000) });
+      expect((await exchange(d.code, d.verifier)).body).toMatchObject({
+        error: 'invalid_grant',
+        error_description: expect.stringMatching(/expired/),
+      });
       expect((await exchange('mic_' + 'x'.repeat(43), d.verifier)).body.error).toBe('invalid_grant');
     });
 
     it('refuses an unknown client (401 invalid_client) and other grant types', async () => {
-      const unknown = await tokenRequest(mcp.base, { grant_type: 'authorization_code', code: 'x', code_verifier: 'y', client_id: 'mcp_unknown' });
+      const unknown = await tokenRequest(mcp.base, {
+        grant_type: 'authorization_code',
+        code: 'x',
+        code_verifier: 'y',
+        client_id: 'mcp_unknown',
+      });
       expect(unknown.status).toBe(401);
       expect(unknown.body.error).toBe('invalid_client');
       const cc = await tokenRequest(mcp.base, { grant_type: 'client_credentials', client_id: clientId });
@@ -304,7 +412,10 @@ describe('built-in authorization server: refusals and edges', () => {
       const before = await metricValue('oauth_refusals_total', { reason: 'refresh_reuse' });
       const reuse = await refresh(first.refresh_token);
       expect(reuse.status).toBe(400);
-      expect(reuse.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/already used/) });
+      expect(reuse.body).toMatchObject({
+        error: 'invalid_grant',
+        error_description: expect.stringMatching(/already used/),
+      });
       expect(await metricValue('oauth_refusals_total', { reason: 'refresh_reuse' })).toBe(before + 1);
 
       // The newer refresh token and its access token stop working too.
@@ -318,10 +429,20 @@ describe('built-in authorization server: refusals and edges', () => {
     it('lets a refresh narrow the scopes but never widen them', async () => {
       const { code, verifier } = await authorize({ scopes: ['meetings:read'] });
       const first = (await exchange(code, verifier)).body;
-      const widen = await tokenRequest(mcp.base, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: clientId, scope: 'meetings:read meetings:write' });
+      const widen = await tokenRequest(mcp.base, {
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token,
+        client_id: clientId,
+        scope: 'meetings:read meetings:write',
+      });
       expect(widen.body.error).toBe('invalid_scope');
       // The refused request did not spend the token.
-      const same = await tokenRequest(mcp.base, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: clientId, scope: 'meetings:read' });
+      const same = await tokenRequest(mcp.base, {
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token,
+        client_id: clientId,
+        scope: 'meetings:read',
+      });
       expect(same.status).toBe(200);
       expect(same.body.scope).toBe('meetings:read');
     });
@@ -332,7 +453,11 @@ describe('built-in authorization server: refusals and edges', () => {
       const a = await authorize();
       const ta = (await exchange(a.code, a.verifier)).body;
       const revoke = (token: string, client = clientId) =>
-        fetch(`${mcp.base}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, client_id: client }) });
+        fetch(`${mcp.base}/oauth/revoke`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token, client_id: client }),
+        });
 
       // Another client cannot revoke it (and learns nothing: 200 either way).
       const other = (await registerTestClient(mcp.base)).body.client_id;
@@ -354,6 +479,9 @@ describe('built-in authorization server: refusals and edges', () => {
     expect((await callWithToken(mcp.mcpUrl, alice.key, 'svc_get_user')).data).toMatchObject({ user_id: alice.id });
     const res = await postMcp(mcp.mcpUrl, INIT, 'mi_aaaaaaaa_' + 'x'.repeat(43));
     expect(res.status).toBe(401);
-    expect(challengeParams(res.headers.get('www-authenticate'))).toMatchObject({ error: 'invalid_token', resource_metadata: `${mcp.base}/.well-known/oauth-protected-resource/mcp` });
+    expect(challengeParams(res.headers.get('www-authenticate'))).toMatchObject({
+      error: 'invalid_token',
+      resource_metadata: `${mcp.base}/.well-known/oauth-protected-resource/mcp`,
+    });
   });
 });

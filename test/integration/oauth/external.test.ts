@@ -8,7 +8,16 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWK } from 'jose';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
-import { callWithToken, challengeParams, INIT, metricValue, OAuthHarness, postMcp, startOAuthMcp, toolCall } from './support';
+import {
+  callWithToken,
+  challengeParams,
+  INIT,
+  metricValue,
+  OAuthHarness,
+  postMcp,
+  startOAuthMcp,
+  toolCall,
+} from './support';
 
 interface Idp {
   issuer: string;
@@ -19,8 +28,10 @@ interface Idp {
 async function startIdp(jwks: () => { keys: JWK[] }): Promise<Idp> {
   let issuer = '';
   const server: Server = createServer((req, res) => {
-    const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    if (req.url === '/realms/test/.well-known/openid-configuration') return json({ issuer, jwks_uri: `${issuer}/protocol/openid-connect/certs` });
+    const json = (body: unknown) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (req.url === '/realms/test/.well-known/openid-configuration')
+      return json({ issuer, jwks_uri: `${issuer}/protocol/openid-connect/certs` });
     if (req.url === '/realms/test/protocol/openid-connect/certs') return json(jwks());
     res.writeHead(404).end();
   });
@@ -58,7 +69,12 @@ describe('external issuer', () => {
     t = await createTestDatabase();
     const team = await makeTeam(t.db, { tier: 'pro', flags: [] });
     alice = await makeUser(t.db, team, { name: 'Alice' });
-    [es, rs, ed, hidden] = await Promise.all([makeKey('es-1', 'ES256'), makeKey('rs-1', 'RS256'), makeKey('ed-1', 'EdDSA'), makeKey('hidden-1', 'ES256')]);
+    [es, rs, ed, hidden] = await Promise.all([
+      makeKey('es-1', 'ES256'),
+      makeKey('rs-1', 'RS256'),
+      makeKey('ed-1', 'EdDSA'),
+      makeKey('hidden-1', 'ES256'),
+    ]);
     impostor = { ...(await makeKey('es-1', 'ES256')) };
     idp = await startIdp(() => ({ keys: [es.publicJwk, rs.publicJwk, ed.publicJwk] }));
     // No OAUTH_JWKS_URL: the keys are found through the issuer's OpenID Connect discovery document.
@@ -84,7 +100,12 @@ describe('external issuer', () => {
 
   async function mint(o: MintOptions = {}): Promise<string> {
     const key = o.key ?? es;
-    const jwt = new SignJWT({ email: alice.email, email_verified: true, scope: 'openid meetings:read meetings:write', ...o.claims })
+    const jwt = new SignJWT({
+      email: alice.email,
+      email_verified: true,
+      scope: 'openid meetings:read meetings:write',
+      ...o.claims,
+    })
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
       .setIssuer(o.iss ?? idp.issuer)
       .setAudience(o.aud ?? mcp.mcpUrl)
@@ -100,7 +121,10 @@ describe('external issuer', () => {
     expect(res.status).toBe(401);
     const challenge = res.headers.get('www-authenticate')!;
     expect(challenge).toMatch(/^Bearer /);
-    expect(challengeParams(challenge)).toMatchObject({ error: 'invalid_token', resource_metadata: `${mcp.base}/.well-known/oauth-protected-resource/mcp` });
+    expect(challengeParams(challenge)).toMatchObject({
+      error: 'invalid_token',
+      resource_metadata: `${mcp.base}/.well-known/oauth-protected-resource/mcp`,
+    });
     expect(challengeParams(challenge).error_description).toMatch(description);
     const body = (await res.json()) as { error: { message: string } };
     expect(body.error.message).toMatch(description);
@@ -182,7 +206,11 @@ describe('external issuer', () => {
   });
 
   it('refuses alg none and shared-secret HS256 tokens', async () => {
-    const unsigned = new UnsecuredJWT({ email: alice.email, scope: 'meetings:read' }).setIssuer(idp.issuer).setAudience(mcp.mcpUrl).setExpirationTime('5m').encode();
+    const unsigned = new UnsecuredJWT({ email: alice.email, scope: 'meetings:read' })
+      .setIssuer(idp.issuer)
+      .setAudience(mcp.mcpUrl)
+      .setExpirationTime('5m')
+      .encode();
     await refused(unsigned, /RS256, ES256 or EdDSA/);
     const hs = await new SignJWT({ email: alice.email })
       .setProtectedHeader({ alg: 'HS256', kid: 'es-1' })
@@ -198,7 +226,10 @@ describe('external issuer', () => {
   });
 
   it('refuses a token for an email the service does not know, and an unverified email', async () => {
-    await refused(await mint({ claims: { email: 'stranger@example.test' } }), /stranger@example\.test is not a user of this service/);
+    await refused(
+      await mint({ claims: { email: 'stranger@example.test' } }),
+      /stranger@example\.test is not a user of this service/,
+    );
     await refused(await mint({ claims: { email_verified: false } }), /not verified/);
     await refused(await mint({ claims: { email: undefined } }), /no email claim/);
     expect(await metricValue('oauth_refusals_total', { reason: 'unknown_user' })).toBeGreaterThanOrEqual(1);
@@ -206,7 +237,11 @@ describe('external issuer', () => {
 
   it('answers a tool call whose token lacks the scope with 403 insufficient_scope, and serves the tools it has scope for', async () => {
     const readOnly = await mint({ claims: { scope: 'openid meetings:read' } });
-    const res = await postMcp(mcp.mcpUrl, toolCall('svc_update_meeting_title', { meetingId: 'x', title: 'A new title' }), readOnly);
+    const res = await postMcp(
+      mcp.mcpUrl,
+      toolCall('svc_update_meeting_title', { meetingId: 'x', title: 'A new title' }),
+      readOnly,
+    );
     expect(res.status).toBe(403);
     const challenge = res.headers.get('www-authenticate')!;
     expect(challenge).toMatch(/^Bearer /);
@@ -229,16 +264,30 @@ describe('external issuer', () => {
     expect(challengeParams(read.headers.get('www-authenticate')).scope).toBe('meetings:read');
     // A write-scoped token calls a write tool through (and core answers for the meeting itself).
     const writeOnly = await mint({ claims: { scope: 'meetings:write' } });
-    expect((await postMcp(mcp.mcpUrl, toolCall('svc_update_meeting_title', { meetingId: 'x', title: 'A new title' }), writeOnly)).status).toBe(200);
+    expect(
+      (
+        await postMcp(
+          mcp.mcpUrl,
+          toolCall('svc_update_meeting_title', { meetingId: 'x', title: 'A new title' }),
+          writeOnly,
+        )
+      ).status,
+    ).toBe(200);
   });
 
   it('answers 503, not 401, when the issuer keys cannot be fetched', async () => {
-    const down = await startOAuthMcp(t.db, { OAUTH_MODE: 'external', OAUTH_ISSUER: idp.issuer, OAUTH_JWKS_URL: 'http://127.0.0.1:9/certs' });
+    const down = await startOAuthMcp(t.db, {
+      OAUTH_MODE: 'external',
+      OAUTH_ISSUER: idp.issuer,
+      OAUTH_JWKS_URL: 'http://127.0.0.1:9/certs',
+    });
     try {
       const res = await postMcp(down.mcpUrl, INIT, await mint());
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('5');
-      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/signing keys could not be loaded/);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
+        /signing keys could not be loaded/,
+      );
     } finally {
       await down.close();
     }

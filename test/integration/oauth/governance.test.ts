@@ -3,7 +3,13 @@
  * the token endpoint, loopback redirect URIs on any port) and revocation lineage (a revoked key ends
  * the OAuth sign-ins and page sessions made with it; a deactivated or deleted user ends everything).
  */
-import { apiKeyCredential, createApiKey, deactivateUser, revokeApiKey, startSession } from '../../../services/core/people';
+import {
+  apiKeyCredential,
+  createApiKey,
+  deactivateUser,
+  revokeApiKey,
+  startSession,
+} from '../../../services/core/people';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import {
@@ -56,13 +62,21 @@ describe('built-in authorization server: redirect URIs and revocation lineage', 
     return { code: landed.searchParams.get('code')!, verifier: pkce.verifier, landed };
   }
   const exchange = (code: string, verifier: string, extra: Record<string, string | undefined> = {}) => {
-    const params: Record<string, string> = { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, resource: mcp.mcpUrl };
+    const params: Record<string, string> = {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      resource: mcp.mcpUrl,
+    };
     for (const [k, v] of Object.entries({ redirect_uri: REDIRECT_URI, ...extra })) if (v !== undefined) params[k] = v;
     return tokenRequest(mcp.base, params);
   };
-  const refresh = (refreshToken: string, client = clientId) => tokenRequest(mcp.base, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client });
+  const refresh = (refreshToken: string, client = clientId) =>
+    tokenRequest(mcp.base, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client });
   const mcpStatus = async (token: string) => (await postMcp(mcp.mcpUrl, INIT, token)).status;
-  const pageStatus = async (cookie: string) => (await fetch(`${mcp.base}/meetings`, { headers: { cookie: `mi_session=${cookie}` }, redirect: 'manual' })).status;
+  const pageStatus = async (cookie: string) =>
+    (await fetch(`${mcp.base}/meetings`, { headers: { cookie: `mi_session=${cookie}` }, redirect: 'manual' })).status;
 
   /** An OAuth sign-in with this key (tokens) and a page session with it (cookie). */
   async function signInsWith(key: string) {
@@ -70,7 +84,11 @@ describe('built-in authorization server: redirect URIs and revocation lineage', 
     const tokens = (await exchange(code, verifier)).body;
     expect(tokens.access_token).toBeDefined();
     const cred = await apiKeyCredential(t.db, key);
-    const { token: cookie } = await startSession(t.db, cred.principal, { method: 'api_key', apiKeyId: cred.keyId, ttlMs: 3_600_000 });
+    const { token: cookie } = await startSession(t.db, cred.principal, {
+      method: 'api_key',
+      apiKeyId: cred.keyId,
+      ttlMs: 3_600_000,
+    });
     expect(await mcpStatus(tokens.access_token)).toBe(200);
     expect(await pageStatus(cookie)).toBe(200);
     return { access: tokens.access_token as string, refresh: tokens.refresh_token as string, cookie };
@@ -81,7 +99,10 @@ describe('built-in authorization server: redirect URIs and revocation lineage', 
       const { code, verifier } = await authorize(alice.key);
       const absent = await exchange(code, verifier, { redirect_uri: undefined });
       expect(absent.status).toBe(400);
-      expect(absent.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/redirect_uri is required/) });
+      expect(absent.body).toMatchObject({
+        error: 'invalid_grant',
+        error_description: expect.stringMatching(/redirect_uri is required/),
+      });
       expect((await exchange(code, verifier)).body.error).toBe('invalid_grant');
     });
 
@@ -103,13 +124,36 @@ describe('built-in authorization server: redirect URIs and revocation lineage', 
     let loopbackClient: string;
     beforeAll(async () => {
       loopbackClient = (
-        await registerTestClient(mcp.base, { redirect_uris: ['http://127.0.0.1/callback', 'http://localhost:1234/cb', 'http://[::1]/cb', 'https://app.example/cb', 'https://127.0.0.1/secure'] })
+        await registerTestClient(mcp.base, {
+          redirect_uris: [
+            'http://127.0.0.1/callback',
+            'http://localhost:1234/cb',
+            'http://[::1]/cb',
+            'https://app.example/cb',
+            'https://127.0.0.1/secure',
+          ],
+        })
       ).body.client_id;
     });
     const open = (redirect_uri: string) =>
-      fetch(authorizationUrl(mcp.base, { response_type: 'code', client_id: loopbackClient, redirect_uri, code_challenge: pkcePair().challenge, code_challenge_method: 'S256' }), { redirect: 'manual' });
+      fetch(
+        authorizationUrl(mcp.base, {
+          response_type: 'code',
+          client_id: loopbackClient,
+          redirect_uri,
+          code_challenge: pkcePair().challenge,
+          code_challenge_method: 'S256',
+        }),
+        { redirect: 'manual' },
+      );
 
-    it.each(['http://127.0.0.1:53682/callback', 'http://127.0.0.1/callback', 'http://localhost:5555/cb', 'http://localhost:1234/cb', 'http://[::1]:4444/cb'])('accepts %s', async (uri) => {
+    it.each([
+      'http://127.0.0.1:53682/callback',
+      'http://127.0.0.1/callback',
+      'http://localhost:5555/cb',
+      'http://localhost:1234/cb',
+      'http://[::1]:4444/cb',
+    ])('accepts %s', async (uri) => {
       expect((await open(uri)).status).toBe(200);
     });
 
@@ -130,12 +174,25 @@ describe('built-in authorization server: redirect URIs and revocation lineage', 
       const redirectUri = 'http://127.0.0.1:61234/callback';
       const signIn = async () => {
         const pkce = pkcePair();
-        const url = authorizationUrl(mcp.base, { response_type: 'code', client_id: loopbackClient, redirect_uri: redirectUri, code_challenge: pkce.challenge, code_challenge_method: 'S256' });
+        const url = authorizationUrl(mcp.base, {
+          response_type: 'code',
+          client_id: loopbackClient,
+          redirect_uri: redirectUri,
+          code_challenge: pkce.challenge,
+          code_challenge_method: 'S256',
+        });
         const landed = await signInAndConsent(new TestBrowser(), url, alice.key);
         expect(`${landed.origin}${landed.pathname}`).toBe(redirectUri);
-        return { grant_type: 'authorization_code', code: landed.searchParams.get('code')!, code_verifier: pkce.verifier, client_id: loopbackClient };
+        return {
+          grant_type: 'authorization_code',
+          code: landed.searchParams.get('code')!,
+          code_verifier: pkce.verifier,
+          client_id: loopbackClient,
+        };
       };
-      expect((await tokenRequest(mcp.base, { ...(await signIn()), redirect_uri: 'http://127.0.0.1/callback' })).body.error).toBe('invalid_grant');
+      expect(
+        (await tokenRequest(mcp.base, { ...(await signIn()), redirect_uri: 'http://127.0.0.1/callback' })).body.error,
+      ).toBe('invalid_grant');
       expect((await tokenRequest(mcp.base, { ...(await signIn()), redirect_uri: redirectUri })).status).toBe(200);
     });
   });
@@ -167,7 +224,10 @@ describe('built-in authorization server: redirect URIs and revocation lineage', 
     it('an expired key ends what it signed in', async () => {
       const k = await createApiKey(t.db, { email: alice.email, expires: '1h' });
       const s = await signInsWith(k.key);
-      await t.db('api_keys').where({ id: k.id }).update({ expires_at: t.db.raw("now() - interval '1 second'") });
+      await t
+        .db('api_keys')
+        .where({ id: k.id })
+        .update({ expires_at: t.db.raw("now() - interval '1 second'") });
       expect(await mcpStatus(s.access)).toBe(401);
       expect((await refresh(s.refresh)).body.error).toBe('invalid_grant');
       expect(await pageStatus(s.cookie)).toBe(303);
@@ -183,7 +243,16 @@ describe('built-in authorization server: redirect URIs and revocation lineage', 
       expect((await exchange(w.code, w.verifier)).body.scope).toBe('meetings:write');
       // A key carrying none of the asked scopes cannot sign in for them.
       const browser = new TestBrowser();
-      const page = await browser.get(authorizationUrl(mcp.base, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, code_challenge: pkcePair().challenge, code_challenge_method: 'S256', scope: 'meetings:read' }));
+      const page = await browser.get(
+        authorizationUrl(mcp.base, {
+          response_type: 'code',
+          client_id: clientId,
+          redirect_uri: REDIRECT_URI,
+          code_challenge: pkcePair().challenge,
+          code_challenge_method: 'S256',
+          scope: 'meetings:read',
+        }),
+      );
       const form = parseForm(await page.text());
       const refused = await browser.post(form.action, { ...form.fields, api_key: adminOnly.key });
       expect(refused.status).toBe(403);
@@ -202,7 +271,12 @@ describe('built-in authorization server: redirect URIs and revocation lineage', 
       const withoutAdmin = await authorize(boss.key, { scope: 'meetings:read meetings:write' });
       const plainTokens = (await exchange(withoutAdmin.code, withoutAdmin.verifier)).body;
       // Another teammate's live meetings are team administration: the token without admin is refused, naming the scope.
-      const call = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'svc_get_active_meetings', arguments: { email: alice.email } } };
+      const call = {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'svc_get_active_meetings', arguments: { email: alice.email } },
+      };
       const allowed = await (await postMcp(mcp.mcpUrl, call, adminTokens.access_token)).text();
       expect(allowed).not.toContain('"isError":true');
       const refused = await (await postMcp(mcp.mcpUrl, call, plainTokens.access_token)).text();

@@ -17,7 +17,12 @@ describe('OAuth disabled', () => {
   });
 
   it('serves no metadata and names none in its challenges', async () => {
-    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/oauth/jwks']) {
+    for (const path of [
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-authorization-server',
+      '/oauth/jwks',
+    ]) {
       expect((await fetch(`${mcp.base}${path}`)).status).toBe(404);
     }
     const res = await postMcp(mcp.mcpUrl, INIT);
@@ -29,7 +34,11 @@ describe('OAuth disabled', () => {
     const jwtLike = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln';
     const res = await postMcp(mcp.mcpUrl, INIT, jwtLike);
     expect(res.status).toBe(401);
-    expect(challengeParams(res.headers.get('www-authenticate'))).toEqual({ realm: 'meeting-intelligence', error: 'invalid_token', error_description: expect.stringMatching(/API key/) });
+    expect(challengeParams(res.headers.get('www-authenticate'))).toEqual({
+      realm: 'meeting-intelligence',
+      error: 'invalid_token',
+      error_description: expect.stringMatching(/API key/),
+    });
     const team = await makeTeam(t.db);
     const bob = await makeUser(t.db, team);
     expect((await postMcp(mcp.mcpUrl, INIT, bob.key)).status).toBe(200);

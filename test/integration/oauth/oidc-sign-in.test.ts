@@ -6,7 +6,19 @@
 import { FakeOidcProvider } from '../../support/oidc-provider';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
-import { authorizationUrl, callWithToken, metricValue, OAuthHarness, parseForm, pkcePair, REDIRECT_URI, registerTestClient, startOAuthMcp, TestBrowser, tokenRequest } from './support';
+import {
+  authorizationUrl,
+  callWithToken,
+  metricValue,
+  OAuthHarness,
+  parseForm,
+  pkcePair,
+  REDIRECT_URI,
+  registerTestClient,
+  startOAuthMcp,
+  TestBrowser,
+  tokenRequest,
+} from './support';
 
 describe('built-in server with sign-in at an OpenID Connect provider', () => {
   let t: TestDatabase;
@@ -21,7 +33,12 @@ describe('built-in server with sign-in at an OpenID Connect provider', () => {
     alice = await makeUser(t.db, team, { name: 'Alice' });
     idp = new FakeOidcProvider('meeting-intel', 'idp-secret');
     await idp.start();
-    mcp = await startOAuthMcp(t.db, { OAUTH_MODE: 'builtin', OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: 'meeting-intel', OIDC_CLIENT_SECRET: 'idp-secret' });
+    mcp = await startOAuthMcp(t.db, {
+      OAUTH_MODE: 'builtin',
+      OIDC_ISSUER: idp.issuer,
+      OIDC_CLIENT_ID: 'meeting-intel',
+      OIDC_CLIENT_SECRET: 'idp-secret',
+    });
     clientId = (await registerTestClient(mcp.base)).body.client_id;
   });
   afterAll(async () => {
@@ -32,7 +49,16 @@ describe('built-in server with sign-in at an OpenID Connect provider', () => {
 
   /** Start an authorization; the browser is sent to the provider. Returns the provider's request. */
   async function startAtProvider(browser: TestBrowser, challenge: string) {
-    const res = await browser.get(authorizationUrl(mcp.base, { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, code_challenge: challenge, code_challenge_method: 'S256', state: 'app-state' }));
+    const res = await browser.get(
+      authorizationUrl(mcp.base, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT_URI,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 'app-state',
+      }),
+    );
     expect(res.status).toBe(303);
     const atIdp = new URL(res.headers.get('location')!);
     expect(atIdp.origin + atIdp.pathname).toBe(`${idp.issuer}/auth`);
@@ -45,10 +71,20 @@ describe('built-in server with sign-in at an OpenID Connect provider', () => {
     const browser = new TestBrowser();
     const app = pkcePair();
     const req = await startAtProvider(browser, app.challenge);
-    expect(req).toMatchObject({ response_type: 'code', client_id: 'meeting-intel', redirect_uri: `${mcp.base}/oauth/callback`, scope: 'openid email profile', code_challenge_method: 'S256' });
+    expect(req).toMatchObject({
+      response_type: 'code',
+      client_id: 'meeting-intel',
+      redirect_uri: `${mcp.base}/oauth/callback`,
+      scope: 'openid email profile',
+      code_challenge_method: 'S256',
+    });
     expect(req.nonce).toEqual(expect.any(String));
 
-    idp.codes.set('idp-code-1', { challenge: req.code_challenge, nonce: req.nonce, claims: { email: alice.email.toUpperCase() } });
+    idp.codes.set('idp-code-1', {
+      challenge: req.code_challenge,
+      nonce: req.nonce,
+      claims: { email: alice.email.toUpperCase() },
+    });
     const back = await browser.get(callback({ code: 'idp-code-1', state: req.state }));
     expect(back.status).toBe(303);
     expect(idp.tokenRequests.at(-1)?.get('redirect_uri')).toBe(`${mcp.base}/oauth/callback`);
@@ -57,13 +93,25 @@ describe('built-in server with sign-in at an OpenID Connect provider', () => {
     const html = await consentPage.text();
     expect(html).toContain(alice.email);
     const consent = parseForm(html);
-    const decided = await browser.post(consent.action, { ...consent.fields, decision: 'approve', scope: ['meetings:read', 'meetings:write'] });
+    const decided = await browser.post(consent.action, {
+      ...consent.fields,
+      decision: 'approve',
+      scope: ['meetings:read', 'meetings:write'],
+    });
     const landed = new URL(decided.headers.get('location')!);
     expect(landed.searchParams.get('state')).toBe('app-state');
 
-    const tokens = await tokenRequest(mcp.base, { grant_type: 'authorization_code', code: landed.searchParams.get('code')!, code_verifier: app.verifier, client_id: clientId, redirect_uri: REDIRECT_URI });
+    const tokens = await tokenRequest(mcp.base, {
+      grant_type: 'authorization_code',
+      code: landed.searchParams.get('code')!,
+      code_verifier: app.verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+    });
     expect(tokens.status).toBe(200);
-    expect((await callWithToken(mcp.mcpUrl, tokens.body.access_token, 'svc_get_user')).data).toMatchObject({ user_id: alice.id });
+    expect((await callWithToken(mcp.mcpUrl, tokens.body.access_token, 'svc_get_user')).data).toMatchObject({
+      user_id: alice.id,
+    });
     const signIn = await t.db('audit_log').where({ action: 'oauth.sign_in', actor_user_id: alice.id }).first();
     expect(signIn.details).toMatchObject({ method: 'oidc' });
   });
@@ -71,7 +119,11 @@ describe('built-in server with sign-in at an OpenID Connect provider', () => {
   it('refuses a person the service does not know', async () => {
     const browser = new TestBrowser();
     const req = await startAtProvider(browser, pkcePair().challenge);
-    idp.codes.set('idp-code-2', { challenge: req.code_challenge, nonce: req.nonce, claims: { email: 'stranger@example.test' } });
+    idp.codes.set('idp-code-2', {
+      challenge: req.code_challenge,
+      nonce: req.nonce,
+      claims: { email: 'stranger@example.test' },
+    });
     const before = await metricValue('oauth_sign_ins_total', { outcome: 'unknown_user' });
     const res = await browser.get(callback({ code: 'idp-code-2', state: req.state }));
     expect(res.status).toBe(403);
@@ -82,14 +134,22 @@ describe('built-in server with sign-in at an OpenID Connect provider', () => {
   it('refuses an ID token for another sign-in (nonce) or an unverified email', async () => {
     const browser = new TestBrowser();
     const req = await startAtProvider(browser, pkcePair().challenge);
-    idp.codes.set('idp-code-3', { challenge: req.code_challenge, nonce: 'someone-elses-nonce', claims: { email: alice.email } });
+    idp.codes.set('idp-code-3', {
+      challenge: req.code_challenge,
+      nonce: 'someone-elses-nonce',
+      claims: { email: alice.email },
+    });
     const res = await browser.get(callback({ code: 'idp-code-3', state: req.state }));
     expect(res.status).toBe(401);
     expect(await res.text()).toMatch(/does not belong to this sign-in/);
 
     const b2 = new TestBrowser();
     const req2 = await startAtProvider(b2, pkcePair().challenge);
-    idp.codes.set('idp-code-4', { challenge: req2.code_challenge, nonce: req2.nonce, claims: { email: alice.email, email_verified: false } });
+    idp.codes.set('idp-code-4', {
+      challenge: req2.code_challenge,
+      nonce: req2.nonce,
+      claims: { email: alice.email, email_verified: false },
+    });
     expect((await b2.get(callback({ code: 'idp-code-4', state: req2.state }))).status).toBe(401);
   });
 

@@ -11,7 +11,11 @@ import type { Knex } from 'knex';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decode } from '@toon-format/toon';
 import { createMcpApp } from '../../../services/mcp/app';
 import { closeServers } from '../../../services/platform/http';
@@ -45,7 +49,12 @@ export const INIT = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
 };
 
-export const toolCall = (name: string, args: Record<string, unknown> = {}, id = 7) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+export const toolCall = (name: string, args: Record<string, unknown> = {}, id = 7) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 /** One raw JSON-RPC POST to /mcp with a bearer token. */
 export function postMcp(url: string, body: unknown, token?: string): Promise<Response> {
@@ -63,9 +72,14 @@ export function postMcp(url: string, body: unknown, token?: string): Promise<Res
 /** A tool call through the SDK's client with a fixed bearer token; the TOON answer decoded. */
 export async function callWithToken(url: string, token: string, tool: string, args: Record<string, unknown> = {}) {
   const client = new Client({ name: 'oauth-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
   try {
-    const res = (await client.callTool({ name: tool, arguments: args })) as { isError?: boolean; content: { text: string }[] };
+    const res = (await client.callTool({ name: tool, arguments: args })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
     const text = res.content.map((c) => c.text).join('\n');
     return { isError: Boolean(res.isError), data: decode(text) as any };
   } finally {
@@ -116,7 +130,11 @@ export function authorizationUrl(base: string, p: Record<string, string | undefi
 }
 
 export async function tokenRequest(base: string, params: Record<string, string>) {
-  const res = await fetch(`${base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) });
+  const res = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params),
+  });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
 }
 
@@ -133,7 +151,14 @@ export interface HtmlForm {
 
 const attr = (tag: string, name: string) => {
   const m = new RegExp(`${name}="([^"]*)"`).exec(tag);
-  return m ? m[1].replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&') : undefined;
+  return m
+    ? m[1]
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&amp;/g, '&')
+    : undefined;
 };
 
 export function parseForm(html: string): HtmlForm {
@@ -145,7 +170,8 @@ export function parseForm(html: string): HtmlForm {
     const name = attr(tag, 'name');
     if (!name) continue;
     if (attr(tag, 'type') === 'hidden') fields[name] = attr(tag, 'value') ?? '';
-    if (attr(tag, 'type') === 'checkbox') checkboxes.push({ name, value: attr(tag, 'value') ?? '', checked: / checked/.test(tag) });
+    if (attr(tag, 'type') === 'checkbox')
+      checkboxes.push({ name, value: attr(tag, 'value') ?? '', checked: / checked/.test(tag) });
   }
   return { action: attr(form[0], 'action')!, fields, checkboxes };
 }
@@ -196,9 +222,17 @@ export interface SignInOptions {
  * Play the user: open the authorization URL, sign in with the API key, decide on the consent page.
  * Returns where the browser is finally sent (the client's redirect URI with code or error).
  */
-export async function signInAndConsent(browser: TestBrowser, authUrl: string, apiKey: string, opts: SignInOptions = {}): Promise<URL> {
+export async function signInAndConsent(
+  browser: TestBrowser,
+  authUrl: string,
+  apiKey: string,
+  opts: SignInOptions = {},
+): Promise<URL> {
   const page = await browser.get(authUrl);
-  if (page.status !== 200) throw new Error(`authorization page answered ${page.status}: ${page.headers.get('location') ?? (await page.text()).slice(0, 300)}`);
+  if (page.status !== 200)
+    throw new Error(
+      `authorization page answered ${page.status}: ${page.headers.get('location') ?? (await page.text()).slice(0, 300)}`,
+    );
   const signIn = parseForm(await page.text());
   const afterSignIn = await browser.post(signIn.action, { ...signIn.fields, api_key: apiKey });
   if (afterSignIn.status !== 303) throw new Error(`sign-in answered ${afterSignIn.status}`);
@@ -206,7 +240,11 @@ export async function signInAndConsent(browser: TestBrowser, authUrl: string, ap
   expect(consentPage.status).toBe(200);
   const consent = parseForm(await consentPage.text());
   const ticked = consent.checkboxes.filter((c) => !opts.scopes || opts.scopes.includes(c.value)).map((c) => c.value);
-  const decided = await browser.post(consent.action, { ...consent.fields, decision: opts.decision ?? 'approve', scope: ticked });
+  const decided = await browser.post(consent.action, {
+    ...consent.fields,
+    decision: opts.decision ?? 'approve',
+    scope: ticked,
+  });
   expect(decided.status).toBe(303);
   return new URL(decided.headers.get('location')!);
 }
@@ -226,7 +264,13 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
   constructor(readonly redirectUrl: string) {}
 
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'SDK test client', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'SDK test client',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.client;

@@ -20,7 +20,12 @@ describe('page sign-in with OpenID Connect', () => {
     await makeMeeting(t.db, { organizer: alice, title: 'Alice planning' });
     idp = new FakeOidcProvider('meeting-intel', 'idp-secret');
     await idp.start();
-    mcp = await startOAuthMcp(t.db, { OAUTH_MODE: 'builtin', OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: 'meeting-intel', OIDC_CLIENT_SECRET: 'idp-secret' });
+    mcp = await startOAuthMcp(t.db, {
+      OAUTH_MODE: 'builtin',
+      OIDC_ISSUER: idp.issuer,
+      OIDC_CLIENT_ID: 'meeting-intel',
+      OIDC_CLIENT_SECRET: 'idp-secret',
+    });
   });
   afterAll(async () => {
     await mcp.close();
@@ -42,9 +47,15 @@ describe('page sign-in with OpenID Connect', () => {
   it('signs a known person in and lands them on the page they asked for', async () => {
     const browser = new TestBrowser();
     const req = await atProvider(browser);
-    expect(req).toMatchObject({ client_id: 'meeting-intel', redirect_uri: `${mcp.base}/signin/callback`, code_challenge_method: 'S256' });
+    expect(req).toMatchObject({
+      client_id: 'meeting-intel',
+      redirect_uri: `${mcp.base}/signin/callback`,
+      code_challenge_method: 'S256',
+    });
     idp.codes.set('code-1', { challenge: req.code_challenge, nonce: req.nonce, claims: { email: alice.email } });
-    const back = await browser.get(`${mcp.base}/signin/callback?${new URLSearchParams({ code: 'code-1', state: req.state })}`);
+    const back = await browser.get(
+      `${mcp.base}/signin/callback?${new URLSearchParams({ code: 'code-1', state: req.state })}`,
+    );
     expect(back.status).toBe(303);
     expect(back.headers.get('location')).toBe('/meetings');
     expect(browser.cookies.get('mi_session')).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -59,14 +70,22 @@ describe('page sign-in with OpenID Connect', () => {
     const browser = new TestBrowser();
     const req = await atProvider(browser);
     idp.codes.set('code-2', { challenge: req.code_challenge, nonce: req.nonce, claims: { email: alice.email } });
-    const forged = await browser.get(`${mcp.base}/signin/callback?${new URLSearchParams({ code: 'code-2', state: 'someone-elses' })}`);
+    const forged = await browser.get(
+      `${mcp.base}/signin/callback?${new URLSearchParams({ code: 'code-2', state: 'someone-elses' })}`,
+    );
     expect(forged.status).toBe(400);
     expect(browser.cookies.get('mi_session')).toBeUndefined();
 
     const again = new TestBrowser();
     const req2 = await atProvider(again);
-    idp.codes.set('code-3', { challenge: req2.code_challenge, nonce: req2.nonce, claims: { email: 'stranger@example.test' } });
-    const stranger = await again.get(`${mcp.base}/signin/callback?${new URLSearchParams({ code: 'code-3', state: req2.state })}`);
+    idp.codes.set('code-3', {
+      challenge: req2.code_challenge,
+      nonce: req2.nonce,
+      claims: { email: 'stranger@example.test' },
+    });
+    const stranger = await again.get(
+      `${mcp.base}/signin/callback?${new URLSearchParams({ code: 'code-3', state: req2.state })}`,
+    );
     expect(stranger.status).toBe(403);
     expect(await stranger.text()).toContain('is not a user of this service');
     expect(again.cookies.get('mi_session')).toBeUndefined();

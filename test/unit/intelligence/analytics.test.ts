@@ -24,8 +24,22 @@ describe('analyze', () => {
   const [ada, ben] = result.speakers;
 
   it('counts talk time, words, words per minute and share of talk per speaker', () => {
-    expect(ada).toMatchObject({ speaker_id: 0, name: 'Ada', email: 'ada@demo.example', duration: 78, word_count: 36, duration_pct: 82.98 });
-    expect(ben).toMatchObject({ speaker_id: 1, name: 'Ben', email: null, duration: 16, word_count: 18, duration_pct: 17.02 });
+    expect(ada).toMatchObject({
+      speaker_id: 0,
+      name: 'Ada',
+      email: 'ada@demo.example',
+      duration: 78,
+      word_count: 36,
+      duration_pct: 82.98,
+    });
+    expect(ben).toMatchObject({
+      speaker_id: 1,
+      name: 'Ben',
+      email: null,
+      duration: 16,
+      word_count: 18,
+      duration_pct: 17.02,
+    });
     expect(ada.words_per_minute).toBe(27.7);
     expect(ben.words_per_minute).toBe(67.5);
   });
@@ -49,7 +63,8 @@ describe('analyze', () => {
   });
 
   it('gives sentiment shares per speaker and meeting that add up to 100', () => {
-    for (const p of [ada, ben, result.meeting]) expect(p.positive_pct + p.neutral_pct + p.negative_pct).toBeCloseTo(100, 1);
+    for (const p of [ada, ben, result.meeting])
+      expect(p.positive_pct + p.neutral_pct + p.negative_pct).toBeCloseTo(100, 1);
     // "the team has been great and I am happy…" is Ada's one positive sentence of four
     expect(ada.positive_pct).toBe(25);
     expect(ben.positive_pct + ben.negative_pct).toBe(0);
@@ -59,13 +74,23 @@ describe('analyze', () => {
     const r = analyze(meeting, { mediaDurationSeconds: 120 });
     expect(r.meeting.talk_listen_ratio).toBe(4.875);
     expect(r.meeting.duration_seconds).toBe(120);
-    expect(analyze(meeting, { hostEmail: 'ben@demo.example', speakerEmails: { Ben: 'ben@demo.example' } }).meeting.talk_listen_ratio).toBe(0.205);
+    expect(
+      analyze(meeting, { hostEmail: 'ben@demo.example', speakerEmails: { Ben: 'ben@demo.example' } }).meeting
+        .talk_listen_ratio,
+    ).toBe(0.205);
   });
 
   it('has no talk-listen ratio when only one person spoke, and nothing at all for an empty transcript', () => {
     expect(analyze(transcript([['Ada', 0, 5, 'Hello?']])).meeting.talk_listen_ratio).toBeNull();
     expect(analyze([])).toEqual({
-      meeting: { duration_seconds: 0, silence_seconds: 0, talk_listen_ratio: null, positive_pct: 0, neutral_pct: 0, negative_pct: 0 },
+      meeting: {
+        duration_seconds: 0,
+        silence_seconds: 0,
+        talk_listen_ratio: null,
+        positive_pct: 0,
+        neutral_pct: 0,
+        negative_pct: 0,
+      },
       speakers: [],
     });
   });

@@ -39,14 +39,39 @@ describe('parseCaptions: WebVTT', () => {
     expect(parsed.format).toBe('vtt');
     expect(parsed.duration_seconds).toBe(70);
     expect(parsed.sentences).toEqual([
-      { index: 0, speaker_id: 0, speaker_name: 'Ada Park', text: 'Hello everyone & welcome.', raw_text: '<v Ada Park>Hello <b>everyone</b> &amp; welcome.</v>', start_time: 1, end_time: 4.5 },
-      { index: 1, speaker_id: 1, speaker_name: 'Grace Okafor', text: 'Thanks, Ada!', raw_text: '<v.loud Grace Okafor>Thanks, Ada!</v>', start_time: 5, end_time: 7.25 },
-      { index: 2, speaker_id: 0, speaker_name: 'Ada Park', text: 'Shall we start?', raw_text: '<v Ada Park>Shall we start?', start_time: 68, end_time: 70 },
+      {
+        index: 0,
+        speaker_id: 0,
+        speaker_name: 'Ada Park',
+        text: 'Hello everyone & welcome.',
+        raw_text: '<v Ada Park>Hello <b>everyone</b> &amp; welcome.</v>',
+        start_time: 1,
+        end_time: 4.5,
+      },
+      {
+        index: 1,
+        speaker_id: 1,
+        speaker_name: 'Grace Okafor',
+        text: 'Thanks, Ada!',
+        raw_text: '<v.loud Grace Okafor>Thanks, Ada!</v>',
+        start_time: 5,
+        end_time: 7.25,
+      },
+      {
+        index: 2,
+        speaker_id: 0,
+        speaker_name: 'Ada Park',
+        text: 'Shall we start?',
+        raw_text: '<v Ada Park>Shall we start?',
+        start_time: 68,
+        end_time: 70,
+      },
     ]);
   });
 
   it('reads "Name:" prefixes and carries the last speaker into cues without a name', () => {
-    const vtt = 'WEBVTT\n\n00:01.000 --> 00:03.000\nTom Becker: Hi Rachel,\nthanks for joining.\n\n00:03.500 --> 00:05.000\nit has been a while.\n\n00:06.000 --> 00:07.000\nRachel Kim: Hi Tom.';
+    const vtt =
+      'WEBVTT\n\n00:01.000 --> 00:03.000\nTom Becker: Hi Rachel,\nthanks for joining.\n\n00:03.500 --> 00:05.000\nit has been a while.\n\n00:06.000 --> 00:07.000\nRachel Kim: Hi Tom.';
     expect(brief(vtt)).toEqual([
       [0, 'Tom Becker', 'Hi Rachel, thanks for joining.', 1, 3],
       [0, 'Tom Becker', 'it has been a while.', 3.5, 5],
@@ -57,7 +82,13 @@ describe('parseCaptions: WebVTT', () => {
   it('splits a cue shared by two voices and divides its time by text length', () => {
     const vtt = 'WEBVTT\n\n00:00:10.000 --> 00:00:12.000\n<v Ada>Thanks!</v> <v Ben>See you, Ada.</v>';
     const [a, b] = parseCaptions(vtt).sentences;
-    expect([a.speaker_name, a.text, a.start_time, a.end_time, a.raw_text]).toEqual(['Ada', 'Thanks!', 10, 10.7, '<v Ada>Thanks!</v>']);
+    expect([a.speaker_name, a.text, a.start_time, a.end_time, a.raw_text]).toEqual([
+      'Ada',
+      'Thanks!',
+      10,
+      10.7,
+      '<v Ada>Thanks!</v>',
+    ]);
     expect([b.speaker_name, b.text, b.start_time, b.end_time]).toEqual(['Ben', 'See you, Ada.', 10.7, 12]);
   });
 
@@ -98,7 +129,8 @@ describe('parseCaptions: WebVTT', () => {
 
 describe('parseCaptions: SRT', () => {
   it('reads numbered cues with CRLF line endings, a BOM, formatting tags and "Name:" prefixes', () => {
-    const srt = '\uFEFF1\r\n00:00:01,000 --> 00:00:04,000\r\nAda Park: <i>Hello</i> there,\r\nBen.\r\n\r\n2\r\n00:00:05,000 --> 00:00:07,500\r\n{\\an8}Ben Ode: Hi!\r\n\r\n3\r\n00:00:08,000 --> 00:00:09,000\r\nNote: this stays Ben.\r\n';
+    const srt =
+      '\uFEFF1\r\n00:00:01,000 --> 00:00:04,000\r\nAda Park: <i>Hello</i> there,\r\nBen.\r\n\r\n2\r\n00:00:05,000 --> 00:00:07,500\r\n{\\an8}Ben Ode: Hi!\r\n\r\n3\r\n00:00:08,000 --> 00:00:09,000\r\nNote: this stays Ben.\r\n';
     expect(brief(srt)).toEqual([
       [0, 'Ada Park', 'Hello there, Ben.', 1, 4],
       [1, 'Ben Ode', 'Hi!', 5, 7.5],
@@ -107,7 +139,8 @@ describe('parseCaptions: SRT', () => {
   });
 
   it('does not take content labels ("Action Item:", "Step 2:") for speakers', () => {
-    const srt = '1\n00:00:01,000 --> 00:00:03,000\nAda: Two things.\n\n2\n00:00:03,000 --> 00:00:05,000\nAction Item: Ben sends the deck.\n\n3\n00:00:05,000 --> 00:00:07,000\nStep 2: open the page.\n';
+    const srt =
+      '1\n00:00:01,000 --> 00:00:03,000\nAda: Two things.\n\n2\n00:00:03,000 --> 00:00:05,000\nAction Item: Ben sends the deck.\n\n3\n00:00:05,000 --> 00:00:07,000\nStep 2: open the page.\n';
     expect(brief(srt).map(([id, name, text]) => [id, name, text])).toEqual([
       [0, 'Ada', 'Two things.'],
       [0, 'Ada', 'Action Item: Ben sends the deck.'],
@@ -124,7 +157,10 @@ describe('parseCaptions: SRT', () => {
   });
 
   it('accepts a UTF-16 file from a Windows tool', () => {
-    const srt = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('1\n00:00:01,000 --> 00:00:02,000\nZoë: Grüß dich.\n', 'utf16le')]);
+    const srt = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('1\n00:00:01,000 --> 00:00:02,000\nZoë: Grüß dich.\n', 'utf16le'),
+    ]);
     expect(brief(srt)).toEqual([[0, 'Zoë', 'Grüß dich.', 1, 2]]);
   });
 

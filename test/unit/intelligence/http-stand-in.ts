@@ -19,7 +19,12 @@ export async function standIn(reply: (req: Received) => { status?: number; body:
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+      const r: Received = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
       received.push(r);
       const answer = reply(r);
       setTimeout(() => {

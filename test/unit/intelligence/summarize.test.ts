@@ -47,7 +47,9 @@ describe('summarize (extractive)', () => {
   });
 
   it('fills overview, short summary and outline, so notes stay empty', () => {
-    expect(summary.short_summary).toMatch(/^Sales call with Ada Park, Ben Ode and Carol Diaz \(1 min\) about .*pricing.*; 4 action items\.$/);
+    expect(summary.short_summary).toMatch(
+      /^Sales call with Ada Park, Ben Ode and Carol Diaz \(1 min\) about .*pricing.*; 4 action items\.$/,
+    );
     expect(summary.overview.split('\n')[0]).toBe('Sales call with Ada Park, Ben Ode and Carol Diaz, 1 min.');
     expect(summary.overview).toContain('Follow-ups: 4 action items for Ben Ode, Carol Diaz and Ada Park.');
     expect(summary.outline).toHaveLength(1);
@@ -77,7 +79,15 @@ describe('summarize (extractive)', () => {
 
   it('fills notes for every field of an empty transcript', () => {
     const empty = summarize([]);
-    expect(Object.keys(empty.notes).sort()).toEqual(['action_items', 'keywords', 'meeting_type', 'outline', 'overview', 'short_summary', 'topics_discussed']);
+    expect(Object.keys(empty.notes).sort()).toEqual([
+      'action_items',
+      'keywords',
+      'meeting_type',
+      'outline',
+      'overview',
+      'short_summary',
+      'topics_discussed',
+    ]);
   });
 
   it('rejoins caption cues cut mid-sentence before reading them', () => {
@@ -147,9 +157,12 @@ describe('action item owners', () => {
     summarize(transcript(rows), { meetingDate: '2026-10-14' }).action_items.map((a) => [a.assignee, a.text]);
 
   it('gives a commitment to the speaker even when they address someone', () => {
-    expect(items([['Ada Park', 0, 3, "Tom, I'll send you the deck tomorrow."], ['Tom Lee', 4, 5, 'Thanks!']])).toEqual([
-      ['Ada Park', "Tom, I'll send you the deck tomorrow."],
-    ]);
+    expect(
+      items([
+        ['Ada Park', 0, 3, "Tom, I'll send you the deck tomorrow."],
+        ['Tom Lee', 4, 5, 'Thanks!'],
+      ]),
+    ).toEqual([['Ada Park', "Tom, I'll send you the deck tomorrow."]]);
   });
 
   it('gives an unaddressed request to whoever answers, and ignores one that is not a task', () => {
@@ -164,8 +177,11 @@ describe('action item owners', () => {
   });
 
   it('gives "X will…" to X', () => {
-    expect(items([['Ada Park', 0, 3, 'Tom will update the forecast by Monday.'], ['Tom Lee', 4, 5, 'Right.']])).toEqual([
-      ['Tom Lee', 'Tom will update the forecast by Monday.'],
-    ]);
+    expect(
+      items([
+        ['Ada Park', 0, 3, 'Tom will update the forecast by Monday.'],
+        ['Tom Lee', 4, 5, 'Right.'],
+      ]),
+    ).toEqual([['Tom Lee', 'Tom will update the forecast by Monday.']]);
   });
 });

@@ -31,7 +31,10 @@ describe('requestLog', () => {
   it("binds the caller's x-request-id when it is well formed", async () => {
     const res = await fetch(`${base}/probe`, { headers: { 'x-request-id': 'trace-42.a:b' } });
     expect(res.headers.get('x-request-id')).toBe('trace-42.a:b');
-    expect(await probe(res)).toEqual({ bindings: expect.objectContaining({ requestId: 'trace-42.a:b' }), sameLogger: true });
+    expect(await probe(res)).toEqual({
+      bindings: expect.objectContaining({ requestId: 'trace-42.a:b' }),
+      sameLogger: true,
+    });
   });
 
   it('binds a fresh id, the one the response names, when the header is missing or malformed', async () => {

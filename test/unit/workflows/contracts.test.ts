@@ -28,7 +28,8 @@ describe('the workflow contract', () => {
     expect(liveWorkflowId('01ABC')).toBe('live-01ABC');
   });
 
-  const activityFailure = (cause: Error) => new ActivityFailure('activity failed', 'fetchMedia', '1', RetryState.NON_RETRYABLE_FAILURE, undefined, cause);
+  const activityFailure = (cause: Error) =>
+    new ActivityFailure('activity failed', 'fetchMedia', '1', RetryState.NON_RETRYABLE_FAILURE, undefined, cause);
 
   it('finds the ApplicationFailure under the failures that wrap it, and its message', () => {
     const app = ApplicationFailure.nonRetryable('the recording is not a media file', 'BadInput');
@@ -41,6 +42,8 @@ describe('the workflow contract', () => {
     const timeout = activityFailure(new TimeoutFailure('activity Heartbeat timeout', undefined, 'HEARTBEAT'));
     expect(failureCause(timeout)).toBeUndefined();
     expect(failureMessage(timeout)).toBe('activity Heartbeat timeout');
-    expect(failureMessage(new Error('  '), 'transcription failed for an unknown reason')).toBe('transcription failed for an unknown reason');
+    expect(failureMessage(new Error('  '), 'transcription failed for an unknown reason')).toBe(
+      'transcription failed for an unknown reason',
+    );
   });
 });

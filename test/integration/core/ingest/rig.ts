@@ -22,7 +22,12 @@ export interface RecordingRig {
   close(): Promise<void>;
 }
 
-export async function startRecordingRig(opts: { queue: string; ownerName: string; asr?: StandinOptions; workerEnv?: Record<string, string> }): Promise<RecordingRig> {
+export async function startRecordingRig(opts: {
+  queue: string;
+  ownerName: string;
+  asr?: StandinOptions;
+  workerEnv?: Record<string, string>;
+}): Promise<RecordingRig> {
   const closers: (() => Promise<unknown>)[] = [];
   const close = async () => {
     for (const c of closers.reverse()) await c();
