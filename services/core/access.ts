@@ -14,7 +14,6 @@ import type { Knex } from 'knex';
 import type { SqlFragment } from '../platform/sql';
 import { ServiceError, elevated } from '../platform/errors';
 import { isAdmin, Principal } from './principal';
-import { deliveryTargetSql } from './webhooks/types';
 
 type Where = (qb: Knex.QueryBuilder) => void;
 
@@ -315,6 +314,14 @@ export function requireTeamWebhookManager(p: Principal): void {
 }
 
 export const canManageTeamWebhook = (p: Principal) => p.tier === 'enterprise' && p.role === 'super_admin';
+
+/**
+ * A delivery's target in SQL, for `webhook_deliveries as <alias>`: a V1 delivery keeps it in `target`
+ * (as release 0.1.0 reads and writes it), a V2 one in `event_target` with `target` null, so 0.1.0's
+ * unique index on (meeting_id, target) holds and 0.1.0 never lists a V2 delivery
+ * (platform/migrations/20261202000100_action_items.ts).
+ */
+export const deliveryTargetSql = (alias: string): string => `coalesce(${alias}.target, ${alias}.event_target)`;
 
 /** Rows of `webhook_deliveries as <alias>` the caller may read and redeliver. */
 export function webhookDeliveryVisibleTo(p: Principal, alias = 'webhook_deliveries'): Where {

@@ -27,12 +27,12 @@ import type { Config } from '../../platform/config';
 import { webhookDeliveries } from '../../platform/metrics';
 import { teamEndpoint, userEndpoint, type EndpointRow } from './settings';
 import {
-  deliveryTargetSql,
   WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED,
   type WebhookDeliveryInput,
   type WebhookEvent,
   type WebhookTarget,
 } from './types';
+import { deliveryTargetSql } from '../access';
 import { isV2Event, subscribedEvents, v2Payload, type WebhookEventItem } from './events';
 import { momentLink } from '../action-items';
 
@@ -151,7 +151,7 @@ export async function recordDeliveries(
           team_id: m.team_id,
           meeting_id: m.id,
           event,
-          // V1 rows as release 0.1.0 keeps them; V2 rows with their target beside (types.ts, deliveryTargetSql).
+          // V1 rows as release 0.1.0 keeps them; V2 rows with their target beside (access.ts, deliveryTargetSql).
           ...(isV2Event(event) ? { target: null, event_target: target } : { target }),
           payload: payloads.get(event)!,
           ready_at: db.fn.now(),

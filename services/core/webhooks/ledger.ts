@@ -1,10 +1,10 @@
 /** The delivery ledger: a team's deliveries with their attempts, newest first, as the caller may see them. */
 import type { Knex } from 'knex';
-import { requireTeamWebhookManager, webhookDeliveryVisibleTo } from '../access';
+import { requireTeamWebhookManager, webhookDeliveryVisibleTo, deliveryTargetSql } from '../access';
 import { invalid, notFound } from '../../platform/errors';
 import type { Principal } from '../principal';
 import { requireOneOf } from '../validate';
-import { deliveryTargetSql, DELIVERY_STATUSES, LEDGER_LIMITS, type DeliveryStatus, type WebhookTarget } from './types';
+import { DELIVERY_STATUSES, LEDGER_LIMITS, type DeliveryStatus, type WebhookTarget } from './types';
 
 export interface WebhookAttemptRecord {
   attempt_no: number;

@@ -10,14 +10,6 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const WEBHOOK_TARGETS = ['upload', 'owner', 'team'] as const;
 export type WebhookTarget = (typeof WEBHOOK_TARGETS)[number];
 
-/**
- * A delivery's target in SQL, for `webhook_deliveries as <alias>`: a V1 delivery keeps it in `target`
- * (as release 0.1.0 reads and writes it), a V2 one in `event_target` with `target` null, so 0.1.0's
- * unique index on (meeting_id, target) holds and 0.1.0 never lists a V2 delivery
- * (migrations/20261202000100_action_items.ts).
- */
-export const deliveryTargetSql = (alias: string): string => `coalesce(${alias}.target, ${alias}.event_target)`;
-
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'disabled', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
