@@ -52,16 +52,18 @@ describe('backup with pg_dump under load, restore into a fresh cluster', () => {
 
   /** One meeting and its sentences in one transaction, as the pipeline persists a transcript. */
   const writeMeeting = (n: number) =>
-    makeMeeting(t.db, {
-      organizer: user,
-      title: `Written during the backup ${n}`,
-      sentences: Array.from({ length: SENTENCES }, (_, i) => ({
-        speaker: i % 2 ? 'Guest' : 'Ada',
-        text: `Sentence ${i} of meeting ${n}.`,
-        start: i * 2,
-        end: i * 2 + 1.5,
-      })),
-    });
+    t.db.transaction((trx) =>
+      makeMeeting(trx, {
+        organizer: user,
+        title: `Written during the backup ${n}`,
+        sentences: Array.from({ length: SENTENCES }, (_, i) => ({
+          speaker: i % 2 ? 'Guest' : 'Ada',
+          text: `Sentence ${i} of meeting ${n}.`,
+          start: i * 2,
+          end: i * 2 + 1.5,
+        })),
+      }),
+    );
 
   const mcpCall = async (url: string, key: string) => {
     const c = new McpClient({ name: 'backup-test', version: '1.0.0' });
