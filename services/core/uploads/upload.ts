@@ -43,6 +43,7 @@ function requestHash(u: NormalizedUpload, key: Buffer | undefined): string {
     // Only when given, so the hash of an upload without them is what it always was.
     ...(u.speakerNames.length > 0 || u.splitChannels !== null ? [u.speakerNames, u.splitChannels] : []),
     ...(u.webhookEvents ? [u.webhookEvents] : []),
+    ...(u.speakerCount !== null ? [{ speaker_count: u.speakerCount }] : []),
   ]);
   if (!key) throw new ServiceError('invariant_violation', 'SECRETS_KEY is not configured on this server; an operator must set it');
   return createHmac('sha256', key).update(canonical).digest('hex');
@@ -72,6 +73,7 @@ async function insertMeeting(db: Knex, p: Principal, u: NormalizedUpload, config
     fetch_secret: sealJson(config.secretsKey, u.fetch),
     ...(u.speakerNames.length > 0 ? { speaker_names: u.speakerNames } : {}),
     ...(u.splitChannels !== null ? { split_channels: u.splitChannels } : {}),
+    ...(u.speakerCount !== null ? { speaker_count: u.speakerCount } : {}),
   };
   await db.transaction(async (tx) => {
     await tx('meetings').insert({

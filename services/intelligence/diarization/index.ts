@@ -3,6 +3,7 @@
  * CAM++, models in models/diarization), and which speaker each sentence goes to.
  */
 export { diarize, speakerEmbeddings, readWave, DIARIZATION_THRESHOLD, DIARIZATION_SAMPLE_RATE, MAX_SPEAKERS, type Audio, type DiarizeOptions } from './engine';
+export { diarizeInThread, type DiarizedAudio } from './thread';
 export { assignSpeakers, type SpeakerTurn, type TimedSpan, type AssignOptions } from './assign';
 export { linkSpeakers, type KnownVoice, type LinkResult } from './link';
 export { diarizationModels, SEGMENTATION_MODEL, EMBEDDING_MODEL, type DiarizationModels } from './models';
