@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpHarness, startMcp } from '../../support/mcp';
 import { waitForRun } from '../../support/worker';
+import { UPLOAD_AUDIO } from '../../support/graphql';
 import { espeakConversation, wavFile, type Conversation } from '../../support/conversations';
 import { wavSamples } from '../../support/speech';
 import { requireMediaTools } from '../../support/media';
@@ -105,6 +106,14 @@ describe('speakers of uploaded recordings', () => {
     // The first voice heard is Speaker 1.
     expect(sentences[0].speaker_name).toBe('Speaker 1');
   }, 300_000);
+
+  it.each([0, 51])('refuses speaker_count %i at uploadAudio, naming the field and the rule', async (n) => {
+    const res = await rig.gql.request(rig.owner.key, UPLOAD_AUDIO, { input: { url: 'https://media.example.com/call.mp3', speaker_count: n } });
+    expect(res.body.data?.uploadAudio ?? null).toBeNull();
+    const [error] = res.body.errors!;
+    expect(error.message).toBe(`input.speaker_count must be an integer from 1 to 50 (how many people speak); got ${n}`);
+    expect(error.extensions).toMatchObject({ field: expect.stringMatching(/speaker_count$/), rule: 'an integer from 1 to 50' });
+  });
 
   it('finds as many speakers as speaker_count says', async () => {
     const c = espeakConversation(3, SEED, 6);
