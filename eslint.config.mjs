@@ -16,8 +16,23 @@ const SANDBOX = 'is not available in (or not deterministic inside) the workflow 
 
 const workflowImports = {
   paths: [
-    ...NODE_BUILTINS.map((name) => ({ name, message: `Node's ${name} ${SANDBOX}: do I/O in an activity.`, allowTypeImports: true })),
-    ...['knex', 'pg', 'undici', 'express', 'pino', 'prom-client', 'jose', 'file-type', 'music-metadata', 'testcontainers'].map((name) => ({
+    ...NODE_BUILTINS.map((name) => ({
+      name,
+      message: `Node's ${name} ${SANDBOX}: do I/O in an activity.`,
+      allowTypeImports: true,
+    })),
+    ...[
+      'knex',
+      'pg',
+      'undici',
+      'express',
+      'pino',
+      'prom-client',
+      'jose',
+      'file-type',
+      'music-metadata',
+      'testcontainers',
+    ].map((name) => ({
       name,
       message: `${name} does I/O: call it from an activity (workflows/activities/).`,
       allowTypeImports: true,
@@ -38,7 +53,8 @@ const workflowImports = {
     {
       // services/core/live/protocol is pure (types, constants, the live state machine's rules).
       regex: '^(\\.\\./)+services/(?!core/live/protocol$)',
-      message: 'Workflow code imports services/ for types only (import type), except the pure services/core/live/protocol.',
+      message:
+        'Workflow code imports services/ for types only (import type), except the pure services/core/live/protocol.',
       allowTypeImports: true,
     },
     {
@@ -64,7 +80,10 @@ const workflowGlobals = [
   { name: 'process', message: `process ${SANDBOX}: pass values in the workflow input.` },
   { name: 'require', message: `require ${SANDBOX}: use a static import.` },
   { name: 'crypto', message: `crypto ${DETERMINISM}: use uuid4() from @temporalio/workflow.` },
-  { name: 'performance', message: `performance ${DETERMINISM}: use Date (deterministic in the sandbox) or workflowInfo().` },
+  {
+    name: 'performance',
+    message: `performance ${DETERMINISM}: use Date (deterministic in the sandbox) or workflowInfo().`,
+  },
   { name: 'WeakRef', message: `WeakRef ${DETERMINISM}.` },
   { name: 'FinalizationRegistry', message: `FinalizationRegistry ${DETERMINISM}.` },
 ];
@@ -75,7 +94,7 @@ const workflowSyntax = [
   },
   {
     selector:
-      "MemberExpression[object.name=/^(globalThis|global|window|self)$/][property.name=/^(setTimeout|setInterval|setImmediate|fetch|process|require|crypto|performance)$/]",
+      'MemberExpression[object.name=/^(globalThis|global|window|self)$/][property.name=/^(setTimeout|setInterval|setImmediate|fetch|process|require|crypto|performance)$/]',
     message: `This global ${DETERMINISM} (or is not in the sandbox); see the no-restricted-globals messages.`,
   },
   { selector: 'ImportExpression', message: `import() ${SANDBOX}: use a static import.` },
@@ -83,7 +102,20 @@ const workflowSyntax = [
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'node_modules/', '.tools/', '.dev/', '.test-data/', 'charts/', 'k8s/', 'bin/', 'docs/', '**/*.cjs', '**/*.mjs', '**/*.js'],
+    ignores: [
+      'dist/',
+      'node_modules/',
+      '.tools/',
+      '.dev/',
+      '.test-data/',
+      'charts/',
+      'k8s/',
+      'bin/',
+      'docs/',
+      '**/*.cjs',
+      '**/*.mjs',
+      '**/*.js',
+    ],
   },
   {
     linterOptions: {
@@ -143,7 +175,13 @@ export default tseslint.config(
     // A core domain's index.ts is its API: it names what it exports, so a new file's exports are not public by accident.
     files: ['services/core/*/index.ts'],
     rules: {
-      'no-restricted-syntax': ['error', { selector: 'ExportAllDeclaration', message: "A domain's index.ts names its exports: export { ... } from './file'." }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ExportAllDeclaration',
+          message: "A domain's index.ts names its exports: export { ... } from './file'.",
+        },
+      ],
     },
   },
 );

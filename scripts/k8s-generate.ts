@@ -32,7 +32,14 @@ export const INGRESS_SET = { 'ingress.enabled': true };
 export const ASR_IN_CLUSTER_SET = { 'asr.inCluster.enabled': true };
 
 /** Generated directories: every file in them must be generated (stale leftovers are reported). */
-export const GENERATED_DIRS = [CHART_DASHBOARDS, path.join(K8S, 'dashboards'), path.join(K8S, 'base'), path.join(K8S, 'components', 'monitoring'), path.join(K8S, 'components', 'ingress'), path.join(K8S, 'components', 'asr-in-cluster')];
+export const GENERATED_DIRS = [
+  CHART_DASHBOARDS,
+  path.join(K8S, 'dashboards'),
+  path.join(K8S, 'base'),
+  path.join(K8S, 'components', 'monitoring'),
+  path.join(K8S, 'components', 'ingress'),
+  path.join(K8S, 'components', 'asr-in-cluster'),
+];
 
 function yamlDoc(obj: unknown): string {
   return YAML.stringify(obj, { lineWidth: 0, blockQuote: 'literal' });
@@ -66,7 +73,11 @@ function kustomization(kind: 'Kustomization' | 'Component', resources: string[],
 }
 
 /** Objects added by a values change; the changed ones must be only those `allowChanged` names. */
-function delta(base: K8sObject[], other: K8sObject[], allowChanged: (o: K8sObject) => boolean): { added: K8sObject[]; changed: [K8sObject, K8sObject][] } {
+function delta(
+  base: K8sObject[],
+  other: K8sObject[],
+  allowChanged: (o: K8sObject) => boolean,
+): { added: K8sObject[]; changed: [K8sObject, K8sObject][] } {
   const b = byKey(base);
   const added: K8sObject[] = [];
   const changed: [K8sObject, K8sObject][] = [];
@@ -79,7 +90,8 @@ function delta(base: K8sObject[], other: K8sObject[], allowChanged: (o: K8sObjec
     }
   }
   const o = byKey(other);
-  for (const k of b.keys()) if (!o.has(k)) throw new Error(`${k} disappears; a kustomize component cannot express that`);
+  for (const k of b.keys())
+    if (!o.has(k)) throw new Error(`${k} disappears; a kustomize component cannot express that`);
   return { added, changed };
 }
 
@@ -107,13 +119,25 @@ export async function renderedFiles(): Promise<Map<string, string>> {
   const baseDir = path.join(K8S, 'base');
   const baseFiles = objectFiles(baseDir, base);
   for (const [f, c] of baseFiles) files.set(f, c);
-  files.set(path.join(baseDir, 'kustomization.yaml'), kustomization('Kustomization', [...baseFiles.keys()].map((f) => path.basename(f))));
+  files.set(
+    path.join(baseDir, 'kustomization.yaml'),
+    kustomization(
+      'Kustomization',
+      [...baseFiles.keys()].map((f) => path.basename(f)),
+    ),
+  );
 
   const mon = delta(base, monitoring, () => false);
   const monDir = path.join(K8S, 'components', 'monitoring');
   const monFiles = objectFiles(monDir, mon.added);
   for (const [f, c] of monFiles) files.set(f, c);
-  files.set(path.join(monDir, 'kustomization.yaml'), kustomization('Component', [...monFiles.keys()].map((f) => path.basename(f))));
+  files.set(
+    path.join(monDir, 'kustomization.yaml'),
+    kustomization(
+      'Component',
+      [...monFiles.keys()].map((f) => path.basename(f)),
+    ),
+  );
 
   // Enabling the Ingress also derives PUBLIC_BASE_URL and MCP_ALLOWED_HOSTS from its host, and the
   // in-cluster speech server sets ASR_URL and ASR_MODEL: a ConfigMap patch carries that.
@@ -126,7 +150,13 @@ export async function renderedFiles(): Promise<Map<string, string>> {
  * A component of the objects a values change adds plus a patch of the ConfigMap keys it changes (the
  * Deployments' checksum annotation is Helm's business only; nothing else may change).
  */
-function configComponent(files: Map<string, string>, dir: string, base: K8sObject[], other: K8sObject[], what: string): void {
+function configComponent(
+  files: Map<string, string>,
+  dir: string,
+  base: K8sObject[],
+  other: K8sObject[],
+  what: string,
+): void {
   const d = delta(base, other, (o) => o.kind === 'ConfigMap' || o.kind === 'Deployment');
   const added = objectFiles(dir, d.added);
   for (const [f, c] of added) files.set(f, c);
@@ -134,21 +164,41 @@ function configComponent(files: Map<string, string>, dir: string, base: K8sObjec
   for (const [before, after] of d.changed) {
     if (after.kind === 'Deployment') {
       const strip = (o: K8sObject) => {
-        const copy = structuredClone(o) as K8sObject & { spec: { template: { metadata: { annotations: Record<string, string> } } } };
+        const copy = structuredClone(o) as K8sObject & {
+          spec: { template: { metadata: { annotations: Record<string, string> } } };
+        };
         delete copy.spec.template.metadata.annotations['checksum/config'];
         return copy;
       };
-      if (!isDeepStrictEqual(strip(before), strip(after))) throw new Error(`${key(after)} changes beyond its checksum with ${what}`);
+      if (!isDeepStrictEqual(strip(before), strip(after)))
+        throw new Error(`${key(after)} changes beyond its checksum with ${what}`);
       continue;
     }
     const data: Record<string, string> = {};
     const b = (before as K8sObject & { data: Record<string, string> }).data;
-    for (const [k, v] of Object.entries((after as K8sObject & { data: Record<string, string> }).data)) if (b[k] !== v) data[k] = v;
+    for (const [k, v] of Object.entries((after as K8sObject & { data: Record<string, string> }).data))
+      if (b[k] !== v) data[k] = v;
     const name = `configmap-patch.yaml`;
     patches.push(name);
-    files.set(path.join(dir, name), HEADER + yamlDoc({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: after.metadata.name, namespace: NAMESPACE }, data }));
+    files.set(
+      path.join(dir, name),
+      HEADER +
+        yamlDoc({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: after.metadata.name, namespace: NAMESPACE },
+          data,
+        }),
+    );
   }
-  files.set(path.join(dir, 'kustomization.yaml'), kustomization('Component', [...added.keys()].map((f) => path.basename(f)), patches));
+  files.set(
+    path.join(dir, 'kustomization.yaml'),
+    kustomization(
+      'Component',
+      [...added.keys()].map((f) => path.basename(f)),
+      patches,
+    ),
+  );
 }
 
 export interface Staleness {

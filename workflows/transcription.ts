@@ -42,46 +42,86 @@ const NON_RETRYABLE = [FAILURE.badInput, FAILURE.meetingGone, 'NonRetryableNetEr
 const { fetchMedia } = proxyActivities<Pick<TranscriptionActivities, 'fetchMedia'>>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 });
 
 /** Speech recognition of a long recording on a CPU takes a while; it heartbeats while it waits. */
 const { transcribe } = proxyActivities<Pick<TranscriptionActivities, 'transcribe'>>({
   startToCloseTimeout: '3 hours',
   heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: {
+    initialInterval: '5 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '5 minutes',
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 });
 
 /** Extracting the audio of a long recording (ffmpeg) and planning its chunks; stitching them back. */
-const { prepareAudio, stitchTranscript } = proxyActivities<Pick<TranscriptionActivities, 'prepareAudio' | 'stitchTranscript'>>({
+const { prepareAudio, stitchTranscript } = proxyActivities<
+  Pick<TranscriptionActivities, 'prepareAudio' | 'stitchTranscript'>
+>({
   startToCloseTimeout: '1 hour',
   heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 });
 
 /** One chunk (at most ASR_CHUNK_MAX_SECONDS of audio) to the speech engine, each retried on its own. */
 const CHUNK_OPTIONS = {
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 6,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 } as const;
 
 /** Chunks run on the plan's speech task queue (speech workers scale on their own); older plans on the run's queue. */
 const chunkActivity = (plan: AudioPlan) =>
-  proxyActivities<Pick<TranscriptionActivities, 'transcribeChunk'>>(plan.speechQueue ? { ...CHUNK_OPTIONS, taskQueue: plan.speechQueue } : CHUNK_OPTIONS).transcribeChunk;
+  proxyActivities<Pick<TranscriptionActivities, 'transcribeChunk'>>(
+    plan.speechQueue ? { ...CHUNK_OPTIONS, taskQueue: plan.speechQueue } : CHUNK_OPTIONS,
+  ).transcribeChunk;
 
 /** Pure computation (and the chat model when LLM_URL is set). */
 const { analyze, summarize } = proxyActivities<Pick<TranscriptionActivities, 'analyze' | 'summarize'>>({
   startToCloseTimeout: '20 minutes',
   heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 });
 
 /** One database transaction; retried generously because a database blip must not lose a transcript. */
 const { persist, markFailed } = proxyActivities<Pick<TranscriptionActivities, 'persist' | 'markFailed'>>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 20,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 });
 
 /** The sentence a person reads in failure_reason: the activity's own message, never a stack. */
@@ -119,7 +159,10 @@ export async function TranscriptionWorkflow(input: TranscriptionInput): Promise<
   try {
     const media = await fetchMedia({ meetingId });
     // Runs started before chunking (replayed histories) keep the single request of transcribe.
-    const transcript = media.kind !== 'captions' && patched('chunked-transcription') ? await transcribeInChunks(meetingId, media) : await transcribe({ meetingId, media });
+    const transcript =
+      media.kind !== 'captions' && patched('chunked-transcription')
+        ? await transcribeInChunks(meetingId, media)
+        : await transcribe({ meetingId, media });
     const step = { meetingId, media, transcript };
     const [, summary] = await Promise.all([analyze(step), summarize(step)]);
     const persisted = await persist(step);

@@ -12,7 +12,12 @@
  * Deterministic: timers, activity results and the workflow's seeded Math.random / uuid4 only.
  */
 import { isCancellation, log, proxyActivities, proxyLocalActivities, sleep, uuid4 } from '@temporalio/workflow';
-import type { AttemptOutcome, WebhookActivities, WebhookDeliveryInput, WebhookDeliveryResult } from './activities/webhooks';
+import type {
+  AttemptOutcome,
+  WebhookActivities,
+  WebhookDeliveryInput,
+  WebhookDeliveryResult,
+} from './activities/webhooks';
 import { failureMessage } from './contracts';
 
 export type { WebhookDeliveryInput, WebhookDeliveryResult } from './activities/webhooks';
@@ -23,7 +28,12 @@ export function withJitter(ms: number, random: () => number = Math.random): numb
 }
 
 /** How long to wait before attempt `i`: its scheduled delay, or longer when the receiver asked (capped). */
-export function delayBefore(i: number, scheduleMs: number[], retryAfterMs: number | null, random: () => number = Math.random): number {
+export function delayBefore(
+  i: number,
+  scheduleMs: number[],
+  retryAfterMs: number | null,
+  random: () => number = Math.random,
+): number {
   const planned = withJitter(scheduleMs[i] ?? 0, random);
   if (i === 0 || retryAfterMs === null) return planned;
   const cap = Math.max(0, ...scheduleMs);

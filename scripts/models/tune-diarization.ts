@@ -31,7 +31,11 @@ for (const n of [2, 3, 4]) {
 }
 const data = join(__dirname, '..', '..', '.models', 'testdata', 'pyannote');
 if (existsSync(join(data, 'sample.wav'))) {
-  cases.push({ name: 'pyannote sample.wav', audio: readWave(join(data, 'sample.wav')), reference: parseRttm(readFileSync(join(data, 'sample.rttm'), 'utf8')) });
+  cases.push({
+    name: 'pyannote sample.wav',
+    audio: readWave(join(data, 'sample.wav')),
+    reference: parseRttm(readFileSync(join(data, 'sample.rttm'), 'utf8')),
+  });
 }
 
 for (const threshold of list(values.thresholds)) {
@@ -39,7 +43,10 @@ for (const threshold of list(values.thresholds)) {
     const before = process.cpuUsage();
     const turns = diarize(c.audio, { threshold });
     const cpu = process.cpuUsage(before);
-    const r = diarizationErrorRate(c.reference, turns.map((t) => ({ start: t.start, end: t.end, speaker: String(t.speaker) })));
+    const r = diarizationErrorRate(
+      c.reference,
+      turns.map((t) => ({ start: t.start, end: t.end, speaker: String(t.speaker) })),
+    );
     const seconds = c.audio.samples.length / c.audio.sampleRate;
     process.stdout.write(
       `threshold ${threshold}  ${c.name.padEnd(26)} speakers ${new Set(turns.map((t) => t.speaker)).size}  DER ${(100 * r.der).toFixed(1)} %` +

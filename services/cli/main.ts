@@ -5,13 +5,31 @@
 import { isServiceError } from '../platform/errors';
 import { ConfigError } from '../platform/config';
 import { parse, Parsed, UsageError } from './args';
-import { apikeyCreate, apikeyList, apikeyRevoke, teamCreate, teamFlags, userCreate, userDeactivate, userEndSignins, userReactivate, userSignins } from './commands/admin';
+import {
+  apikeyCreate,
+  apikeyList,
+  apikeyRevoke,
+  teamCreate,
+  teamFlags,
+  userCreate,
+  userDeactivate,
+  userEndSignins,
+  userReactivate,
+  userSignins,
+} from './commands/admin';
 import { migrate } from './commands/migrate';
 import { SchemaError } from '../platform/schema';
 import { auditReads } from './commands/audit';
 import { serve } from './commands/serve';
 import { CommandContext } from './context';
-import { CliFailure, databaseFailure, isTemporalTransportError, temporalFailure, withinDeadline, withoutSql } from './failures';
+import {
+  CliFailure,
+  databaseFailure,
+  isTemporalTransportError,
+  temporalFailure,
+  withinDeadline,
+  withoutSql,
+} from './failures';
 import { output } from './output';
 
 export const USAGE = `meeting-intel <command> [options] [--json]
@@ -37,14 +55,28 @@ export const USAGE = `meeting-intel <command> [options] [--json]
 
 Configuration comes from environment variables (see docs/configuration.md); DATABASE_URL is always required.`;
 
-type Handler = { options: Record<string, { type: 'string' | 'boolean' }>; run: (ctx: CommandContext, p: Parsed) => Promise<void> };
+type Handler = {
+  options: Record<string, { type: 'string' | 'boolean' }>;
+  run: (ctx: CommandContext, p: Parsed) => Promise<void>;
+};
 
 const COMMANDS: Record<string, Handler> = {
-  migrate: { options: { release: { type: 'string' } }, run: (ctx, p) => migrate(ctx, p.positionals[0], p.values.release as string | undefined) },
+  migrate: {
+    options: { release: { type: 'string' } },
+    run: (ctx, p) => migrate(ctx, p.positionals[0], p.values.release as string | undefined),
+  },
   'team create': { options: { name: { type: 'string' }, tier: { type: 'string' } }, run: teamCreate },
-  'team flags': { options: { team: { type: 'string' }, enable: { type: 'string' }, disable: { type: 'string' } }, run: teamFlags },
+  'team flags': {
+    options: { team: { type: 'string' }, enable: { type: 'string' }, disable: { type: 'string' } },
+    run: teamFlags,
+  },
   'user create': {
-    options: { team: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' } },
+    options: {
+      team: { type: 'string' },
+      email: { type: 'string' },
+      name: { type: 'string' },
+      role: { type: 'string' },
+    },
     run: userCreate,
   },
   'user deactivate': { options: { email: { type: 'string' } }, run: userDeactivate },
@@ -52,16 +84,31 @@ const COMMANDS: Record<string, Handler> = {
   'user signins': { options: { email: { type: 'string' } }, run: userSignins },
   'user end-signins': { options: { email: { type: 'string' }, id: { type: 'string' } }, run: userEndSignins },
   'apikey create': {
-    options: { email: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' } },
+    options: {
+      email: { type: 'string' },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      expires: { type: 'string' },
+    },
     run: apikeyCreate,
   },
   'apikey list': { options: { email: { type: 'string' } }, run: apikeyList },
   'apikey revoke': { options: { prefix: { type: 'string' } }, run: apikeyRevoke },
   'audit reads': {
-    options: { team: { type: 'string' }, user: { type: 'string' }, meeting: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } },
+    options: {
+      team: { type: 'string' },
+      user: { type: 'string' },
+      meeting: { type: 'string' },
+      since: { type: 'string' },
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
+    },
     run: auditReads,
   },
-  'seed demo': { options: {}, run: (ctx, p) => (require('./commands/seed') as typeof import('./commands/seed')).seedDemoCommand(ctx, p) },
+  'seed demo': {
+    options: {},
+    run: (ctx, p) => (require('./commands/seed') as typeof import('./commands/seed')).seedDemoCommand(ctx, p),
+  },
   serve: { options: {}, run: (ctx, p) => serve(ctx, p.positionals[0]) },
 };
 

@@ -90,7 +90,10 @@ export type { SqlFragment };
 export function visibleToSql(p: Principal, alias = 'meetings'): SqlFragment {
   const sql = visibilityFor(alias);
   const unshared = p.sharedWith === false;
-  if (isAdmin(p)) return unshared ? { sql: sql.adminUnshared, bindings: [p.teamId] } : { sql: sql.admin, bindings: [p.teamId, p.email] };
+  if (isAdmin(p))
+    return unshared
+      ? { sql: sql.adminUnshared, bindings: [p.teamId] }
+      : { sql: sql.admin, bindings: [p.teamId, p.email] };
   return unshared
     ? { sql: sql.memberUnshared, bindings: [p.teamId, p.userId, p.email, p.userId] }
     : { sql: sql.member, bindings: [p.teamId, p.userId, p.email, p.userId, p.email] };
@@ -169,7 +172,11 @@ export function scopesOfUser(user: Pick<Principal, 'role'>): CredentialScope[] {
 
 export function requireScope(p: Principal, scope: CredentialScope): void {
   if (p.scopes && !p.scopes.includes(scope)) {
-    throw new ServiceError('insufficient_scope', `this credential lacks the ${scope} scope; use an API key or sign-in that carries ${scope}`, { scope });
+    throw new ServiceError(
+      'insufficient_scope',
+      `this credential lacks the ${scope} scope; use an API key or sign-in that carries ${scope}`,
+      { scope },
+    );
   }
 }
 
@@ -210,13 +217,15 @@ export function channelVisibleTo(p: Principal, alias = 'channels'): Where {
     qb.where(`${alias}.team_id`, p.teamId);
     if (isAdmin(p)) return;
     qb.where((w) =>
-      w.where(`${alias}.is_private`, false).orWhereExists((sq) =>
-        sq
-          .select(sq.client.raw('1'))
-          .from('channel_members as chm')
-          .whereRaw(`chm.channel_id = ${alias}.id`)
-          .where('chm.user_id', p.userId),
-      ),
+      w
+        .where(`${alias}.is_private`, false)
+        .orWhereExists((sq) =>
+          sq
+            .select(sq.client.raw('1'))
+            .from('channel_members as chm')
+            .whereRaw(`chm.channel_id = ${alias}.id`)
+            .where('chm.user_id', p.userId),
+        ),
     );
   };
 }
@@ -281,9 +290,11 @@ export function rulesManagedBy(p: Principal, alias = 'rules'): Where {
 export function ruleAuthorRefusal(author: Principal | undefined, ruleTeamId: string): string | null {
   const fix = 'an admin of the team can save the rule again (updateRule) to become its author';
   if (!author) return `the rule's author no longer exists; ${fix}`;
-  if (author.teamId !== ruleTeamId) return `the rule's author ${author.email} is no longer a member of the team; ${fix}`;
+  if (author.teamId !== ruleTeamId)
+    return `the rule's author ${author.email} is no longer a member of the team; ${fix}`;
   if (!isAdmin(author)) return `the rule's author ${author.email} is no longer a team admin; ${fix}`;
-  if (author.tier !== 'enterprise') return `automation rules require the Enterprise tier; the team is on ${author.tier}`;
+  if (author.tier !== 'enterprise')
+    return `automation rules require the Enterprise tier; the team is on ${author.tier}`;
   return null;
 }
 
@@ -309,7 +320,8 @@ export function webhookDeliveryVisibleTo(p: Principal, alias = 'webhook_deliveri
   return (qb) =>
     qb.where((w) => {
       w.where((own) => own.where(`${alias}.user_id`, p.userId).whereNot(`${alias}.target`, 'team'));
-      if (canManageTeamWebhook(p)) w.orWhere((team) => team.where(`${alias}.team_id`, p.teamId).where(`${alias}.target`, 'team'));
+      if (canManageTeamWebhook(p))
+        w.orWhere((team) => team.where(`${alias}.team_id`, p.teamId).where(`${alias}.target`, 'team'));
     });
 }
 

@@ -37,6 +37,7 @@ export interface ReadContext {
 }
 
 /** SQL for Principal.sharedWith, over a users row aliased `u`. */
-export const SHARED_WITH_SQL = 'exists (select 1 from meeting_shares sw where lower(sw.email) = lower(u.email)) as shared_with';
+export const SHARED_WITH_SQL =
+  'exists (select 1 from meeting_shares sw where lower(sw.email) = lower(u.email)) as shared_with';
 
 export const isAdmin = (p: Pick<Principal, 'role'>) => p.role === 'admin' || p.role === 'super_admin';

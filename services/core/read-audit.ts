@@ -99,7 +99,11 @@ const INSERT_READS = numbered({
 }).text;
 
 function insertReads(db: Knex, batch: ReadColumns): Promise<unknown> {
-  return runSql(db, { text: INSERT_READS, values: [batch.teams, batch.users, batch.meetings, batch.surfaces, batch.times] }, 'mi_insert_reads');
+  return runSql(
+    db,
+    { text: INSERT_READS, values: [batch.teams, batch.users, batch.meetings, batch.surfaces, batch.times] },
+    'mi_insert_reads',
+  );
 }
 
 /** Whether knex's pool is still open (destroy() removes it). */
@@ -180,7 +184,10 @@ class ReadAuditBuffer {
           // The pool was closed under us (a process or test that stopped without stopping the audit):
           // nothing can be written any more, so say so once and keep no timer alive.
           readAuditRows.inc({ outcome: 'dropped' }, batch.length + this.rows.length);
-          logger.warn({ rows: batch.length + this.rows.length }, 'read audit rows dropped: the database pool is closed');
+          logger.warn(
+            { rows: batch.length + this.rows.length },
+            'read audit rows dropped: the database pool is closed',
+          );
           this.rows = new ReadColumns();
           if (buffers.get(this.db) === this) buffers.delete(this.db);
           return;
@@ -250,7 +257,12 @@ export function readingAs(p: Principal, surface: string | ReadContext): Principa
  * with the Principal rather than in an AsyncLocalStorage: on Node 20 an active AsyncLocalStorage
  * installs promise hooks that cost every request CPU; see platform/logger.ts.)
  */
-export function recordRead(db: Knex, viewer: Principal | null, meeting: { id: string; teamId: string }, ctx: ReadContext | undefined = viewer?.reads): void {
+export function recordRead(
+  db: Knex,
+  viewer: Principal | null,
+  meeting: { id: string; teamId: string },
+  ctx: ReadContext | undefined = viewer?.reads,
+): void {
   if (!ctx || ctx.seen.has(meeting.id)) return;
   ctx.seen.add(meeting.id);
   let b = buffers.get(db);
@@ -311,7 +323,8 @@ const encodeCursor = (id: string) => Buffer.from(`ra:${id}`).toString('base64url
 function decodeCursor(cursor: string): string {
   const raw = Buffer.from(cursor, 'base64url').toString('utf8');
   const m = /^ra:(\d{1,19})$/.exec(raw);
-  if (!m) throw invalid('cursor', 'a next_cursor of a previous page', 'cursor must be the next_cursor of a previous page');
+  if (!m)
+    throw invalid('cursor', 'a next_cursor of a previous page', 'cursor must be the next_cursor of a previous page');
   return m[1];
 }
 
@@ -323,10 +336,18 @@ function decodeCursor(cursor: string): string {
 export async function listTeamReads(db: Knex, teamId: string, f: ReadAuditFilter): Promise<ReadAuditPage> {
   const limit = f.limit ?? READ_AUDIT_LIMIT.default;
   if (!Number.isInteger(limit) || limit < 1 || limit > READ_AUDIT_LIMIT.max) {
-    throw invalid('limit', `a whole number from 1 to ${READ_AUDIT_LIMIT.max}`, `limit must be a whole number from 1 to ${READ_AUDIT_LIMIT.max}; got ${limit}`);
+    throw invalid(
+      'limit',
+      `a whole number from 1 to ${READ_AUDIT_LIMIT.max}`,
+      `limit must be a whole number from 1 to ${READ_AUDIT_LIMIT.max}; got ${limit}`,
+    );
   }
-  for (const [field, d] of [['since', f.since], ['until', f.until]] as const) {
-    if (d !== undefined && Number.isNaN(d.getTime())) throw invalid(field, 'an ISO 8601 date-time', `${field} must be an ISO 8601 date-time`);
+  for (const [field, d] of [
+    ['since', f.since],
+    ['until', f.until],
+  ] as const) {
+    if (d !== undefined && Number.isNaN(d.getTime()))
+      throw invalid(field, 'an ISO 8601 date-time', `${field} must be an ISO 8601 date-time`);
   }
   const q = db('read_audit as r')
     .leftJoin('users as u', 'u.id', 'r.user_id')
@@ -361,6 +382,9 @@ export function listReads(db: Knex, p: Principal, f: ReadAuditFilter): Promise<R
  * on id alone (see migration 20261129000000), and its rows are never updated, so a row's ctid holds.
  */
 export async function pruneReads(db: Knex, olderThan: Date, batch: number): Promise<number> {
-  const r = await db.raw('delete from read_audit where ctid = any(array(select ctid from read_audit where read_at < ? limit ?))', [olderThan, batch]);
+  const r = await db.raw(
+    'delete from read_audit where ctid = any(array(select ctid from read_audit where read_at < ? limit ?))',
+    [olderThan, batch],
+  );
   return r.rowCount ?? 0;
 }

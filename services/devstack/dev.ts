@@ -207,6 +207,6 @@ async function speechLine(config: ReturnType<typeof loadConfig>): Promise<string
 }
 
 main().catch((e) => {
-  process.stderr.write(`[dev] failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  process.stderr.write(`[dev] failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   process.exit(1);
 });

@@ -38,7 +38,11 @@ const isRoot = () => userInfo().uid === 0;
 
 function run(bin: string, args: string[], opts: { quiet?: boolean; env?: NodeJS.ProcessEnv } = {}): string {
   const [cmd, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
-  return execFileSync(cmd, argv, { encoding: 'utf8', stdio: opts.quiet ? ['ignore', 'pipe', 'pipe'] : 'pipe', env: opts.env ?? process.env });
+  return execFileSync(cmd, argv, {
+    encoding: 'utf8',
+    stdio: opts.quiet ? ['ignore', 'pipe', 'pipe'] : 'pipe',
+    env: opts.env ?? process.env,
+  });
 }
 
 /**
@@ -53,7 +57,10 @@ function run(bin: string, args: string[], opts: { quiet?: boolean; env?: NodeJS.
  * most the trim threshold). glibc reads these variables; other C libraries ignore them. docs/operations.md
  * recommends the same for an operator's PostgreSQL.
  */
-export const POSTGRES_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: String(4 << 20), MALLOC_TRIM_THRESHOLD_: String(64 << 20) };
+export const POSTGRES_MALLOC_ENV = {
+  MALLOC_MMAP_THRESHOLD_: String(4 << 20),
+  MALLOC_TRIM_THRESHOLD_: String(64 << 20),
+};
 
 function prepareFolder(dir: string): void {
   mkdirSync(dir, { recursive: true });
@@ -89,11 +96,18 @@ export function startLocalPostgres(opts: { dataDir: string; port: number; durabl
   };
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     prepareFolder(dataDir);
-    run(join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync', '--locale=C.UTF-8'], {
-      quiet: true,
-    });
+    run(
+      join(bin, 'initdb'),
+      ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync', '--locale=C.UTF-8'],
+      {
+        quiet: true,
+      },
+    );
   }
-  const status = spawnSync(isRoot() ? 'runuser' : pgCtl, isRoot() ? ['-u', 'postgres', '--', pgCtl, '-D', dataDir, 'status'] : ['-D', dataDir, 'status']);
+  const status = spawnSync(
+    isRoot() ? 'runuser' : pgCtl,
+    isRoot() ? ['-u', 'postgres', '--', pgCtl, '-D', dataDir, 'status'] : ['-D', dataDir, 'status'],
+  );
   if (status.status === 0) {
     const opts2 = readFileSync(join(dataDir, 'postmaster.opts'), 'utf8');
     const m = /"-p" "(\d+)"/.exec(opts2);
@@ -107,6 +121,9 @@ export function startLocalPostgres(opts: { dataDir: string; port: number; durabl
     '-c max_connections=300',
     ...(opts.durable === false ? ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off'] : []),
   ].join(' ');
-  run(pgCtl, ['-D', dataDir, '-o', settings, '-l', join(dataDir, 'server.log'), '-w', '-t', '60', 'start'], { quiet: true, env: { ...process.env, ...POSTGRES_MALLOC_ENV } });
+  run(pgCtl, ['-D', dataDir, '-o', settings, '-l', join(dataDir, 'server.log'), '-w', '-t', '60', 'start'], {
+    quiet: true,
+    env: { ...process.env, ...POSTGRES_MALLOC_ENV },
+  });
   return { url, port: opts.port, dataDir, stop };
 }

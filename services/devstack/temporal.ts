@@ -64,8 +64,19 @@ export async function startLocalTemporal(opts: {
 }): Promise<LocalTemporal> {
   // Every port the dev server opens is chosen, so several servers (parallel test runs) never collide.
   const args = [
-    'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(opts.port),
-    '--http-port', String(await freePort()), '--metrics-port', String(await freePort()), '--log-level', 'error',
+    'server',
+    'start-dev',
+    '--headless',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(opts.port),
+    '--http-port',
+    String(await freePort()),
+    '--metrics-port',
+    String(await freePort()),
+    '--log-level',
+    'error',
   ];
   if (opts.dbFile) {
     mkdirSync(resolve(opts.dbFile, '..'), { recursive: true });

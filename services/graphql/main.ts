@@ -8,7 +8,10 @@ import { startReadAudit } from '../core/read-audit';
 import { createGraphqlApp } from './app';
 
 /** The graphql role: POST /graphql plus health and metrics. Pass a shared runtime to run beside other roles. */
-export async function startGraphqlRole(config: Config, shared?: Runtime): Promise<RunningRole & { url: string; server: Server }> {
+export async function startGraphqlRole(
+  config: Config,
+  shared?: Runtime,
+): Promise<RunningRole & { url: string; server: Server }> {
   const rt = shared ?? createRuntime(config);
   await requireRuntimeSchema(rt, !shared);
   // Reads of meetings are buffered and written in batches; stopping writes what is left.

@@ -35,17 +35,31 @@ export function readerOf(ctx: GraphqlContext, field: string): Principal {
 
 /** GraphQL passes absent optional arguments as missing and explicit nulls as null; core wants neither. */
 function withoutNulls<T extends object>(args: T): { [K in keyof T]: Exclude<T[K], null> } {
-  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined)) as { [K in keyof T]: Exclude<T[K], null> };
+  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], null>;
+  };
 }
 
-const record = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
+const record = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /** Summary items are JSON written by the summarizer; shape them defensively for the typed schema. */
 function summaryForGraphql(s: SummaryResult) {
   if (s.summary_status !== 'processed') {
-    return { summary_status: s.summary_status, message: s.message, keywords: [], action_items: [], overview: null, short_summary: null, topics_discussed: [], meeting_type: null, outline: [], notes: [] };
+    return {
+      summary_status: s.summary_status,
+      message: s.message,
+      keywords: [],
+      action_items: [],
+      overview: null,
+      short_summary: null,
+      topics_discussed: [],
+      meeting_type: null,
+      outline: [],
+      notes: [],
+    };
   }
   return {
     summary_status: s.summary_status,
@@ -54,15 +68,29 @@ function summaryForGraphql(s: SummaryResult) {
     action_items: s.action_items.map((a) => {
       if (typeof a === 'string') return { text: a };
       const r = record(a);
-      return { text: String(r.text ?? ''), assignee: str(r.assignee), due: str(r.due), due_date: str(r.due_date), speaker_name: str(r.speaker_name), start_time: num(r.start_time) };
+      return {
+        text: String(r.text ?? ''),
+        assignee: str(r.assignee),
+        due: str(r.due),
+        due_date: str(r.due_date),
+        speaker_name: str(r.speaker_name),
+        start_time: num(r.start_time),
+      };
     }),
     overview: s.overview,
     short_summary: s.short_summary,
-    topics_discussed: s.topics_discussed.map((t) => (typeof t === 'string' ? t : String(record(t).title ?? record(t).name ?? JSON.stringify(t)))),
+    topics_discussed: s.topics_discussed.map((t) =>
+      typeof t === 'string' ? t : String(record(t).title ?? record(t).name ?? JSON.stringify(t)),
+    ),
     meeting_type: s.meeting_type,
     outline: s.outline.map((o) => {
       const r = record(o);
-      return { title: String(r.title ?? ''), start_time: num(r.start_time), end_time: num(r.end_time), summary: str(r.summary) };
+      return {
+        title: String(r.title ?? ''),
+        start_time: num(r.start_time),
+        end_time: num(r.end_time),
+        summary: str(r.summary),
+      };
     }),
     notes: Object.entries(s.notes).map(([field, message]) => ({ field, message })),
   };
@@ -85,14 +113,25 @@ export const resolvers = {
   Query: {
     me: (_: unknown, __: unknown, ctx: GraphqlContext) => getUser(ctx.deps.db, ctx.principal),
 
-    transcript: (_: unknown, args: { id: string; fromIndex?: number | null; maxTokens?: number | null }, ctx: GraphqlContext) =>
-      getTranscript(ctx.deps.db, ctx.deps.config, readerOf(ctx, 'transcript'), args.id, withoutNulls({ fromIndex: args.fromIndex, maxTokens: args.maxTokens })).catch(
-        withFieldPrefix('', { transcriptId: 'id' }),
-      ),
+    transcript: (
+      _: unknown,
+      args: { id: string; fromIndex?: number | null; maxTokens?: number | null },
+      ctx: GraphqlContext,
+    ) =>
+      getTranscript(
+        ctx.deps.db,
+        ctx.deps.config,
+        readerOf(ctx, 'transcript'),
+        args.id,
+        withoutNulls({ fromIndex: args.fromIndex, maxTokens: args.maxTokens }),
+      ).catch(withFieldPrefix('', { transcriptId: 'id' })),
 
     transcripts: (_: unknown, args: TranscriptsArgs, ctx: GraphqlContext) =>
       // No moments: TranscriptList does not carry them.
-      listMeetings(ctx.deps.db, ctx.deps.config, ctx.principal, { ...(withoutNulls(args) as MeetingFilters), moments: 0 }),
+      listMeetings(ctx.deps.db, ctx.deps.config, ctx.principal, {
+        ...(withoutNulls(args) as MeetingFilters),
+        moments: 0,
+      }),
   },
 
   Mutation: {

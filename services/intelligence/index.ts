@@ -8,7 +8,13 @@
  */
 export type { Sentence, MediaInput } from './types';
 export { parseCaptions, detectCaptionFormat, type ParsedCaptions, type CaptionFormat } from './captions';
-export { analyze, type Analytics, type AnalyzeOptions, type MeetingAnalytics, type SpeakerAnalytics } from './analytics';
+export {
+  analyze,
+  type Analytics,
+  type AnalyzeOptions,
+  type MeetingAnalytics,
+  type SpeakerAnalytics,
+} from './analytics';
 export {
   summarize,
   summarizeWithLlm,

@@ -32,7 +32,10 @@ function useLightweightResponses(): void {
 /** A page served from this machine: http(s) on localhost, 127.0.0.1 or [::1], any port. */
 export function isLoopbackOrigin(origin: string): boolean {
   const url = new URL(origin);
-  return (url.protocol === 'http:' || url.protocol === 'https:') && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)
+  );
 }
 
 /**
@@ -56,8 +59,14 @@ export function originCheck(allowed: string[], loopback = false) {
     } catch {
       normalized = undefined;
     }
-    if (normalized && normalized !== 'null' && (origins.has(normalized) || (loopback && isLoopbackOrigin(normalized)))) return next();
-    rpcError(res, 403, -32000, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed to use this server (MCP_ALLOWED_ORIGINS)`);
+    if (normalized && normalized !== 'null' && (origins.has(normalized) || (loopback && isLoopbackOrigin(normalized))))
+      return next();
+    rpcError(
+      res,
+      403,
+      -32000,
+      `Forbidden: Origin ${JSON.stringify(origin)} is not allowed to use this server (MCP_ALLOWED_ORIGINS)`,
+    );
   };
 }
 
@@ -69,7 +78,9 @@ export function createMcpApp(deps: Deps, checks: ReadinessCheck[]): Express {
   useLightweightResponses();
   const app = createBaseApp(checks, { trustProxy: deps.config.trustProxy });
   const allowed = deps.config.mcpAllowedHosts;
-  const hostCheck = allowed.includes('*') ? (_q: Request, _s: Response, n: NextFunction) => n() : hostHeaderValidation(allowed);
+  const hostCheck = allowed.includes('*')
+    ? (_q: Request, _s: Response, n: NextFunction) => n()
+    : hostHeaderValidation(allowed);
   const guards = [hostCheck, originCheck(deps.config.mcpAllowedOrigins, deps.config.mcpLoopbackOrigins)];
   const oauth = createOAuth(deps.db, deps.config);
   if (oauth) app.use(oauth.router);
@@ -105,7 +116,8 @@ export function createMcpApp(deps: Deps, checks: ReadinessCheck[]): Express {
 
   // Body-parser failures (malformed JSON, too large) answer as JSON-RPC errors, not HTML.
   app.use((err: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
-    if (err.type === 'entity.parse.failed') return rpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
+    if (err.type === 'entity.parse.failed')
+      return rpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
     if (err.type === 'entity.too.large') return rpcError(res, 413, -32600, 'Invalid Request: body larger than 1 MB');
     requestLog(res).error({ err }, 'unhandled error');
     rpcError(res, 500, -32603, 'Internal error');

@@ -13,7 +13,10 @@ const bool = z.boolean();
 const nullable = <T extends z.ZodType>(t: T) => t.nullable();
 
 const page = { has_more: bool.describe('More items follow this page.') };
-const skipPage = { ...page, next_skip: nullable(z.number().int()).describe('Pass as skip for the next page; null on the last.') };
+const skipPage = {
+  ...page,
+  next_skip: nullable(z.number().int()).describe('Pass as skip for the next page; null on the last.'),
+};
 
 const meetingRecord = {
   id: str,
@@ -36,7 +39,9 @@ export const meetingListOutput = {
   moments: z
     .array(z.object({ meeting_id: str, index: num, speaker_name: str, start_time: num, text: str, link: str }))
     .optional()
-    .describe('With a keyword: matching sentences of the listed meetings, matched words **marked**, best first per meeting.'),
+    .describe(
+      'With a keyword: matching sentences of the listed meetings, matched words **marked**, best first per meeting.',
+    ),
   moments_omitted: num.optional().describe('Moments left out to keep the answer within its token budget.'),
 };
 
@@ -62,14 +67,23 @@ const transcriptPage = {
     progress: z
       .object({ stage: str, percent: num, chunks_done: num.optional(), chunks_total: num.optional() })
       .optional()
-      .describe('While processing: the stage (downloading, downloaded, transcribing, analysing), percent done, and chunks transcribed of the total.'),
+      .describe(
+        'While processing: the stage (downloading, downloaded, transcribing, analysing), percent done, and chunks transcribed of the total.',
+      ),
     transcribed_by: z
       .object({ engine: str, model: str })
       .optional()
       .describe('A recording transcribed: the speech engine (embedded or openai-compatible) and its model.'),
   }),
   meeting_analytics: nullable(
-    z.object({ duration_seconds: num, silence_seconds: num, talk_listen_ratio: nullable(num), positive_pct: num, neutral_pct: num, negative_pct: num }),
+    z.object({
+      duration_seconds: num,
+      silence_seconds: num,
+      talk_listen_ratio: nullable(num),
+      positive_pct: num,
+      neutral_pct: num,
+      negative_pct: num,
+    }),
   ),
   analytics: z.array(
     z.object({
@@ -88,16 +102,31 @@ const transcriptPage = {
       negative_pct: num,
     }),
   ),
-  sentences: z.array(z.object({ index: num, speaker_name: str, speaker_id: num, text: str, raw_text: nullable(str), start_time: num, end_time: num })),
+  sentences: z.array(
+    z.object({
+      index: num,
+      speaker_name: str,
+      speaker_id: num,
+      text: str,
+      raw_text: nullable(str),
+      start_time: num,
+      end_time: num,
+    }),
+  ),
   has_more: bool,
   next_index: nullable(z.number().int()),
 };
 
 export const transcriptOutput = {
   ...transcriptPage,
-  keyword: str.optional().describe('With keyword: the words whose matching sentences this page holds, with their neighbours.'),
+  keyword: str
+    .optional()
+    .describe('With keyword: the words whose matching sentences this page holds, with their neighbours.'),
   match_count: num.optional().describe('With keyword: sentences of the whole meeting that match.'),
-  matches: z.array(z.object({ index: num, start_time: num, link: str })).optional().describe('With keyword: the matching sentences of this page.'),
+  matches: z
+    .array(z.object({ index: num, start_time: num, link: str }))
+    .optional()
+    .describe('With keyword: the matching sentences of this page.'),
 };
 export const fetchOutput = { ...transcriptPage, summary: nullable(z.object(summaryFields)) };
 
@@ -113,7 +142,16 @@ export const summaryOutput = {
 
 export const activeMeetingsOutput = {
   meetings: z.array(
-    z.object({ id: str, title: str, organizer_email: str, meeting_link: nullable(str), start_time: str, end_time: nullable(str), privacy: str, state: z.enum(['active', 'paused']) }),
+    z.object({
+      id: str,
+      title: str,
+      organizer_email: str,
+      meeting_link: nullable(str),
+      start_time: str,
+      end_time: nullable(str),
+      privacy: str,
+      state: z.enum(['active', 'paused']),
+    }),
   ),
   ...page,
 };
@@ -121,7 +159,9 @@ export const activeMeetingsOutput = {
 export const analyticsOutput = {
   period: z.object({ start: str, end: str, previous_start: str, previous_end: str, days: num }),
   scope: z.enum(['team', 'self']),
-  team: nullable(z.array(z.object({ metric: str, value: nullable(num), previous: nullable(num), change_pct: nullable(num) }))),
+  team: nullable(
+    z.array(z.object({ metric: str, value: nullable(num), previous: nullable(num), change_pct: nullable(num) })),
+  ),
   users: z.array(z.object({ user_id: str, email: str, name: str }).catchall(nullable(num))),
   note: str.optional(),
   ...page,
@@ -129,14 +169,31 @@ export const analyticsOutput = {
   next_cursor: nullable(str).optional(),
 };
 
-export const shareOutput = { success: z.literal(true), meetingId: str, shares: z.array(z.object({ email: str, expires_at: nullable(str), change: z.enum(['added', 'updated']) })) };
+export const shareOutput = {
+  success: z.literal(true),
+  meetingId: str,
+  shares: z.array(z.object({ email: str, expires_at: nullable(str), change: z.enum(['added', 'updated']) })),
+};
 export const revokeOutput = { success: z.literal(true), meetingId: str, email: str, revoked: num, message: str };
 export const titleOutput = { success: z.literal(true), meetingId: str, title: str, previous_title: str };
 export const privacyOutput = { success: z.literal(true), meetingId: str, privacy: str, previous_privacy: str };
-export const moveOutput = { success: z.literal(true), channelId: str, channel_title: str, moved: z.array(z.object({ meetingId: str, title: str, previous_channel_id: nullable(str) })) };
+export const moveOutput = {
+  success: z.literal(true),
+  channelId: str,
+  channel_title: str,
+  moved: z.array(z.object({ meetingId: str, title: str, previous_channel_id: nullable(str) })),
+};
 
-export const channelListOutput = { channels: z.array(z.object({ id: str, title: str, is_private: bool, members: str, member_count: num })), ...page };
-export const channelOutput = { id: str, title: str, is_private: bool, members: z.array(z.object({ user_id: str, email: str, name: str, role: str })) };
+export const channelListOutput = {
+  channels: z.array(z.object({ id: str, title: str, is_private: bool, members: str, member_count: num })),
+  ...page,
+};
+export const channelOutput = {
+  id: str,
+  title: str,
+  is_private: bool,
+  members: z.array(z.object({ user_id: str, email: str, name: str, role: str })),
+};
 
 const soundbite = {
   id: str,
@@ -165,10 +222,21 @@ export const userOutput = {
   integrations: str,
 };
 export const userGroupsOutput = {
-  groups: z.array(z.object({ id: str, name: str, handle: str, member_count: num, members: z.array(z.object({ email: str, name: str, role: str })) })),
+  groups: z.array(
+    z.object({
+      id: str,
+      name: str,
+      handle: str,
+      member_count: num,
+      members: z.array(z.object({ email: str, name: str, role: str })),
+    }),
+  ),
   ...page,
 };
-export const contactsOutput = { contacts: z.array(z.object({ email: str, name: str, picture: nullable(str), last_meeting_date: str })), ...skipPage };
+export const contactsOutput = {
+  contacts: z.array(z.object({ email: str, name: str, picture: nullable(str), last_meeting_date: str })),
+  ...skipPage,
+};
 
 export const ruleExecutionsOutput = {
   meetings: z.array(
@@ -178,7 +246,16 @@ export const ruleExecutionsOutput = {
       execution_count: num,
       executions_has_more: bool,
       executions: z.array(
-        z.object({ id: str, rule_id: str, rule_name: str, status: str, actions: str, error: nullable(str), dry_run: bool, executed_at: str }),
+        z.object({
+          id: str,
+          rule_id: str,
+          rule_name: str,
+          status: str,
+          actions: str,
+          error: nullable(str),
+          dry_run: bool,
+          executed_at: str,
+        }),
       ),
     }),
   ),

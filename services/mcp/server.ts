@@ -5,7 +5,12 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import { CallToolRequestSchema, ErrorCode as RpcError, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode as RpcError,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { requireFlag, requireScope } from '../core/access';
 import { readingAs } from '../core/read-audit';
@@ -23,11 +28,11 @@ import { RELEASE } from '../platform/release';
 export const SERVER_INFO = { name: 'meeting-intelligence', version: RELEASE };
 
 const INSTRUCTIONS =
-  'Tools over the signed-in user\'s meetings: find meetings (svc_get_transcripts, or svc_search with its query grammar), ' +
+  "Tools over the signed-in user's meetings: find meetings (svc_get_transcripts, or svc_search with its query grammar), " +
   'read one transcript (svc_get_transcript, paged for long meetings) or its summary (svc_get_summary), action items across meetings ' +
   '(svc_get_action_items, each with the moment it was said to cite; svc_update_action_item), manage sharing, ' +
   'titles, privacy and channels, soundbites, people, analytics and automation logs. Meeting id and transcript id are the same. ' +
-  'Answers are TOON text by default (format: json or text where offered), with the same data as JSON structuredContent per the tool\'s outputSchema. ' +
+  "Answers are TOON text by default (format: json or text where offered), with the same data as JSON structuredContent per the tool's outputSchema. " +
   'Lists say has_more; fetch the next page when it is true.';
 
 interface CompiledTool {
@@ -48,12 +53,21 @@ function compile(def: ToolDef): CompiledTool {
   const validator = z.object(shape).strict();
   const inputSchema = z.toJSONSchema(validator, { io: 'input' }) as Record<string, unknown>;
   delete inputSchema.$schema;
-  const outputSchema = def.output ? (z.toJSONSchema(z.object(def.output), { io: 'output' }) as Record<string, unknown>) : undefined;
+  const outputSchema = def.output
+    ? (z.toJSONSchema(z.object(def.output), { io: 'output' }) as Record<string, unknown>)
+    : undefined;
   if (outputSchema) delete outputSchema.$schema;
   return {
     def,
     validator,
-    listing: { name: def.name, title: def.title, description: def.description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations: { title: def.title, ...def.annotations } },
+    listing: {
+      name: def.name,
+      title: def.title,
+      description: def.description,
+      inputSchema,
+      ...(outputSchema ? { outputSchema } : {}),
+      annotations: { title: def.title, ...def.annotations },
+    },
   };
 }
 
@@ -74,7 +88,10 @@ function argumentError(error: z.ZodError): ServiceError {
   const issue = error.issues[0];
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.join(', ');
-    return new ServiceError('invalid_arguments', `unknown parameter ${keys}; see the tool's input schema`, { field: issue.keys[0], rule: 'unknown parameter' });
+    return new ServiceError('invalid_arguments', `unknown parameter ${keys}; see the tool's input schema`, {
+      field: issue.keys[0],
+      rule: 'unknown parameter',
+    });
   }
   const field = issue.path.join('.') || '(arguments)';
   if (issue.code === 'invalid_type' && issue.input === undefined) {
@@ -85,7 +102,10 @@ function argumentError(error: z.ZodError): ServiceError {
 
 function errorResult(e: ServiceError, format: Format) {
   const body = { error: e.toJSON() };
-  return { isError: true, content: [{ type: 'text' as const, text: render(body, format === 'text' ? 'toon' : format) }] };
+  return {
+    isError: true,
+    content: [{ type: 'text' as const, text: render(body, format === 'text' ? 'toon' : format) }],
+  };
 }
 
 export async function callTool(name: string, args: unknown, principal: Principal, deps: Deps) {
@@ -108,7 +128,10 @@ export async function callTool(name: string, args: unknown, principal: Principal
     const text = render(result, format, tool.def.text, tool.def.toonDelimiter);
     // The structured form beside the text (MCP structured tool output): the answer as JSON, which
     // the client checks against the tool's outputSchema. The text stays what the format asks for.
-    return { content: [{ type: 'text' as const, text }], ...(tool.def.output ? { structuredContent: result as Record<string, unknown> } : {}) };
+    return {
+      content: [{ type: 'text' as const, text }],
+      ...(tool.def.output ? { structuredContent: result as Record<string, unknown> } : {}),
+    };
   } catch (e) {
     const err = toServiceError(e);
     outcome = err.code;
@@ -130,6 +153,8 @@ export function createMcpServer(principal: Principal, deps: Deps): Server {
     jsonSchemaValidator: SHARED_VALIDATOR,
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(principal).map((t) => t.listing) }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(req.params.name, req.params.arguments, principal, deps));
+  server.setRequestHandler(CallToolRequestSchema, async (req) =>
+    callTool(req.params.name, req.params.arguments, principal, deps),
+  );
   return server;
 }

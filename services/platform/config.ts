@@ -21,80 +21,324 @@ interface Setting {
 export type Role = 'mcp' | 'graphql' | 'worker' | 'cli';
 
 export const SETTINGS = {
-  DATABASE_URL: { kind: 'url', requiredFor: ['mcp', 'graphql', 'worker', 'cli'], secret: true, doc: 'PostgreSQL connection URL (postgres://user:pass@host:5432/db).' },
-  DATABASE_POOL_MAX: { kind: 'int', default: '10', min: 1, doc: 'Largest number of PostgreSQL connections per process.' },
+  DATABASE_URL: {
+    kind: 'url',
+    requiredFor: ['mcp', 'graphql', 'worker', 'cli'],
+    secret: true,
+    doc: 'PostgreSQL connection URL (postgres://user:pass@host:5432/db).',
+  },
+  DATABASE_POOL_MAX: {
+    kind: 'int',
+    default: '10',
+    min: 1,
+    doc: 'Largest number of PostgreSQL connections per process.',
+  },
   DATABASE_SSL: { kind: 'bool', default: 'false', doc: 'Connect to PostgreSQL over TLS.' },
   TEMPORAL_ADDRESS: { kind: 'string', default: 'localhost:7233', doc: 'Temporal frontend host:port.' },
   TEMPORAL_NAMESPACE: { kind: 'string', default: 'default', doc: 'Temporal namespace.' },
-  TEMPORAL_TASK_QUEUE: { kind: 'string', default: 'meeting-intelligence', doc: 'Task queue the worker polls and the API pods start workflows on.' },
-  TEMPORAL_TLS_CERT_PATH: { kind: 'string', default: '', doc: 'Client certificate for Temporal mTLS (PEM file); empty for plaintext.' },
+  TEMPORAL_TASK_QUEUE: {
+    kind: 'string',
+    default: 'meeting-intelligence',
+    doc: 'Task queue the worker polls and the API pods start workflows on.',
+  },
+  TEMPORAL_TLS_CERT_PATH: {
+    kind: 'string',
+    default: '',
+    doc: 'Client certificate for Temporal mTLS (PEM file); empty for plaintext.',
+  },
   TEMPORAL_TLS_KEY_PATH: { kind: 'string', default: '', doc: 'Client key for Temporal mTLS (PEM file).' },
-  TEMPORAL_TLS_CA_PATH: { kind: 'string', default: '', doc: 'CA bundle that signs the Temporal server certificate (PEM file).' },
+  TEMPORAL_TLS_CA_PATH: {
+    kind: 'string',
+    default: '',
+    doc: 'CA bundle that signs the Temporal server certificate (PEM file).',
+  },
   TEMPORAL_TLS_SERVER_NAME: { kind: 'string', default: '', doc: 'Server name to verify on the Temporal certificate.' },
-  TRUST_PROXY: { kind: 'string', default: 'loopback,uniquelocal', doc: 'Which proxies may set X-Forwarded-For (express "trust proxy": true, false, a hop count, or comma-separated subnets/names such as loopback,uniquelocal). Per-address limits use the address it yields.' },
+  TRUST_PROXY: {
+    kind: 'string',
+    default: 'loopback,uniquelocal',
+    doc: 'Which proxies may set X-Forwarded-For (express "trust proxy": true, false, a hop count, or comma-separated subnets/names such as loopback,uniquelocal). Per-address limits use the address it yields.',
+  },
   HOST: { kind: 'string', default: '0.0.0.0', doc: 'Interface the HTTP servers listen on.' },
   MCP_PORT: { kind: 'int', default: '3000', min: 0, doc: 'Port of the mcp role (POST /mcp).' },
   GRAPHQL_PORT: { kind: 'int', default: '4000', min: 0, doc: 'Port of the graphql role (POST /graphql).' },
-  WORKER_METRICS_PORT: { kind: 'int', default: '9464', min: 0, doc: 'Port of the worker role for /metrics, /healthz and /readyz.' },
-  WORKER_MAX_CONCURRENT_ACTIVITIES: { kind: 'int', default: '16', min: 1, doc: 'Most activities (downloads, transcriptions, summaries) one worker process runs at once; the rest wait in the Temporal task queue. Bounds the worker\'s memory.' },
-  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: { kind: 'int', default: '40', min: 2, doc: 'Most workflow tasks one worker process runs at once (at least 2).' },
-  PUBLIC_BASE_URL: { kind: 'url', default: 'http://localhost:3000', doc: 'External base URL, used in transcript_url and share_url links.' },
-  MCP_ALLOWED_HOSTS: { kind: 'list', default: 'localhost,127.0.0.1,[::1]', doc: 'Host header values accepted by /mcp (DNS-rebinding protection); `*` accepts any.' },
-  MCP_ALLOWED_ORIGINS: { kind: 'list', default: '', doc: 'Origin header values accepted by /mcp, comma-separated (e.g. https://app.example.com); a request with any other Origin, `null` included, is refused with 403, and requests without an Origin are not affected. Empty: the origin of PUBLIC_BASE_URL and any loopback origin (http or https, localhost, 127.0.0.1 or [::1], any port); `*` accepts any.' },
-  MCP_MAX_TRANSCRIPT_TOKENS: { kind: 'int', default: '20000', min: 100, doc: 'Default token budget of one svc_get_transcript page.' },
-  RATE_LIMIT_PER_MINUTE: { kind: 'int', default: '600', min: 1, doc: 'Tool calls or GraphQL operations one API key may make per minute (too_many_requests beyond).' },
-  SHUTDOWN_GRACE_MS: { kind: 'int', default: '10000', min: 0, doc: 'How long SIGTERM waits for in-flight requests and activities before closing.' },
-  LOG_LEVEL: { kind: 'enum', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], doc: 'Log level of the JSON logs.' },
-  GRAPHQL_INTROSPECTION: { kind: 'bool', default: 'false', doc: 'Allow introspection and the Apollo sandbox on /graphql.' },
+  WORKER_METRICS_PORT: {
+    kind: 'int',
+    default: '9464',
+    min: 0,
+    doc: 'Port of the worker role for /metrics, /healthz and /readyz.',
+  },
+  WORKER_MAX_CONCURRENT_ACTIVITIES: {
+    kind: 'int',
+    default: '16',
+    min: 1,
+    doc: "Most activities (downloads, transcriptions, summaries) one worker process runs at once; the rest wait in the Temporal task queue. Bounds the worker's memory.",
+  },
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: {
+    kind: 'int',
+    default: '40',
+    min: 2,
+    doc: 'Most workflow tasks one worker process runs at once (at least 2).',
+  },
+  PUBLIC_BASE_URL: {
+    kind: 'url',
+    default: 'http://localhost:3000',
+    doc: 'External base URL, used in transcript_url and share_url links.',
+  },
+  MCP_ALLOWED_HOSTS: {
+    kind: 'list',
+    default: 'localhost,127.0.0.1,[::1]',
+    doc: 'Host header values accepted by /mcp (DNS-rebinding protection); `*` accepts any.',
+  },
+  MCP_ALLOWED_ORIGINS: {
+    kind: 'list',
+    default: '',
+    doc: 'Origin header values accepted by /mcp, comma-separated (e.g. https://app.example.com); a request with any other Origin, `null` included, is refused with 403, and requests without an Origin are not affected. Empty: the origin of PUBLIC_BASE_URL and any loopback origin (http or https, localhost, 127.0.0.1 or [::1], any port); `*` accepts any.',
+  },
+  MCP_MAX_TRANSCRIPT_TOKENS: {
+    kind: 'int',
+    default: '20000',
+    min: 100,
+    doc: 'Default token budget of one svc_get_transcript page.',
+  },
+  RATE_LIMIT_PER_MINUTE: {
+    kind: 'int',
+    default: '600',
+    min: 1,
+    doc: 'Tool calls or GraphQL operations one API key may make per minute (too_many_requests beyond).',
+  },
+  SHUTDOWN_GRACE_MS: {
+    kind: 'int',
+    default: '10000',
+    min: 0,
+    doc: 'How long SIGTERM waits for in-flight requests and activities before closing.',
+  },
+  LOG_LEVEL: {
+    kind: 'enum',
+    default: 'info',
+    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    doc: 'Log level of the JSON logs.',
+  },
+  GRAPHQL_INTROSPECTION: {
+    kind: 'bool',
+    default: 'false',
+    doc: 'Allow introspection and the Apollo sandbox on /graphql.',
+  },
   GRAPHQL_MAX_DEPTH: { kind: 'int', default: '8', min: 1, doc: 'Deepest GraphQL selection accepted.' },
-  GRAPHQL_MAX_QUERY_BYTES: { kind: 'int', default: '20000', min: 100, doc: 'Largest GraphQL document accepted, in bytes.' },
-  SECRETS_KEY: { kind: 'string', requiredFor: ['graphql', 'worker'], secret: true, doc: '32-byte key (64 hex characters or base64) that encrypts webhook secrets and OAuth signing keys at rest; required by the mcp role too when OAUTH_MODE=builtin.' },
-  ALLOW_PRIVATE_NETWORK: { kind: 'bool', default: 'false', doc: 'Let media downloads and webhooks reach loopback and private addresses. Local development and tests only.' },
-  MEDIA_MAX_BYTES: { kind: 'int', default: '524288000', min: 1, doc: 'Largest media file fetched for transcription, in bytes.' },
-  MEDIA_MAX_SECONDS: { kind: 'int', default: '28800', min: 1, doc: 'Longest recording accepted for transcription, in seconds (ffprobe measures it after the download).' },
+  GRAPHQL_MAX_QUERY_BYTES: {
+    kind: 'int',
+    default: '20000',
+    min: 100,
+    doc: 'Largest GraphQL document accepted, in bytes.',
+  },
+  SECRETS_KEY: {
+    kind: 'string',
+    requiredFor: ['graphql', 'worker'],
+    secret: true,
+    doc: '32-byte key (64 hex characters or base64) that encrypts webhook secrets and OAuth signing keys at rest; required by the mcp role too when OAUTH_MODE=builtin.',
+  },
+  ALLOW_PRIVATE_NETWORK: {
+    kind: 'bool',
+    default: 'false',
+    doc: 'Let media downloads and webhooks reach loopback and private addresses. Local development and tests only.',
+  },
+  MEDIA_MAX_BYTES: {
+    kind: 'int',
+    default: '524288000',
+    min: 1,
+    doc: 'Largest media file fetched for transcription, in bytes.',
+  },
+  MEDIA_MAX_SECONDS: {
+    kind: 'int',
+    default: '28800',
+    min: 1,
+    doc: 'Longest recording accepted for transcription, in seconds (ffprobe measures it after the download).',
+  },
   MEDIA_FETCH_TIMEOUT: { kind: 'duration', default: '120s', doc: 'Time limit for downloading one media file.' },
-  ASR_ENGINE: { kind: 'enum', values: ['embedded', 'openai-compatible'], doc: 'Who turns speech into text: embedded (sherpa-onnx in the worker, with the model of SPEECH_MODEL; no server) or openai-compatible (the server at ASR_URL). Empty: embedded when ASR_URL is empty, else openai-compatible.' },
-  SPEECH_MODELS_DIR: { kind: 'string', default: '.models', doc: 'Folder of the embedded engine\'s models (`make models` fills .models; the image carries them), relative to the working directory or absolute. Each model is a folder with a model.json (docs/speech.md).' },
-  SPEECH_MODEL: { kind: 'string', default: 'moonshine-tiny-en', doc: 'Folder under SPEECH_MODELS_DIR of the embedded engine\'s speech model (any offline recognizer sherpa-onnx reads, described by its model.json).' },
-  SPEECH_RECOGNIZERS: { kind: 'int', default: '0', min: 0, doc: 'Recognizers the embedded engine loads in one worker process, each decoding one piece of speech at a time on one thread; 0: one per CPU the process may use.' },
-  TEMPORAL_SPEECH_TASK_QUEUE: { kind: 'string', default: '', doc: 'Task queue of speech recognition (one chunk of a recording per activity), so speech workers run and scale on their own (WORKER_KIND=speech); empty: TEMPORAL_TASK_QUEUE, where every worker also recognises speech.' },
-  WORKER_KIND: { kind: 'enum', default: 'general', values: ['general', 'speech'], doc: 'What a worker process runs: general (the workflows and every activity, on TEMPORAL_TASK_QUEUE) or speech (speech recognition only, on TEMPORAL_SPEECH_TASK_QUEUE).' },
-  ASR_URL: { kind: 'string', default: '', doc: 'Base URL of an OpenAI-compatible speech-to-text server (POST /v1/audio/transcriptions). Empty: the embedded engine transcribes (ASR_ENGINE).' },
+  ASR_ENGINE: {
+    kind: 'enum',
+    values: ['embedded', 'openai-compatible'],
+    doc: 'Who turns speech into text: embedded (sherpa-onnx in the worker, with the model of SPEECH_MODEL; no server) or openai-compatible (the server at ASR_URL). Empty: embedded when ASR_URL is empty, else openai-compatible.',
+  },
+  SPEECH_MODELS_DIR: {
+    kind: 'string',
+    default: '.models',
+    doc: "Folder of the embedded engine's models (`make models` fills .models; the image carries them), relative to the working directory or absolute. Each model is a folder with a model.json (docs/speech.md).",
+  },
+  SPEECH_MODEL: {
+    kind: 'string',
+    default: 'moonshine-tiny-en',
+    doc: "Folder under SPEECH_MODELS_DIR of the embedded engine's speech model (any offline recognizer sherpa-onnx reads, described by its model.json).",
+  },
+  SPEECH_RECOGNIZERS: {
+    kind: 'int',
+    default: '0',
+    min: 0,
+    doc: 'Recognizers the embedded engine loads in one worker process, each decoding one piece of speech at a time on one thread; 0: one per CPU the process may use.',
+  },
+  TEMPORAL_SPEECH_TASK_QUEUE: {
+    kind: 'string',
+    default: '',
+    doc: 'Task queue of speech recognition (one chunk of a recording per activity), so speech workers run and scale on their own (WORKER_KIND=speech); empty: TEMPORAL_TASK_QUEUE, where every worker also recognises speech.',
+  },
+  WORKER_KIND: {
+    kind: 'enum',
+    default: 'general',
+    values: ['general', 'speech'],
+    doc: 'What a worker process runs: general (the workflows and every activity, on TEMPORAL_TASK_QUEUE) or speech (speech recognition only, on TEMPORAL_SPEECH_TASK_QUEUE).',
+  },
+  ASR_URL: {
+    kind: 'string',
+    default: '',
+    doc: 'Base URL of an OpenAI-compatible speech-to-text server (POST /v1/audio/transcriptions). Empty: the embedded engine transcribes (ASR_ENGINE).',
+  },
   ASR_API_KEY: { kind: 'string', default: '', secret: true, doc: 'Bearer key for ASR_URL.' },
   ASR_MODEL: { kind: 'string', default: 'whisper-1', doc: 'Model name sent to ASR_URL.' },
-  ASR_RESPONSE_FORMAT: { kind: 'enum', default: 'verbose_json', values: ['verbose_json', 'diarized_json', 'json'], doc: 'Answer format asked of ASR_URL: verbose_json (timed segments, a speaker on diarizing servers), diarized_json (OpenAI gpt-4o-transcribe-diarize: speaker-labelled segments, told the speakers of earlier chunks) or json (text only).' },
-  ASR_CHUNK_MAX_BYTES: { kind: 'int', default: '25165824', min: 65536, doc: 'Largest audio file sent to ASR_URL in one request, in bytes (OpenAI refuses files over 25 MB); longer recordings are sent in chunks.' },
-  ASR_CHUNK_MAX_SECONDS: { kind: 'int', default: '600', min: 10, doc: 'Longest audio chunk sent to ASR_URL in one request, in seconds; chunks are cut at silences where there are any.' },
+  ASR_RESPONSE_FORMAT: {
+    kind: 'enum',
+    default: 'verbose_json',
+    values: ['verbose_json', 'diarized_json', 'json'],
+    doc: 'Answer format asked of ASR_URL: verbose_json (timed segments, a speaker on diarizing servers), diarized_json (OpenAI gpt-4o-transcribe-diarize: speaker-labelled segments, told the speakers of earlier chunks) or json (text only).',
+  },
+  ASR_CHUNK_MAX_BYTES: {
+    kind: 'int',
+    default: '25165824',
+    min: 65536,
+    doc: 'Largest audio file sent to ASR_URL in one request, in bytes (OpenAI refuses files over 25 MB); longer recordings are sent in chunks.',
+  },
+  ASR_CHUNK_MAX_SECONDS: {
+    kind: 'int',
+    default: '600',
+    min: 10,
+    doc: 'Longest audio chunk sent to ASR_URL in one request, in seconds; chunks are cut at silences where there are any.',
+  },
   ASR_CHUNK_CONCURRENCY: { kind: 'int', default: '4', min: 1, doc: 'Chunks of one recording transcribed at once.' },
-  ASR_SPLIT_CHANNELS: { kind: 'bool', default: 'false', doc: 'Transcribe each channel of a two-channel recording on its own and label its sentences by channel (an upload can say otherwise with split_channels).' },
-  DIARIZATION: { kind: 'enum', default: 'auto', values: ['auto', 'own', 'off'], doc: 'Who labels the speakers of a one-channel recording: auto (the worker diarizes it, unless the speech server answers speakers: ASR_RESPONSE_FORMAT=diarized_json, or segments with a speaker), own (the worker diarizes it and its speakers replace those of the server) or off (the labels of the server, else one speaker).' },
-  LLM_URL: { kind: 'string', default: '', doc: 'Base URL of an OpenAI-compatible chat server for summaries (POST /v1/chat/completions). Empty: the built-in extractive summarizer.' },
+  ASR_SPLIT_CHANNELS: {
+    kind: 'bool',
+    default: 'false',
+    doc: 'Transcribe each channel of a two-channel recording on its own and label its sentences by channel (an upload can say otherwise with split_channels).',
+  },
+  DIARIZATION: {
+    kind: 'enum',
+    default: 'auto',
+    values: ['auto', 'own', 'off'],
+    doc: 'Who labels the speakers of a one-channel recording: auto (the worker diarizes it, unless the speech server answers speakers: ASR_RESPONSE_FORMAT=diarized_json, or segments with a speaker), own (the worker diarizes it and its speakers replace those of the server) or off (the labels of the server, else one speaker).',
+  },
+  LLM_URL: {
+    kind: 'string',
+    default: '',
+    doc: 'Base URL of an OpenAI-compatible chat server for summaries (POST /v1/chat/completions). Empty: the built-in extractive summarizer.',
+  },
   LLM_API_KEY: { kind: 'string', default: '', secret: true, doc: 'Bearer key for LLM_URL.' },
   LLM_MODEL: { kind: 'string', default: 'gpt-4o-mini', doc: 'Model name sent to LLM_URL.' },
   WEBHOOK_TIMEOUT: { kind: 'duration', default: '15s', doc: 'Time a webhook receiver has to answer 2xx.' },
-  WEBHOOK_RETRY_SCHEDULE: { kind: 'durations', default: '0s,5s,5m,30m,2h,5h,10h,10h', doc: 'Delay before each webhook attempt (comma-separated); jitter of up to 10% is added.' },
-  WEBHOOK_SECRET_OVERLAP: { kind: 'duration', default: '24h', doc: 'How long a rotated-out webhook secret keeps signing alongside the new one.' },
-  TEMPORAL_METRICS_BIND_ADDRESS: { kind: 'string', default: '', doc: 'host:port where the worker exports the Temporal SDK metrics (temporal_*) for Prometheus, e.g. 0.0.0.0:9465; empty: off.' },
-  LIVE_IDLE_TIMEOUT: { kind: 'duration', default: '30m', doc: 'A live meeting with no activity for this long ends by itself.' },
-  READ_AUDIT: { kind: 'bool', default: 'true', doc: 'Record every read of a meeting\'s content (transcript, summary, fetch, soundbite, search moments, page view) in the read audit: who, which meeting, which surface, when. false: no read is recorded (for comparison benchmarks; not for production).' },
-  READ_AUDIT_FLUSH_INTERVAL: { kind: 'duration', default: '1s', doc: 'Reads are buffered in the process and written to the read audit with one multi-row INSERT this often (or sooner, at READ_AUDIT_BATCH_ROWS), and on shutdown.' },
-  READ_AUDIT_BATCH_ROWS: { kind: 'int', default: '500', min: 1, doc: 'Buffered reads that make the read audit flush at once.' },
-  READ_AUDIT_RETENTION: { kind: 'duration', default: '365d', doc: 'How long read-audit rows are kept; older ones are deleted by the daily retention run.' },
-  RETENTION_SCHEDULE: { kind: 'string', default: '0 3 * * *', doc: 'When the retention run (RetentionWorkflow: meetings past their team\'s retention period, old read-audit rows) runs, as a cron expression in UTC; the worker creates or updates the Temporal schedule at start.' },
-  WEB_SESSION_TTL: { kind: 'duration', default: '12h', doc: 'Lifetime of a sign-in to the meeting and soundbite pages (/meetings, /soundbites); signing in again starts a new one.' },
+  WEBHOOK_RETRY_SCHEDULE: {
+    kind: 'durations',
+    default: '0s,5s,5m,30m,2h,5h,10h,10h',
+    doc: 'Delay before each webhook attempt (comma-separated); jitter of up to 10% is added.',
+  },
+  WEBHOOK_SECRET_OVERLAP: {
+    kind: 'duration',
+    default: '24h',
+    doc: 'How long a rotated-out webhook secret keeps signing alongside the new one.',
+  },
+  TEMPORAL_METRICS_BIND_ADDRESS: {
+    kind: 'string',
+    default: '',
+    doc: 'host:port where the worker exports the Temporal SDK metrics (temporal_*) for Prometheus, e.g. 0.0.0.0:9465; empty: off.',
+  },
+  LIVE_IDLE_TIMEOUT: {
+    kind: 'duration',
+    default: '30m',
+    doc: 'A live meeting with no activity for this long ends by itself.',
+  },
+  READ_AUDIT: {
+    kind: 'bool',
+    default: 'true',
+    doc: "Record every read of a meeting's content (transcript, summary, fetch, soundbite, search moments, page view) in the read audit: who, which meeting, which surface, when. false: no read is recorded (for comparison benchmarks; not for production).",
+  },
+  READ_AUDIT_FLUSH_INTERVAL: {
+    kind: 'duration',
+    default: '1s',
+    doc: 'Reads are buffered in the process and written to the read audit with one multi-row INSERT this often (or sooner, at READ_AUDIT_BATCH_ROWS), and on shutdown.',
+  },
+  READ_AUDIT_BATCH_ROWS: {
+    kind: 'int',
+    default: '500',
+    min: 1,
+    doc: 'Buffered reads that make the read audit flush at once.',
+  },
+  READ_AUDIT_RETENTION: {
+    kind: 'duration',
+    default: '365d',
+    doc: 'How long read-audit rows are kept; older ones are deleted by the daily retention run.',
+  },
+  RETENTION_SCHEDULE: {
+    kind: 'string',
+    default: '0 3 * * *',
+    doc: "When the retention run (RetentionWorkflow: meetings past their team's retention period, old read-audit rows) runs, as a cron expression in UTC; the worker creates or updates the Temporal schedule at start.",
+  },
+  WEB_SESSION_TTL: {
+    kind: 'duration',
+    default: '12h',
+    doc: 'Lifetime of a sign-in to the meeting and soundbite pages (/meetings, /soundbites); signing in again starts a new one.',
+  },
   // OAuth for the MCP endpoint (docs/oauth.md). API keys keep working in every mode.
-  OAUTH_MODE: { kind: 'enum', default: 'none', values: ['none', 'external', 'builtin'], doc: 'How MCP clients sign in besides API keys: none (API keys only), external (access tokens from your identity provider at OAUTH_ISSUER), builtin (this service is the authorization server, with dynamic client registration).' },
-  OAUTH_ISSUER: { kind: 'url', doc: 'OAUTH_MODE=external: issuer URL of the identity provider, exactly as in its tokens\' iss claim. (In builtin mode the issuer is PUBLIC_BASE_URL.)' },
-  OAUTH_JWKS_URL: { kind: 'url', doc: 'OAUTH_MODE=external: URL of the issuer\'s signing keys (JWKS); empty: discovered from the issuer\'s OpenID Connect or RFC 8414 metadata.' },
-  OAUTH_AUDIENCE: { kind: 'string', default: '', doc: 'Audience (aud) an access token must name; empty: the MCP resource URL, PUBLIC_BASE_URL + /mcp. A token minted for another resource is refused.' },
-  OAUTH_USER_CLAIM: { kind: 'string', default: 'email', doc: 'Access-token claim matched (case-insensitively) to a user\'s email; a token for an email the service does not know is refused.' },
-  OAUTH_CLOCK_SKEW: { kind: 'duration', default: '60s', doc: 'Clock difference tolerated when checking access-token exp and nbf.' },
+  OAUTH_MODE: {
+    kind: 'enum',
+    default: 'none',
+    values: ['none', 'external', 'builtin'],
+    doc: 'How MCP clients sign in besides API keys: none (API keys only), external (access tokens from your identity provider at OAUTH_ISSUER), builtin (this service is the authorization server, with dynamic client registration).',
+  },
+  OAUTH_ISSUER: {
+    kind: 'url',
+    doc: "OAUTH_MODE=external: issuer URL of the identity provider, exactly as in its tokens' iss claim. (In builtin mode the issuer is PUBLIC_BASE_URL.)",
+  },
+  OAUTH_JWKS_URL: {
+    kind: 'url',
+    doc: "OAUTH_MODE=external: URL of the issuer's signing keys (JWKS); empty: discovered from the issuer's OpenID Connect or RFC 8414 metadata.",
+  },
+  OAUTH_AUDIENCE: {
+    kind: 'string',
+    default: '',
+    doc: 'Audience (aud) an access token must name; empty: the MCP resource URL, PUBLIC_BASE_URL + /mcp. A token minted for another resource is refused.',
+  },
+  OAUTH_USER_CLAIM: {
+    kind: 'string',
+    default: 'email',
+    doc: "Access-token claim matched (case-insensitively) to a user's email; a token for an email the service does not know is refused.",
+  },
+  OAUTH_CLOCK_SKEW: {
+    kind: 'duration',
+    default: '60s',
+    doc: 'Clock difference tolerated when checking access-token exp and nbf.',
+  },
   OAUTH_ACCESS_TOKEN_TTL: { kind: 'duration', default: '1h', doc: 'OAUTH_MODE=builtin: lifetime of an access token.' },
-  OAUTH_REFRESH_TOKEN_TTL: { kind: 'duration', default: '30d', doc: 'OAUTH_MODE=builtin: lifetime of a refresh token; every refresh rotates it and starts a new lifetime.' },
-  OAUTH_SIGNING_ALG: { kind: 'enum', default: 'ES256', values: ['ES256', 'RS256'], doc: 'OAUTH_MODE=builtin: algorithm of new token signing keys (kept in the database, encrypted with SECRETS_KEY).' },
-  OIDC_ISSUER: { kind: 'url', doc: 'OAUTH_MODE=builtin: OpenID Connect provider users sign in with (the email of its ID token names the user). Empty: users sign in by pasting one of their API keys.' },
-  OIDC_CLIENT_ID: { kind: 'string', default: '', doc: 'Client id of this service at OIDC_ISSUER; register PUBLIC_BASE_URL + /oauth/callback as its redirect URI.' },
-  OIDC_CLIENT_SECRET: { kind: 'string', default: '', secret: true, doc: 'Client secret of this service at OIDC_ISSUER (empty for a public client).' },
+  OAUTH_REFRESH_TOKEN_TTL: {
+    kind: 'duration',
+    default: '30d',
+    doc: 'OAUTH_MODE=builtin: lifetime of a refresh token; every refresh rotates it and starts a new lifetime.',
+  },
+  OAUTH_SIGNING_ALG: {
+    kind: 'enum',
+    default: 'ES256',
+    values: ['ES256', 'RS256'],
+    doc: 'OAUTH_MODE=builtin: algorithm of new token signing keys (kept in the database, encrypted with SECRETS_KEY).',
+  },
+  OIDC_ISSUER: {
+    kind: 'url',
+    doc: 'OAUTH_MODE=builtin: OpenID Connect provider users sign in with (the email of its ID token names the user). Empty: users sign in by pasting one of their API keys.',
+  },
+  OIDC_CLIENT_ID: {
+    kind: 'string',
+    default: '',
+    doc: 'Client id of this service at OIDC_ISSUER; register PUBLIC_BASE_URL + /oauth/callback as its redirect URI.',
+  },
+  OIDC_CLIENT_SECRET: {
+    kind: 'string',
+    default: '',
+    secret: true,
+    doc: 'Client secret of this service at OIDC_ISSUER (empty for a public client).',
+  },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -222,7 +466,10 @@ function parseOne(name: string, s: Setting, raw: string, problems: string[]): Pa
       return ms;
     }
     case 'durations': {
-      const parts = raw.split(',').map((p) => p.trim()).filter(Boolean);
+      const parts = raw
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
       const values = parts.map(parseDuration);
       if (parts.length === 0 || values.some((v) => v === undefined)) {
         problems.push(`${name} must be a comma-separated list of durations like 0s,5s,5m; got "${raw}"`);
@@ -231,7 +478,10 @@ function parseOne(name: string, s: Setting, raw: string, problems: string[]): Pa
       return values as number[];
     }
     case 'list':
-      return raw.split(',').map((p) => p.trim()).filter(Boolean);
+      return raw
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
     case 'enum':
       if (!s.values!.includes(raw)) problems.push(`${name} must be one of ${s.values!.join(', ')}; got "${raw}"`);
       return raw;
@@ -253,7 +503,10 @@ function parseTrustProxy(raw: string): boolean | number | string[] {
   if (v === 'true') return true;
   if (v === 'false' || v === '') return false;
   if (/^\d+$/.test(v)) return Number(v);
-  return v.split(',').map((s) => s.trim()).filter(Boolean);
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Parse the environment for one role. Throws ConfigError listing every problem at once. */
@@ -273,15 +526,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
     }
     v[name] = parseOne(name, setting, raw, problems);
   }
-  const secretsKey = typeof v.SECRETS_KEY === 'string' && v.SECRETS_KEY ? parseSecretsKey(v.SECRETS_KEY, problems) : undefined;
+  const secretsKey =
+    typeof v.SECRETS_KEY === 'string' && v.SECRETS_KEY ? parseSecretsKey(v.SECRETS_KEY, problems) : undefined;
   const tlsCert = v.TEMPORAL_TLS_CERT_PATH as string;
   const tlsKey = v.TEMPORAL_TLS_KEY_PATH as string;
   if (Boolean(tlsCert) !== Boolean(tlsKey)) {
     problems.push('TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH must be set together');
   }
-  if (v.ASR_ENGINE === 'openai-compatible' && !v.ASR_URL) problems.push('ASR_URL is required with ASR_ENGINE=openai-compatible: the base URL of the speech-to-text server');
+  if (v.ASR_ENGINE === 'openai-compatible' && !v.ASR_URL)
+    problems.push('ASR_URL is required with ASR_ENGINE=openai-compatible: the base URL of the speech-to-text server');
   const oauth = parseOAuth(v, role, Boolean(secretsKey), problems);
-  const mcpAllowedOrigins = allowedOrigins(v.MCP_ALLOWED_ORIGINS as string[] | undefined, v.PUBLIC_BASE_URL as string, problems);
+  const mcpAllowedOrigins = allowedOrigins(
+    v.MCP_ALLOWED_ORIGINS as string[] | undefined,
+    v.PUBLIC_BASE_URL as string,
+    problems,
+  );
   if (problems.length) throw new ConfigError(problems);
 
   return {
@@ -307,7 +566,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
     mcpPort: v.MCP_PORT as number,
     graphqlPort: v.GRAPHQL_PORT as number,
     workerMetricsPort: v.WORKER_METRICS_PORT as number,
-    workerConcurrency: { maxActivities: v.WORKER_MAX_CONCURRENT_ACTIVITIES as number, maxWorkflowTasks: v.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS as number },
+    workerConcurrency: {
+      maxActivities: v.WORKER_MAX_CONCURRENT_ACTIVITIES as number,
+      maxWorkflowTasks: v.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS as number,
+    },
     publicBaseUrl: (v.PUBLIC_BASE_URL as string).replace(/\/+$/, ''),
     mcpAllowedHosts: v.MCP_ALLOWED_HOSTS as string[],
     mcpAllowedOrigins,
@@ -323,11 +585,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
     },
     secretsKey,
     allowPrivateNetwork: v.ALLOW_PRIVATE_NETWORK as boolean,
-    media: { maxBytes: v.MEDIA_MAX_BYTES as number, maxSeconds: v.MEDIA_MAX_SECONDS as number, fetchTimeoutMs: v.MEDIA_FETCH_TIMEOUT as number },
+    media: {
+      maxBytes: v.MEDIA_MAX_BYTES as number,
+      maxSeconds: v.MEDIA_MAX_SECONDS as number,
+      fetchTimeoutMs: v.MEDIA_FETCH_TIMEOUT as number,
+    },
     workerKind: v.WORKER_KIND as 'general' | 'speech',
     asr: {
-      engine: (v.ASR_ENGINE as 'embedded' | 'openai-compatible' | undefined) ?? (v.ASR_URL ? 'openai-compatible' : 'embedded'),
-      speech: { modelsDir: v.SPEECH_MODELS_DIR as string, model: v.SPEECH_MODEL as string, recognizers: v.SPEECH_RECOGNIZERS as number },
+      engine:
+        (v.ASR_ENGINE as 'embedded' | 'openai-compatible' | undefined) ??
+        (v.ASR_URL ? 'openai-compatible' : 'embedded'),
+      speech: {
+        modelsDir: v.SPEECH_MODELS_DIR as string,
+        model: v.SPEECH_MODEL as string,
+        recognizers: v.SPEECH_RECOGNIZERS as number,
+      },
       url: v.ASR_URL as string,
       apiKey: v.ASR_API_KEY as string,
       model: v.ASR_MODEL as string,
@@ -376,7 +648,8 @@ function allowedOrigins(list: string[] | undefined, publicBaseUrl: string, probl
     } catch {
       origin = undefined;
     }
-    if (!origin || origin === 'null' || !/^https?:/.test(origin)) problems.push(`MCP_ALLOWED_ORIGINS must list origins like https://app.example.com (or *); got "${o}"`);
+    if (!origin || origin === 'null' || !/^https?:/.test(origin))
+      problems.push(`MCP_ALLOWED_ORIGINS must list origins like https://app.example.com (or *); got "${o}"`);
     else out.push(origin);
   }
   return out;
@@ -390,11 +663,15 @@ function parseOAuth(v: Parsed, role: Role, hasSecretsKey: boolean, problems: str
   const oidcClientId = v.OIDC_CLIENT_ID as string;
   // "Given" (even if malformed, which is reported on its own) rather than "parsed".
   const given = (name: string) => name in v;
-  if (mode === 'external' && !given('OAUTH_ISSUER')) problems.push('OAUTH_ISSUER is required with OAUTH_MODE=external: the issuer URL of your identity provider');
+  if (mode === 'external' && !given('OAUTH_ISSUER'))
+    problems.push('OAUTH_ISSUER is required with OAUTH_MODE=external: the issuer URL of your identity provider');
   if (mode !== 'external' && given('OAUTH_ISSUER')) {
-    problems.push(`OAUTH_ISSUER applies to OAUTH_MODE=external only (OAUTH_MODE is ${mode}; the built-in server's issuer is PUBLIC_BASE_URL)`);
+    problems.push(
+      `OAUTH_ISSUER applies to OAUTH_MODE=external only (OAUTH_MODE is ${mode}; the built-in server's issuer is PUBLIC_BASE_URL)`,
+    );
   }
-  if (given('OIDC_ISSUER') && mode !== 'builtin') problems.push(`OIDC_ISSUER applies to OAUTH_MODE=builtin only (OAUTH_MODE is ${mode})`);
+  if (given('OIDC_ISSUER') && mode !== 'builtin')
+    problems.push(`OIDC_ISSUER applies to OAUTH_MODE=builtin only (OAUTH_MODE is ${mode})`);
   if (given('OIDC_ISSUER') && !oidcClientId) problems.push('OIDC_CLIENT_ID is required with OIDC_ISSUER');
   if (mode === 'builtin' && role === 'mcp' && !hasSecretsKey) {
     problems.push('SECRETS_KEY is required with OAUTH_MODE=builtin: it encrypts the token signing keys at rest');
@@ -414,6 +691,8 @@ function parseOAuth(v: Parsed, role: Role, hasSecretsKey: boolean, problems: str
     accessTokenTtlMs: v.OAUTH_ACCESS_TOKEN_TTL as number,
     refreshTokenTtlMs: v.OAUTH_REFRESH_TOKEN_TTL as number,
     signingAlg: v.OAUTH_SIGNING_ALG as 'ES256' | 'RS256',
-    oidc: oidcIssuer ? { issuer: oidcIssuer, clientId: oidcClientId, clientSecret: v.OIDC_CLIENT_SECRET as string } : undefined,
+    oidc: oidcIssuer
+      ? { issuer: oidcIssuer, clientId: oidcClientId, clientSecret: v.OIDC_CLIENT_SECRET as string }
+      : undefined,
   };
 }

@@ -30,7 +30,8 @@ const KNEX_LOG: Knex.Logger = {
   warn: (message: unknown) => logger.warn({ component: 'knex' }, String(message)),
   error: (message: unknown) => logger.error({ component: 'knex' }, String(message)),
   debug: (message: unknown) => logger.debug({ component: 'knex' }, String(message)),
-  deprecate: (method: string, alternative: string) => logger.warn({ component: 'knex' }, `${method} is deprecated: use ${alternative}`),
+  deprecate: (method: string, alternative: string) =>
+    logger.warn({ component: 'knex' }, `${method} is deprecated: use ${alternative}`),
 };
 
 /**

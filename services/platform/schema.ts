@@ -48,18 +48,26 @@ export const MIGRATIONS_TABLE = 'knex_migrations';
 async function appliedRows(db: Knex): Promise<{ name: string; release: string | null; runs_with: string | null }[]> {
   if (!(await db.schema.hasTable(MIGRATIONS_TABLE))) return [];
   const hasReleases = await db.schema.hasColumn(MIGRATIONS_TABLE, 'release');
-  const columns = hasReleases ? ['name', 'release', 'runs_with'] : ['name', db.raw('null as release'), db.raw('null as runs_with')];
+  const columns = hasReleases
+    ? ['name', 'release', 'runs_with']
+    : ['name', db.raw('null as release'), db.raw('null as runs_with')];
   return db(MIGRATIONS_TABLE).select(columns).orderBy('id');
 }
 
 /** What the database holds against what this code knows, and whether this code runs on it. */
-export async function inspectSchema(db: Knex, catalog: MigrationEntry[] = MIGRATIONS, release: string = RELEASE): Promise<SchemaState> {
+export async function inspectSchema(
+  db: Knex,
+  catalog: MigrationEntry[] = MIGRATIONS,
+  release: string = RELEASE,
+): Promise<SchemaState> {
   const rows = await appliedRows(db);
   const known = new Map(catalog.map((m) => [m.name, m]));
   const applied = rows.map((r) => r.name);
   const appliedSet = new Set(applied);
   const pending = catalog.filter((m) => !appliedSet.has(m.name)).map((m) => m.name);
-  const ahead: AheadMigration[] = rows.filter((r) => !known.has(r.name)).map((r) => ({ name: r.name, release: r.release, runsWith: r.runs_with }));
+  const ahead: AheadMigration[] = rows
+    .filter((r) => !known.has(r.name))
+    .map((r) => ({ name: r.name, release: r.release, runsWith: r.runs_with }));
   const releases = rows.map((r) => known.get(r.name)?.release ?? r.release).filter((r): r is string => !!r);
   const schemaRelease = releases.length ? releases.reduce((a, b) => (compareReleases(a, b) >= 0 ? a : b)) : null;
 
@@ -67,21 +75,30 @@ export async function inspectSchema(db: Knex, catalog: MigrationEntry[] = MIGRAT
   const undeclared = ahead.find((m) => !m.release || !m.runsWith);
   const tooNew = ahead.find((m) => m.runsWith && compareReleases(m.runsWith, release) > 0);
   if (undeclared) {
-    problem = new SchemaError('schema_ahead', `the database has migration ${undeclared.name}, which release ${release} does not know and which declares no release it runs with: deploy the release that applied it`);
+    problem = new SchemaError(
+      'schema_ahead',
+      `the database has migration ${undeclared.name}, which release ${release} does not know and which declares no release it runs with: deploy the release that applied it`,
+    );
   } else if (tooNew) {
     problem = new SchemaError(
       'schema_ahead',
       `the database schema is at release ${schemaRelease}, and its migration ${tooNew.name} (release ${tooNew.release}) runs only with release ${tooNew.runsWith} or later; this is release ${release}: deploy release ${schemaRelease}, or restore the backup taken before the upgrade`,
     );
   } else if (pending.length) {
-    const what = applied.length ? `lacks ${pending.length} migration${pending.length === 1 ? '' : 's'} of release ${release} (${pending.slice(0, 3).join(', ')}${pending.length > 3 ? ', ...' : ''})` : `has no schema yet (release ${release})`;
+    const what = applied.length
+      ? `lacks ${pending.length} migration${pending.length === 1 ? '' : 's'} of release ${release} (${pending.slice(0, 3).join(', ')}${pending.length > 3 ? ', ...' : ''})`
+      : `has no schema yet (release ${release})`;
     problem = new SchemaError('schema_behind', `the database ${what}: run \`meeting-intel migrate up\``);
   }
   return { release, schemaRelease, applied, pending, ahead, problem };
 }
 
 /** Throws the SchemaError that says why this release cannot run on the database's schema. */
-export async function requireSchema(db: Knex, catalog: MigrationEntry[] = MIGRATIONS, release: string = RELEASE): Promise<SchemaState> {
+export async function requireSchema(
+  db: Knex,
+  catalog: MigrationEntry[] = MIGRATIONS,
+  release: string = RELEASE,
+): Promise<SchemaState> {
   const state = await inspectSchema(db, catalog, release);
   if (state.problem) throw state.problem;
   return state;
@@ -91,12 +108,23 @@ export async function requireSchema(db: Knex, catalog: MigrationEntry[] = MIGRAT
  * Apply this release's pending migrations and record what each declares. A schema ahead of this
  * release is left alone: nothing to apply when this release runs on it, a refusal when it does not.
  */
-export async function migrateUp(db: Knex, catalog: MigrationEntry[] = MIGRATIONS, release: string = RELEASE): Promise<{ applied: string[]; state: SchemaState }> {
+export async function migrateUp(
+  db: Knex,
+  catalog: MigrationEntry[] = MIGRATIONS,
+  release: string = RELEASE,
+): Promise<{ applied: string[]; state: SchemaState }> {
   const before = await inspectSchema(db, catalog, release);
   if (before.problem?.code === 'schema_ahead') throw before.problem;
-  const [, applied] = (await db.migrate.latest({ migrationSource: migrationSourceOf(catalog), disableMigrationsListValidation: true })) as [number, string[]];
+  const [, applied] = (await db.migrate.latest({
+    migrationSource: migrationSourceOf(catalog),
+    disableMigrationsListValidation: true,
+  })) as [number, string[]];
   if (await db.schema.hasColumn(MIGRATIONS_TABLE, 'release')) {
-    for (const m of catalog) await db(MIGRATIONS_TABLE).where({ name: m.name }).whereNull('release').update({ release: m.release, runs_with: m.runsWith });
+    for (const m of catalog)
+      await db(MIGRATIONS_TABLE)
+        .where({ name: m.name })
+        .whereNull('release')
+        .update({ release: m.release, runs_with: m.runsWith });
   }
   return { applied, state: await inspectSchema(db, catalog, release) };
 }
@@ -105,15 +133,30 @@ export async function migrateUp(db: Knex, catalog: MigrationEntry[] = MIGRATIONS
  * Revert the last batch of migrations. Refuses a schema ahead of this release (the release that
  * applied those migrations holds their `down`) and a batch with a migration that cannot be undone.
  */
-export async function migrateDown(db: Knex, catalog: MigrationEntry[] = MIGRATIONS, release: string = RELEASE): Promise<string[]> {
+export async function migrateDown(
+  db: Knex,
+  catalog: MigrationEntry[] = MIGRATIONS,
+  release: string = RELEASE,
+): Promise<string[]> {
   const state = await inspectSchema(db, catalog, release);
-  if (state.ahead.length) throw new SchemaError('schema_ahead', `the database schema is at release ${state.schemaRelease}, ahead of this release ${release}: only release ${state.schemaRelease} can revert its migrations (${state.ahead.map((m) => m.name).join(', ')})`);
+  if (state.ahead.length)
+    throw new SchemaError(
+      'schema_ahead',
+      `the database schema is at release ${state.schemaRelease}, ahead of this release ${release}: only release ${state.schemaRelease} can revert its migrations (${state.ahead.map((m) => m.name).join(', ')})`,
+    );
   if (!state.applied.length) return [];
   const batch = await db(MIGRATIONS_TABLE).max({ b: 'batch' }).first();
   const last = (await db(MIGRATIONS_TABLE).where({ batch: batch?.b }).pluck('name')) as string[];
   const known = new Map(catalog.map((m) => [m.name, m]));
   const stuck = last.map((n) => known.get(n)!).find((m) => m.irreversible || !m.migration.down);
-  if (stuck) throw new SchemaError('schema_irreversible', `migration ${stuck.name} cannot be undone: ${stuck.irreversible ?? 'it has no down'}; restore the backup taken before it instead`);
-  const [, reverted] = (await db.migrate.rollback({ migrationSource: migrationSourceOf(catalog), disableMigrationsListValidation: true })) as [number, string[]];
+  if (stuck)
+    throw new SchemaError(
+      'schema_irreversible',
+      `migration ${stuck.name} cannot be undone: ${stuck.irreversible ?? 'it has no down'}; restore the backup taken before it instead`,
+    );
+  const [, reverted] = (await db.migrate.rollback({
+    migrationSource: migrationSourceOf(catalog),
+    disableMigrationsListValidation: true,
+  })) as [number, string[]];
   return reverted;
 }

@@ -28,7 +28,8 @@ export interface Statement {
  */
 export function numbered(f: SqlFragment): Statement {
   const parts = f.sql.split('?');
-  if (parts.length - 1 !== f.bindings.length) throw new Error(`SQL has ${parts.length - 1} placeholders but ${f.bindings.length} bindings`);
+  if (parts.length - 1 !== f.bindings.length)
+    throw new Error(`SQL has ${parts.length - 1} placeholders but ${f.bindings.length} bindings`);
   let text = parts[0];
   for (let i = 1; i < parts.length; i++) text += `$${i}${parts[i]}`;
   return { text, values: f.bindings };
@@ -97,7 +98,9 @@ export async function runSql<R>(db: Knex, st: Statement, name?: string): Promise
       conn.query(FORCE_GENERIC, []).catch(() => undefined);
     }
     // The string form: pg copies a config object on every query, and an unnamed statement needs none.
-    const { rows } = name ? await conn.query({ name, text: st.text, values: st.values }) : await conn.query(st.text, st.values);
+    const { rows } = name
+      ? await conn.query({ name, text: st.text, values: st.values })
+      : await conn.query(st.text, st.values);
     return rows as R[];
   } finally {
     db.client.releaseConnection(conn);

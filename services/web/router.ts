@@ -18,7 +18,17 @@ import { createOidcClient, type OidcClient } from '../oauth/oidc';
 import { principalByEmail } from '../oauth/principal';
 import { APP_CSS, APP_JS } from './assets';
 import { clearCookie, readCookie, SESSION_COOKIE, setCookie, SIGNIN_CSRF_COOKIE } from './cookies';
-import { actionItemsPage, errorPage, layout, meetingPage, meetingsPage, notFoundPage, signInPage, soundbitePage, type PageContext } from './views';
+import {
+  actionItemsPage,
+  errorPage,
+  layout,
+  meetingPage,
+  meetingsPage,
+  notFoundPage,
+  signInPage,
+  soundbitePage,
+  type PageContext,
+} from './views';
 import { ACTION_ITEM_LIST, listActionItems } from '../core/action-items';
 import { exportMeeting } from '../core/exports';
 
@@ -62,28 +72,48 @@ const sameSecret = (a: string, b: string) => {
 /** The pages of this service only: a path under the base that is not protocol-relative. */
 function safeNext(base: string, raw: unknown): string {
   const fallback = `${base}/meetings`;
-  if (typeof raw !== 'string' || !raw.startsWith(`${base}/`) || raw.startsWith('//') || /[\\\r\n]/.test(raw)) return fallback;
+  if (typeof raw !== 'string' || !raw.startsWith(`${base}/`) || raw.startsWith('//') || /[\\\r\n]/.test(raw))
+    return fallback;
   return raw;
 }
 
 async function send(res: Response, status: number, page: ReturnType<typeof layout>): Promise<void> {
-  res.status(status).type('html').send(String(await page));
+  res
+    .status(status)
+    .type('html')
+    .send(String(await page));
 }
 
 export function createWebRouter(deps: WebDeps): Router {
   const { db, config } = deps;
   const base = new URL(config.publicBaseUrl).pathname.replace(/\/+$/, '');
   const router = express.Router();
-  const ctxOf = (req: PageRequest): PageContext => ({ base, viewer: req.session?.principal ?? null, csrf: req.session?.csrf ?? null });
+  const ctxOf = (req: PageRequest): PageContext => ({
+    base,
+    viewer: req.session?.principal ?? null,
+    csrf: req.session?.csrf ?? null,
+  });
   const oidc: OidcClient | undefined = config.oauth.oidc
     ? createOidcClient(config.oauth.oidc, `${config.publicBaseUrl}/signin/callback`, config.oauth.clockSkewMs)
     : undefined;
 
   router.get('/assets/app.js', (_req, res) => {
-    res.set({ 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=300', 'X-Content-Type-Options': 'nosniff' }).send(APP_JS);
+    res
+      .set({
+        'Content-Type': 'text/javascript; charset=utf-8',
+        'Cache-Control': 'public, max-age=300',
+        'X-Content-Type-Options': 'nosniff',
+      })
+      .send(APP_JS);
   });
   router.get('/assets/app.css', (_req, res) => {
-    res.set({ 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=300', 'X-Content-Type-Options': 'nosniff' }).send(APP_CSS);
+    res
+      .set({
+        'Content-Type': 'text/css; charset=utf-8',
+        'Cache-Control': 'public, max-age=300',
+        'X-Content-Type-Options': 'nosniff',
+      })
+      .send(APP_CSS);
   });
 
   const pages = router;
@@ -97,7 +127,8 @@ export function createWebRouter(deps: WebDeps): Router {
     }
   });
 
-  const signInFirst = (req: PageRequest, res: Response) => res.redirect(303, `${base}/signin?${new URLSearchParams({ next: `${base}${req.originalUrl}` })}`);
+  const signInFirst = (req: PageRequest, res: Response) =>
+    res.redirect(303, `${base}/signin?${new URLSearchParams({ next: `${base}${req.originalUrl}` })}`);
 
   // -------------------------------------------------------------------------------------------------
   // Sign-in and sign-out
@@ -126,10 +157,15 @@ export function createWebRouter(deps: WebDeps): Router {
       try {
         credential = await apiKeyCredential(db, typeof body.api_key === 'string' ? body.api_key.trim() : undefined);
       } catch (e) {
-        if (isServiceError(e) && e.code === 'auth_failed') return await signInForm(req, res, 401, 'That API key is unknown or revoked.');
+        if (isServiceError(e) && e.code === 'auth_failed')
+          return await signInForm(req, res, 401, 'That API key is unknown or revoked.');
         throw e;
       }
-      const { token } = await startSession(db, credential.principal, { method: 'api_key', apiKeyId: credential.keyId, ttlMs: config.webSessionTtlMs });
+      const { token } = await startSession(db, credential.principal, {
+        method: 'api_key',
+        apiKeyId: credential.keyId,
+        ttlMs: config.webSessionTtlMs,
+      });
       setCookie(res, config, SESSION_COOKIE, token, config.webSessionTtlMs);
       clearCookie(res, config, SIGNIN_CSRF_COOKIE);
       res.redirect(303, safeNext(base, body.next));
@@ -143,7 +179,12 @@ export function createWebRouter(deps: WebDeps): Router {
     pages.get('/signin/oidc', async (req: PageRequest, res, next) => {
       try {
         const start = await oidc.start();
-        const remembered = { state: start.state, nonce: start.nonce, verifier: start.verifier, next: safeNext(base, req.query.next) };
+        const remembered = {
+          state: start.state,
+          nonce: start.nonce,
+          verifier: start.verifier,
+          next: safeNext(base, req.query.next),
+        };
         setCookie(res, config, OIDC_COOKIE, Buffer.from(JSON.stringify(remembered)).toString('base64url'), 600_000);
         res.redirect(303, start.url);
       } catch (e) {
@@ -160,7 +201,12 @@ export function createWebRouter(deps: WebDeps): Router {
         } catch {
           remembered = undefined;
         }
-        if (!remembered || typeof req.query.state !== 'string' || !sameSecret(remembered.state, req.query.state) || typeof req.query.code !== 'string') {
+        if (
+          !remembered ||
+          typeof req.query.state !== 'string' ||
+          !sameSecret(remembered.state, req.query.state) ||
+          typeof req.query.code !== 'string'
+        ) {
           return await signInForm(req, res, 400, 'The sign-in expired or did not come from this browser. Try again.');
         }
         let email: string;
@@ -171,7 +217,11 @@ export function createWebRouter(deps: WebDeps): Router {
         }
         const principal = await principalByEmail(db, email);
         if (!principal) return await signInForm(req, res, 403, `${email} is not a user of this service.`);
-        const { token } = await startSession(db, principal, { method: 'oidc', apiKeyId: null, ttlMs: config.webSessionTtlMs });
+        const { token } = await startSession(db, principal, {
+          method: 'oidc',
+          apiKeyId: null,
+          ttlMs: config.webSessionTtlMs,
+        });
         setCookie(res, config, SESSION_COOKIE, token, config.webSessionTtlMs);
         res.redirect(303, safeNext(base, remembered.next));
       } catch (e) {
@@ -184,7 +234,8 @@ export function createWebRouter(deps: WebDeps): Router {
     try {
       const csrf = (req.body as Record<string, unknown>).csrf;
       if (req.session) {
-        if (typeof csrf !== 'string' || !sameSecret(req.session.csrf, csrf)) return await send(res, 403, errorPage(ctxOf(req), 'The form expired. Reload the page and sign out again.'));
+        if (typeof csrf !== 'string' || !sameSecret(req.session.csrf, csrf))
+          return await send(res, 403, errorPage(ctxOf(req), 'The form expired. Reload the page and sign out again.'));
         await endSession(db, req.session);
       }
       clearCookie(res, config, SESSION_COOKIE);
@@ -217,9 +268,22 @@ export function createWebRouter(deps: WebDeps): Router {
         filters = q ? parseSearchQuery(q) : {};
       } catch (e) {
         if (!isServiceError(e)) throw e;
-        return await send(res, 400, meetingsPage(ctxOf(req), { q, skip, list: { meetings: [], has_more: false, next_skip: null }, error: e.message }));
+        return await send(
+          res,
+          400,
+          meetingsPage(ctxOf(req), {
+            q,
+            skip,
+            list: { meetings: [], has_more: false, next_skip: null },
+            error: e.message,
+          }),
+        );
       }
-      const list = await listMeetings(db, config, readingAs(p, 'page:/meetings'), { ...filters, skip: filters.skip ?? skip, limit: filters.limit ?? PAGE_SIZE });
+      const list = await listMeetings(db, config, readingAs(p, 'page:/meetings'), {
+        ...filters,
+        skip: filters.skip ?? skip,
+        limit: filters.limit ?? PAGE_SIZE,
+      });
       await send(res, 200, meetingsPage(ctxOf(req), { q, skip, list }));
     } catch (e) {
       next(e);
@@ -231,8 +295,15 @@ export function createWebRouter(deps: WebDeps): Router {
       if (!req.session) return signInFirst(req, res);
       const from = Math.max(0, Number.parseInt(String(req.query.from ?? '0'), 10) || 0);
       const reader = readingAs(req.session.principal, 'page:/meetings/:id');
-      const meeting = await fetchMeeting(db, config, reader, String(req.params.id), { fromIndex: from, rawText: 'when-different', maxTokens: PART_TOKENS });
-      const items = await listActionItems(db, config, reader, { meetingId: meeting.id, limit: ACTION_ITEM_LIST.maxLimit });
+      const meeting = await fetchMeeting(db, config, reader, String(req.params.id), {
+        fromIndex: from,
+        rawText: 'when-different',
+        maxTokens: PART_TOKENS,
+      });
+      const items = await listActionItems(db, config, reader, {
+        meetingId: meeting.id,
+        limit: ACTION_ITEM_LIST.maxLimit,
+      });
       await send(res, 200, meetingPage(ctxOf(req), meeting, from, items.action_items));
     } catch (e) {
       next(e);
@@ -243,8 +314,16 @@ export function createWebRouter(deps: WebDeps): Router {
   pages.get('/meetings/:id/export.:format', async (req: PageRequest, res, next) => {
     try {
       if (!req.session) return signInFirst(req, res);
-      const file = await exportMeeting(db, config, readingAs(req.session.principal, 'page:/meetings/:id/export'), String(req.params.id), String(req.params.format));
-      res.set({ 'Content-Type': file.contentType, 'Content-Disposition': `attachment; filename="${file.filename}"` }).send(file.body);
+      const file = await exportMeeting(
+        db,
+        config,
+        readingAs(req.session.principal, 'page:/meetings/:id/export'),
+        String(req.params.id),
+        String(req.params.format),
+      );
+      res
+        .set({ 'Content-Type': file.contentType, 'Content-Disposition': `attachment; filename="${file.filename}"` })
+        .send(file.body);
     } catch (e) {
       next(e);
     }
@@ -255,8 +334,15 @@ export function createWebRouter(deps: WebDeps): Router {
     try {
       if (!req.session) return signInFirst(req, res);
       const cursor = typeof req.query.cursor === 'string' && req.query.cursor ? req.query.cursor : undefined;
-      const page = await listActionItems(db, config, readingAs(req.session.principal, 'page:/action-items'), { mine: true, status: 'open', limit: PAGE_SIZE, cursor });
-      const nextHref = page.next_cursor ? `${base}/action-items?${new URLSearchParams({ cursor: page.next_cursor })}` : null;
+      const page = await listActionItems(db, config, readingAs(req.session.principal, 'page:/action-items'), {
+        mine: true,
+        status: 'open',
+        limit: PAGE_SIZE,
+        cursor,
+      });
+      const nextHref = page.next_cursor
+        ? `${base}/action-items?${new URLSearchParams({ cursor: page.next_cursor })}`
+        : null;
       await send(res, 200, actionItemsPage(ctxOf(req), page, nextHref));
     } catch (e) {
       next(e);
@@ -270,11 +356,26 @@ export function createWebRouter(deps: WebDeps): Router {
       const p = req.session.principal;
       const at = req.query.at === undefined ? undefined : Number(req.query.at);
       let from = Math.max(0, Number.parseInt(String(req.query.from ?? '0'), 10) || 0);
-      if (at !== undefined && Number.isFinite(at)) from = Math.max(0, (await sentenceIndexAt(db, p, String(req.params.id), at)) - 5);
-      const page = await getTranscript(db, config, readingAs(p, 'page:/meetings/:id/sentences'), String(req.params.id), { fromIndex: from, rawText: 'when-different', maxTokens: PART_TOKENS });
-      res.json({ from, sentences: page.sentences, next_index: page.next_index, has_more: page.has_more, is_live: page.is_live, status: page.status });
+      if (at !== undefined && Number.isFinite(at))
+        from = Math.max(0, (await sentenceIndexAt(db, p, String(req.params.id), at)) - 5);
+      const page = await getTranscript(
+        db,
+        config,
+        readingAs(p, 'page:/meetings/:id/sentences'),
+        String(req.params.id),
+        { fromIndex: from, rawText: 'when-different', maxTokens: PART_TOKENS },
+      );
+      res.json({
+        from,
+        sentences: page.sentences,
+        next_index: page.next_index,
+        has_more: page.has_more,
+        is_live: page.is_live,
+        status: page.status,
+      });
     } catch (e) {
-      if (isServiceError(e) && (e.code === 'object_not_found' || e.code === 'invalid_arguments')) return void res.status(404).json({ error: 'not found' });
+      if (isServiceError(e) && (e.code === 'object_not_found' || e.code === 'invalid_arguments'))
+        return void res.status(404).json({ error: 'not found' });
       next(e);
     }
   });
@@ -300,11 +401,18 @@ export function createWebRouter(deps: WebDeps): Router {
   });
   pages.use(PAGE_PATHS, async (err: unknown, req: PageRequest, res: Response, _next: NextFunction) => {
     try {
-      if (isServiceError(err) && (err.code === 'object_not_found' || err.code === 'invalid_arguments' || err.code === 'args_required')) {
+      if (
+        isServiceError(err) &&
+        (err.code === 'object_not_found' || err.code === 'invalid_arguments' || err.code === 'args_required')
+      ) {
         return await send(res, 404, notFoundPage(ctxOf(req)));
       }
       requestLog(res).error({ err }, 'page failed');
-      await send(res, 500, errorPage(ctxOf(req), 'The page could not be shown right now; it has been logged. Try again in a moment.'));
+      await send(
+        res,
+        500,
+        errorPage(ctxOf(req), 'The page could not be shown right now; it has been logged. Try again in a moment.'),
+      );
     } catch {
       if (!res.headersSent) res.status(500).end();
     }

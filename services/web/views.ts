@@ -41,39 +41,62 @@ export function layout(ctx: PageContext, title: string, body: Html): Html {
         </form>`
     : html`<a href="${b}/signin">Sign in</a>`;
   return html`<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <meta name="referrer" content="same-origin" />
-    <title>${title} · Meetings</title>
-    <link rel="stylesheet" href="${b}/assets/app.css" />
-    <script src="${b}/assets/app.js" defer></script>
-  </head>
-  <body>
-    <header class="top">
-      <nav aria-label="Main"><a href="${b}/meetings" class="home">Meetings</a> <a href="${b}/action-items">Action items</a></nav>
-      <div class="account">${account}</div>
-    </header>
-    <main id="main">${body}</main>
-  </body>
-</html>`;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="same-origin" />
+        <title>${title} · Meetings</title>
+        <link rel="stylesheet" href="${b}/assets/app.css" />
+        <script src="${b}/assets/app.js" defer></script>
+      </head>
+      <body>
+        <header class="top">
+          <nav aria-label="Main">
+            <a href="${b}/meetings" class="home">Meetings</a> <a href="${b}/action-items">Action items</a>
+          </nav>
+          <div class="account">${account}</div>
+        </header>
+        <main id="main">${body}</main>
+      </body>
+    </html>`;
 }
 
 export function notFoundPage(ctx: PageContext): Html {
-  const signIn = ctx.viewer ? '' : html`<p>If someone sent you this link, <a href="${ctx.base}/signin">sign in</a> and open it again.</p>`;
-  return layout(ctx, 'Not found', html`<h1>Not found</h1><p>This page does not exist, or it is not shared with you.</p>${signIn}`);
+  const signIn = ctx.viewer
+    ? ''
+    : html`<p>If someone sent you this link, <a href="${ctx.base}/signin">sign in</a> and open it again.</p>`;
+  return layout(
+    ctx,
+    'Not found',
+    html`<h1>Not found</h1>
+      <p>This page does not exist, or it is not shared with you.</p>
+      ${signIn}`,
+  );
 }
 
 export function errorPage(ctx: PageContext, message: string): Html {
-  return layout(ctx, 'Something went wrong', html`<h1>Something went wrong</h1><p>${message}</p>`);
+  return layout(
+    ctx,
+    'Something went wrong',
+    html`<h1>Something went wrong</h1>
+      <p>${message}</p>`,
+  );
 }
 
-export function signInPage(ctx: PageContext, opts: { csrf: string; next: string; error?: string; oidc: boolean }): Html {
+export function signInPage(
+  ctx: PageContext,
+  opts: { csrf: string; next: string; error?: string; oidc: boolean },
+): Html {
   const b = ctx.base;
   const error = opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : '';
   const oidc = opts.oidc
-    ? html`<p><a class="button" href="${b}/signin/oidc?next=${encodeURIComponent(opts.next)}">Sign in with your organization</a></p><p class="muted">or with one of your API keys:</p>`
+    ? html`<p>
+          <a class="button" href="${b}/signin/oidc?next=${encodeURIComponent(opts.next)}"
+            >Sign in with your organization</a
+          >
+        </p>
+        <p class="muted">or with one of your API keys:</p>`
     : '';
   return layout(
     ctx,
@@ -105,25 +128,50 @@ function markedText(text: string): Html {
 
 function momentItems(base: string, meetingId: string, moments: MomentRecord[]): Html {
   if (!moments.length) return html``;
-  return html`<ol class="moments">${moments.map(
-    (mo) => html`<li><a class="time" href="${meetingHref(base, meetingId)}#t=${Math.floor(mo.start_time)}">${clock(mo.start_time)}</a> <span class="speaker">${mo.speaker_name}</span> ${markedText(mo.text)}</li>`,
-  )}</ol>`;
+  return html`<ol class="moments">
+    ${moments.map(
+      (mo) =>
+        html`<li>
+          <a class="time" href="${meetingHref(base, meetingId)}#t=${Math.floor(mo.start_time)}"
+            >${clock(mo.start_time)}</a
+          >
+          <span class="speaker">${mo.speaker_name}</span> ${markedText(mo.text)}
+        </li>`,
+    )}
+  </ol>`;
 }
 
-export function meetingsPage(ctx: PageContext, opts: { q: string; list: MeetingList; skip: number; error?: string }): Html {
+export function meetingsPage(
+  ctx: PageContext,
+  opts: { q: string; list: MeetingList; skip: number; error?: string },
+): Html {
   const b = ctx.base;
   const moments = opts.list.moments ?? [];
   const rows = opts.list.meetings.map(
-    (m) => html`<li>
-      <a href="${meetingHref(b, m.id)}" class="title">${m.title}</a>
-      <span class="meta"><time datetime="${m.dateString}">${m.dateString.slice(0, 10)}</time> · ${m.duration} min${m.is_live ? html` · <span class="badge">live</span>` : ''}</span>
-      ${m.summary ? html`<p class="summary">${m.summary}</p>` : ''}
-      ${momentItems(b, m.id, moments.filter((mo) => mo.meeting_id === m.id))}
-    </li>`,
+    (m) =>
+      html`<li>
+        <a href="${meetingHref(b, m.id)}" class="title">${m.title}</a>
+        <span class="meta"
+          ><time datetime="${m.dateString}">${m.dateString.slice(0, 10)}</time> · ${m.duration}
+          min${m.is_live ? html` · <span class="badge">live</span>` : ''}</span
+        >
+        ${m.summary ? html`<p class="summary">${m.summary}</p>` : ''}
+        ${momentItems(
+          b,
+          m.id,
+          moments.filter((mo) => mo.meeting_id === m.id),
+        )}
+      </li>`,
   );
   const qs = (skip: number) => `?${new URLSearchParams({ ...(opts.q ? { q: opts.q } : {}), skip: String(skip) })}`;
-  const prev = opts.skip > 0 ? html`<a href="${qs(Math.max(0, opts.skip - opts.list.meetings.length || 0))}" rel="prev">Newer</a>` : '';
-  const next = opts.list.next_skip !== null && opts.list.next_skip !== undefined ? html`<a href="${qs(opts.list.next_skip)}" rel="next">Older</a>` : '';
+  const prev =
+    opts.skip > 0
+      ? html`<a href="${qs(Math.max(0, opts.skip - opts.list.meetings.length || 0))}" rel="prev">Newer</a>`
+      : '';
+  const next =
+    opts.list.next_skip !== null && opts.list.next_skip !== undefined
+      ? html`<a href="${qs(opts.list.next_skip)}" rel="next">Older</a>`
+      : '';
   const error = opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : '';
   return layout(
     ctx,
@@ -131,11 +179,23 @@ export function meetingsPage(ctx: PageContext, opts: { q: string; list: MeetingL
     html`<h1>Meetings</h1>
       <form method="get" action="${b}/meetings" role="search" class="search">
         <label for="q">Search</label>
-        <input id="q" name="q" type="search" value="${opts.q}" placeholder="keyword:budget from:2026-01-01 scope:sentences" />
+        <input
+          id="q"
+          name="q"
+          type="search"
+          value="${opts.q}"
+          placeholder="keyword:budget from:2026-01-01 scope:sentences"
+        />
         <button type="submit">Search</button>
       </form>
       ${error}
-      ${rows.length ? html`<ul class="meetings">${rows}</ul>` : html`<p>No meetings match.</p>`}
+      ${
+        rows.length
+          ? html`<ul class="meetings">
+              ${rows}
+            </ul>`
+          : html`<p>No meetings match.</p>`
+      }
       <nav class="pager" aria-label="Pages">${prev} ${next}</nav>`,
   );
 }
@@ -154,50 +214,97 @@ function speakerChart(analytics: SpeakerAnalyticsRecord[]): Html {
     const w = (v: number) => ((v / total) * 30).toFixed(2);
     return html`<g>
       <text x="0" y="${y + 14}" class="label">${a.name}</text>
-      <rect x="30%" y="${y}" height="18" width="${(talk * 0.35).toFixed(2)}%" class="talk"><title>${a.name}: ${talk.toFixed(1)}% of the talk time (${clock(a.duration)})</title></rect>
-      <rect x="68%" y="${y}" height="18" width="${w(pos)}%" class="positive"><title>${a.name}: ${pos.toFixed(0)}% positive</title></rect>
-      <rect x="${(68 + Number(w(pos))).toFixed(2)}%" y="${y}" height="18" width="${w(neu)}%" class="neutral"><title>${a.name}: ${neu.toFixed(0)}% neutral</title></rect>
-      <rect x="${(68 + Number(w(pos)) + Number(w(neu))).toFixed(2)}%" y="${y}" height="18" width="${w(neg)}%" class="negative"><title>${a.name}: ${neg.toFixed(0)}% negative</title></rect>
+      <rect x="30%" y="${y}" height="18" width="${(talk * 0.35).toFixed(2)}%" class="talk"
+        ><title>${a.name}: ${talk.toFixed(1)}% of the talk time (${clock(a.duration)})</title></rect
+      >
+      <rect x="68%" y="${y}" height="18" width="${w(pos)}%" class="positive"
+        ><title>${a.name}: ${pos.toFixed(0)}% positive</title></rect
+      >
+      <rect x="${(68 + Number(w(pos))).toFixed(2)}%" y="${y}" height="18" width="${w(neu)}%" class="neutral"
+        ><title>${a.name}: ${neu.toFixed(0)}% neutral</title></rect
+      >
+      <rect
+        x="${(68 + Number(w(pos)) + Number(w(neu))).toFixed(2)}%"
+        y="${y}"
+        height="18"
+        width="${w(neg)}%"
+        class="negative"
+        ><title>${a.name}: ${neg.toFixed(0)}% negative</title></rect
+      >
     </g>`;
   });
   const table = analytics.map(
-    (a) => html`<tr><th scope="row">${a.name}</th><td>${a.duration_pct.toFixed(1)}%</td><td>${clock(a.duration)}</td><td>${a.positive_pct.toFixed(0)}% / ${a.neutral_pct.toFixed(0)}% / ${a.negative_pct.toFixed(0)}%</td></tr>`,
+    (a) =>
+      html`<tr>
+        <th scope="row">${a.name}</th>
+        <td>${a.duration_pct.toFixed(1)}%</td>
+        <td>${clock(a.duration)}</td>
+        <td>${a.positive_pct.toFixed(0)}% / ${a.neutral_pct.toFixed(0)}% / ${a.negative_pct.toFixed(0)}%</td>
+      </tr>`,
   );
   return html`<section aria-labelledby="speakers-h">
     <h2 id="speakers-h">Speakers</h2>
     <svg class="chart" role="img" aria-labelledby="chart-title" width="100%" height="${height}">
       <title id="chart-title">Talk time and sentiment per speaker</title>
-      <text x="30%" y="12" class="axis">talk time</text><text x="68%" y="12" class="axis">sentiment (positive, neutral, negative)</text>
+      <text x="30%" y="12" class="axis">talk time</text>
+      <text x="68%" y="12" class="axis">sentiment (positive, neutral, negative)</text>
       ${bars}
     </svg>
-    <table class="speakers"><caption>Talk time and sentiment</caption>
-      <thead><tr><th scope="col">Speaker</th><th scope="col">Share</th><th scope="col">Talk time</th><th scope="col">Positive / neutral / negative</th></tr></thead>
-      <tbody>${table}</tbody></table>
+    <table class="speakers">
+      <caption>
+        Talk time and sentiment
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Speaker</th>
+          <th scope="col">Share</th>
+          <th scope="col">Talk time</th>
+          <th scope="col">Positive / neutral / negative</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${table}
+      </tbody>
+    </table>
   </section>`;
 }
 
 function summarySection(m: FullMeeting, items?: ActionItemRecord[]): Html {
   const s = m.summary;
-  if (!s) return html`<section aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2><p class="muted">${m.meeting_info.message ?? 'No summary yet.'}</p></section>`;
-  const list = (items: unknown) => (Array.isArray(items) && items.length ? html`<ul>${items.map((x) => html`<li>${typeof x === 'string' ? x : JSON.stringify(x)}</li>`)}</ul>` : html`<p class="muted">none</p>`);
+  if (!s)
+    return html`<section aria-labelledby="summary-h">
+      <h2 id="summary-h">Summary</h2>
+      <p class="muted">${m.meeting_info.message ?? 'No summary yet.'}</p>
+    </section>`;
+  const list = (items: unknown) =>
+    Array.isArray(items) && items.length
+      ? html`<ul>
+          ${items.map((x) => html`<li>${typeof x === 'string' ? x : JSON.stringify(x)}</li>`)}
+        </ul>`
+      : html`<p class="muted">none</p>`;
   return html`<section aria-labelledby="summary-h">
     <h2 id="summary-h">Summary</h2>
     ${s.meeting_type ? html`<p><span class="badge">${s.meeting_type}</span></p>` : ''}
     ${s.overview ? html`<p class="overview">${s.overview}</p>` : ''}
-    <h3>Action items</h3>${items ? actionItemList(m.id, items) : list(s.action_items)}
-    <h3>Keywords</h3>${list(s.keywords)}
-    <h3>Topics</h3>${list(s.topics_discussed)}
-    <h3>Outline</h3>${list(s.outline)}
+    <h3>Action items</h3>
+    ${items ? actionItemList(m.id, items) : list(s.action_items)}
+    <h3>Keywords</h3>
+    ${list(s.keywords)}
+    <h3>Topics</h3>
+    ${list(s.topics_discussed)}
+    <h3>Outline</h3>
+    ${list(s.outline)}
   </section>`;
 }
 
 export function sentenceItems(sentences: SentenceRecord[]): Html {
   return html`${sentences.map(
-    (s) => html`<li id="s-${s.index}" data-start="${s.start_time}">
-      <a class="time" href="#t=${Math.floor(s.start_time)}">${clock(s.start_time)}</a>
-      <span class="speaker">${s.speaker_name}</span>
-      <p>${s.text}</p>
-    </li>`,
+    (s) =>
+      html`<li id="s-${s.index}" data-start="${s.start_time}">
+        <a class="time" href="#t=${Math.floor(s.start_time)}">${clock(s.start_time)}</a>
+        <span class="speaker">${s.speaker_name}</span>
+        <p>${s.text}</p>
+      </li>`,
   )}`;
 }
 
@@ -205,13 +312,22 @@ export function meetingPage(ctx: PageContext, m: FullMeeting, from: number, item
   const b = ctx.base;
   const state =
     m.status === 'processing'
-      ? html`<p class="notice" role="status">This meeting is still being processed; the transcript and summary appear here when it is done.</p>`
+      ? html`<p class="notice" role="status">
+          This meeting is still being processed; the transcript and summary appear here when it is done.
+        </p>`
       : m.status === 'failed'
-        ? html`<p class="error" role="status">Processing this meeting failed: ${m.meeting_info.message ?? 'unknown reason'}</p>`
+        ? html`<p class="error" role="status">
+            Processing this meeting failed: ${m.meeting_info.message ?? 'unknown reason'}
+          </p>`
         : m.is_live
-          ? html`<p class="notice" role="status"><span class="badge">live</span> This meeting is in progress; new sentences appear as they are said.</p>`
+          ? html`<p class="notice" role="status">
+              <span class="badge">live</span> This meeting is in progress; new sentences appear as they are said.
+            </p>`
           : '';
-  const next = m.has_more && m.next_index !== null ? html`<a id="more" href="${meetingHref(b, m.id)}?from=${m.next_index}">Later sentences</a>` : '';
+  const next =
+    m.has_more && m.next_index !== null
+      ? html`<a id="more" href="${meetingHref(b, m.id)}?from=${m.next_index}">Later sentences</a>`
+      : '';
   const earlier = from > 0 ? html`<a href="${meetingHref(b, m.id)}">From the start</a>` : '';
   return layout(
     ctx,
@@ -219,18 +335,29 @@ export function meetingPage(ctx: PageContext, m: FullMeeting, from: number, item
     html`<h1>${m.title}</h1>
       ${state}
       <dl class="facts">
-        <dt>Date</dt><dd><time datetime="${m.dateString}">${m.dateString.slice(0, 16).replace('T', ' ')} UTC</time></dd>
-        <dt>Duration</dt><dd>${m.duration} min</dd>
-        <dt>Participants</dt><dd>${m.participants || 'none listed'}</dd>
-        <dt>Privacy</dt><dd>${m.privacy}</dd>
+        <dt>Date</dt>
+        <dd><time datetime="${m.dateString}">${m.dateString.slice(0, 16).replace('T', ' ')} UTC</time></dd>
+        <dt>Duration</dt>
+        <dd>${m.duration} min</dd>
+        <dt>Participants</dt>
+        <dd>${m.participants || 'none listed'}</dd>
+        <dt>Privacy</dt>
+        <dd>${m.privacy}</dd>
       </dl>
-      ${summarySection(m, items)}
-      ${m.status === 'completed' || m.is_live ? downloads(b, m.id) : ''}
+      ${summarySection(m, items)} ${m.status === 'completed' || m.is_live ? downloads(b, m.id) : ''}
       ${speakerChart(m.analytics)}
       <section aria-labelledby="transcript-h">
         <h2 id="transcript-h">Transcript</h2>
         ${earlier}
-        <ol class="transcript" id="transcript" data-meeting="${m.id}" data-base="${b}" data-next="${m.next_index ?? ''}" data-live="${m.is_live ? 'true' : 'false'}" data-count="${from + m.sentences.length}">
+        <ol
+          class="transcript"
+          id="transcript"
+          data-meeting="${m.id}"
+          data-base="${b}"
+          data-next="${m.next_index ?? ''}"
+          data-live="${m.is_live ? 'true' : 'false'}"
+          data-count="${from + m.sentences.length}"
+        >
           ${sentenceItems(m.sentences)}
         </ol>
         ${next}
@@ -246,7 +373,9 @@ export function soundbitePage(ctx: PageContext, sb: OpenedSoundbite): Html {
     html`<h1>${sb.name}</h1>
       <p class="meta">From “${sb.meeting_title}”, ${clock(sb.start_time)}–${clock(sb.end_time)}</p>
       ${sb.summary ? html`<p class="overview">${sb.summary}</p>` : ''}
-      <ol class="transcript">${sentenceItems(sb.sentences)}</ol>
+      <ol class="transcript">
+        ${sentenceItems(sb.sentences)}
+      </ol>
       ${moment}`,
   );
 }
@@ -266,23 +395,30 @@ const EXPORT_LABELS: Record<(typeof EXPORT_FORMATS)[number], string> = {
 function downloads(base: string, meetingId: string): Html {
   return html`<section aria-labelledby="downloads-h">
     <h2 id="downloads-h">Download</h2>
-    <ul class="downloads">${EXPORT_FORMATS.map((f) => html`<li><a href="${meetingHref(base, meetingId)}/export.${f}" download>${EXPORT_LABELS[f]}</a></li>`)}</ul>
+    <ul class="downloads">
+      ${EXPORT_FORMATS.map((f) => html`<li><a href="${meetingHref(base, meetingId)}/export.${f}" download>${EXPORT_LABELS[f]}</a></li>`)}
+    </ul>
   </section>`;
 }
 
 /** One item: its status, words, owner and due date, and the moment it was said. */
 function actionItemEntry(a: ActionItemRecord, href: string, withMeeting: boolean): Html {
-  const who = [a.owner_name ?? a.owner_email, a.due_date ? `due ${a.due_date}` : a.due ? `due ${a.due}` : null].filter(Boolean).join(' · ');
+  const who = [a.owner_name ?? a.owner_email, a.due_date ? `due ${a.due_date}` : a.due ? `due ${a.due}` : null]
+    .filter(Boolean)
+    .join(' · ');
   return html`<li class="action-item" data-status="${a.status}">
-    <span class="badge">${a.status}</span> ${a.text}
-    ${who ? html`<span class="meta">${who}</span>` : ''}
-    <a class="time" href="${href}#t=${Math.floor(a.start_time)}">${withMeeting ? html`${a.meeting_title}, ` : ''}${clock(a.start_time)}</a>
+    <span class="badge">${a.status}</span> ${a.text} ${who ? html`<span class="meta">${who}</span>` : ''}
+    <a class="time" href="${href}#t=${Math.floor(a.start_time)}"
+      >${withMeeting ? html`${a.meeting_title}, ` : ''}${clock(a.start_time)}</a
+    >
   </li>`;
 }
 
 function actionItemList(meetingId: string, items: ActionItemRecord[]): Html {
   if (!items.length) return html`<p class="muted">none</p>`;
-  return html`<ul class="action-items">${items.map((a) => actionItemEntry(a, '', false))}</ul>`;
+  return html`<ul class="action-items">
+    ${items.map((a) => actionItemEntry(a, '', false))}
+  </ul>`;
 }
 
 export function actionItemsPage(ctx: PageContext, page: ActionItemPage, nextHref: string | null): Html {
@@ -292,7 +428,13 @@ export function actionItemsPage(ctx: PageContext, page: ActionItemPage, nextHref
     ctx,
     'Action items',
     html`<h1>Your open action items</h1>
-      ${rows.length ? html`<ul class="action-items">${rows}</ul>` : html`<p>Nothing open for you.</p>`}
+      ${
+        rows.length
+          ? html`<ul class="action-items">
+              ${rows}
+            </ul>`
+          : html`<p>Nothing open for you.</p>`
+      }
       <nav class="pager" aria-label="Pages">${nextHref ? html`<a href="${nextHref}" rel="next">More</a>` : ''}</nav>`,
   );
 }

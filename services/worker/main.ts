@@ -18,7 +18,10 @@ import { loadSpeechEngine } from './speech';
  * WORKER_METRICS_PORT. Shutdown: the worker stops polling and lets in-flight activities finish (up to
  * SHUTDOWN_GRACE_MS), then the HTTP server and the pools close.
  */
-export async function startWorkerRole(config: Config, shared?: Runtime): Promise<RunningRole & { url: string; server: Server; worker: Worker }> {
+export async function startWorkerRole(
+  config: Config,
+  shared?: Runtime,
+): Promise<RunningRole & { url: string; server: Server; worker: Worker }> {
   const rt = shared ?? createRuntime(config);
   let connection: NativeConnection | undefined;
   let worker: Worker;

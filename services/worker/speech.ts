@@ -9,9 +9,15 @@ import { logger } from '../platform/logger';
  */
 export async function loadSpeechEngine(config: Config): Promise<void> {
   if (asrEngine(config) !== 'embedded') {
-    logger.info({ engine: 'openai-compatible', url: config.asr.url, model: config.asr.model }, 'speech recognition by the server at ASR_URL');
+    logger.info(
+      { engine: 'openai-compatible', url: config.asr.url, model: config.asr.model },
+      'speech recognition by the server at ASR_URL',
+    );
     return;
   }
   const engine = await engineFor(config);
-  logger.info({ ...engine.describe(), recognizers: engine.recognizers, dir: engine.model.dir }, 'speech recognition by the embedded engine');
+  logger.info(
+    { ...engine.describe(), recognizers: engine.recognizers, dir: engine.model.dir },
+    'speech recognition by the embedded engine',
+  );
 }

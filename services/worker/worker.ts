@@ -25,7 +25,17 @@ export interface CreateWorkerOptions {
   /** Stage directory of the activities (default: the OS temp directory). */
   stageRoot?: string;
   /** Anything else of Temporal's WorkerOptions (tests shorten the sticky queue timeout). */
-  tuning?: Partial<Pick<WorkerOptions, 'stickyQueueScheduleToStartTimeout' | 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'maxCachedWorkflows' | 'shutdownGraceTime' | 'identity'>>;
+  tuning?: Partial<
+    Pick<
+      WorkerOptions,
+      | 'stickyQueueScheduleToStartTimeout'
+      | 'maxConcurrentActivityTaskExecutions'
+      | 'maxConcurrentWorkflowTaskExecutions'
+      | 'maxCachedWorkflows'
+      | 'shutdownGraceTime'
+      | 'identity'
+    >
+  >;
 }
 
 /** Where the workflow source lives: workflows/index.ts from source, workflows/index.js in the build. */
@@ -37,7 +47,10 @@ export function connectWorker(config: Config): Promise<NativeConnection> {
   return NativeConnection.connect({ address, tls });
 }
 
-function bundleOption(opts: CreateWorkerOptions, env: NodeJS.ProcessEnv): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+function bundleOption(
+  opts: CreateWorkerOptions,
+  env: NodeJS.ProcessEnv,
+): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
   if (opts.workflowBundle) return { workflowBundle: opts.workflowBundle };
   const prebuilt = env.MI_WORKFLOW_BUNDLE;
   if (prebuilt) {
@@ -45,7 +58,10 @@ function bundleOption(opts: CreateWorkerOptions, env: NodeJS.ProcessEnv): Pick<W
     logger.info({ workflowBundle: prebuilt }, 'loading the prebuilt workflow bundle');
     return { workflowBundle: { codePath: prebuilt } };
   }
-  logger.info({ workflowsPath: WORKFLOWS_PATH }, 'bundling workflow code at start (set MI_WORKFLOW_BUNDLE to a prebuilt bundle to skip this)');
+  logger.info(
+    { workflowsPath: WORKFLOWS_PATH },
+    'bundling workflow code at start (set MI_WORKFLOW_BUNDLE to a prebuilt bundle to skip this)',
+  );
   return { workflowsPath: WORKFLOWS_PATH };
 }
 
@@ -58,7 +74,11 @@ export async function bundleWorkflows(): Promise<{ code: string }> {
 const noop = () => {};
 const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop } as never;
 
-export async function createWorker(deps: WorkerDeps, opts: CreateWorkerOptions, env: NodeJS.ProcessEnv = process.env): Promise<Worker> {
+export async function createWorker(
+  deps: WorkerDeps,
+  opts: CreateWorkerOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Worker> {
   const activities = createActivities({ db: deps.db, config: deps.config, stageRoot: opts.stageRoot });
   // A speech worker runs the chunks of speech recognition alone: no workflows, no other activity.
   const speech = deps.config.workerKind === 'speech';

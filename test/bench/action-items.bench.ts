@@ -15,7 +15,18 @@
 import { createApiKey } from '../../services/core/people';
 import { createDb, migrateLatest } from '../../services/platform/db';
 import {
-  buildRole, createDatabase, dbName, driveRemote, isSeeded, provisionDatabase, row, seedInChild, startMcpRole, withDatabase, type DriverSpec, type Stats,
+  buildRole,
+  createDatabase,
+  dbName,
+  driveRemote,
+  isSeeded,
+  provisionDatabase,
+  row,
+  seedInChild,
+  startMcpRole,
+  withDatabase,
+  type DriverSpec,
+  type Stats,
 } from './mcp.bench';
 
 interface Options {
@@ -31,7 +42,17 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { meetings: 10_000, sentences: 20, users: 50, concurrency: 16, seconds: 10, rounds: 2, databaseUrl: process.env.DATABASE_URL, reseed: false, keepPostgres: false };
+  const o: Options = {
+    meetings: 10_000,
+    sentences: 20,
+    users: 50,
+    concurrency: 16,
+    seconds: 10,
+    rounds: 2,
+    databaseUrl: process.env.DATABASE_URL,
+    reseed: false,
+    keepPostgres: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const num = () => {
@@ -40,17 +61,37 @@ function parseArgs(argv: string[]): Options {
       return Math.floor(v);
     };
     switch (a) {
-      case '--meetings': o.meetings = num(); break;
-      case '--sentences': o.sentences = num(); break;
-      case '--users': o.users = Math.max(2, num()); break;
-      case '--concurrency': o.concurrency = num(); break;
-      case '--seconds': o.seconds = num(); break;
-      case '--rounds': o.rounds = num(); break;
-      case '--database-url': o.databaseUrl = argv[++i]; break;
-      case '--reseed': o.reseed = true; break;
-      case '--keep-postgres': o.keepPostgres = true; break;
+      case '--meetings':
+        o.meetings = num();
+        break;
+      case '--sentences':
+        o.sentences = num();
+        break;
+      case '--users':
+        o.users = Math.max(2, num());
+        break;
+      case '--concurrency':
+        o.concurrency = num();
+        break;
+      case '--seconds':
+        o.seconds = num();
+        break;
+      case '--rounds':
+        o.rounds = num();
+        break;
+      case '--database-url':
+        o.databaseUrl = argv[++i];
+        break;
+      case '--reseed':
+        o.reseed = true;
+        break;
+      case '--keep-postgres':
+        o.keepPostgres = true;
+        break;
       default:
-        throw new Error(`unknown option ${a}; options: --meetings N --sentences M --users U --concurrency C --seconds S --rounds R --database-url URL --reseed --keep-postgres`);
+        throw new Error(
+          `unknown option ${a}; options: --meetings N --sentences M --users U --concurrency C --seconds S --rounds R --database-url URL --reseed --keep-postgres`,
+        );
     }
   }
   return o;
@@ -73,7 +114,9 @@ const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
-  console.log(`Action items benchmark: ${o.meetings} meetings × ${o.sentences} sentences, ${o.users} users, ${o.concurrency} concurrent calls, ${o.seconds} s a phase, ${o.rounds} rounds`);
+  console.log(
+    `Action items benchmark: ${o.meetings} meetings × ${o.sentences} sentences, ${o.users} users, ${o.concurrency} concurrent calls, ${o.seconds} s a phase, ${o.rounds} rounds`,
+  );
   const pg = await provisionDatabase(o);
   const name = dbName(o);
   const url = withDatabase(pg.adminUrl, name);
@@ -115,17 +158,31 @@ async function run(url: string, o: Options): Promise<void> {
   // The list as an assistant opens it (no keyword); the items as it asks for them: everything, what is open, what is open for me.
   const ITEM_ARGS = [{}, { status: 'open' }, { mine: true, status: 'open' }];
   const phases: Record<'list' | 'items', DriverSpec> = {
-    list: { urls: [server.url], calls: calls('svc_get_transcripts', () => ({})), concurrency: o.concurrency, seconds: o.seconds },
-    items: { urls: [server.url], calls: calls('svc_get_action_items', (i) => ITEM_ARGS[Math.floor(i / keys.length) % ITEM_ARGS.length]), concurrency: o.concurrency, seconds: o.seconds },
+    list: {
+      urls: [server.url],
+      calls: calls('svc_get_transcripts', () => ({})),
+      concurrency: o.concurrency,
+      seconds: o.seconds,
+    },
+    items: {
+      urls: [server.url],
+      calls: calls('svc_get_action_items', (i) => ITEM_ARGS[Math.floor(i / keys.length) % ITEM_ARGS.length]),
+      concurrency: o.concurrency,
+      seconds: o.seconds,
+    },
   };
   const results: Record<'list' | 'items', Stats[]> = { list: [], items: [] };
-  console.log(`\n${'phase'.padEnd(44)}  ${'calls/s'.padStart(8)}  ${'p50'.padStart(10)}  ${'p95'.padStart(10)}  ${'p99'.padStart(10)}  errors     RSS  CPU ms/call mcp / pg / driver`);
+  console.log(
+    `\n${'phase'.padEnd(44)}  ${'calls/s'.padStart(8)}  ${'p50'.padStart(10)}  ${'p95'.padStart(10)}  ${'p99'.padStart(10)}  errors     RSS  CPU ms/call mcp / pg / driver`,
+  );
   try {
     for (let r = 0; r < o.rounds; r++) {
       for (const k of ['list', 'items'] as const) {
         const s = await driveRemote(phases[k], [server]);
         results[k].push(s);
-        console.log(row(`${k === 'list' ? 'svc_get_transcripts (no keyword)' : 'svc_get_action_items'} round ${r + 1}`, s));
+        console.log(
+          row(`${k === 'list' ? 'svc_get_transcripts (no keyword)' : 'svc_get_action_items'} round ${r + 1}`, s),
+        );
         if (s.errors) console.log(`    first error: ${s.firstError}`);
       }
     }
@@ -135,8 +192,12 @@ async function run(url: string, o: Options): Promise<void> {
   const p95 = { list: avg(results.list.map((s) => s.p95)), items: avg(results.items.map((s) => s.p95)) };
   const rate = { list: avg(results.list.map((s) => s.perSecond)), items: avg(results.items.map((s) => s.perSecond)) };
   const errors = [...results.list, ...results.items].reduce((a, s) => a + s.errors, 0);
-  console.log(`\nsvc_get_action_items p95 ${p95.items.toFixed(1)} ms ≤ list's ${p95.list.toFixed(1)} ms: ${p95.items <= p95.list ? 'PASS' : 'FAIL'}`);
-  console.log(`svc_get_action_items ${rate.items.toFixed(0)}/s ≥ list's ${rate.list.toFixed(0)}/s: ${rate.items >= rate.list ? 'PASS' : 'FAIL'}`);
+  console.log(
+    `\nsvc_get_action_items p95 ${p95.items.toFixed(1)} ms ≤ list's ${p95.list.toFixed(1)} ms: ${p95.items <= p95.list ? 'PASS' : 'FAIL'}`,
+  );
+  console.log(
+    `svc_get_action_items ${rate.items.toFixed(0)}/s ≥ list's ${rate.list.toFixed(0)}/s: ${rate.items >= rate.list ? 'PASS' : 'FAIL'}`,
+  );
   console.log(`errors: ${errors}`);
   if (errors || p95.items > p95.list || rate.items < rate.list) process.exitCode = 1;
 }

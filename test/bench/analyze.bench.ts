@@ -51,7 +51,13 @@ function fixtureHour(): Sentence[] {
       const { sentences, duration_seconds } = parseCaptions(readFileSync(join(dir, m.file)));
       for (const s of sentences) {
         if (!ids.has(s.speaker_name)) ids.set(s.speaker_name, ids.size);
-        out.push({ ...s, index: out.length, speaker_id: ids.get(s.speaker_name)!, start_time: s.start_time + offset, end_time: s.end_time + offset });
+        out.push({
+          ...s,
+          index: out.length,
+          speaker_id: ids.get(s.speaker_name)!,
+          start_time: s.start_time + offset,
+          end_time: s.end_time + offset,
+        });
       }
       offset += duration_seconds + 5;
     }
@@ -76,24 +82,36 @@ function report(label: string, sentences: Sentence[]): number {
   console.log(`  analyze                      median ${f(median(a))} ms   p95 ${f(p95(a))} ms`);
   console.log(`  summarize                    median ${f(median(s))} ms   p95 ${f(p95(s))} ms`);
   console.log(`  analyze + summarize          median ${f(median(both))} ms   p95 ${f(p95(both))} ms`);
-  console.log(`  per hour of meeting          ${f(perHour)} ms  (${(median(both) / median(baseline)).toFixed(0)}× the baseline; target ≤ ${TARGET_MS_PER_HOUR} ms)`);
+  console.log(
+    `  per hour of meeting          ${f(perHour)} ms  (${(median(both) / median(baseline)).toFixed(0)}× the baseline; target ≤ ${TARGET_MS_PER_HOUR} ms)`,
+  );
   return perHour;
 }
 
-const users = ['Ada Park', 'Grace Okafor', 'Miguel Santos', 'Priya Raman', 'Tom Becker', 'Lena Fischer'].map((name) => ({
-  name,
-  email: `${name.split(' ')[0].toLowerCase()}@demo.example`,
-}));
+const users = ['Ada Park', 'Grace Okafor', 'Miguel Santos', 'Priya Raman', 'Tom Becker', 'Lena Fischer'].map(
+  (name) => ({
+    name,
+    email: `${name.split(' ')[0].toLowerCase()}@demo.example`,
+  }),
+);
 // ~900 sentences and ~9,000–10,000 words: an hour-long meeting.
 const [synthetic] = syntheticMeetings({ count: 1, sentencesPerMeeting: 900, seed: 2026, users });
-const results = [report('synthetic one-hour meeting', synthetic.sentences), report('an hour of fixture meetings back to back', fixtureHour())];
+const results = [
+  report('synthetic one-hour meeting', synthetic.sentences),
+  report('an hour of fixture meetings back to back', fixtureHour()),
+];
 const worst = Math.max(...results);
-console.log(`\nworst: ${worst.toFixed(1)} ms per hour of meeting — ${worst <= TARGET_MS_PER_HOUR ? 'within' : 'OVER'} the ${TARGET_MS_PER_HOUR} ms target`);
+console.log(
+  `\nworst: ${worst.toFixed(1)} ms per hour of meeting — ${worst <= TARGET_MS_PER_HOUR ? 'within' : 'OVER'} the ${TARGET_MS_PER_HOUR} ms target`,
+);
 
 // The synthetic generator feeds load tests: 10,000 meetings × 200 sentences should take a few seconds.
 const started = process.hrtime.bigint();
 let generated = 0;
-for (const m of iterateSyntheticMeetings({ count: 10_000, sentencesPerMeeting: 200, seed: 1, users })) generated += m.sentences.length;
+for (const m of iterateSyntheticMeetings({ count: 10_000, sentencesPerMeeting: 200, seed: 1, users }))
+  generated += m.sentences.length;
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-console.log(`synthetic generator: ${generated.toLocaleString('en-US')} sentences (10,000 meetings × 200) in ${seconds.toFixed(2)} s`);
+console.log(
+  `synthetic generator: ${generated.toLocaleString('en-US')} sentences (10,000 meetings × 200) in ${seconds.toFixed(2)} s`,
+);
 process.exitCode = worst <= TARGET_MS_PER_HOUR ? 0 : 1;

@@ -18,7 +18,14 @@ import { readPcm } from '../../services/intelligence/media';
 async function main() {
   const [wav, mode, chunkSeconds] = [process.argv[2], process.argv[3], Number(process.argv[4])];
   const seconds = (statSync(wav).size - 44) / 32_000;
-  const engine = mode === 'all' ? await embeddedEngine({ modelsDir: join(resolve(__dirname, '..', '..'), '.models'), model: 'moonshine-tiny-en', recognizers: 1 }) : undefined;
+  const engine =
+    mode === 'all'
+      ? await embeddedEngine({
+          modelsDir: join(resolve(__dirname, '..', '..'), '.models'),
+          model: 'moonshine-tiny-en',
+          recognizers: 1,
+        })
+      : undefined;
   // Load the diarization models before measuring (a second of silence).
   await diarizeInThread({ samples: new Float32Array(DIARIZATION_SAMPLE_RATE), sampleRate: DIARIZATION_SAMPLE_RATE });
   const cpu0 = process.cpuUsage();
@@ -26,13 +33,18 @@ async function main() {
   let speakers = 0;
   for (let s = 0; s < seconds; s += chunkSeconds) {
     const samples = await readPcm(wav, s, Math.min(seconds, s + chunkSeconds));
-    const [d] = await Promise.all([diarizeInThread({ samples, sampleRate: DIARIZATION_SAMPLE_RATE }), engine?.withSlot(() => engine.transcribe(samples))]);
+    const [d] = await Promise.all([
+      diarizeInThread({ samples, sampleRate: DIARIZATION_SAMPLE_RATE }),
+      engine?.withSlot(() => engine.transcribe(samples)),
+    ]);
     speakers = Math.max(speakers, d.voices.size);
   }
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const peakKb = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0);
-  process.stdout.write(`${JSON.stringify({ seconds, cpuMs: (cpu.user + cpu.system) / 1000, wallMs, speakers, peakKb })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ seconds, cpuMs: (cpu.user + cpu.system) / 1000, wallMs, speakers, peakKb })}\n`,
+  );
 }
 
 main().catch((e) => {

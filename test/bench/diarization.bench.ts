@@ -25,11 +25,21 @@ const ROOT = resolve(__dirname, '..', '..');
 const CHUNK_SECONDS = 600;
 
 function wavOf(samples: Float32Array, path: string): void {
-  writeFileSync(path, wavFile(Int16Array.from(samples, (x) => Math.max(-32768, Math.min(32767, Math.round(x * 32768))))));
+  writeFileSync(
+    path,
+    wavFile(Int16Array.from(samples, (x) => Math.max(-32768, Math.min(32767, Math.round(x * 32768))))),
+  );
 }
 
-function child(script: string, args: string[]): { seconds: number; cpuMs: number; wallMs: number; peakKb: number; speakers?: number; words?: number } {
-  const out = execFileSync('taskset', ['-c', '0', 'npx', 'tsx', join(__dirname, script), ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 24 });
+function child(
+  script: string,
+  args: string[],
+): { seconds: number; cpuMs: number; wallMs: number; peakKb: number; speakers?: number; words?: number } {
+  const out = execFileSync('taskset', ['-c', '0', 'npx', 'tsx', join(__dirname, script), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+  });
   return JSON.parse(out.trim().split('\n').pop()!);
 }
 

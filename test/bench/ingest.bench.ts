@@ -95,7 +95,9 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs = 120_000):
 
 /** Sum of a histogram's _sum samples for one stage (outcome ok) from a Prometheus text page. */
 function stageSeconds(metrics: string, stage: string): number {
-  const m = new RegExp(`pipeline_stage_duration_seconds_sum\\{stage="${stage}",outcome="ok"\\} ([0-9.e+-]+)`).exec(metrics);
+  const m = new RegExp(`pipeline_stage_duration_seconds_sum\\{stage="${stage}",outcome="ok"\\} ([0-9.e+-]+)`).exec(
+    metrics,
+  );
   return m ? Number(m[1]) : 0;
 }
 
@@ -137,10 +139,26 @@ async function setUp(users: { name: string; email: string }[]): Promise<Env & { 
   const teamId = newId();
   await db('teams').insert({ id: teamId, name: 'Bench', tier: 'enterprise' });
   const ownerId = newId();
-  await db('users').insert({ id: ownerId, team_id: teamId, email: 'owner@bench.example', name: 'Bench Owner', role: 'admin' });
-  await db('users').insert(users.map((x) => ({ id: newId(), team_id: teamId, email: x.email, name: x.name, role: 'member' })));
+  await db('users').insert({
+    id: ownerId,
+    team_id: teamId,
+    email: 'owner@bench.example',
+    name: 'Bench Owner',
+    role: 'admin',
+  });
+  await db('users').insert(
+    users.map((x) => ({ id: newId(), team_id: teamId, email: x.email, name: x.name, role: 'member' })),
+  );
   const { key } = await createApiKey(db, { email: 'owner@bench.example' });
-  const principal: Principal = { userId: ownerId, teamId, email: 'owner@bench.example', name: 'Bench Owner', role: 'admin', tier: 'enterprise', flags: [] };
+  const principal: Principal = {
+    userId: ownerId,
+    teamId,
+    email: 'owner@bench.example',
+    name: 'Bench Owner',
+    role: 'admin',
+    tier: 'enterprise',
+    flags: [],
+  };
 
   const { client, connection } = createTemporalClient(config);
   const { app, stop } = await createGraphqlApp({ db, config, temporal: client }, []);
@@ -197,10 +215,16 @@ async function upload(e: Env, url: string, m: SyntheticMeeting): Promise<string>
 }
 
 /** Wait until every meeting has left `processing`; returns created→updated seconds per completed one. */
-async function waitDone(db: Db, ids: string[], timeoutMs: number): Promise<{ latencies: number[]; failed: number; spanSeconds: number }> {
+async function waitDone(
+  db: Db,
+  ids: string[],
+  timeoutMs: number,
+): Promise<{ latencies: number[]; failed: number; spanSeconds: number }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const rows: { status: string; created_at: Date; updated_at: Date }[] = await db('meetings').whereIn('id', ids).select('status', 'created_at', 'updated_at');
+    const rows: { status: string; created_at: Date; updated_at: Date }[] = await db('meetings')
+      .whereIn('id', ids)
+      .select('status', 'created_at', 'updated_at');
     const open = rows.filter((r) => r.status === 'processing').length;
     if (open === 0) {
       const done = rows.filter((r) => r.status === 'completed');
@@ -218,7 +242,10 @@ async function waitDone(db: Db, ids: string[], timeoutMs: number): Promise<{ lat
 }
 
 async function main(): Promise<void> {
-  const users = Array.from({ length: 8 }, (_, i) => ({ name: `${['Ada', 'Ben', 'Cleo', 'Dev', 'Eli', 'Fay', 'Gus', 'Hana'][i]} Bench`, email: `user${i}@bench.example` }));
+  const users = Array.from({ length: 8 }, (_, i) => ({
+    name: `${['Ada', 'Ben', 'Cleo', 'Dev', 'Eli', 'Fay', 'Gus', 'Hana'][i]} Bench`,
+    email: `user${i}@bench.example`,
+  }));
   const meetings = syntheticMeetings({ count: COUNT + SERIAL * 2, sentencesPerMeeting: SENTENCES, seed: 2026, users });
   const words = mean(meetings.map((m) => m.sentences.reduce((n, s) => n + countWords(s.text), 0)));
   const minutes = mean(meetings.map((m) => m.duration_seconds / 60));
@@ -270,7 +297,11 @@ async function main(): Promise<void> {
     const a = await waitDone(e.db, idsA, 60 * 60_000);
     log(`phase A: done in ${a.spanSeconds.toFixed(1)} s (${a.failed} failed)`);
     const metricsA = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    const [{ hours: hoursA }] = await e.db('meetings').whereIn('id', idsA).where({ status: 'completed' }).select(e.db.raw('sum(duration_seconds) / 3600.0 as hours'));
+    const [{ hours: hoursA }] = await e
+      .db('meetings')
+      .whereIn('id', idsA)
+      .where({ status: 'completed' })
+      .select(e.db.raw('sum(duration_seconds) / 3600.0 as hours'));
 
     // Phase B: SERIAL uploads through Temporal, one at a time.
     const serialTemporal: number[] = [];
@@ -290,7 +321,11 @@ async function main(): Promise<void> {
 
     const serialAnswers = answerMs.slice(answers.length);
     const metricsB = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    const [{ hours: hoursB }] = await e.db('meetings').whereIn('id', idsB).where({ status: 'completed' }).select(e.db.raw('sum(duration_seconds) / 3600.0 as hours'));
+    const [{ hours: hoursB }] = await e
+      .db('meetings')
+      .whereIn('id', idsB)
+      .where({ status: 'completed' })
+      .select(e.db.raw('sum(duration_seconds) / 3600.0 as hours'));
     const analyzeSummarize = (m: string) => stageSeconds(m, 'analyze') + stageSeconds(m, 'summarize');
     // Under load the activities share the CPU, so their wall time per hour is larger than alone.
     const workerUnderLoad = (analyzeSummarize(metricsA) * 1000) / Number(hoursA);
@@ -308,7 +343,11 @@ async function main(): Promise<void> {
     for (let k = 0; k < SERIAL; k++) {
       const i = COUNT + SERIAL + k;
       const started = Date.now();
-      const { meetingId } = await uploadAudio({ db: e.db, config: e.config, workflows: noWorkflows }, e.principal, { url: urls[i], title: meetings[i].title, meeting_date: meetings[i].date });
+      const { meetingId } = await uploadAudio({ db: e.db, config: e.config, workflows: noWorkflows }, e.principal, {
+        url: urls[i],
+        title: meetings[i].title,
+        meeting_date: meetings[i].date,
+      });
       const media = await acts.fetchMedia({ meetingId });
       const transcript = await acts.transcribe({ meetingId, media });
       const step = { meetingId, media, transcript };
@@ -345,21 +384,32 @@ async function main(): Promise<void> {
       plain_loop_per_minute: Number((60 / mean(plain)).toFixed(1)),
     };
     const rows: [string, string][] = [
-      ['meetings (concurrent phase)', `${COUNT} × ~${report.minutes_per_meeting} min, ~${report.words_per_meeting} words, ${CONCURRENCY} uploads in flight`],
+      [
+        'meetings (concurrent phase)',
+        `${COUNT} × ~${report.minutes_per_meeting} min, ~${report.words_per_meeting} words, ${CONCURRENCY} uploads in flight`,
+      ],
       ['uploads completed per minute', String(report.uploads_completed_per_minute)],
       ['upload → completed p50 / p95', `${report.upload_to_completed_p50_s} s / ${report.upload_to_completed_p95_s} s`],
-      ['uploadAudio answer p50 / p95', `${report.upload_answer_p50_ms} ms / ${report.upload_answer_p95_ms} ms (${report.upload_answer_alone_p50_ms} ms p50 one at a time)`],
+      [
+        'uploadAudio answer p50 / p95',
+        `${report.upload_answer_p50_ms} ms / ${report.upload_answer_p95_ms} ms (${report.upload_answer_alone_p50_ms} ms p50 one at a time)`,
+      ],
       [
         'analyze+summarize per meeting hour',
         `${report.analyze_summarize_ms_per_meeting_hour_worker_under_load} ms (worker, ${CONCURRENCY} in flight) · ` +
           `${report.analyze_summarize_ms_per_meeting_hour_worker_one_at_a_time} ms (worker, one at a time) · ${report.analyze_summarize_ms_per_meeting_hour_plain} ms (plain loop)`,
       ],
       ['worker peak RSS', `${report.worker_peak_rss_mb} MB`],
-      [`one at a time (${SERIAL}): Temporal vs plain loop`, `${report.serial_temporal_mean_s} s vs ${report.serial_plain_loop_mean_s} s per meeting → ratio ${report.orchestration_ratio}`],
+      [
+        `one at a time (${SERIAL}): Temporal vs plain loop`,
+        `${report.serial_temporal_mean_s} s vs ${report.serial_plain_loop_mean_s} s per meeting → ratio ${report.orchestration_ratio}`,
+      ],
       ['plain loop throughput', `${report.plain_loop_per_minute} meetings/min (sequential)`],
     ];
     const width = Math.max(...rows.map(([k]) => k.length));
-    process.stdout.write(`\n${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n\n${JSON.stringify(report)}\n`);
+    process.stdout.write(
+      `\n${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n\n${JSON.stringify(report)}\n`,
+    );
   } finally {
     clearInterval(sampler);
     worker.kill('SIGTERM');

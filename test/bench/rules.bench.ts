@@ -59,7 +59,16 @@ const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 
 const USERS = Array.from({ length: 12 }, (_, i) => ({ name: `Person ${i}`, email: `person${i}@bench.example` }));
-const KEYWORDS = ['invoice export', '"pricing page"', 'procurement', 'credentials', 'Postgres', 'promotion packet', 'kubernetes', 'incident'];
+const KEYWORDS = [
+  'invoice export',
+  '"pricing page"',
+  'procurement',
+  'credentials',
+  'Postgres',
+  'promotion packet',
+  'kubernetes',
+  'incident',
+];
 const TITLE_WORDS = ['planning', 'Interview', 'stand-up', 'Northwind', 'retro', 'Demo'];
 const TYPES = ['standup', 'planning', 'sales', 'interview', 'one_on_one', 'retrospective', 'demo'];
 
@@ -74,13 +83,22 @@ function ruleFor(i: number, channels: string[]): RuleInput {
       conditions.push({ type: 'keyword', text: KEYWORDS[i % KEYWORDS.length] });
       break;
     case 2:
-      conditions.push({ type: 'meeting_type', meeting_type: TYPES[i % TYPES.length] }, { type: 'min_duration', minutes: 30 });
+      conditions.push(
+        { type: 'meeting_type', meeting_type: TYPES[i % TYPES.length] },
+        { type: 'min_duration', minutes: 30 },
+      );
       break;
     case 3:
-      conditions.push({ type: 'participant', email: USERS[i % USERS.length].email }, { type: 'keyword', text: KEYWORDS[(i + 3) % KEYWORDS.length] });
+      conditions.push(
+        { type: 'participant', email: USERS[i % USERS.length].email },
+        { type: 'keyword', text: KEYWORDS[(i + 3) % KEYWORDS.length] },
+      );
       break;
     default:
-      conditions.push({ type: 'organizer', domain: 'bench.example' }, { type: 'title_contains', text: TITLE_WORDS[(i + 2) % TITLE_WORDS.length] });
+      conditions.push(
+        { type: 'organizer', domain: 'bench.example' },
+        { type: 'title_contains', text: TITLE_WORDS[(i + 2) % TITLE_WORDS.length] },
+      );
   }
   const actions: RuleInput['actions'] = [{ type: 'share', emails: [`reviewer${i}@partner.example`], expiry_days: 14 }];
   if (i % 2 === 0) actions.push({ type: 'move', channel_id: channels[i % channels.length] });
@@ -92,14 +110,28 @@ async function seed(db: Db): Promise<{ principal: Principal; meetings: string[] 
   const teamId = newId();
   await db('teams').insert({ id: teamId, name: 'Bench', tier: 'enterprise' });
   const adminId = newId();
-  await db('users').insert({ id: adminId, team_id: teamId, email: 'admin@bench.example', name: 'Bench Admin', role: 'admin' });
+  await db('users').insert({
+    id: adminId,
+    team_id: teamId,
+    email: 'admin@bench.example',
+    name: 'Bench Admin',
+    role: 'admin',
+  });
   const userIds = new Map<string, string>();
   for (const u of USERS) {
     const id = newId();
     userIds.set(u.email, id);
     await db('users').insert({ id, team_id: teamId, email: u.email, name: u.name, role: 'member' });
   }
-  const principal: Principal = { userId: adminId, teamId, email: 'admin@bench.example', name: 'Bench Admin', role: 'admin', tier: 'enterprise', flags: [] };
+  const principal: Principal = {
+    userId: adminId,
+    teamId,
+    email: 'admin@bench.example',
+    name: 'Bench Admin',
+    role: 'admin',
+    tier: 'enterprise',
+    flags: [],
+  };
   const channels: string[] = [];
   for (let i = 0; i < 5; i++) {
     const id = newId();
@@ -124,18 +156,34 @@ async function seed(db: Db): Promise<{ principal: Principal; meetings: string[] 
         status: 'completed',
         meeting_type: m.meeting_type,
       });
-      await trx('meeting_participants').insert(m.participants.map((p) => ({ meeting_id: id, email: p.email.toLowerCase(), name: p.name }))).onConflict(['meeting_id', 'email']).ignore();
+      await trx('meeting_participants')
+        .insert(m.participants.map((p) => ({ meeting_id: id, email: p.email.toLowerCase(), name: p.name })))
+        .onConflict(['meeting_id', 'email'])
+        .ignore();
       await trx('summaries').insert({ meeting_id: id, meeting_type: m.meeting_type });
       for (let k = 0; k < m.sentences.length; k += 2000) {
         await trx('sentences').insert(
-          m.sentences.slice(k, k + 2000).map((s) => ({ meeting_id: id, idx: s.index, speaker_name: s.speaker_name, speaker_id: s.speaker_id, text: s.text, raw_text: s.raw_text, start_time: s.start_time, end_time: s.end_time })),
+          m.sentences
+            .slice(k, k + 2000)
+            .map((s) => ({
+              meeting_id: id,
+              idx: s.index,
+              speaker_name: s.speaker_name,
+              speaker_id: s.speaker_id,
+              text: s.text,
+              raw_text: s.raw_text,
+              start_time: s.start_time,
+              end_time: s.end_time,
+            })),
         );
       }
     });
     meetings.push(id);
   }
   await db.raw('vacuum analyze');
-  log(`seeded ${MEETINGS} meetings × ${SENTENCES} sentences and ${RULES} rules in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  log(
+    `seeded ${MEETINGS} meetings × ${SENTENCES} sentences and ${RULES} rules in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   return { principal, meetings };
 }
 
@@ -150,7 +198,14 @@ async function main() {
   u.pathname = `/${dbName}`;
   const taskQueue = `bench-rules-${randomBytes(3).toString('hex')}`;
   const config = loadConfig(
-    { DATABASE_URL: u.toString(), DATABASE_POOL_MAX: '20', TEMPORAL_ADDRESS: temporalServer.url, TEMPORAL_TASK_QUEUE: taskQueue, SECRETS_KEY: randomBytes(32).toString('hex'), LOG_LEVEL: 'warn' },
+    {
+      DATABASE_URL: u.toString(),
+      DATABASE_POOL_MAX: '20',
+      TEMPORAL_ADDRESS: temporalServer.url,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      SECRETS_KEY: randomBytes(32).toString('hex'),
+      LOG_LEVEL: 'warn',
+    },
     'worker',
   );
   const db = createDb({ url: u.toString(), poolMax: 20 });
@@ -191,12 +246,19 @@ async function main() {
 
     // 3. Through RuleExecutionWorkflow: one at a time, then C in flight.
     const connection = await connectWorker(config);
-    const worker = await createWorker({ db, config, connection }, { taskQueue, workflowBundle: await bundleWorkflows(), tuning: { maxConcurrentActivityTaskExecutions: 32 } });
+    const worker = await createWorker(
+      { db, config, connection },
+      { taskQueue, workflowBundle: await bundleWorkflows(), tuning: { maxConcurrentActivityTaskExecutions: 32 } },
+    );
     const running = worker.run();
     const { client, connection: clientConnection } = createTemporalClient(config);
     const runOne = async (id: string) => {
       const t0 = now();
-      await client.workflow.execute(RULE_EXECUTION_WORKFLOW, { taskQueue, workflowId: ruleExecutionWorkflowId(id), args: [{ meetingId: id }] });
+      await client.workflow.execute(RULE_EXECUTION_WORKFLOW, {
+        taskQueue,
+        workflowId: ruleExecutionWorkflowId(id),
+        args: [{ meetingId: id }],
+      });
       return now() - t0;
     };
     const serialCount = Math.min(20, Math.floor(flowSet.length / 4));
@@ -220,14 +282,26 @@ async function main() {
     const logged = Number((await db('rule_executions').count({ n: '*' }))[0].n);
 
     const median = (xs: number[]) => pct(xs, 50);
-    console.log(`\nAutomation rules: ${MEETINGS} meetings × ${SENTENCES} sentences, ${RULES} enabled rules; ${(matched / meetings.length).toFixed(1)} rules match a meeting on average\n`);
+    console.log(
+      `\nAutomation rules: ${MEETINGS} meetings × ${SENTENCES} sentences, ${RULES} enabled rules; ${(matched / meetings.length).toFixed(1)} rules match a meeting on average\n`,
+    );
     console.log('| measure | p50 | p95 | other |');
     console.log('|---|---|---|---|');
-    console.log(`| planRuleRun (${RULES} rules evaluated) | ${ms(median(plan))} | ${ms(pct(plan, 95))} | ${(median(plan) / RULES).toFixed(2)} ms per rule |`);
-    console.log(`| one keyword condition (full-text, one meeting) | ${ms(median(keyword))} | ${ms(pct(keyword, 95))} | ${keyword.length} samples |`);
-    console.log(`| plain loop: plan + execute matches | ${ms(median(loop))} | ${ms(pct(loop, 95))} | ${executions} executions over ${loopSet.length} meetings |`);
-    console.log(`| RuleExecutionWorkflow, one at a time | ${ms(median(serial))} | ${ms(pct(serial, 95))} | overhead ×${(median(serial) / median(loop)).toFixed(2)} of the plain loop |`);
-    console.log(`| RuleExecutionWorkflow, ${CONCURRENCY} in flight | ${ms(median(concurrent))} | ${ms(pct(concurrent, 95))} | ${(concurrent.length / span).toFixed(1)} meetings/s |`);
+    console.log(
+      `| planRuleRun (${RULES} rules evaluated) | ${ms(median(plan))} | ${ms(pct(plan, 95))} | ${(median(plan) / RULES).toFixed(2)} ms per rule |`,
+    );
+    console.log(
+      `| one keyword condition (full-text, one meeting) | ${ms(median(keyword))} | ${ms(pct(keyword, 95))} | ${keyword.length} samples |`,
+    );
+    console.log(
+      `| plain loop: plan + execute matches | ${ms(median(loop))} | ${ms(pct(loop, 95))} | ${executions} executions over ${loopSet.length} meetings |`,
+    );
+    console.log(
+      `| RuleExecutionWorkflow, one at a time | ${ms(median(serial))} | ${ms(pct(serial, 95))} | overhead ×${(median(serial) / median(loop)).toFixed(2)} of the plain loop |`,
+    );
+    console.log(
+      `| RuleExecutionWorkflow, ${CONCURRENCY} in flight | ${ms(median(concurrent))} | ${ms(pct(concurrent, 95))} | ${(concurrent.length / span).toFixed(1)} meetings/s |`,
+    );
     console.log(`\nrule_executions rows: ${logged}\n`);
   } finally {
     await db.destroy();

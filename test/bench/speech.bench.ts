@@ -51,7 +51,8 @@ const HOUR = 3600;
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const hasTaskset = spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
-const pinned = (cmd: string, args: string[]): [string, string[]] => (hasTaskset ? ['taskset', ['-c', '0', cmd, ...args]] : [cmd, args]);
+const pinned = (cmd: string, args: string[]): [string, string[]] =>
+  hasTaskset ? ['taskset', ['-c', '0', cmd, ...args]] : [cmd, args];
 
 /** CPU milliseconds of a process and of the children it waited for (the worker's ffmpeg runs). */
 function cpuWithChildrenMs(pid: number): number {
@@ -59,7 +60,8 @@ function cpuWithChildrenMs(pid: number): number {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / 100;
 }
-const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const peakRssMb = (pid: number) =>
+  Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 /** `seconds` of the LibriVox utterances looped with pauses, as 16 kHz WAV and as the mp3 uploaded. */
 function speechAudio(seconds: number): { wav: string; mp3: string } {
@@ -71,12 +73,68 @@ function speechAudio(seconds: number): { wav: string; mp3: string } {
     const n = librivox().length;
     const pads = Array.from({ length: n }, (_, i) => `[${i}]aresample=16000,apad=pad_dur=1.2[p${i}]`).join(';');
     const once = join(MEDIA_DIR, 'speech-once.wav');
-    execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', ...inputs, '-filter_complex', `${pads};${Array.from({ length: n }, (_, i) => `[p${i}]`).join('')}concat=n=${n}:v=0:a=1[a]`, '-map', '[a]', '-ac', '1', '-ar', '16000', once]);
-    execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-stream_loop', '-1', '-i', once, '-t', String(seconds), '-ac', '1', '-ar', '16000', '-c:a', 'libmp3lame', '-b:a', '48k', `${mp3}.tmp.mp3`]);
+    execFileSync('ffmpeg', [
+      '-nostdin',
+      '-v',
+      'error',
+      '-y',
+      ...inputs,
+      '-filter_complex',
+      `${pads};${Array.from({ length: n }, (_, i) => `[p${i}]`).join('')}concat=n=${n}:v=0:a=1[a]`,
+      '-map',
+      '[a]',
+      '-ac',
+      '1',
+      '-ar',
+      '16000',
+      once,
+    ]);
+    execFileSync('ffmpeg', [
+      '-nostdin',
+      '-v',
+      'error',
+      '-y',
+      '-stream_loop',
+      '-1',
+      '-i',
+      once,
+      '-t',
+      String(seconds),
+      '-ac',
+      '1',
+      '-ar',
+      '16000',
+      '-c:a',
+      'libmp3lame',
+      '-b:a',
+      '48k',
+      `${mp3}.tmp.mp3`,
+    ]);
     execFileSync('mv', [`${mp3}.tmp.mp3`, mp3]);
   }
   // What the pipeline hears: the mp3 decoded, as extractAudio does.
-  if (!existsSync(wav)) execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-i', mp3, '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', '-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact', wav]);
+  if (!existsSync(wav))
+    execFileSync('ffmpeg', [
+      '-nostdin',
+      '-v',
+      'error',
+      '-y',
+      '-i',
+      mp3,
+      '-ac',
+      '1',
+      '-ar',
+      '16000',
+      '-c:a',
+      'pcm_s16le',
+      '-map_metadata',
+      '-1',
+      '-fflags',
+      '+bitexact',
+      '-flags:a',
+      '+bitexact',
+      wav,
+    ]);
   return { wav, mp3 };
 }
 
@@ -85,7 +143,9 @@ function runJson(cmd: string, args: string[]): Promise<Record<string, number>> {
     const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
-    child.on('close', (code) => (code === 0 ? done(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`${cmd} exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? done(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`${cmd} exited ${code}`)),
+    );
   });
 }
 
@@ -124,7 +184,13 @@ async function setUp(): Promise<Stack> {
   await migrateLatest(db);
   const teamId = newId();
   await db('teams').insert({ id: teamId, name: 'Bench', tier: 'enterprise' });
-  await db('users').insert({ id: newId(), team_id: teamId, email: 'owner@bench.example', name: 'Bench Owner', role: 'admin' });
+  await db('users').insert({
+    id: newId(),
+    team_id: teamId,
+    email: 'owner@bench.example',
+    name: 'Bench Owner',
+    role: 'admin',
+  });
   const { key } = await createApiKey(db, { email: 'owner@bench.example' });
   const { client, connection } = createTemporalClient(config);
   const { app, stop } = await createGraphqlApp({ db, config, temporal: client }, []);
@@ -147,10 +213,21 @@ async function setUp(): Promise<Stack> {
   };
 }
 
-async function startWorker(s: Stack, env: Record<string, string>, onOneCore: boolean, logFile: string): Promise<ChildProcess> {
+async function startWorker(
+  s: Stack,
+  env: Record<string, string>,
+  onOneCore: boolean,
+  logFile: string,
+): Promise<ChildProcess> {
   const port = await freePort();
-  const [cmd, args] = onOneCore ? pinned(process.execPath, ['--import', 'tsx', join(ROOT, 'services', 'worker', 'main.ts')]) : [process.execPath, ['--import', 'tsx', join(ROOT, 'services', 'worker', 'main.ts')]];
-  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...s.env, ...env, WORKER_METRICS_PORT: String(port), HOST: '127.0.0.1', MI_ROLE: 'worker' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [cmd, args] = onOneCore
+    ? pinned(process.execPath, ['--import', 'tsx', join(ROOT, 'services', 'worker', 'main.ts')])
+    : [process.execPath, ['--import', 'tsx', join(ROOT, 'services', 'worker', 'main.ts')]];
+  const child = spawn(cmd, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...s.env, ...env, WORKER_METRICS_PORT: String(port), HOST: '127.0.0.1', MI_ROLE: 'worker' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const out = createWriteStream(logFile);
   child.stdout!.pipe(out);
   child.stderr!.pipe(out);
@@ -173,7 +250,10 @@ async function uploadAndWait(s: Stack, url: string, title: string): Promise<numb
   const res = await fetch(s.graphqlUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${s.key}` },
-    body: JSON.stringify({ query: 'mutation($i: AudioUploadInput) { uploadAudio(input: $i) { meetingId } }', variables: { i: { url, title } } }),
+    body: JSON.stringify({
+      query: 'mutation($i: AudioUploadInput) { uploadAudio(input: $i) { meetingId } }',
+      variables: { i: { url, title } },
+    }),
   });
   const body = (await res.json()) as { data?: { uploadAudio: { meetingId: string } }; errors?: { message: string }[] };
   if (!body.data) throw new Error(`upload refused: ${body.errors?.[0]?.message}`);
@@ -196,7 +276,11 @@ async function main() {
   // 1. Word error rates of the fixed sets.
   const engine = await embeddedEngine({ modelsDir: join(ROOT, '.models'), model: 'moonshine-tiny-en', recognizers: 1 });
   const libri = [];
-  for (const u of librivox()) libri.push({ reference: u.reference, hypothesis: (await engine.transcribe(wavSamples(u.path))).map((x) => x.text).join(' ') });
+  for (const u of librivox())
+    libri.push({
+      reference: u.reference,
+      hypothesis: (await engine.transcribe(wavSamples(u.path))).map((x) => x.text).join(' '),
+    });
   const call = await engine.transcribe(wavSamples(join(PYANNOTE_DIR, 'sample.wav')));
   const werLibri = wordErrorRate(libri);
   const werCall = wordErrorRate([{ reference: pyannoteReference(), hypothesis: call.map((x) => x.text).join(' ') }]);
@@ -240,15 +324,32 @@ async function main() {
     const perSec = (ms: number, sec: number) => (ms / 1000 / sec).toFixed(3);
     const oneCoreRatio = pipelineCpu / aloneShort.cpuMs;
     const hourRatio = hourWall / aloneHour.wallMs;
-    console.log(`speech benchmark: LibriVox utterances looped (${SHORT} s and ${HOUR} s), ${cores} cores, taskset ${hasTaskset ? 'yes' : 'no'}`);
-    console.log(`  WER LibriVox ${(werLibri.wer * 100).toFixed(1)} % (${werLibri.errors}/${werLibri.words}), pyannote call ${(werCall.wer * 100).toFixed(1)} % (${werCall.errors}/${werCall.words})`);
-    console.log(`  one core, ${SHORT} s: pipeline ${perSec(pipelineCpu, SHORT)} CPU-s/s (${(pipelineCpu / 1000).toFixed(1)} CPU-s, ${(shortWall / 1000).toFixed(1)} s wall), engine alone ${perSec(aloneShort.cpuMs, SHORT)} CPU-s/s (${aloneShort.words} words)`);
+    console.log(
+      `speech benchmark: LibriVox utterances looped (${SHORT} s and ${HOUR} s), ${cores} cores, taskset ${hasTaskset ? 'yes' : 'no'}`,
+    );
+    console.log(
+      `  WER LibriVox ${(werLibri.wer * 100).toFixed(1)} % (${werLibri.errors}/${werLibri.words}), pyannote call ${(werCall.wer * 100).toFixed(1)} % (${werCall.errors}/${werCall.words})`,
+    );
+    console.log(
+      `  one core, ${SHORT} s: pipeline ${perSec(pipelineCpu, SHORT)} CPU-s/s (${(pipelineCpu / 1000).toFixed(1)} CPU-s, ${(shortWall / 1000).toFixed(1)} s wall), engine alone ${perSec(aloneShort.cpuMs, SHORT)} CPU-s/s (${aloneShort.words} words)`,
+    );
     console.log(`  ratio ${oneCoreRatio.toFixed(2)}   bound ${BOUNDS.oneCoreRatio}`);
-    console.log(`  one hour, ${cores} recognizers: pipeline ${(hourWall / 1000).toFixed(1)} s upload to completed, engine alone ${(aloneHour.wallMs / 1000).toFixed(1)} s (${aloneHour.words} words, ${(aloneHour.cpuMs / 1000).toFixed(1)} CPU-s)`);
+    console.log(
+      `  one hour, ${cores} recognizers: pipeline ${(hourWall / 1000).toFixed(1)} s upload to completed, engine alone ${(aloneHour.wallMs / 1000).toFixed(1)} s (${aloneHour.words} words, ${(aloneHour.cpuMs / 1000).toFixed(1)} CPU-s)`,
+    );
     console.log(`  ratio ${hourRatio.toFixed(2)}   bound ${BOUNDS.hourRatio}`);
-    console.log(`  speech worker peak RSS ${rss.toFixed(0)} MB (engine alone, ${cores} recognizers: ${(aloneHour.peakKb / 1024).toFixed(0)} MB; general worker ${generalRss.toFixed(0)} MB)   bound ${BOUNDS.rssMb} MB`);
-    const failed = [oneCoreRatio > BOUNDS.oneCoreRatio && 'one-core ratio', hourRatio > BOUNDS.hourRatio && 'hour ratio', rss > BOUNDS.rssMb && 'rss'].filter(Boolean);
-    if (failed.length) console.log(`  over bound: ${failed.join(', ')} (a shared, noisy machine inflates times; run again on a quiet one)`);
+    console.log(
+      `  speech worker peak RSS ${rss.toFixed(0)} MB (engine alone, ${cores} recognizers: ${(aloneHour.peakKb / 1024).toFixed(0)} MB; general worker ${generalRss.toFixed(0)} MB)   bound ${BOUNDS.rssMb} MB`,
+    );
+    const failed = [
+      oneCoreRatio > BOUNDS.oneCoreRatio && 'one-core ratio',
+      hourRatio > BOUNDS.hourRatio && 'hour ratio',
+      rss > BOUNDS.rssMb && 'rss',
+    ].filter(Boolean);
+    if (failed.length)
+      console.log(
+        `  over bound: ${failed.join(', ')} (a shared, noisy machine inflates times; run again on a quiet one)`,
+      );
   } finally {
     await media.close();
     await s.close();

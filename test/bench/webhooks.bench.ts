@@ -76,7 +76,10 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs = 180_000):
 
 /** CPU seconds (user + system) of a process, or of those whose command line matches `pattern` (pgrep -f). */
 function cpuSecondsOf(pattern: string | number): number {
-  const pids = typeof pattern === 'number' ? [pattern] : spawnSync('pgrep', ['-f', '--', pattern], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+  const pids =
+    typeof pattern === 'number'
+      ? [pattern]
+      : spawnSync('pgrep', ['-f', '--', pattern], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
   let ticks = 0;
   for (const pid of pids) {
     try {
@@ -103,7 +106,9 @@ function sdkMeanMs(text: string, name: string, match = ''): number {
 }
 
 function metricValue(text: string, name: string, labels = ''): number {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `) || (labels === '' && l.startsWith(`${name} `)));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`${name}${labels} `) || (labels === '' && l.startsWith(`${name} `)));
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
@@ -159,8 +164,22 @@ async function main(): Promise<void> {
   const teamId = newId();
   await db('teams').insert({ id: teamId, name: 'Bench', tier: 'enterprise' });
   const ownerId = newId();
-  await db('users').insert({ id: ownerId, team_id: teamId, email: 'owner@bench.example', name: 'Bench Owner', role: 'member' });
-  const owner: Principal = { userId: ownerId, teamId, email: 'owner@bench.example', name: 'Bench Owner', role: 'member', tier: 'enterprise', flags: [] };
+  await db('users').insert({
+    id: ownerId,
+    team_id: teamId,
+    email: 'owner@bench.example',
+    name: 'Bench Owner',
+    role: 'member',
+  });
+  const owner: Principal = {
+    userId: ownerId,
+    teamId,
+    email: 'owner@bench.example',
+    name: 'Bench Owner',
+    role: 'member',
+    tier: 'enterprise',
+    flags: [],
+  };
   await saveWebhookUrl({ db, config }, owner, rx.url('/hook'));
   await setWebhookSecret({ db, config }, owner, { secret: SECRET });
 
@@ -187,20 +206,29 @@ async function main(): Promise<void> {
   const sdkPort = await freePort();
   const logFile = join(tmpdir(), `mi-bench-webhook-worker-${process.pid}.log`);
   const out = createWriteStream(logFile);
-  const worker = spawn(process.execPath, [...(process.env.BENCH_WORKER_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_WORKER_PROF] : []), '--import', 'tsx', join(ROOT, 'services', 'worker', 'main.ts')], {
-    cwd: ROOT,
-    // The receiver's self-signed certificate, trusted by the worker process for the whole run.
-    env: {
-      ...process.env,
-      ...env,
-      NODE_EXTRA_CA_CERTS: RECEIVER_CERT_PATH,
-      WORKER_METRICS_PORT: String(port),
-      TEMPORAL_METRICS_BIND_ADDRESS: `127.0.0.1:${sdkPort}`,
-      HOST: '127.0.0.1',
-      MI_ROLE: 'worker',
+  const worker = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_WORKER_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_WORKER_PROF] : []),
+      '--import',
+      'tsx',
+      join(ROOT, 'services', 'worker', 'main.ts'),
+    ],
+    {
+      cwd: ROOT,
+      // The receiver's self-signed certificate, trusted by the worker process for the whole run.
+      env: {
+        ...process.env,
+        ...env,
+        NODE_EXTRA_CA_CERTS: RECEIVER_CERT_PATH,
+        WORKER_METRICS_PORT: String(port),
+        TEMPORAL_METRICS_BIND_ADDRESS: `127.0.0.1:${sdkPort}`,
+        HOST: '127.0.0.1',
+        MI_ROLE: 'worker',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   worker.stdout!.pipe(out);
   worker.stderr!.pipe(out);
 
@@ -211,13 +239,18 @@ async function main(): Promise<void> {
     const prepared = await prepareDeliveries(db, config, meetingId);
     for (const p of prepared) {
       ready.set(p.input.deliveryId, t0);
-      await client.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, { taskQueue: config.temporal.taskQueue, workflowId: p.workflowId, args: [p.input] });
+      await client.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
+        taskQueue: config.temporal.taskQueue,
+        workflowId: p.workflowId,
+        args: [p.input],
+      });
     }
   }
   async function allArrived(ids: () => string[], timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (ids().some((id) => !arrived.has(id))) {
-      if (Date.now() > deadline) throw new Error(`${ids().filter((id) => !arrived.has(id)).length} deliveries never arrived`);
+      if (Date.now() > deadline)
+        throw new Error(`${ids().filter((id) => !arrived.has(id)).length} deliveries never arrived`);
       await sleep(20);
     }
   }
@@ -228,7 +261,17 @@ async function main(): Promise<void> {
     log(`worker ready (pid ${worker.pid}, log ${logFile}); warming up`);
     // Warm-up: a few deliveries so the worker's workflow cache and connections are hot.
     const warm = Array.from({ length: 20 }, () => newId());
-    await db('meetings').insert(warm.map((id) => ({ id, team_id: teamId, organizer_id: ownerId, organizer_email: owner.email, title: 'warm-up', date: new Date(), status: 'completed' })));
+    await db('meetings').insert(
+      warm.map((id) => ({
+        id,
+        team_id: teamId,
+        organizer_id: ownerId,
+        organizer_email: owner.email,
+        title: 'warm-up',
+        date: new Date(),
+        status: 'completed',
+      })),
+    );
     await Promise.all(warm.map(transcriptReady));
     await allArrived(() => [...ready.keys()], 120_000);
 
@@ -252,12 +295,18 @@ async function main(): Promise<void> {
     const cpuEndA = cpuNow();
     /** CPU milliseconds per delivery of each part of the system, over the throughput phase. */
     const cpuPerDelivery = Object.fromEntries(
-      (Object.keys(cpuA) as (keyof typeof cpuA)[]).map((k) => [k, Number((((cpuEndA[k] - cpuA[k]) * 1000) / COUNT).toFixed(2))]),
+      (Object.keys(cpuA) as (keyof typeof cpuA)[]).map((k) => [
+        k,
+        Number((((cpuEndA[k] - cpuA[k]) * 1000) / COUNT).toFixed(2)),
+      ]),
     );
     const latA = latencies(idsA);
     // Every delivery also has its ledger row marked delivered.
     for (;;) {
-      const [{ n }] = await db('webhook_deliveries').whereIn('meeting_id', meetingIds.slice(0, COUNT)).whereNot({ status: 'delivered' }).count({ n: '*' });
+      const [{ n }] = await db('webhook_deliveries')
+        .whereIn('meeting_id', meetingIds.slice(0, COUNT))
+        .whereNot({ status: 'delivered' })
+        .count({ n: '*' });
       if (Number(n) === 0) break;
       await sleep(50);
     }
@@ -277,12 +326,26 @@ async function main(): Promise<void> {
 
     // Phase C: the plain loop, same receiver, same signing and SSRF-guarded client, no Temporal, no ledger.
     log(`plain loop: ${COUNT} signed POSTs, ${CONCURRENCY} in flight, then ${LATENCY_COUNT} one at a time`);
-    const body = (i: number) => JSON.stringify({ meetingId: `plain-${i}`, eventType: 'Transcription completed', clientReferenceId: `bench-${i}` });
+    const body = (i: number) =>
+      JSON.stringify({
+        meetingId: `plain-${i}`,
+        eventType: 'Transcription completed',
+        clientReferenceId: `bench-${i}`,
+      });
     const plainLat: number[] = [];
     const post = async (id: string, i: number) => {
       const t0 = performance.now();
-      const headers = webhookHeaders({ deliveryId: id, attemptNo: 1, timestamp: Math.floor(Date.now() / 1000), body: body(i), secrets: { current: SECRET } });
-      const sent = await sendWebhook(rx.url('/hook'), body(i), headers, { timeoutMs: config.webhook.timeoutMs, allowPrivateNetwork: true });
+      const headers = webhookHeaders({
+        deliveryId: id,
+        attemptNo: 1,
+        timestamp: Math.floor(Date.now() / 1000),
+        body: body(i),
+        secrets: { current: SECRET },
+      });
+      const sent = await sendWebhook(rx.url('/hook'), body(i), headers, {
+        timeoutMs: config.webhook.timeoutMs,
+        allowPrivateNetwork: true,
+      });
       if (sent.result !== '2xx') throw new Error(`plain POST failed: ${sent.error}`);
       plainLat.push(performance.now() - t0);
     };
@@ -318,33 +381,68 @@ async function main(): Promise<void> {
       bad_signatures: badSignatures,
       duplicate_deliveries: duplicates,
       worker_attempts_2xx: metricValue(metrics, 'webhook_attempts_total', '{result="2xx"}'),
-      worker_attempts_failed: ['4xx', '5xx', 'error', 'timeout', '3xx'].reduce((n, r) => n + metricValue(metrics, 'webhook_attempts_total', `{result="${r}"}`), 0),
+      worker_attempts_failed: ['4xx', '5xx', 'error', 'timeout', '3xx'].reduce(
+        (n, r) => n + metricValue(metrics, 'webhook_attempts_total', `{result="${r}"}`),
+        0,
+      ),
       cpu_ms_per_delivery: cpuPerDelivery,
       // Where a delivery's time goes (means over the whole run, from the worker's Temporal SDK metrics).
       sdk_workflow_task_queued_ms: sdkMeanMs(sdk, 'temporal_workflow_task_schedule_to_start_latency'),
-      sdk_workflow_task_execution_ms: sdkMeanMs(sdk, 'temporal_workflow_task_execution_latency', 'WebhookDeliveryWorkflow'),
+      sdk_workflow_task_execution_ms: sdkMeanMs(
+        sdk,
+        'temporal_workflow_task_execution_latency',
+        'WebhookDeliveryWorkflow',
+      ),
       sdk_attempt_activity_ms: sdkMeanMs(sdk, 'temporal_local_activity_execution_latency', 'attemptWebhookDelivery'),
       sdk_respond_workflow_task_rpc_ms: sdkMeanMs(sdk, 'temporal_request_latency', 'RespondWorkflowTaskCompleted'),
     };
     const rows: [string, string][] = [
       ['deliveries through Temporal (1 worker)', `${COUNT}, ${CONCURRENCY} transcripts made ready at once`],
-      ['sustained deliveries per second', `${report.temporal_deliveries_per_s}/s to the receiver's 2xx (${report.temporal_ledger_complete_per_s}/s with every ledger row final)`],
-      ['ready → 2xx under that load p50 / p99', `${ms(report.temporal_ready_to_2xx_under_load_p50_ms)} / ${ms(report.temporal_ready_to_2xx_under_load_p99_ms)}`],
-      ['ready → 2xx one at a time p50 / p99', `${ms(report.temporal_ready_to_2xx_p50_ms)} / ${ms(report.temporal_ready_to_2xx_p99_ms)} (${LATENCY_COUNT} deliveries)`],
-      ['plain signed POST loop', `${report.plain_posts_per_s}/s with ${CONCURRENCY} in flight; ${ms(report.plain_one_at_a_time_p50_ms)} p50, ${ms(report.plain_one_at_a_time_p99_ms)} p99 one at a time`],
-      ['orchestration cost', `throughput ${report.throughput_ratio_plain_over_temporal}× lower; latency ${report.latency_ratio_temporal_over_plain_p50}× (p50, one at a time)`],
-      ['machine', `${cpus().length} cores, load average ${loadStart.toFixed(1)} at start, ${loadavg()[0].toFixed(1)} at the end`],
+      [
+        'sustained deliveries per second',
+        `${report.temporal_deliveries_per_s}/s to the receiver's 2xx (${report.temporal_ledger_complete_per_s}/s with every ledger row final)`,
+      ],
+      [
+        'ready → 2xx under that load p50 / p99',
+        `${ms(report.temporal_ready_to_2xx_under_load_p50_ms)} / ${ms(report.temporal_ready_to_2xx_under_load_p99_ms)}`,
+      ],
+      [
+        'ready → 2xx one at a time p50 / p99',
+        `${ms(report.temporal_ready_to_2xx_p50_ms)} / ${ms(report.temporal_ready_to_2xx_p99_ms)} (${LATENCY_COUNT} deliveries)`,
+      ],
+      [
+        'plain signed POST loop',
+        `${report.plain_posts_per_s}/s with ${CONCURRENCY} in flight; ${ms(report.plain_one_at_a_time_p50_ms)} p50, ${ms(report.plain_one_at_a_time_p99_ms)} p99 one at a time`,
+      ],
+      [
+        'orchestration cost',
+        `throughput ${report.throughput_ratio_plain_over_temporal}× lower; latency ${report.latency_ratio_temporal_over_plain_p50}× (p50, one at a time)`,
+      ],
+      [
+        'machine',
+        `${cpus().length} cores, load average ${loadStart.toFixed(1)} at start, ${loadavg()[0].toFixed(1)} at the end`,
+      ],
       [
         'where the time goes (means)',
         `workflow task queued ${ms(report.sdk_workflow_task_queued_ms)}, run ${ms(report.sdk_workflow_task_execution_ms)}; ` +
           `attempt (local activity, inside the workflow task) run ${ms(report.sdk_attempt_activity_ms)}; ` +
           `server answers RespondWorkflowTaskCompleted in ${ms(report.sdk_respond_workflow_task_rpc_ms)}`,
       ],
-      ['CPU per delivery', `${Object.entries(cpuPerDelivery).map(([k, v]) => `${k} ${v} ms`).join(' · ')} (2 cores = 20 ms of CPU per delivery at 100/s)`],
-      ['checks', `${badSignatures} bad signatures, ${duplicates} duplicate deliveries, ${report.worker_attempts_failed} failed attempts`],
+      [
+        'CPU per delivery',
+        `${Object.entries(cpuPerDelivery)
+          .map(([k, v]) => `${k} ${v} ms`)
+          .join(' · ')} (2 cores = 20 ms of CPU per delivery at 100/s)`,
+      ],
+      [
+        'checks',
+        `${badSignatures} bad signatures, ${duplicates} duplicate deliveries, ${report.worker_attempts_failed} failed attempts`,
+      ],
     ];
     const width = Math.max(...rows.map(([k]) => k.length));
-    process.stdout.write(`\n${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n\n${JSON.stringify(report)}\n`);
+    process.stdout.write(
+      `\n${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n\n${JSON.stringify(report)}\n`,
+    );
   } finally {
     worker.kill('SIGTERM');
     await new Promise((r) => (worker.exitCode !== null ? r(undefined) : worker.once('exit', r)));

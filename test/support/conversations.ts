@@ -65,10 +65,28 @@ export interface Conversation {
 
 function synthesize(args: readonly string[], text: string): Int16Array {
   const wav = execFileSync('espeak-ng', [...args, '--stdout', text], { maxBuffer: 64 * 1024 * 1024 });
-  const pcm = execFileSync('ffmpeg', ['-nostdin', '-hide_banner', '-v', 'error', '-i', 'pipe:0', '-f', 's16le', '-ac', '1', '-ar', String(RATE), 'pipe:1'], {
-    input: wav,
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const pcm = execFileSync(
+    'ffmpeg',
+    [
+      '-nostdin',
+      '-hide_banner',
+      '-v',
+      'error',
+      '-i',
+      'pipe:0',
+      '-f',
+      's16le',
+      '-ac',
+      '1',
+      '-ar',
+      String(RATE),
+      'pipe:1',
+    ],
+    {
+      input: wav,
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.byteLength / 2);
   // Trim what is quieter than about -40 dBFS at either end: the turn is the sound, not espeak's padding.
   const loud = (s: number) => Math.abs(s) > 328;
@@ -102,7 +120,8 @@ export function wavFile(samples: Int16Array, channels = 1): Buffer {
  * 0.3 to 1.2 s between turns and at least a second of silence at each end.
  */
 export function espeakConversation(speakers: number, seed: number, turnCount = 18): Conversation {
-  if (!Number.isInteger(speakers) || speakers < 2 || speakers > VOICES.length) throw new Error(`speakers: an integer from 2 to ${VOICES.length}, got ${speakers}`);
+  if (!Number.isInteger(speakers) || speakers < 2 || speakers > VOICES.length)
+    throw new Error(`speakers: an integer from 2 to ${VOICES.length}, got ${speakers}`);
   const base = join(CACHE, `conversation-${speakers}-${seed}-${turnCount}`);
   if (existsSync(`${base}.json`)) return JSON.parse(readFileSync(`${base}.json`, 'utf8')) as Conversation;
   requireMediaTools();

@@ -34,7 +34,8 @@ export function parseRttm(text: string): Turn[] {
     if (f[0] !== 'SPEAKER') continue;
     const start = Number(f[3]);
     const duration = Number(f[4]);
-    if (!Number.isFinite(start) || !Number.isFinite(duration) || duration < 0 || !f[7]) throw new Error(`rttm line ${n + 1}: expected SPEAKER <file> <chan> <start> <duration> <NA> <NA> <speaker>`);
+    if (!Number.isFinite(start) || !Number.isFinite(duration) || duration < 0 || !f[7])
+      throw new Error(`rttm line ${n + 1}: expected SPEAKER <file> <chan> <start> <duration> <NA> <NA> <speaker>`);
     turns.push({ start, end: start + duration, speaker: f[7] });
   }
   return turns;
@@ -43,7 +44,9 @@ export function parseRttm(text: string): Turn[] {
 /** The pieces of time between consecutive boundaries, with who speaks in each. */
 function pieces(reference: Turn[], hypothesis: Turn[]): { duration: number; ref: string[]; hyp: string[] }[] {
   const cuts = [...new Set([...reference, ...hypothesis].flatMap((t) => [t.start, t.end]))].sort((a, b) => a - b);
-  const active = (turns: Turn[], a: number, b: number) => [...new Set(turns.filter((t) => t.start <= a && t.end >= b).map((t) => t.speaker))];
+  const active = (turns: Turn[], a: number, b: number) => [
+    ...new Set(turns.filter((t) => t.start <= a && t.end >= b).map((t) => t.speaker)),
+  ];
   const out = [];
   for (let i = 0; i + 1 < cuts.length; i++) {
     const [a, b] = [cuts[i], cuts[i + 1]];
@@ -93,7 +96,9 @@ function optimalMapping(refs: string[], hyps: string[], shared: (r: string, h: s
 export function diarizationErrorRate(reference: Turn[], hypothesis: Turn[]): DerScore {
   const parts = pieces(reference, hypothesis);
   const together = new Map<string, number>();
-  for (const p of parts) for (const r of p.ref) for (const h of p.hyp) together.set(`${r}\u0000${h}`, (together.get(`${r}\u0000${h}`) ?? 0) + p.duration);
+  for (const p of parts)
+    for (const r of p.ref)
+      for (const h of p.hyp) together.set(`${r}\u0000${h}`, (together.get(`${r}\u0000${h}`) ?? 0) + p.duration);
   const refs = [...new Set(reference.map((t) => t.speaker))];
   const hyps = [...new Set(hypothesis.map((t) => t.speaker))];
   const mapping = optimalMapping(refs, hyps, (r, h) => together.get(`${r}\u0000${h}`) ?? 0);

@@ -19,7 +19,12 @@ export default async function globalSetup(): Promise<void> {
   await admin.destroy();
 
   const tplUrl = withDatabase(pg.url, template);
-  const tpl = knexFactory({ client: 'pg', connection: tplUrl, pool: { min: 0, max: 1 }, migrations: { migrationSource } });
+  const tpl = knexFactory({
+    client: 'pg',
+    connection: tplUrl,
+    pool: { min: 0, max: 1 },
+    migrations: { migrationSource },
+  });
   await tpl.migrate.latest();
   await tpl.destroy();
 

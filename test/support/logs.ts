@@ -40,7 +40,10 @@ export function captureLogs(level: pino.LevelWithSilent = 'warn'): CapturedLogs 
 }
 
 /** Run `work` while capturing the lines at `level`: what it returned and what it logged. */
-export async function whileCapturing<T>(level: pino.LevelWithSilent, work: () => Promise<T>): Promise<{ result: T; logs: CapturedLogs }> {
+export async function whileCapturing<T>(
+  level: pino.LevelWithSilent,
+  work: () => Promise<T>,
+): Promise<{ result: T; logs: CapturedLogs }> {
   const logs = captureLogs(level);
   try {
     return { result: await work(), logs };

@@ -16,9 +16,11 @@ export const MODELS_DIR = join(__dirname, '..', '..', '.models');
 
 /** Fails with what to install when the recordings are missing. */
 export function requireSpeechData(): void {
-  if (!existsSync(join(LIBRIVOX_DIR, 'transcription'))) throw new Error(`${LIBRIVOX_DIR} is missing: install the Debian package \`pocketsphinx-testdata\``);
+  if (!existsSync(join(LIBRIVOX_DIR, 'transcription')))
+    throw new Error(`${LIBRIVOX_DIR} is missing: install the Debian package \`pocketsphinx-testdata\``);
   if (!existsSync(join(PYANNOTE_DIR, 'sample.stm'))) throw new Error(`${PYANNOTE_DIR} is missing: run \`make models\``);
-  if (!existsSync(join(MODELS_DIR, 'moonshine-tiny-en', 'model.json'))) throw new Error('the speech model is missing: run `make models`');
+  if (!existsSync(join(MODELS_DIR, 'moonshine-tiny-en', 'model.json')))
+    throw new Error('the speech model is missing: run `make models`');
 }
 
 export interface Utterance {
@@ -49,7 +51,11 @@ export function pyannoteReference(): string {
 
 /** 16 kHz mono 16-bit WAV samples as floats. */
 export function wavSamples(path: string): Float32Array {
-  const raw = execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-i', path, '-f', 's16le', '-ac', '1', '-ar', '16000', '-'], { maxBuffer: 1 << 30 });
+  const raw = execFileSync(
+    'ffmpeg',
+    ['-nostdin', '-v', 'error', '-i', path, '-f', 's16le', '-ac', '1', '-ar', '16000', '-'],
+    { maxBuffer: 1 << 30 },
+  );
   const ints = new Int16Array(raw.buffer, raw.byteOffset, raw.length >> 1);
   return Float32Array.from(ints, (x) => x / 32768);
 }
@@ -65,7 +71,12 @@ export interface Placed {
  * Utterances at the given offsets over quiet noise (pink, low), `seconds` long, encoded as mp3 or as
  * mp4 with a video track. Cached in the test media folder by its recipe.
  */
-export function placedRecording(parts: { id: string; at: number }[], seconds: number, enc: 'mp3' | 'mp4' | 'wav', noise = 0.003): Placed {
+export function placedRecording(
+  parts: { id: string; at: number }[],
+  seconds: number,
+  enc: 'mp3' | 'mp4' | 'wav',
+  noise = 0.003,
+): Placed {
   const all = librivox();
   const placed = parts.map((p) => ({ utterance: all.find((u) => u.id.endsWith(p.id))!, at: p.at }));
   const recipe = createHash('sha256').update(JSON.stringify({ parts, seconds, noise })).digest('hex').slice(0, 16);
@@ -77,11 +88,47 @@ export function placedRecording(parts: { id: string; at: number }[], seconds: nu
   const delays = placed.map((p, i) => `[${i + 1}]aresample=16000,adelay=${Math.round(p.at * 1000)}:all=1[d${i}]`);
   const mix = `[0]${placed.map((_, i) => `[d${i}]`).join('')}amix=inputs=${placed.length + 1}:normalize=0:duration=first[a]`;
   const video = enc === 'mp4' ? ['-f', 'lavfi', '-i', `testsrc=size=160x120:rate=5:duration=${seconds}`] : [];
-  const maps = enc === 'mp4' ? ['-map', `${placed.length + 1}:v`, '-map', '[a]', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '64k'] : ['-map', '[a]'];
+  const maps =
+    enc === 'mp4'
+      ? [
+          '-map',
+          `${placed.length + 1}:v`,
+          '-map',
+          '[a]',
+          '-c:v',
+          'libx264',
+          '-preset',
+          'ultrafast',
+          '-pix_fmt',
+          'yuv420p',
+          '-c:a',
+          'aac',
+          '-b:a',
+          '64k',
+        ]
+      : ['-map', '[a]'];
   const codec = enc === 'mp3' ? ['-c:a', 'libmp3lame', '-b:a', '48k'] : enc === 'wav' ? ['-c:a', 'pcm_s16le'] : [];
   execFileSync('mkdir', ['-p', MEDIA_DIR]);
   const tmp = `${path}.${process.pid}.tmp.${enc}`;
-  execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', ...inputs, ...video, '-filter_complex', [...delays, mix].join(';'), ...maps, ...codec, '-ac', '1', '-ar', '16000', '-t', String(seconds), tmp]);
+  execFileSync('ffmpeg', [
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    ...inputs,
+    ...video,
+    '-filter_complex',
+    [...delays, mix].join(';'),
+    ...maps,
+    ...codec,
+    '-ac',
+    '1',
+    '-ar',
+    '16000',
+    '-t',
+    String(seconds),
+    tmp,
+  ]);
   execFileSync('mv', [tmp, path]);
   return { path, placed, seconds };
 }

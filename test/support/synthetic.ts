@@ -63,16 +63,88 @@ function meetingSeed(seed: number, i: number): number {
 type Rand = () => number;
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[floor(r() * xs.length)];
 
-const TYPES: SyntheticMeeting['meeting_type'][] = ['standup', 'standup', 'planning', 'sales', 'interview', 'one_on_one', 'retrospective', 'demo'];
+const TYPES: SyntheticMeeting['meeting_type'][] = [
+  'standup',
+  'standup',
+  'planning',
+  'sales',
+  'interview',
+  'one_on_one',
+  'retrospective',
+  'demo',
+];
 
 const TOPICS: Record<SyntheticMeeting['meeting_type'], readonly string[]> = {
-  standup: ['the payment retries', 'the invoice export', 'the login bug', 'the search index', 'the release branch', 'the flaky tests', 'the API docs', 'the mobile build'],
-  planning: ['the Q1 roadmap', 'the sprint scope', 'the onboarding flow', 'the pricing page', 'the data migration', 'the SSO integration', 'the capacity plan', 'the backlog'],
-  sales: ['the annual contract', 'the per seat pricing', 'the security review', 'the pilot rollout', 'the procurement process', 'the renewal terms', 'the integration with their ERP', 'the discount'],
-  interview: ['your last project', 'the role', 'system design', 'how you handle conflict', 'your experience with Postgres', 'on-call', 'mentoring', 'the team structure'],
-  one_on_one: ['your workload', 'career growth', 'the promotion packet', 'feedback from the project', 'time off', 'your goals for next quarter', 'the new team setup', 'mentoring'],
-  retrospective: ['the release process', 'code review turnaround', 'the incident last week', 'our estimates', 'the handoff to support', 'the test coverage', 'standup length', 'on-call load'],
-  demo: ['the new dashboard', 'the reminder emails', 'the bulk import', 'the audit log', 'the settings page', 'the mobile app', 'the search filters', 'the export button'],
+  standup: [
+    'the payment retries',
+    'the invoice export',
+    'the login bug',
+    'the search index',
+    'the release branch',
+    'the flaky tests',
+    'the API docs',
+    'the mobile build',
+  ],
+  planning: [
+    'the Q1 roadmap',
+    'the sprint scope',
+    'the onboarding flow',
+    'the pricing page',
+    'the data migration',
+    'the SSO integration',
+    'the capacity plan',
+    'the backlog',
+  ],
+  sales: [
+    'the annual contract',
+    'the per seat pricing',
+    'the security review',
+    'the pilot rollout',
+    'the procurement process',
+    'the renewal terms',
+    'the integration with their ERP',
+    'the discount',
+  ],
+  interview: [
+    'your last project',
+    'the role',
+    'system design',
+    'how you handle conflict',
+    'your experience with Postgres',
+    'on-call',
+    'mentoring',
+    'the team structure',
+  ],
+  one_on_one: [
+    'your workload',
+    'career growth',
+    'the promotion packet',
+    'feedback from the project',
+    'time off',
+    'your goals for next quarter',
+    'the new team setup',
+    'mentoring',
+  ],
+  retrospective: [
+    'the release process',
+    'code review turnaround',
+    'the incident last week',
+    'our estimates',
+    'the handoff to support',
+    'the test coverage',
+    'standup length',
+    'on-call load',
+  ],
+  demo: [
+    'the new dashboard',
+    'the reminder emails',
+    'the bulk import',
+    'the audit log',
+    'the settings page',
+    'the mobile app',
+    'the search filters',
+    'the export button',
+  ],
 };
 
 const TITLES: Record<SyntheticMeeting['meeting_type'], readonly string[]> = {
@@ -85,7 +157,16 @@ const TITLES: Record<SyntheticMeeting['meeting_type'], readonly string[]> = {
   demo: ['Demo: {feature}', 'Product demo', 'Sprint {n} demo'],
 };
 
-const COMPANIES = ['Northwind', 'Contoso', 'Fabrikam', 'Tailspin', 'Wingtip', 'Litware', 'Adventure Works', 'Proseware'];
+const COMPANIES = [
+  'Northwind',
+  'Contoso',
+  'Fabrikam',
+  'Tailspin',
+  'Wingtip',
+  'Litware',
+  'Adventure Works',
+  'Proseware',
+];
 const GUEST_FIRST = ['Rachel', 'David', 'Noor', 'Kenji', 'Olivia', 'Mateo', 'Amara', 'Lucas', 'Ines', 'Tariq'];
 const GUEST_LAST = ['Kim', 'Mensah', 'Haddad', 'Ito', 'Brennan', 'Silva', 'Eze', 'Novak', 'Duarte', 'Rahman'];
 const DAYS = ['Friday', 'Monday', 'tomorrow', 'next week', 'end of day', 'Thursday', 'the end of the sprint'];
@@ -127,13 +208,41 @@ const COMMITMENTS = [
 ];
 /** Lines that sound like the type of meeting, so classifiers and search see realistic vocabulary. */
 const TYPE_LINES: Record<SyntheticMeeting['meeting_type'], readonly string[]> = {
-  standup: ['Yesterday I worked on {topic}, today I am picking up the review.', 'No blockers for me.', 'I am blocked on {topic} until the credentials arrive.'],
-  planning: ['For the roadmap I would prioritize {topic} over the rest.', 'Our capacity this sprint is about {num} story points.', 'Can we move {topic} out of scope for this quarter?'],
-  sales: ['What does your budget look like for {topic}?', 'The pricing is per seat with a discount on the annual plan.', 'Who else is involved in the decision on the contract?'],
-  interview: ['Tell me about {topic}.', 'In my previous role I owned {topic} end to end.', 'Do you have any questions for us about the role?'],
-  one_on_one: ['How are you feeling about {topic}?', 'I want to talk about my career growth and {topic}.', 'Your workload looks high, let us adjust it.'],
-  retrospective: ['What went well was {topic}.', 'What did not go well was {topic}.', 'We should keep doing the short reviews and stop doing late merges.'],
-  demo: ['Let me show you {topic}.', 'You can see the new button on the right.', 'When you click export the file downloads right away.'],
+  standup: [
+    'Yesterday I worked on {topic}, today I am picking up the review.',
+    'No blockers for me.',
+    'I am blocked on {topic} until the credentials arrive.',
+  ],
+  planning: [
+    'For the roadmap I would prioritize {topic} over the rest.',
+    'Our capacity this sprint is about {num} story points.',
+    'Can we move {topic} out of scope for this quarter?',
+  ],
+  sales: [
+    'What does your budget look like for {topic}?',
+    'The pricing is per seat with a discount on the annual plan.',
+    'Who else is involved in the decision on the contract?',
+  ],
+  interview: [
+    'Tell me about {topic}.',
+    'In my previous role I owned {topic} end to end.',
+    'Do you have any questions for us about the role?',
+  ],
+  one_on_one: [
+    'How are you feeling about {topic}?',
+    'I want to talk about my career growth and {topic}.',
+    'Your workload looks high, let us adjust it.',
+  ],
+  retrospective: [
+    'What went well was {topic}.',
+    'What did not go well was {topic}.',
+    'We should keep doing the short reviews and stop doing late merges.',
+  ],
+  demo: [
+    'Let me show you {topic}.',
+    'You can see the new button on the right.',
+    'When you click export the file downloads right away.',
+  ],
 };
 
 const MONOLOGUE = [
@@ -193,7 +302,11 @@ function participantsFor(r: Rand, type: SyntheticMeeting['meeting_type'], users:
     case 'interview':
       return [...take(1 + floor(r() * 2)), guest(r, 'candidate.example')];
     case 'sales':
-      return [...take(1 + floor(r() * 2)), guest(r, 'customer.example'), ...(r() < 0.5 ? [guest(r, 'customer.example')] : [])];
+      return [
+        ...take(1 + floor(r() * 2)),
+        guest(r, 'customer.example'),
+        ...(r() < 0.5 ? [guest(r, 'customer.example')] : []),
+      ];
     default:
       return take(3 + floor(r() * 4));
   }
@@ -209,7 +322,12 @@ function titleFor(r: Rand, type: SyntheticMeeting['meeting_type'], people: Synth
     .replace('{b}', (people[1] ?? people[0]).name.split(' ')[0]);
 }
 
-function sentencesFor(r: Rand, type: SyntheticMeeting['meeting_type'], people: SyntheticUser[], count: number): Sentence[] {
+function sentencesFor(
+  r: Rand,
+  type: SyntheticMeeting['meeting_type'],
+  people: SyntheticUser[],
+  count: number,
+): Sentence[] {
   const names = people.map((p) => p.name);
   const topics = TOPICS[type];
   const sentences: Sentence[] = [];
@@ -236,14 +354,29 @@ function sentencesFor(r: Rand, type: SyntheticMeeting['meeting_type'], people: S
     } else {
       const roll = r();
       const template =
-        roll < 0.2 ? pick(r, QUESTIONS) : roll < 0.28 ? pick(r, COMMITMENTS) : roll < 0.4 ? pick(r, TYPE_LINES[type]) : pick(r, STATEMENTS);
+        roll < 0.2
+          ? pick(r, QUESTIONS)
+          : roll < 0.28
+            ? pick(r, COMMITMENTS)
+            : roll < 0.4
+              ? pick(r, TYPE_LINES[type])
+              : pick(r, STATEMENTS);
       text = fill(template, r, topic, others);
-      if (r() < 0.15) text = capitalize(pick(r, FILLERS) + (/^I\b/.test(text) ? text : text[0].toLowerCase() + text.slice(1)));
+      if (r() < 0.15)
+        text = capitalize(pick(r, FILLERS) + (/^I\b/.test(text) ? text : text[0].toLowerCase() + text.slice(1)));
     }
     const duration = countWords(text) / (2.2 + r() * 0.8);
     const start = round(t * 1000) / 1000;
     const end = round((t + duration) * 1000) / 1000;
-    sentences.push({ index: i, speaker_name: names[speaker], speaker_id: speaker, text, raw_text: text, start_time: start, end_time: end });
+    sentences.push({
+      index: i,
+      speaker_name: names[speaker],
+      speaker_id: speaker,
+      text,
+      raw_text: text,
+      start_time: start,
+      end_time: end,
+    });
     t += duration + (monologueLeft > 0 ? 0.2 : 0.3 + r() * 1.5);
   }
   return renumberSpeakers(sentences);
@@ -305,7 +438,8 @@ const escapeVtt = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').
 /** The meeting as a WebVTT file with `<v Speaker>` voice tags, one cue per sentence. */
 export function toWebVtt(meeting: Pick<SyntheticMeeting, 'title' | 'sentences'>): string {
   const cues = meeting.sentences.map(
-    (s, i) => `${i + 1}\n${vttTime(s.start_time)} --> ${vttTime(s.end_time)}\n<v ${s.speaker_name}>${escapeVtt(s.text)}</v>`,
+    (s, i) =>
+      `${i + 1}\n${vttTime(s.start_time)} --> ${vttTime(s.end_time)}\n<v ${s.speaker_name}>${escapeVtt(s.text)}</v>`,
   );
   return `WEBVTT - ${meeting.title.replace(/\n|-->/g, ' ')}\n\n${cues.join('\n\n')}\n`;
 }

@@ -20,7 +20,8 @@ export const RECEIVER_CERT_PATH = join(__dirname, '..', 'integration', 'core', '
 const RECEIVER_KEY_PATH = join(__dirname, '..', 'integration', 'core', 'webhooks', 'tls', 'key.pem');
 
 /** An answer: a status code, `reset` (drop the connection unanswered), or a status with headers/delay. */
-export type Answer = number | 'reset' | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
+export type Answer =
+  number | 'reset' | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
 
 export interface ReceivedRequest {
   path: string;
@@ -73,7 +74,9 @@ function trust(port: number, cert: Buffer): () => void {
 
 // --- the receiver ----------------------------------------------------------------------------------------
 
-export async function startWebhookReceiver(opts: { record?: boolean; onRequest?: (r: ReceivedRequest) => void } = {}): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(
+  opts: { record?: boolean; onRequest?: (r: ReceivedRequest) => void } = {},
+): Promise<WebhookReceiver> {
   const cert = readFileSync(RECEIVER_CERT_PATH);
   const key = readFileSync(RECEIVER_KEY_PATH);
   const scripts = new Map<string, Answer[]>();
@@ -135,7 +138,8 @@ export async function startWebhookReceiver(opts: { record?: boolean; onRequest?:
       for (;;) {
         const got = seen.filter((r) => r.path === path);
         if (got.length >= count) return got;
-        if (Date.now() > deadline) throw new Error(`receiver: ${got.length} of ${count} requests to ${path} within ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`receiver: ${got.length} of ${count} requests to ${path} within ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 20));
       }
     },

@@ -15,6 +15,9 @@ declare module 'webvtt-parser' {
   }
   export class WebVTTParser {
     constructor(entities?: Record<string, string>);
-    parse(input: string, mode?: 'metadata' | 'chapters'): { cues: VttCue[]; errors: { message: string; line: number }[] };
+    parse(
+      input: string,
+      mode?: 'metadata' | 'chapters',
+    ): { cues: VttCue[]; errors: { message: string; line: number }[] };
   }
 }

@@ -29,7 +29,12 @@ export const sharedBundle = () => (bundle ??= bundleWorkflows());
  * The real worker role (`meeting-intel serve worker`) in a process of its own, ready to poll: what a
  * test kills with SIGKILL. It runs this file's workflow bundle (written to `dir`) on `taskQueue`.
  */
-export async function startWorkerProcess(opts: { dir: string; databaseUrl: string; taskQueue: string; env?: Record<string, string> }): Promise<ChildProcess> {
+export async function startWorkerProcess(opts: {
+  dir: string;
+  databaseUrl: string;
+  taskQueue: string;
+  env?: Record<string, string>;
+}): Promise<ChildProcess> {
   const bundlePath = join(opts.dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, (await sharedBundle()).code);
   const c = spawn(BIN, ['serve', 'worker'], {
@@ -110,11 +115,14 @@ export type RunOutcome = { status: 'completed'; result: any } | { status: 'faile
 /** Wait for a meeting's transcription run to close, and say how it ended. */
 export async function waitForRun(client: Client, meetingId: string, timeoutMs = 45_000): Promise<RunOutcome> {
   const handle = client.workflow.getHandle(`transcription-${meetingId}`);
-  const timer = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`run of ${meetingId} did not close within ${timeoutMs} ms`)), timeoutMs).unref());
+  const timer = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`run of ${meetingId} did not close within ${timeoutMs} ms`)), timeoutMs).unref(),
+  );
   try {
     return { status: 'completed', result: await Promise.race([handle.result(), timer]) };
   } catch (e) {
-    if (e instanceof WorkflowFailedError) return { status: 'failed', message: (e.cause as Error | undefined)?.message ?? e.message };
+    if (e instanceof WorkflowFailedError)
+      return { status: 'failed', message: (e.cause as Error | undefined)?.message ?? e.message };
     throw e;
   }
 }

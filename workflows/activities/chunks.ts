@@ -22,10 +22,45 @@
  */
 import { openAsBlob } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
-import { countChunks, loadChunk, loadChunks, loadIngestMeeting, saveChunk, setProgress, chargeMinutes, type ChunkVoices } from '../../services/core/ingest';
-import { assignSpeakers, DIARIZATION_SAMPLE_RATE, DIARIZATION_THRESHOLD, diarizeInThread, linkSpeakers, MAX_SPEAKERS, type KnownVoice } from '../../services/intelligence/diarization';
-import { asrEngine, engineFor, speechModelFor, planChunks, requestTranscription, selectAsr, servesLanguage, stitchChunks, toSentences, type AsrSegment } from '../../services/intelligence/asr';
-import { ASR_BYTES_PER_SECOND, cutWav, extractAudio, readPcm, WAV_HEADER_BYTES, type Silence } from '../../services/intelligence/media';
+import {
+  countChunks,
+  loadChunk,
+  loadChunks,
+  loadIngestMeeting,
+  saveChunk,
+  setProgress,
+  chargeMinutes,
+  type ChunkVoices,
+} from '../../services/core/ingest';
+import {
+  assignSpeakers,
+  DIARIZATION_SAMPLE_RATE,
+  DIARIZATION_THRESHOLD,
+  diarizeInThread,
+  linkSpeakers,
+  MAX_SPEAKERS,
+  type KnownVoice,
+} from '../../services/intelligence/diarization';
+import {
+  asrEngine,
+  engineFor,
+  speechModelFor,
+  planChunks,
+  requestTranscription,
+  selectAsr,
+  servesLanguage,
+  stitchChunks,
+  toSentences,
+  type AsrSegment,
+} from '../../services/intelligence/asr';
+import {
+  ASR_BYTES_PER_SECOND,
+  cutWav,
+  extractAudio,
+  readPcm,
+  WAV_HEADER_BYTES,
+  type Silence,
+} from '../../services/intelligence/media';
 import type { Sentence } from '../../services/intelligence/types';
 import { ActivityDeps, activitySignal, badInput, runStep, stageOf } from './context';
 import { mediaPathFor } from './media';
@@ -51,11 +86,17 @@ interface AudioMeta {
 const extracting = new Map<string, Promise<ExtractedAudio>>();
 
 /** The staged WAV of one channel (-1: all mixed) of the run's media, extracted once per worker. */
-export async function audioFor(deps: ActivityDeps, meetingId: string, media: MediaRef, channel: number): Promise<ExtractedAudio> {
+export async function audioFor(
+  deps: ActivityDeps,
+  meetingId: string,
+  media: MediaRef,
+  channel: number,
+): Promise<ExtractedAudio> {
   const stage = stageOf(deps, meetingId);
   const name = channel < 0 ? 'audio' : `audio-${channel}`;
   const [meta, path] = await Promise.all([stage.readJson<AudioMeta>(name), stage.pathOf(`${name}.wav`)]);
-  if (meta && path && meta.sha256 === media.sha256) return { path, durationSeconds: meta.durationSeconds, silences: meta.silences };
+  if (meta && path && meta.sha256 === media.sha256)
+    return { path, durationSeconds: meta.durationSeconds, silences: meta.silences };
   const key = `${stage.dir}/${name}`;
   const running = extracting.get(key);
   if (running) return running;
@@ -64,7 +105,11 @@ export async function audioFor(deps: ActivityDeps, meetingId: string, media: Med
     const tmp = await stage.tempPath(name);
     try {
       const signal = activitySignal();
-      const found = await extractAudio(source, tmp, { channel: channel < 0 ? undefined : channel, silences: true, signal });
+      const found = await extractAudio(source, tmp, {
+        channel: channel < 0 ? undefined : channel,
+        silences: true,
+        signal,
+      });
       // extractAudio writes a plain 44-byte header: the size says the duration exactly.
       const durationSeconds = Math.max(0, (await stat(tmp)).size - WAV_HEADER_BYTES) / ASR_BYTES_PER_SECOND;
       // Frames of garbage behind a valid header: ffmpeg decodes next to nothing of what the file declares.
@@ -74,7 +119,10 @@ export async function audioFor(deps: ActivityDeps, meetingId: string, media: Med
           `url: the recording cannot be read (unreadable: ffmpeg decoded ${durationSeconds.toFixed(1)} s of the ${declared.toFixed(1)} s it declares: ${found.errors[0]}); send a complete audio or video file`,
         );
       }
-      const silences = found.silences.map((s) => ({ start: s.start, end: Number.isFinite(s.end) ? s.end : durationSeconds }));
+      const silences = found.silences.map((s) => ({
+        start: s.start,
+        end: Number.isFinite(s.end) ? s.end : durationSeconds,
+      }));
       const target = await stage.adopt(tmp, `${name}.wav`);
       await stage.writeJson(name, { sha256: media.sha256, durationSeconds, silences } satisfies AudioMeta);
       return { path: target, durationSeconds, silences };
@@ -132,9 +180,16 @@ export function prepareAudioActivity(deps: ActivityDeps) {
       const names = options?.speaker_names ?? [];
       const channelLabels = channels.map((c) => (c < 0 ? '' : names[c] || `Channel ${c + 1}`));
       const model = speechModel ? `embedded:${speechModel.name}` : asr.model;
-      const plan = sha256(JSON.stringify({ media: input.media.sha256, channels, chunks, model, format: asr.responseFormat })).slice(0, 32);
+      const plan = sha256(
+        JSON.stringify({ media: input.media.sha256, channels, chunks, model, format: asr.responseFormat }),
+      ).slice(0, 32);
       const total = chunks.reduce((n, c) => n + c.length, 0);
-      await setProgress(deps.db, input.meetingId, { stage: 'transcribing', percent: 10, chunks_done: await countChunks(deps.db, input.meetingId, plan), chunks_total: total });
+      await setProgress(deps.db, input.meetingId, {
+        stage: 'transcribing',
+        percent: 10,
+        chunks_done: await countChunks(deps.db, input.meetingId, plan),
+        chunks_total: total,
+      });
       const referenceFirst = asr.responseFormat === 'diarized_json' && channels[0] < 0 && chunks[0].length > 1;
       return {
         plan,
@@ -198,14 +253,31 @@ export function transcribeChunkActivity(deps: ActivityDeps) {
 
       const meeting = await loadIngestMeeting(deps.db, meetingId);
       const audio = await audioFor(deps, meetingId, input.media, channel);
-      const recognised = asrEngine(deps.config) === 'embedded' ? embeddedChunk(deps, audio, chunk) : serverChunk(deps, input, audio, meeting?.custom_language ?? null);
-      const diarized = channel < 0 && diarizes(deps) ? diarizeChunk(audio, chunk, speakerBounds(meeting?.upload_options, input.total === 1)) : undefined;
+      const recognised =
+        asrEngine(deps.config) === 'embedded'
+          ? embeddedChunk(deps, audio, chunk)
+          : serverChunk(deps, input, audio, meeting?.custom_language ?? null);
+      const diarized =
+        channel < 0 && diarizes(deps)
+          ? diarizeChunk(audio, chunk, speakerBounds(meeting?.upload_options, input.total === 1))
+          : undefined;
       const [segments, voices] = await Promise.all([recognised, diarized]);
-      const local = voices ? assignSpeakers(segments.map((s) => ({ start_time: s.start, end_time: Math.max(s.start, s.end) })), voices.turns) : [];
+      const local = voices
+        ? assignSpeakers(
+            segments.map((s) => ({ start_time: s.start, end_time: Math.max(s.start, s.end) })),
+            voices.turns,
+          )
+        : [];
       await saveChunk(
         deps.db,
         key,
-        segments.map((s, i) => ({ start: s.start, end: s.end, text: s.text, ...(s.speaker ? { speaker: s.speaker } : {}), ...(local[i] != null ? { voice: local[i]! } : {}) })),
+        segments.map((s, i) => ({
+          start: s.start,
+          end: s.end,
+          text: s.text,
+          ...(s.speaker ? { speaker: s.speaker } : {}),
+          ...(local[i] != null ? { voice: local[i]! } : {}),
+        })),
         voices?.voices,
       );
       const done = await countChunks(deps.db, meetingId, input.plan);
@@ -234,7 +306,10 @@ function diarizes(deps: ActivityDeps): boolean {
  * and an upper bound per chunk otherwise (a chunk may hear fewer people); the attendee list bounds the
  * estimate.
  */
-function speakerBounds(options: { speaker_count?: number; attendees?: unknown[] } | undefined, single: boolean): { speakerCount?: number; maxSpeakers?: number } {
+function speakerBounds(
+  options: { speaker_count?: number; attendees?: unknown[] } | undefined,
+  single: boolean,
+): { speakerCount?: number; maxSpeakers?: number } {
   const count = options?.speaker_count;
   if (count !== undefined) return single ? { speakerCount: count } : { maxSpeakers: count };
   const attendees = options?.attendees?.length ?? 0;
@@ -247,7 +322,11 @@ function speakerLimit(options: { speaker_count?: number; attendees?: unknown[] }
 }
 
 /** Who speaks when in one chunk (seconds from the chunk's start), and each local speaker's voice embedding. */
-async function diarizeChunk(audio: ExtractedAudio, chunk: ChunkInput['chunk'], bounds: { speakerCount?: number; maxSpeakers?: number }) {
+async function diarizeChunk(
+  audio: ExtractedAudio,
+  chunk: ChunkInput['chunk'],
+  bounds: { speakerCount?: number; maxSpeakers?: number },
+) {
   const samples = await readPcm(audio.path, chunk.start, Math.min(chunk.end, audio.durationSeconds));
   const { turns, voices } = await diarizeInThread({ samples, sampleRate: DIARIZATION_SAMPLE_RATE }, bounds);
   const stored: ChunkVoices = {};
@@ -257,14 +336,25 @@ async function diarizeChunk(audio: ExtractedAudio, chunk: ChunkInput['chunk'], b
 }
 
 /** One chunk by the embedded engine: its samples read from the staged WAV, decoded in this process. */
-async function embeddedChunk(deps: ActivityDeps, audio: ExtractedAudio, chunk: ChunkInput['chunk']): Promise<AsrSegment[]> {
+async function embeddedChunk(
+  deps: ActivityDeps,
+  audio: ExtractedAudio,
+  chunk: ChunkInput['chunk'],
+): Promise<AsrSegment[]> {
   const engine = await engineFor(deps.config);
   const signal = activitySignal();
-  return engine.withSlot(async () => engine.transcribe(await readPcm(audio.path, chunk.start, Math.min(chunk.end, audio.durationSeconds)), signal));
+  return engine.withSlot(async () =>
+    engine.transcribe(await readPcm(audio.path, chunk.start, Math.min(chunk.end, audio.durationSeconds)), signal),
+  );
 }
 
 /** One chunk cut out of the staged audio and sent to ASR_URL. */
-async function serverChunk(deps: ActivityDeps, input: ChunkInput, audio: ExtractedAudio, customLanguage: string | null): Promise<AsrSegment[]> {
+async function serverChunk(
+  deps: ActivityDeps,
+  input: ChunkInput,
+  audio: ExtractedAudio,
+  customLanguage: string | null,
+): Promise<AsrSegment[]> {
   const { meetingId, chunk, channel } = input;
   const stage = stageOf(deps, meetingId);
   const tmp = await stage.tempPath(`chunk-${channel}-${chunk.index}`);
@@ -294,7 +384,8 @@ async function serverChunk(deps: ActivityDeps, input: ChunkInput, audio: Extract
 
 /** Which engine and model transcribe on this worker (its configuration is the speech workers'). */
 async function transcriber(deps: ActivityDeps): Promise<{ engine: string; model: string }> {
-  if (asrEngine(deps.config) === 'embedded') return { engine: 'embedded', model: (await speechModelFor(deps.config)).name };
+  if (asrEngine(deps.config) === 'embedded')
+    return { engine: 'embedded', model: (await speechModelFor(deps.config)).name };
   return { engine: 'openai-compatible', model: deps.config.asr.model };
 }
 
@@ -306,7 +397,11 @@ type StoredRow = Awaited<ReturnType<typeof loadChunks>>[number];
  * segment diarization gave no speaker takes the one before it. Undefined (keep the segments' labels)
  * when a chunk was not diarized, or the server answered speakers and DIARIZATION is not `own`.
  */
-function linkedSegments(deps: ActivityDeps, rows: StoredRow[], limit: number): Map<StoredRow, AsrSegment[]> | undefined {
+function linkedSegments(
+  deps: ActivityDeps,
+  rows: StoredRow[],
+  limit: number,
+): Map<StoredRow, AsrSegment[]> | undefined {
   if (rows.length === 0 || rows.some((r) => !r.voices)) return undefined;
   if (deps.config.asr.diarization !== 'own' && rows.some((r) => r.segments.some((s) => s.speaker))) return undefined;
   let known: KnownVoice[] = [];
@@ -329,14 +424,25 @@ function linkedSegments(deps: ActivityDeps, rows: StoredRow[], limit: number): M
 }
 
 /** The plan's chunks, stitched, as sentences; undefined when a chunk is missing (rows gone). */
-export async function stitchedSentences(deps: ActivityDeps, meetingId: string, plan: AudioPlan): Promise<{ sentences: Sentence[]; diarized: boolean } | undefined> {
+export async function stitchedSentences(
+  deps: ActivityDeps,
+  meetingId: string,
+  plan: AudioPlan,
+): Promise<{ sentences: Sentence[]; diarized: boolean } | undefined> {
   const rows = await loadChunks(deps.db, meetingId, plan.plan);
   let diarized = false;
   const perChannel = await Promise.all(
     plan.channels.map(async (channel, c) => {
       const own = plan.chunks[c].map((chunk) => rows.find((r) => r.channel === channel && r.index === chunk.index));
       if (own.some((r) => !r)) return undefined;
-      const linked = channel < 0 ? linkedSegments(deps, own as StoredRow[], speakerLimit((await loadIngestMeeting(deps.db, meetingId))?.upload_options)) : undefined;
+      const linked =
+        channel < 0
+          ? linkedSegments(
+              deps,
+              own as StoredRow[],
+              speakerLimit((await loadIngestMeeting(deps.db, meetingId))?.upload_options),
+            )
+          : undefined;
       if (linked) diarized = true;
       const parts = plan.chunks[c].map((chunk, i) => ({ chunk, segments: linked?.get(own[i]!) ?? own[i]!.segments }));
       return stitchChunks(parts, { speaker: channel < 0 ? undefined : plan.channelLabels[c] });
@@ -352,19 +458,30 @@ export function stitchTranscriptActivity(deps: ActivityDeps) {
       const stitched = await stitchedSentences(deps, input.meetingId, input.plan);
       if (!stitched) throw new Error('a transcribed chunk is missing from transcript_chunks');
       const { sentences, diarized } = stitched;
-      if (sentences.length === 0) throw badInput('url: no speech was recognised in the recording; nothing to transcribe');
+      if (sentences.length === 0)
+        throw badInput('url: no speech was recognised in the recording; nothing to transcribe');
       await stageOf(deps, input.meetingId).writeJson('sentences', { digest: digestOf(sentences), sentences });
-      const ref = describe(sentences, { ...input.media, durationSeconds: input.media.durationSeconds ?? input.plan.durationSeconds });
+      const ref = describe(sentences, {
+        ...input.media,
+        durationSeconds: input.media.durationSeconds ?? input.plan.durationSeconds,
+      });
       await chargeMinutes(deps.db, input.meetingId, ref.durationSeconds);
       const chunkCount = input.plan.chunks.reduce((n, c) => n + c.length, 0);
-      const perChunkLabels = input.plan.channels[0] < 0 && input.plan.chunks[0].length > 1 && ref.speakers > 1 && !input.plan.referenceFirst && !diarized;
+      const perChunkLabels =
+        input.plan.channels[0] < 0 &&
+        input.plan.chunks[0].length > 1 &&
+        ref.speakers > 1 &&
+        !input.plan.referenceFirst &&
+        !diarized;
       await setProgress(deps.db, input.meetingId, {
         stage: 'analysing',
         percent: 90,
         chunks_done: chunkCount,
         chunks_total: chunkCount,
         transcribed_by: await transcriber(deps),
-        ...(perChunkLabels ? { note: 'speaker labels are per chunk: the speech server numbers the speakers of each chunk on its own' } : {}),
+        ...(perChunkLabels
+          ? { note: 'speaker labels are per chunk: the speech server numbers the speakers of each chunk on its own' }
+          : {}),
       });
       return { ...ref, plan: input.plan };
     });

@@ -21,7 +21,8 @@ export interface ActivityDeps {
   stageRoot?: string;
 }
 
-export const stageOf = (deps: ActivityDeps, meetingId: string) => new Stage(deps.stageRoot ?? DEFAULT_STAGE_ROOT, meetingId);
+export const stageOf = (deps: ActivityDeps, meetingId: string) =>
+  new Stage(deps.stageRoot ?? DEFAULT_STAGE_ROOT, meetingId);
 
 /** Inside an activity: the cancellation signal (worker shutdown, timeout, cancelled run); else none. */
 export function activitySignal(): AbortSignal | undefined {
@@ -64,17 +65,23 @@ async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
 export function toFailure(stage: string, e: unknown): ApplicationFailure {
   if (e instanceof ApplicationFailure) return e;
   if (e instanceof NetError) {
-    return e.retryable ? ApplicationFailure.retryable(e.message, 'RetryableNetError') : ApplicationFailure.nonRetryable(e.message, 'NonRetryableNetError');
+    return e.retryable
+      ? ApplicationFailure.retryable(e.message, 'RetryableNetError')
+      : ApplicationFailure.nonRetryable(e.message, 'NonRetryableNetError');
   }
   // A missing or altered model file: no retry mends it; the message names the file and `make models`.
   if (e instanceof ModelFileError) return ApplicationFailure.nonRetryable(e.message, FAILURE.badInput);
   if (isServiceError(e)) {
     if (e.code === 'object_not_found') return ApplicationFailure.nonRetryable(e.message, FAILURE.meetingGone);
-    if (e.code !== 'internal_error' && e.code !== 'invariant_violation') return ApplicationFailure.nonRetryable(e.message, FAILURE.badInput);
+    if (e.code !== 'internal_error' && e.code !== 'invariant_violation')
+      return ApplicationFailure.nonRetryable(e.message, FAILURE.badInput);
   }
   // Database, file system or programming errors: retried; the details go to the log, not to the meeting.
   logger.error({ err: e, stage }, 'transcription step failed');
-  return ApplicationFailure.retryable(`${stage} failed on the server side; it was logged and retried`, FAILURE.internal);
+  return ApplicationFailure.retryable(
+    `${stage} failed on the server side; it was logged and retried`,
+    FAILURE.internal,
+  );
 }
 
 export const badInput = (message: string) => ApplicationFailure.nonRetryable(message, FAILURE.badInput);

@@ -19,7 +19,11 @@ export async function recognise(deps: ActivityDeps, media: MediaInput, language:
   const asr = selectAsr(media.contentType, deps.config);
   const engine =
     asr.name === 'openai-compatible'
-      ? createOpenAiCompatibleAsr({ ...deps.config.asr, language: asrLanguage(language), fetchImpl: cancellableFetch(activitySignal()) })
+      ? createOpenAiCompatibleAsr({
+          ...deps.config.asr,
+          language: asrLanguage(language),
+          fetchImpl: cancellableFetch(activitySignal()),
+        })
       : asr;
   const sentences = await engine.transcribe(media);
   if (sentences.length === 0) {
@@ -38,7 +42,11 @@ interface StagedSentences {
 }
 
 /** Transcribe the meeting's media and stage the sentences. */
-export async function deriveSentences(deps: ActivityDeps, meetingId: string, media: MediaRef): Promise<StagedSentences> {
+export async function deriveSentences(
+  deps: ActivityDeps,
+  meetingId: string,
+  media: MediaRef,
+): Promise<StagedSentences> {
   const meeting = await loadIngestMeeting(deps.db, meetingId);
   const input = await mediaFor(deps, meetingId, media);
   const sentences = await recognise(deps, input, meeting?.custom_language ?? null);
@@ -52,7 +60,12 @@ export async function deriveSentences(deps: ActivityDeps, meetingId: string, med
  * Analytics and summary are tied to the digest of the sentences they came from, so a re-derived
  * transcript never meets analytics of another.
  */
-export async function sentencesFor(deps: ActivityDeps, meetingId: string, media: MediaRef, transcript?: TranscriptRef): Promise<StagedSentences> {
+export async function sentencesFor(
+  deps: ActivityDeps,
+  meetingId: string,
+  media: MediaRef,
+  transcript?: TranscriptRef,
+): Promise<StagedSentences> {
   const staged = await stageOf(deps, meetingId).readJson<StagedSentences>('sentences');
   if (staged) return staged;
   if (transcript?.plan) {

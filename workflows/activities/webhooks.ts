@@ -7,7 +7,13 @@
  *   - recordLostWebhookAttempt: the ledger row of an attempt whose activity never completed.
  * The work itself lives in services/core/webhooks (deliveries.ts, sender.ts).
  */
-import { attemptDelivery, recordLostAttempt, type AttemptInput, type AttemptOutcome, type LostAttemptInput } from '../../services/core/webhooks';
+import {
+  attemptDelivery,
+  recordLostAttempt,
+  type AttemptInput,
+  type AttemptOutcome,
+  type LostAttemptInput,
+} from '../../services/core/webhooks';
 import { recordDeliveries, type WebhookDeliveryInput } from '../../services/core/webhooks';
 import type { Config } from '../../services/platform/config';
 import type { Knex } from 'knex';
@@ -24,7 +30,11 @@ export interface PreparedDelivery {
 }
 
 /** The meeting's deliveries, recorded in the ledger once, as the runs to start. */
-export async function prepareDeliveries(db: Knex, config: Pick<Config, 'webhook' | 'publicBaseUrl'>, meetingId: string): Promise<PreparedDelivery[]> {
+export async function prepareDeliveries(
+  db: Knex,
+  config: Pick<Config, 'webhook' | 'publicBaseUrl'>,
+  meetingId: string,
+): Promise<PreparedDelivery[]> {
   const inputs = await recordDeliveries(db, config, meetingId);
   return inputs.map((input) => ({ workflowId: webhookWorkflowId(meetingId, input.target, input.event), input }));
 }
@@ -37,7 +47,8 @@ export interface WebhookActivities {
 
 export function createWebhookActivities(deps: ActivityDeps): WebhookActivities {
   return {
-    prepareWebhookDeliveries: (input) => runStep('webhook_prepare', () => prepareDeliveries(deps.db, deps.config, input.meetingId)),
+    prepareWebhookDeliveries: (input) =>
+      runStep('webhook_prepare', () => prepareDeliveries(deps.db, deps.config, input.meetingId)),
     attemptWebhookDelivery: (input) => attemptDelivery(deps, input, activitySignal()),
     recordLostWebhookAttempt: (input) => recordLostAttempt(deps, input),
   };

@@ -13,7 +13,10 @@ function since(raw: string | undefined): Date | undefined {
   const ago = /[a-z]$/i.test(raw) ? parseDuration(raw) : undefined;
   if (ago !== undefined) return new Date(Date.now() - ago);
   const d = new Date(raw);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(d.getTime())) throw new UsageError('--since must be an ISO 8601 date-time (2026-11-21T09:00:00Z) or a duration back from now (7d, 12h)');
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(d.getTime()))
+    throw new UsageError(
+      '--since must be an ISO 8601 date-time (2026-11-21T09:00:00Z) or a duration back from now (7d, 12h)',
+    );
   return d;
 }
 
@@ -39,7 +42,9 @@ export async function auditReads(ctx: CommandContext, p: Parsed): Promise<void> 
     limit: limit(p.values.limit as string | undefined),
     cursor: p.values.cursor as string | undefined,
   });
-  const lines = page.reads.map((r) => `${r.read_at}  ${r.user_email ?? r.user_id ?? '(anonymous)'}  ${r.meeting_id}  ${r.surface}`);
+  const lines = page.reads.map(
+    (r) => `${r.read_at}  ${r.user_email ?? r.user_id ?? '(anonymous)'}  ${r.meeting_id}  ${r.surface}`,
+  );
   lines.push(page.has_more ? `more: --cursor ${page.next_cursor}` : page.reads.length ? '(end)' : '(no reads)');
   ctx.out.result({ ...page }, lines.join('\n'));
 }

@@ -9,7 +9,14 @@ export async function migrate(ctx: CommandContext, action = 'up', release?: stri
   const db = ctx.db();
   if (action === 'up') {
     const { applied, state } = await migrateUp(db);
-    ctx.out.result({ action, applied, ...summary(state) }, applied.length ? `applied: ${applied.join(', ')}` : state.ahead.length ? `nothing to apply: ${verdict(state)}` : 'already up to date');
+    ctx.out.result(
+      { action, applied, ...summary(state) },
+      applied.length
+        ? `applied: ${applied.join(', ')}`
+        : state.ahead.length
+          ? `nothing to apply: ${verdict(state)}`
+          : 'already up to date',
+    );
   } else if (action === 'down') {
     const reverted = await migrateDown(db);
     ctx.out.result({ action, reverted }, reverted.length ? `reverted: ${reverted.join(', ')}` : 'nothing to revert');
@@ -17,17 +24,28 @@ export async function migrate(ctx: CommandContext, action = 'up', release?: stri
     const state = await inspectSchema(db, ...asRelease(release));
     const lines = [
       ...state.applied.filter((n) => !state.ahead.some((a) => a.name === n)).map((n) => `applied  ${n}`),
-      ...state.ahead.map((a) => `ahead    ${a.name}  (release ${a.release ?? 'unknown'}, runs with ${a.runsWith ?? 'unknown'} or later)`),
+      ...state.ahead.map(
+        (a) => `ahead    ${a.name}  (release ${a.release ?? 'unknown'}, runs with ${a.runsWith ?? 'unknown'} or later)`,
+      ),
       ...state.pending.map((n) => `pending  ${n}`),
     ];
-    ctx.out.result({ action, completed: state.applied, pending: state.pending, ...summary(state) }, [...lines, verdict(state)].join('\n'));
+    ctx.out.result(
+      { action, completed: state.applied, pending: state.pending, ...summary(state) },
+      [...lines, verdict(state)].join('\n'),
+    );
   } else {
     throw new UsageError(`migrate takes up, down or status; got "${action}"`);
   }
 }
 
 function summary(state: SchemaState) {
-  return { release: state.release, schemaRelease: state.schemaRelease, ahead: state.ahead, runs: !state.problem, problem: state.problem?.message ?? null };
+  return {
+    release: state.release,
+    schemaRelease: state.schemaRelease,
+    ahead: state.ahead,
+    runs: !state.problem,
+    problem: state.problem?.message ?? null,
+  };
 }
 
 /** One line: the schema's release, this code's, and whether this code runs on it. */
@@ -43,7 +61,9 @@ function verdict(state: SchemaState): string {
  */
 function asRelease(release: string | undefined): [typeof MIGRATIONS, string] {
   if (release === undefined) return [MIGRATIONS, RELEASE];
-  if (!/^\d+\.\d+\.\d+$/.test(release)) throw new UsageError(`--release must be a release like 0.1.0; got "${release}"`);
-  if (compareReleases(release, RELEASE) > 0) throw new UsageError(`--release must be this release (${RELEASE}) or an older one; got "${release}"`);
+  if (!/^\d+\.\d+\.\d+$/.test(release))
+    throw new UsageError(`--release must be a release like 0.1.0; got "${release}"`);
+  if (compareReleases(release, RELEASE) > 0)
+    throw new UsageError(`--release must be this release (${RELEASE}) or an older one; got "${release}"`);
   return [MIGRATIONS.filter((m) => compareReleases(m.release, release) <= 0), release];
 }

@@ -42,9 +42,18 @@ export async function seedPeople(db: Knex): Promise<DemoPeople> {
     for (const u of file.users) {
       const email = u.email.toLowerCase();
       const existing = await tx('users').whereRaw('lower(email) = ?', [email]).first('id', 'team_id');
-      if (existing && existing.team_id !== DEMO_TEAM_ID) throw new Error(`${email} already belongs to another team; the demo cannot reuse it`);
+      if (existing && existing.team_id !== DEMO_TEAM_ID)
+        throw new Error(`${email} already belongs to another team; the demo cannot reuse it`);
       const id = existing?.id ?? newId();
-      if (!existing) await tx('users').insert({ id, team_id: DEMO_TEAM_ID, email, name: u.name, role: u.role, integrations: JSON.stringify(['zoom', 'google_calendar']) });
+      if (!existing)
+        await tx('users').insert({
+          id,
+          team_id: DEMO_TEAM_ID,
+          email,
+          name: u.name,
+          role: u.role,
+          integrations: JSON.stringify(['zoom', 'google_calendar']),
+        });
       usersByEmail.set(email, { id, name: u.name, role: u.role });
     }
 
@@ -54,7 +63,11 @@ export async function seedPeople(db: Knex): Promise<DemoPeople> {
       if (!row) await tx('user_groups').insert({ id, team_id: DEMO_TEAM_ID, name: g.name, handle: g.handle });
       for (const m of g.members) {
         const user = usersByEmail.get(m.email.toLowerCase());
-        if (user) await tx('user_group_members').insert({ group_id: id, user_id: user.id, role: m.role }).onConflict(['group_id', 'user_id']).ignore();
+        if (user)
+          await tx('user_group_members')
+            .insert({ group_id: id, user_id: user.id, role: m.role })
+            .onConflict(['group_id', 'user_id'])
+            .ignore();
       }
     }
 
@@ -62,12 +75,17 @@ export async function seedPeople(db: Knex): Promise<DemoPeople> {
     for (const c of file.channels) {
       const row = await tx('channels').where({ team_id: DEMO_TEAM_ID, title: c.title }).first('id');
       const id = row?.id ?? newId();
-      if (!row) await tx('channels').insert({ id, team_id: DEMO_TEAM_ID, title: c.title, is_private: Boolean(c.is_private) });
+      if (!row)
+        await tx('channels').insert({ id, team_id: DEMO_TEAM_ID, title: c.title, is_private: Boolean(c.is_private) });
       for (const m of c.members) {
         const email = typeof m === 'string' ? m : m.email;
         const role = typeof m === 'string' ? 'member' : (m.role ?? 'member');
         const user = usersByEmail.get(email.toLowerCase());
-        if (user) await tx('channel_members').insert({ channel_id: id, user_id: user.id, role }).onConflict(['channel_id', 'user_id']).ignore();
+        if (user)
+          await tx('channel_members')
+            .insert({ channel_id: id, user_id: user.id, role })
+            .onConflict(['channel_id', 'user_id'])
+            .ignore();
       }
       channelsByTitle.set(c.title, id);
     }

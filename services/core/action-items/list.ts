@@ -18,7 +18,13 @@ import type { Principal } from '../principal';
 import { isCalendarDate, type Page } from '../meetings';
 import { isEmail } from '../validate';
 import { numbered, runSql } from '../../platform/sql';
-import { ACTION_ITEM_STATUSES, toActionItemRecord, type ActionItemRecord, type ActionItemRow, type ActionItemStatus } from './records';
+import {
+  ACTION_ITEM_STATUSES,
+  toActionItemRecord,
+  type ActionItemRecord,
+  type ActionItemRow,
+  type ActionItemStatus,
+} from './records';
 
 /** The default page is the meeting list's: an assistant asking what is open reads the newest first. */
 export const ACTION_ITEM_LIST = { defaultLimit: 10, maxLimit: 100 } as const;
@@ -82,30 +88,49 @@ interface CursorPlace {
 
 function day(field: string, v: string | undefined): string | null {
   if (v === undefined) return null;
-  if (!isCalendarDate(v)) throw invalid(field, 'a calendar date YYYY-MM-DD', `${field} must be a calendar date YYYY-MM-DD; got ${JSON.stringify(v)}`);
+  if (!isCalendarDate(v))
+    throw invalid(
+      field,
+      'a calendar date YYYY-MM-DD',
+      `${field} must be a calendar date YYYY-MM-DD; got ${JSON.stringify(v)}`,
+    );
   return v;
 }
 
 function id(field: string, v: string | undefined): string | null {
   if (v === undefined) return null;
   const s = v.trim();
-  if (!s || s.length > ID_MAX) throw invalid(field, `1 to ${ID_MAX} characters`, `${field} must be an id of 1 to ${ID_MAX} characters; got ${JSON.stringify(v)}`);
+  if (!s || s.length > ID_MAX)
+    throw invalid(
+      field,
+      `1 to ${ID_MAX} characters`,
+      `${field} must be an id of 1 to ${ID_MAX} characters; got ${JSON.stringify(v)}`,
+    );
   return s;
 }
 
 function order(field: string, from: string | null, to: string | null, toField: string) {
-  if (from && to && from > to) throw invalid(field, `not after ${toField}`, `${field} (${from}) must not be after ${toField} (${to})`);
+  if (from && to && from > to)
+    throw invalid(field, `not after ${toField}`, `${field} (${from}) must not be after ${toField} (${to})`);
 }
 
 export function resolveActionItemFilters(f: ActionItemFilters): Resolved {
   const limit = f.limit ?? ACTION_ITEM_LIST.defaultLimit;
   if (!Number.isInteger(limit) || limit < 1 || limit > ACTION_ITEM_LIST.maxLimit) {
-    throw invalid('limit', `a whole number from 1 to ${ACTION_ITEM_LIST.maxLimit}`, `limit must be a whole number from 1 to ${ACTION_ITEM_LIST.maxLimit}; got ${limit}`);
+    throw invalid(
+      'limit',
+      `a whole number from 1 to ${ACTION_ITEM_LIST.maxLimit}`,
+      `limit must be a whole number from 1 to ${ACTION_ITEM_LIST.maxLimit}; got ${limit}`,
+    );
   }
   let status: ActionItemStatus | null = null;
   if (f.status !== undefined) {
     if (!(ACTION_ITEM_STATUSES as readonly string[]).includes(f.status)) {
-      throw invalid('status', `one of ${ACTION_ITEM_STATUSES.join(', ')}`, `status must be one of ${ACTION_ITEM_STATUSES.join(', ')}; got ${JSON.stringify(f.status)}`);
+      throw invalid(
+        'status',
+        `one of ${ACTION_ITEM_STATUSES.join(', ')}`,
+        `status must be one of ${ACTION_ITEM_STATUSES.join(', ')}; got ${JSON.stringify(f.status)}`,
+      );
     }
     status = f.status as ActionItemStatus;
   }
@@ -113,7 +138,12 @@ export function resolveActionItemFilters(f: ActionItemFilters): Resolved {
   let ownerName: string | null = null;
   if (f.owner !== undefined) {
     const o = f.owner.trim();
-    if (!o || [...o].length > OWNER_MAX) throw invalid('owner', `1 to ${OWNER_MAX} characters`, `owner must be an email or a name of 1 to ${OWNER_MAX} characters`);
+    if (!o || [...o].length > OWNER_MAX)
+      throw invalid(
+        'owner',
+        `1 to ${OWNER_MAX} characters`,
+        `owner must be an email or a name of 1 to ${OWNER_MAX} characters`,
+      );
     if (isEmail(o)) ownerEmail = o.toLowerCase();
     else ownerName = o.toLowerCase();
   }
@@ -138,7 +168,10 @@ export function resolveActionItemFilters(f: ActionItemFilters): Resolved {
 /** Names the filters a cursor was made for (the limit is not one: a page may change its size). */
 function filtersHash(p: Principal, r: Resolved): string {
   const { limit: _limit, ...filters } = r;
-  return createHash('sha256').update(JSON.stringify([p.userId, filters])).digest('base64url').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify([p.userId, filters]))
+    .digest('base64url')
+    .slice(0, 16);
 }
 
 function sealCursor(place: CursorPlace): string {
@@ -146,7 +179,12 @@ function sealCursor(place: CursorPlace): string {
 }
 
 function openCursor(raw: string, fhash: string): CursorPlace {
-  const bad = () => invalid('cursor', 'the next_cursor of a previous page', 'cursor must be the next_cursor of a previous page of svc_get_action_items, unchanged');
+  const bad = () =>
+    invalid(
+      'cursor',
+      'the next_cursor of a previous page',
+      'cursor must be the next_cursor of a previous page of svc_get_action_items, unchanged',
+    );
   if (raw.length > CURSOR_MAX) throw bad();
   let c: CursorPlace;
   try {
@@ -154,8 +192,21 @@ function openCursor(raw: string, fhash: string): CursorPlace {
   } catch {
     throw bad();
   }
-  if (!c || typeof c.d !== 'string' || Number.isNaN(Date.parse(c.d)) || typeof c.m !== 'string' || !Number.isInteger(c.i) || typeof c.k !== 'string') throw bad();
-  if (c.f !== fhash) throw invalid('cursor', 'the same filters as the page it came from', 'cursor belongs to a list with other filters; call again with the filters of the page it came from, or without cursor');
+  if (
+    !c ||
+    typeof c.d !== 'string' ||
+    Number.isNaN(Date.parse(c.d)) ||
+    typeof c.m !== 'string' ||
+    !Number.isInteger(c.i) ||
+    typeof c.k !== 'string'
+  )
+    throw bad();
+  if (c.f !== fhash)
+    throw invalid(
+      'cursor',
+      'the same filters as the page it came from',
+      'cursor belongs to a list with other filters; call again with the filters of the page it came from, or without cursor',
+    );
   return c;
 }
 
@@ -181,7 +232,12 @@ function statementName(sql: string): string {
   return name;
 }
 
-export async function listActionItems(db: Knex, config: Pick<Config, 'publicBaseUrl'>, p: Principal, f: ActionItemFilters): Promise<ActionItemPage> {
+export async function listActionItems(
+  db: Knex,
+  config: Pick<Config, 'publicBaseUrl'>,
+  p: Principal,
+  f: ActionItemFilters,
+): Promise<ActionItemPage> {
   const r = resolveActionItemFilters(f);
   const fhash = filtersHash(p, r);
   const after = f.cursor !== undefined ? openCursor(f.cursor, fhash) : undefined;
@@ -191,7 +247,10 @@ export async function listActionItems(db: Knex, config: Pick<Config, 'publicBase
   if (r.meetingId && !(await db('meetings as m').modify(visibleTo(p, 'm')).where('m.id', r.meetingId).first('m.id'))) {
     throw notFound('meeting', r.meetingId);
   }
-  if (r.channelId && !(await db('channels as c').modify(channelVisibleTo(p, 'c')).where('c.id', r.channelId).first('c.id'))) {
+  if (
+    r.channelId &&
+    !(await db('channels as c').modify(channelVisibleTo(p, 'c')).where('c.id', r.channelId).first('c.id'))
+  ) {
     throw notFound('channel', r.channelId);
   }
   const vis = visibleToSql(p, 'm');
@@ -212,16 +271,26 @@ export async function listActionItems(db: Knex, config: Pick<Config, 'publicBase
   if (r.meetingId) add('ai.meeting_id = ?', r.meetingId);
   if (r.channelId) add('m.channel_id = ?', r.channelId);
   if (r.fromDate) add('ai.meeting_date >= ?::timestamptz', `${r.fromDate}T00:00:00Z`);
-  if (r.toDate) add('ai.meeting_date < ?::timestamptz', new Date(Date.parse(`${r.toDate}T00:00:00Z`) + 86_400_000).toISOString());
+  if (r.toDate)
+    add('ai.meeting_date < ?::timestamptz', new Date(Date.parse(`${r.toDate}T00:00:00Z`) + 86_400_000).toISOString());
   if (after) {
     add(
       '(ai.meeting_date < ?::timestamptz or (ai.meeting_date = ?::timestamptz and (ai.meeting_id < ? or (ai.meeting_id = ? and (ai.sentence_index, ai.id) > (?::int, ?)))))',
-      after.d, after.d, after.m, after.m, after.i, after.k,
+      after.d,
+      after.d,
+      after.m,
+      after.m,
+      after.i,
+      after.k,
     );
   }
   bindings.push(r.limit + 1);
   const sql = `select ${COLUMNS} from action_items ai join meetings m on m.id = ai.meeting_id where ${where.join(' and ')} ${ORDER} limit ?::int`;
-  const rows = await runSql<ActionItemRow & { meeting_title: string; date_key: string }>(db, numbered({ sql, bindings }), statementName(sql));
+  const rows = await runSql<ActionItemRow & { meeting_title: string; date_key: string }>(
+    db,
+    numbered({ sql, bindings }),
+    statementName(sql),
+  );
 
   const shown: ActionItemRecord[] = [];
   let left = ACTION_ITEM_TOKENS - PAGE_ENVELOPE_TOKENS;
@@ -234,14 +303,17 @@ export async function listActionItems(db: Knex, config: Pick<Config, 'publicBase
   }
   const hasMore = rows.length > shown.length;
   const last = rows[shown.length - 1];
-  recordReads(
-    db,
-    p,
-    [...new Map(rows.slice(0, shown.length).map((x) => [x.meeting_id, { id: x.meeting_id, teamId: x.team_id }])).values()],
-  );
+  recordReads(db, p, [
+    ...new Map(
+      rows.slice(0, shown.length).map((x) => [x.meeting_id, { id: x.meeting_id, teamId: x.team_id }]),
+    ).values(),
+  ]);
   return {
     action_items: shown,
     has_more: hasMore,
-    next_cursor: hasMore && last ? sealCursor({ d: last.date_key, m: last.meeting_id, i: last.sentence_index, k: last.id, f: fhash }) : null,
+    next_cursor:
+      hasMore && last
+        ? sealCursor({ d: last.date_key, m: last.meeting_id, i: last.sentence_index, k: last.id, f: fhash })
+        : null,
   };
 }

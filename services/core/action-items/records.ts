@@ -53,12 +53,14 @@ export interface ActionItemRecord {
 /** The item's words as a list shows them: at most this many characters, cut with "…". */
 export const ACTION_ITEM_TEXT_MAX = 500;
 
-const cut = (s: string) => ([...s].length > ACTION_ITEM_TEXT_MAX ? [...s].slice(0, ACTION_ITEM_TEXT_MAX - 1).join('') + '…' : s);
+const cut = (s: string) =>
+  [...s].length > ACTION_ITEM_TEXT_MAX ? [...s].slice(0, ACTION_ITEM_TEXT_MAX - 1).join('') + '…' : s;
 
 /** YYYY-MM-DD of a `date` column, whichever type the driver answered. */
 export function dayOf(v: string | Date | null): string | null {
   if (v === null || v === undefined) return null;
-  if (v instanceof Date) return `${v.getFullYear()}-${String(v.getMonth() + 1).padStart(2, '0')}-${String(v.getDate()).padStart(2, '0')}`;
+  if (v instanceof Date)
+    return `${v.getFullYear()}-${String(v.getMonth() + 1).padStart(2, '0')}-${String(v.getDate()).padStart(2, '0')}`;
   return String(v).slice(0, 10);
 }
 
@@ -66,7 +68,10 @@ export function momentLink(config: Pick<Config, 'publicBaseUrl'>, meetingId: str
   return `${transcriptUrl(config, meetingId)}#t=${Math.floor(startTime)}`;
 }
 
-export function toActionItemRecord(config: Pick<Config, 'publicBaseUrl'>, r: ActionItemRow & { meeting_title: string }): ActionItemRecord {
+export function toActionItemRecord(
+  config: Pick<Config, 'publicBaseUrl'>,
+  r: ActionItemRow & { meeting_title: string },
+): ActionItemRecord {
   return {
     id: r.id,
     meeting_id: r.meeting_id,

@@ -32,11 +32,18 @@ export interface SyncedActionItems {
 
 /** The words of an item folded for recognition: lower case, one space, no trailing punctuation. */
 export function itemKey(text: string): string {
-  return text.toLowerCase().replace(/\s+/g, ' ').replace(/[\s.!?,;:]+$/, '').trim();
+  return text
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/[\s.!?,;:]+$/, '')
+    .trim();
 }
 
 /** The sentence an item was said in: the one starting at its time (by its speaker when several do), else the last one begun by then. */
-function sentenceOf(item: ActionItem, sentences: ActionItemsOfMeeting['sentences']): { index: number; start_time: number } {
+function sentenceOf(
+  item: ActionItem,
+  sentences: ActionItemsOfMeeting['sentences'],
+): { index: number; start_time: number } {
   const same = (t: number) => Math.abs(t - item.start_time) < 1e-6;
   const at = sentences.filter((s) => same(s.start_time));
   const exact = at.find((s) => s.speaker_name === item.speaker_name) ?? at[0];
@@ -54,14 +61,18 @@ export async function syncActionItems(tx: Knex.Transaction, m: ActionItemsOfMeet
   }
   const existing: { id: string; item_key: string; touched: boolean }[] = await tx('action_items')
     .where({ meeting_id: m.meetingId })
-    .select('id', 'item_key', tx.raw('(status_set_by is not null or owner_set_by is not null or due_set_by is not null) as touched'));
+    .select(
+      'id',
+      'item_key',
+      tx.raw('(status_set_by is not null or owner_set_by is not null or due_set_by is not null) as touched'),
+    );
   const known = new Map(existing.map((e) => [e.item_key, e]));
 
   const created: string[] = [];
   let kept = 0;
   for (const [key, it] of byKey) {
     const at = sentenceOf(it, m.sentences);
-    const ownerEmail = it.assignee ? m.emails.get(it.assignee.toLowerCase()) ?? null : null;
+    const ownerEmail = it.assignee ? (m.emails.get(it.assignee.toLowerCase()) ?? null) : null;
     const found = {
       text: it.text,
       sentence_index: at.index,

@@ -12,7 +12,13 @@ import { audit } from '../audit';
 import { isCalendarDate } from '../meetings';
 import type { Principal } from '../principal';
 import { isEmail, required } from '../validate';
-import { ACTION_ITEM_STATUSES, toActionItemRecord, type ActionItemRecord, type ActionItemRow, type ActionItemStatus } from './records';
+import {
+  ACTION_ITEM_STATUSES,
+  toActionItemRecord,
+  type ActionItemRecord,
+  type ActionItemRow,
+  type ActionItemStatus,
+} from './records';
 import { OWNER_MAX } from './list';
 
 export interface ActionItemChange {
@@ -31,20 +37,41 @@ function checkChange(c: ActionItemChange) {
     throw required('status', 'at least one of status, owner, ownerName, dueDate to change');
   }
   if (c.status !== undefined && !(ACTION_ITEM_STATUSES as readonly string[]).includes(c.status)) {
-    throw invalid('status', `one of ${ACTION_ITEM_STATUSES.join(', ')}`, `status must be one of ${ACTION_ITEM_STATUSES.join(', ')}; got ${JSON.stringify(c.status)}`);
+    throw invalid(
+      'status',
+      `one of ${ACTION_ITEM_STATUSES.join(', ')}`,
+      `status must be one of ${ACTION_ITEM_STATUSES.join(', ')}; got ${JSON.stringify(c.status)}`,
+    );
   }
   if (c.owner !== undefined && c.owner !== null && !isEmail(c.owner.trim())) {
-    throw invalid('owner', 'an email address like name@example.com', `owner must be an email address like name@example.com; got ${JSON.stringify(c.owner)}`);
+    throw invalid(
+      'owner',
+      'an email address like name@example.com',
+      `owner must be an email address like name@example.com; got ${JSON.stringify(c.owner)}`,
+    );
   }
-  if (c.ownerName !== undefined && c.ownerName !== null && (!c.ownerName.trim() || [...c.ownerName].length > OWNER_MAX)) {
+  if (
+    c.ownerName !== undefined &&
+    c.ownerName !== null &&
+    (!c.ownerName.trim() || [...c.ownerName].length > OWNER_MAX)
+  ) {
     throw invalid('ownerName', `1 to ${OWNER_MAX} characters`, `ownerName must be 1 to ${OWNER_MAX} characters`);
   }
   if (c.dueDate !== undefined && c.dueDate !== null && !isCalendarDate(c.dueDate)) {
-    throw invalid('dueDate', 'a calendar date YYYY-MM-DD', `dueDate must be a calendar date YYYY-MM-DD, or null to clear it; got ${JSON.stringify(c.dueDate)}`);
+    throw invalid(
+      'dueDate',
+      'a calendar date YYYY-MM-DD',
+      `dueDate must be a calendar date YYYY-MM-DD, or null to clear it; got ${JSON.stringify(c.dueDate)}`,
+    );
   }
 }
 
-export async function updateActionItem(db: Knex, config: Pick<Config, 'publicBaseUrl'>, p: Principal, c: ActionItemChange): Promise<ActionItemRecord> {
+export async function updateActionItem(
+  db: Knex,
+  config: Pick<Config, 'publicBaseUrl'>,
+  p: Principal,
+  c: ActionItemChange,
+): Promise<ActionItemRecord> {
   checkChange(c);
   return db.transaction(async (tx) => {
     const item: (ActionItemRow & { meeting_title: string }) | undefined = await tx('action_items as ai')
@@ -56,16 +83,25 @@ export async function updateActionItem(db: Knex, config: Pick<Config, 'publicBas
     if (!item) throw notFound('action item', c.id);
     const writable = await tx('meetings as m').modify(writableBy(p, 'm')).where('m.id', item.meeting_id).first('m.id');
     if (!writable) {
-      throw forbidden(`you may not change action items of meeting ${JSON.stringify(item.meeting_id)}: only its organizer, its participants, members of its channel or a team admin may`);
+      throw forbidden(
+        `you may not change action items of meeting ${JSON.stringify(item.meeting_id)}: only its organizer, its participants, members of its channel or a team admin may`,
+      );
     }
     const change: Record<string, unknown> = {};
-    if (c.status !== undefined) Object.assign(change, { status: c.status as ActionItemStatus, status_set_by: p.userId });
+    if (c.status !== undefined)
+      Object.assign(change, { status: c.status as ActionItemStatus, status_set_by: p.userId });
     if (c.owner !== undefined || c.ownerName !== undefined) {
       const email = c.owner === undefined ? item.owner_email : c.owner === null ? null : c.owner.trim().toLowerCase();
-      let name = c.ownerName === undefined ? (c.owner === undefined ? item.owner_name : null) : c.ownerName?.trim() ?? null;
+      let name =
+        c.ownerName === undefined ? (c.owner === undefined ? item.owner_name : null) : (c.ownerName?.trim() ?? null);
       if (email && name === null) {
-        const known = await tx('meeting_participants').where({ meeting_id: item.meeting_id }).whereRaw('lower(email) = ?', [email]).first('name');
-        const user = known?.name ? undefined : await tx('users').where({ team_id: item.team_id }).whereRaw('lower(email) = ?', [email]).first('name');
+        const known = await tx('meeting_participants')
+          .where({ meeting_id: item.meeting_id })
+          .whereRaw('lower(email) = ?', [email])
+          .first('name');
+        const user = known?.name
+          ? undefined
+          : await tx('users').where({ team_id: item.team_id }).whereRaw('lower(email) = ?', [email]).first('name');
         name = known?.name ?? user?.name ?? null;
       }
       Object.assign(change, { owner_email: email, owner_name: name, owner_set_by: p.userId });
@@ -76,7 +112,13 @@ export async function updateActionItem(db: Knex, config: Pick<Config, 'publicBas
       .update({ ...change, updated_at: tx.fn.now() })
       .returning('*');
     const fields = Object.keys(change).filter((k) => !k.endsWith('_set_by'));
-    await audit(tx, p, 'action_item.updated', { type: 'action_item', id: item.id, teamId: item.team_id }, { meeting_id: item.meeting_id, fields });
+    await audit(
+      tx,
+      p,
+      'action_item.updated',
+      { type: 'action_item', id: item.id, teamId: item.team_id },
+      { meeting_id: item.meeting_id, fields },
+    );
     return toActionItemRecord(config, { ...(row as ActionItemRow), meeting_title: item.meeting_title });
   });
 }

@@ -60,30 +60,54 @@ const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 const ms = (seconds: number) => Math.round(seconds * 1000);
 
 function cues(m: MeetingForExport, text: (s: ExportSentence) => string): NodeList {
-  return m.sentences.map((s) => ({ type: 'cue' as const, data: { start: ms(s.start_time), end: Math.max(ms(s.end_time), ms(s.start_time)), text: text(s) } }));
+  return m.sentences.map((s) => ({
+    type: 'cue' as const,
+    data: { start: ms(s.start_time), end: Math.max(ms(s.end_time), ms(s.start_time)), text: text(s) },
+  }));
 }
 
 /** WebVTT escapes &, < and > in cue text; the speaker is the cue's voice (`<v Name>`). */
 const vttEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function toWebVtt(m: MeetingForExport): string {
-  return stringifySync(cues(m, (s) => `<v ${oneLine(s.speaker_name).replace(/[<>]/g, '')}>${vttEscape(oneLine(s.text))}`), { format: 'WebVTT' });
+  return stringifySync(
+    cues(m, (s) => `<v ${oneLine(s.speaker_name).replace(/[<>]/g, '')}>${vttEscape(oneLine(s.text))}`),
+    { format: 'WebVTT' },
+  );
 }
 
 export function toSrt(m: MeetingForExport): string {
-  return stringifySync(cues(m, (s) => `${oneLine(s.speaker_name)}: ${oneLine(s.text)}`), { format: 'SRT' });
+  return stringifySync(
+    cues(m, (s) => `${oneLine(s.speaker_name)}: ${oneLine(s.text)}`),
+    { format: 'SRT' },
+  );
 }
 
 export function toPlainText(m: MeetingForExport): string {
-  const head = [m.title, `${m.date.slice(0, 10)} ${m.date.slice(11, 16)} UTC`, `Participants: ${m.participants.join(', ') || '(none)'}`, ''];
-  return [...head, ...m.sentences.map((s) => `[${clock(s.start_time)}] ${oneLine(s.speaker_name)}: ${oneLine(s.text)}`)].join('\n') + '\n';
+  const head = [
+    m.title,
+    `${m.date.slice(0, 10)} ${m.date.slice(11, 16)} UTC`,
+    `Participants: ${m.participants.join(', ') || '(none)'}`,
+    '',
+  ];
+  return (
+    [
+      ...head,
+      ...m.sentences.map((s) => `[${clock(s.start_time)}] ${oneLine(s.speaker_name)}: ${oneLine(s.text)}`),
+    ].join('\n') + '\n'
+  );
 }
 
 /** Markdown's own characters in text are escaped, so a sentence reads as said. */
 const mdEscape = (s: string) => oneLine(s).replace(/([\\`*_[\]<>#|~])/g, '\\$1');
 
 export function toMarkdown(m: MeetingForExport): string {
-  const out = [`# ${mdEscape(m.title)}`, '', `${m.date.slice(0, 10)} ${m.date.slice(11, 16)} UTC · [open the meeting](${m.transcriptUrl})`, ''];
+  const out = [
+    `# ${mdEscape(m.title)}`,
+    '',
+    `${m.date.slice(0, 10)} ${m.date.slice(11, 16)} UTC · [open the meeting](${m.transcriptUrl})`,
+    '',
+  ];
   if (m.participants.length) out.push(`Participants: ${m.participants.map(mdEscape).join(', ')}`, '');
   out.push('## Summary', '');
   if (m.summary) {
@@ -94,20 +118,32 @@ export function toMarkdown(m: MeetingForExport): string {
   out.push('## Action items', '');
   if (m.actionItems.length === 0) out.push('None.', '');
   for (const a of m.actionItems) {
-    const who = [a.owner_name ? `owner ${mdEscape(a.owner_name)}` : null, a.due_date ? `due ${a.due_date}` : null].filter(Boolean).join(', ');
-    out.push(`- [${a.status === 'done' ? 'x' : ' '}] ${mdEscape(a.text)}${who ? ` (${who})` : ''} [${clock(a.start_time)}](${a.link})`);
+    const who = [a.owner_name ? `owner ${mdEscape(a.owner_name)}` : null, a.due_date ? `due ${a.due_date}` : null]
+      .filter(Boolean)
+      .join(', ');
+    out.push(
+      `- [${a.status === 'done' ? 'x' : ' '}] ${mdEscape(a.text)}${who ? ` (${who})` : ''} [${clock(a.start_time)}](${a.link})`,
+    );
   }
   if (m.actionItems.length) out.push('');
   out.push('## Transcript', '');
-  for (const s of m.sentences) out.push(`**${mdEscape(s.speaker_name)}** [${clock(s.start_time)}](${m.transcriptUrl}#t=${Math.floor(s.start_time)}): ${mdEscape(s.text)}`, '');
+  for (const s of m.sentences)
+    out.push(
+      `**${mdEscape(s.speaker_name)}** [${clock(s.start_time)}](${m.transcriptUrl}#t=${Math.floor(s.start_time)}): ${mdEscape(s.text)}`,
+      '',
+    );
   return out.join('\n');
 }
 
 export async function toDocx(m: MeetingForExport): Promise<Buffer> {
-  const p = (text: string, opts: { bold?: boolean } = {}) => new Paragraph({ children: [new TextRun({ text, bold: opts.bold })] });
+  const p = (text: string, opts: { bold?: boolean } = {}) =>
+    new Paragraph({ children: [new TextRun({ text, bold: opts.bold })] });
   const children: Paragraph[] = [
     new Paragraph({ heading: HeadingLevel.TITLE, children: [new TextRun(m.title)] }),
-    new Paragraph({ alignment: AlignmentType.LEFT, children: [new TextRun(`${m.date.slice(0, 10)} ${m.date.slice(11, 16)} UTC`)] }),
+    new Paragraph({
+      alignment: AlignmentType.LEFT,
+      children: [new TextRun(`${m.date.slice(0, 10)} ${m.date.slice(11, 16)} UTC`)],
+    }),
   ];
   if (m.participants.length) children.push(p(`Participants: ${m.participants.join(', ')}`));
   children.push(new Paragraph({ heading: HeadingLevel.HEADING_1, children: [new TextRun('Summary')] }));
@@ -119,17 +155,36 @@ export async function toDocx(m: MeetingForExport): Promise<Buffer> {
   children.push(new Paragraph({ heading: HeadingLevel.HEADING_1, children: [new TextRun('Action items')] }));
   if (m.actionItems.length === 0) children.push(p('None.'));
   for (const a of m.actionItems) {
-    const who = [a.owner_name ? `owner ${a.owner_name}` : null, a.due_date ? `due ${a.due_date}` : null, a.status === 'done' ? 'done' : null].filter(Boolean).join(', ');
+    const who = [
+      a.owner_name ? `owner ${a.owner_name}` : null,
+      a.due_date ? `due ${a.due_date}` : null,
+      a.status === 'done' ? 'done' : null,
+    ]
+      .filter(Boolean)
+      .join(', ');
     children.push(
       new Paragraph({
         bullet: { level: 0 },
-        children: [new TextRun(oneLine(a.text) + (who ? ` (${who}) ` : ' ')), new ExternalHyperlink({ link: a.link, children: [new TextRun({ text: clock(a.start_time), style: 'Hyperlink' })] })],
+        children: [
+          new TextRun(oneLine(a.text) + (who ? ` (${who}) ` : ' ')),
+          new ExternalHyperlink({
+            link: a.link,
+            children: [new TextRun({ text: clock(a.start_time), style: 'Hyperlink' })],
+          }),
+        ],
       }),
     );
   }
   children.push(new Paragraph({ heading: HeadingLevel.HEADING_1, children: [new TextRun('Transcript')] }));
   for (const s of m.sentences) {
-    children.push(new Paragraph({ children: [new TextRun({ text: `${oneLine(s.speaker_name)} [${clock(s.start_time)}]: `, bold: true }), new TextRun(oneLine(s.text))] }));
+    children.push(
+      new Paragraph({
+        children: [
+          new TextRun({ text: `${oneLine(s.speaker_name)} [${clock(s.start_time)}]: `, bold: true }),
+          new TextRun(oneLine(s.text)),
+        ],
+      }),
+    );
   }
   return Packer.toBuffer(new Document({ title: m.title, sections: [{ children }] }));
 }

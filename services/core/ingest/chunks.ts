@@ -46,17 +46,35 @@ export async function loadChunk(db: Knex, key: ChunkKey): Promise<StoredSegment[
   return row ? fromColumn(row.segments).segments : undefined;
 }
 
-export async function saveChunk(db: Knex, key: ChunkKey, segments: StoredSegment[], voices?: ChunkVoices): Promise<void> {
+export async function saveChunk(
+  db: Knex,
+  key: ChunkKey,
+  segments: StoredSegment[],
+  voices?: ChunkVoices,
+): Promise<void> {
   const value = voices ? { segments, voices } : segments;
   await db('transcript_chunks')
-    .insert({ meeting_id: key.meetingId, plan: key.plan, channel: key.channel, chunk_index: key.index, segments: JSON.stringify(value) })
+    .insert({
+      meeting_id: key.meetingId,
+      plan: key.plan,
+      channel: key.channel,
+      chunk_index: key.index,
+      segments: JSON.stringify(value),
+    })
     .onConflict(['meeting_id', 'plan', 'channel', 'chunk_index'])
     .merge(['segments']);
 }
 
 /** Every stored chunk of a plan: channel → chunk index → segments. */
-export async function loadChunks(db: Knex, meetingId: string, plan: string): Promise<({ channel: number; index: number } & StoredChunk)[]> {
-  const rows = await db('transcript_chunks').where({ meeting_id: meetingId, plan }).orderBy(['channel', 'chunk_index']).select('channel', 'chunk_index', 'segments');
+export async function loadChunks(
+  db: Knex,
+  meetingId: string,
+  plan: string,
+): Promise<({ channel: number; index: number } & StoredChunk)[]> {
+  const rows = await db('transcript_chunks')
+    .where({ meeting_id: meetingId, plan })
+    .orderBy(['channel', 'chunk_index'])
+    .select('channel', 'chunk_index', 'segments');
   return rows.map((r) => ({ channel: r.channel as number, index: r.chunk_index as number, ...fromColumn(r.segments) }));
 }
 
@@ -78,5 +96,7 @@ export interface MeetingProgress {
 
 /** Record where a processing meeting is; a meeting no longer processing keeps none. */
 export async function setProgress(db: Knex, meetingId: string, progress: MeetingProgress): Promise<void> {
-  await db('meetings').where({ id: meetingId, status: 'processing' }).update({ progress: JSON.stringify(progress) });
+  await db('meetings')
+    .where({ id: meetingId, status: 'processing' })
+    .update({ progress: JSON.stringify(progress) });
 }

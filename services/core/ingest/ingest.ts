@@ -34,7 +34,10 @@ export interface PersistResult {
 }
 
 /** The meeting as the pipeline needs it: owner, title, date, attendees and options. */
-export interface IngestMeeting extends Pick<MeetingRow, 'id' | 'team_id' | 'organizer_id' | 'organizer_email' | 'title' | 'date' | 'status'> {
+export interface IngestMeeting extends Pick<
+  MeetingRow,
+  'id' | 'team_id' | 'organizer_id' | 'organizer_email' | 'title' | 'date' | 'status'
+> {
   custom_language: string | null;
   upload_options: UploadOptions;
 }
@@ -53,16 +56,40 @@ const REASON_MAX = 500;
 export async function loadIngestMeeting(db: Knex, meetingId: string): Promise<IngestMeeting | undefined> {
   const row = await db('meetings')
     .where({ id: meetingId })
-    .first('id', 'team_id', 'organizer_id', 'organizer_email', 'title', 'date', 'status', 'custom_language', 'upload_options');
+    .first(
+      'id',
+      'team_id',
+      'organizer_id',
+      'organizer_email',
+      'title',
+      'date',
+      'status',
+      'custom_language',
+      'upload_options',
+    );
   if (!row) return undefined;
-  return { ...row, upload_options: { attendees: [], save_video: false, bypass_size_check: false, request_hash: '', ...(row.upload_options ?? {}) } };
+  return {
+    ...row,
+    upload_options: {
+      attendees: [],
+      save_video: false,
+      bypass_size_check: false,
+      request_hash: '',
+      ...(row.upload_options ?? {}),
+    },
+  };
 }
 
 /**
  * Speaker name → email, from the upload's attendees first (their display names), then from users of
  * the team whose name is unique in the team. Case-insensitive; unmatched speakers stay without email.
  */
-export async function speakerEmails(db: Knex, teamId: string, speakerNames: string[], attendees: Attendee[]): Promise<Record<string, string>> {
+export async function speakerEmails(
+  db: Knex,
+  teamId: string,
+  speakerNames: string[],
+  attendees: Attendee[],
+): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   const wanted = new Map(speakerNames.map((n) => [n.trim().toLowerCase(), n]));
   for (const a of attendees) {
@@ -101,7 +128,14 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
     if (!locked) throw notFound('meeting', t.meetingId);
     const m = (await loadIngestMeeting(tx, t.meetingId))!;
 
-    for (const table of ['sentences', 'summaries', 'meeting_analytics', 'speaker_analytics', 'meeting_participants', 'transcript_chunks']) {
+    for (const table of [
+      'sentences',
+      'summaries',
+      'meeting_analytics',
+      'speaker_analytics',
+      'meeting_participants',
+      'transcript_chunks',
+    ]) {
       await tx(table).where({ meeting_id: t.meetingId }).delete();
     }
 
@@ -125,7 +159,14 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
       .whereRaw('lower(email) = any(?)', [people.map((x) => x.email)])
       .select('id', tx.raw('lower(email) as email'));
     const userIds = new Map(users.map((u) => [u.email, u.id]));
-    await tx('meeting_participants').insert(people.map((x) => ({ meeting_id: t.meetingId, email: x.email, name: x.name, user_id: userIds.get(x.email) ?? null })));
+    await tx('meeting_participants').insert(
+      people.map((x) => ({
+        meeting_id: t.meetingId,
+        email: x.email,
+        name: x.name,
+        user_id: userIds.get(x.email) ?? null,
+      })),
+    );
 
     const s = t.summary;
     await tx('summaries').insert({
@@ -157,7 +198,11 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
     await tx('meeting_analytics').insert({ meeting_id: t.meetingId, ...t.analytics.meeting });
     if (t.analytics.speakers.length) {
       await tx('speaker_analytics').insert(
-        t.analytics.speakers.map((sp) => ({ meeting_id: t.meetingId, ...sp, email: sp.email ?? emails[sp.name]?.toLowerCase() ?? null })),
+        t.analytics.speakers.map((sp) => ({
+          meeting_id: t.meetingId,
+          ...sp,
+          email: sp.email ?? emails[sp.name]?.toLowerCase() ?? null,
+        })),
       );
     }
 
@@ -166,7 +211,9 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
       .update({
         status: 'completed',
         // Only a note about the transcript (speaker labels per chunk) and who transcribed it outlive processing.
-        progress: tx.raw("nullif(jsonb_strip_nulls(jsonb_build_object('note', progress->'note', 'transcribed_by', progress->'transcribed_by')), '{}'::jsonb)"),
+        progress: tx.raw(
+          "nullif(jsonb_strip_nulls(jsonb_build_object('note', progress->'note', 'transcribed_by', progress->'transcribed_by')), '{}'::jsonb)",
+        ),
         failure_reason: null,
         duration_seconds: t.durationSeconds,
         meeting_type: s.meeting_type,
@@ -174,8 +221,14 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
         upload_options: tx.raw("upload_options - 'fetch_secret'"),
         updated_at: tx.fn.now(),
       });
-    await audit(tx, null, 'meeting.transcribed', { type: 'meeting', id: t.meetingId, teamId: m.team_id }, { sentences: sentences.length, speakers: speakerNames.length });
-    return { sentences: sentences.length, speakers: speakerNames.length, participants: people.length};
+    await audit(
+      tx,
+      null,
+      'meeting.transcribed',
+      { type: 'meeting', id: t.meetingId, teamId: m.team_id },
+      { sentences: sentences.length, speakers: speakerNames.length },
+    );
+    return { sentences: sentences.length, speakers: speakerNames.length, participants: people.length };
   });
 }
 
@@ -190,14 +243,24 @@ export async function chargeMinutes(db: Knex, meetingId: string, seconds: number
     const marked = await tx('meetings')
       .where({ id: meetingId })
       .whereRaw("upload_options -> 'minutes_charged_seconds' is null")
-      .update({ upload_options: tx.raw("upload_options || jsonb_build_object('minutes_charged_seconds', ?::float8)", [seconds]) })
+      .update({
+        upload_options: tx.raw("upload_options || jsonb_build_object('minutes_charged_seconds', ?::float8)", [seconds]),
+      })
       .returning(['organizer_id', 'team_id']);
     const row = marked[0] as { organizer_id: string | null; team_id: string } | undefined;
     if (!row) return false;
     if (row.organizer_id) {
-      await tx('users').where({ id: row.organizer_id }).increment('minutes_consumed', Math.round((seconds / 60) * 100) / 100);
+      await tx('users')
+        .where({ id: row.organizer_id })
+        .increment('minutes_consumed', Math.round((seconds / 60) * 100) / 100);
     }
-    await audit(tx, null, 'meeting.minutes_charged', { type: 'meeting', id: meetingId, teamId: row.team_id }, { seconds, user_id: row.organizer_id });
+    await audit(
+      tx,
+      null,
+      'meeting.minutes_charged',
+      { type: 'meeting', id: meetingId, teamId: row.team_id },
+      { seconds, user_id: row.organizer_id },
+    );
     return true;
   });
 }
@@ -217,8 +280,20 @@ export async function markMeetingFailed(db: Knex, meetingId: string, reason: str
     }
     await tx('meetings')
       .where({ id: meetingId })
-      .update({ status: 'failed', failure_reason: text, progress: null, upload_options: tx.raw("upload_options - 'fetch_secret'"), updated_at: tx.fn.now() });
-    await audit(tx, null, 'meeting.transcription_failed', { type: 'meeting', id: meetingId, teamId: m.team_id }, { reason: text });
+      .update({
+        status: 'failed',
+        failure_reason: text,
+        progress: null,
+        upload_options: tx.raw("upload_options - 'fetch_secret'"),
+        updated_at: tx.fn.now(),
+      });
+    await audit(
+      tx,
+      null,
+      'meeting.transcription_failed',
+      { type: 'meeting', id: meetingId, teamId: m.team_id },
+      { reason: text },
+    );
     return true;
   });
 }

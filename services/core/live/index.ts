@@ -18,7 +18,16 @@ export { startLiveMeeting } from './start';
 export { appendLiveSentences, endLiveMeeting, pauseLiveMeeting, resumeLiveMeeting } from './drive';
 
 // What the live workflow's activities store and read.
-export { closeLiveMeeting, closeLiveMeetingIfIdle, countLiveMeetings, failLiveMeeting, MeetingNotLiveError, openLiveMeeting, readLiveSentences, setLiveState } from './store';
+export {
+  closeLiveMeeting,
+  closeLiveMeetingIfIdle,
+  countLiveMeetings,
+  failLiveMeeting,
+  MeetingNotLiveError,
+  openLiveMeeting,
+  readLiveSentences,
+  setLiveState,
+} from './store';
 export type { IdleCheck } from './store';
 
 // The active meetings a caller may see.

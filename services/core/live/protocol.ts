@@ -115,6 +115,7 @@ export function refusal(state: LiveWorkflowState, action: LiveAction): string | 
     }
   }
   if (action === 'pause' && state === 'paused') return 'the live meeting is already paused; resume it or end it';
-  if (action === 'resume' && state === 'active') return 'the live meeting is active, not paused; only a paused meeting can be resumed';
+  if (action === 'resume' && state === 'active')
+    return 'the live meeting is active, not paused; only a paused meeting can be resumed';
   return null;
 }

@@ -17,7 +17,20 @@ export type { MeetingList } from './list';
 export { parseSearchQuery, QUERY_MAX } from './grammar';
 
 // The list's filters and their limits.
-export { CHANNEL_ID_MAX, EMAILS_MAX, isCalendarDate, isSearchEmail, KEYWORD_MAX, LIMIT_DEFAULT, LIMIT_MAX, MOMENTS_DEFAULT, MOMENTS_MAX, SCOPES, SKIP_MAX, SORTS } from './filters';
+export {
+  CHANNEL_ID_MAX,
+  EMAILS_MAX,
+  isCalendarDate,
+  isSearchEmail,
+  KEYWORD_MAX,
+  LIMIT_DEFAULT,
+  LIMIT_MAX,
+  MOMENTS_DEFAULT,
+  MOMENTS_MAX,
+  SCOPES,
+  SKIP_MAX,
+  SORTS,
+} from './filters';
 export type { MeetingFilters } from './filters';
 
 // A keyword as PostgreSQL reads it, its match (rule conditions share it) and the list's bounds.
@@ -26,10 +39,28 @@ export type { KeywordQuery } from './list-sql';
 
 // Reading one meeting: transcript pages, summary, both.
 export { fetchMeeting, getSummary, getTranscript, sentenceFromRow, TRANSCRIPT_TOKENS } from './transcripts';
-export type { FullMeeting, SentenceRecord, SpeakerAnalyticsRecord, SummaryFields, SummaryResult, TranscriptPage } from './transcripts';
+export type {
+  FullMeeting,
+  SentenceRecord,
+  SpeakerAnalyticsRecord,
+  SummaryFields,
+  SummaryResult,
+  TranscriptPage,
+} from './transcripts';
 
 // What an owner or admin changes: shares, title, privacy, channel.
-export { MOVE_MAX_MEETINGS, moveMeetings, PRIVACIES, revokeMeetingAccess, SHARE_EXPIRY_DAYS, SHARE_MAX_EMAILS, shareMeeting, TITLE_LENGTH, updateMeetingPrivacy, updateMeetingTitle } from './admin';
+export {
+  MOVE_MAX_MEETINGS,
+  moveMeetings,
+  PRIVACIES,
+  revokeMeetingAccess,
+  SHARE_EXPIRY_DAYS,
+  SHARE_MAX_EMAILS,
+  shareMeeting,
+  TITLE_LENGTH,
+  updateMeetingPrivacy,
+  updateMeetingTitle,
+} from './admin';
 export type { Privacy } from './admin';
 
 // Participants added to a meeting.

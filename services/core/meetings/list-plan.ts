@@ -41,7 +41,10 @@ const estimates = new LRUCache<string, number>({ max: 1000, ttl: ESTIMATE_TTL_MS
 async function plannedRows(db: Knex, key: string, q: Statement): Promise<number> {
   const cached = estimates.get(key);
   if (cached !== undefined) return cached;
-  const [row] = await runSql<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(db, { text: `explain (format json) ${q.text}`, values: q.values });
+  const [row] = await runSql<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(db, {
+    text: `explain (format json) ${q.text}`,
+    values: q.values,
+  });
   const rows = row['QUERY PLAN'][0].Plan['Plan Rows'];
   estimates.set(key, rows);
   return rows;
@@ -58,7 +61,12 @@ function estimatedTeamMeetings(db: Knex, p: Principal): Promise<number> {
 }
 
 /** The shape a list takes: 'materialize' for a keyword few of the team's meetings match (sort relevance too: it gains less, but gains). */
-export async function listShape(db: Knex, p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Promise<ListShape> {
+export async function listShape(
+  db: Knex,
+  p: Principal,
+  f: ResolvedFilters,
+  kq: KeywordQuery | null,
+): Promise<ListShape> {
   // No keyword, or one of stop words only (matches nothing): nothing to estimate. A keyword whose
   // tsquery could not be read is matched sentence by sentence, with no index to read its matches
   // from: materialized, it would read every meeting of the team.
@@ -109,12 +117,17 @@ const BITMAP_ENTRY_US = 0.055;
 async function ownTotalAccess(db: Knex, p: Principal, f: ResolvedFilters, kq: KeywordQuery): Promise<KeywordAccess> {
   const [matches, team] = await Promise.all([estimatedMatches(db, p, f, kq), estimatedTeamMeetings(db, p)]);
   if (matches <= 0 || team <= 0) return 'index';
-  const byRows = ((TOTAL_BOUND + 1) * Math.max(1, team / matches)) * ROW_TEST_US;
+  const byRows = (TOTAL_BOUND + 1) * Math.max(1, team / matches) * ROW_TEST_US;
   return byRows < matches * BITMAP_ENTRY_US ? 'rows' : 'index';
 }
 
 /** How a prepared walk finds the keyword's matches (WalkAccess), or null when it is planned for its values (deep pages, relevance, a keyword without a tree). */
-async function preparedWalk(db: Knex, p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Promise<WalkAccess | null> {
+async function preparedWalk(
+  db: Knex,
+  p: Principal,
+  f: ResolvedFilters,
+  kq: KeywordQuery | null,
+): Promise<WalkAccess | null> {
   if (!preparable(f) || f.skip + f.limit > PREPARED_WALK_ROWS) return null;
   if (kq && (f.sort === 'relevance' || kq.opaque)) return null;
   const ownTotal = kq?.tree ? await ownTotalAccess(db, p, f, kq) : 'index';
@@ -127,7 +140,12 @@ export interface ListStatement extends Statement {
 }
 
 /** The list statement a caller's filters run (what findMeetings runs: the benchmark measures it alone too). */
-export async function listStatement(db: Knex, p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Promise<ListStatement> {
+export async function listStatement(
+  db: Knex,
+  p: Principal,
+  f: ResolvedFilters,
+  kq: KeywordQuery | null,
+): Promise<ListStatement> {
   const shape = await listShape(db, p, f, kq);
   if (shape === 'materialize') {
     const statement = listQuery(p, f, kq, shape);
@@ -154,6 +172,10 @@ export async function findMeetings(db: Knex, p: Principal, f: ResolvedFilters): 
   const hasMore = rows.length > f.limit;
   const page = hasMore ? rows.slice(0, f.limit) : rows;
   // The count rides on every row of the page (the same snapshot as the page); past the end there is no row to carry it.
-  const n = rows.length ? Number(rows[0].matched) : f.skip === 0 ? 0 : Number((await runSql<{ n: number }>(db, countQuery(p, f, kq)))[0]?.n ?? 0);
+  const n = rows.length
+    ? Number(rows[0].matched)
+    : f.skip === 0
+      ? 0
+      : Number((await runSql<{ n: number }>(db, countQuery(p, f, kq)))[0]?.n ?? 0);
   return { rows: page, hasMore, total: Math.min(n, TOTAL_BOUND), totalIsLowerBound: n > TOTAL_BOUND, keyword: kq };
 }

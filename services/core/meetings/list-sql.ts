@@ -21,7 +21,16 @@ import { numbered, type SqlFragment, type Statement } from '../../platform/sql';
 import type { Principal } from '../principal';
 import { MEETING_ROW_COLUMNS, type MeetingRow } from './records';
 import type { ResolvedFilters } from './filters';
-import { hasPhrase, necessary, parseTsquery, phrasePairs, plainLexeme, positiveTerms, serialize, TsNode } from './tsquery';
+import {
+  hasPhrase,
+  necessary,
+  parseTsquery,
+  phrasePairs,
+  plainLexeme,
+  positiveTerms,
+  serialize,
+  TsNode,
+} from './tsquery';
 
 /** Matching meetings scored for sort relevance (per arm), newest first; older matches follow by date. */
 export const RELEVANCE_POOL = 200;
@@ -77,7 +86,8 @@ export async function keywordQuery(db: Knex, keyword: string): Promise<KeywordQu
  * meeting's rows with the sentences GIN index's posting lists, which a generic plan would choose for
  * any word (moments.ts, meetingSentences).
  */
-const SENTENCE_MATCH = 'exists (select 1 from (select s0.tsv from sentences s0 where s0.meeting_id = m.id offset 0) s where s.tsv @@ ?::tsquery)';
+const SENTENCE_MATCH =
+  'exists (select 1 from (select s0.tsv from sentences s0 where s0.meeting_id = m.id offset 0) s where s.tsv @@ ?::tsquery)';
 const LEXEME_MATCH = 'm.transcript_tsv @@ ?::tsquery';
 const PAIR_MATCH = 'm.transcript_pairs @@ ?::tsquery';
 /** Meetings without lexemes (live, or too many to hold): read sentence by sentence. */
@@ -103,7 +113,12 @@ function documentMatch(n: TsNode): DocumentMatch {
     case 'phrase': {
       const pairs = phrasePairs(n);
       if (pairs?.length === 1) return { sql: PAIR_MATCH, bindings: pairs, readsSentences: false };
-      if (pairs) return { sql: `(${PAIR_MATCH} and ${SENTENCE_MATCH})`, bindings: [pairs.join(' & '), serialize(n)], readsSentences: true };
+      if (pairs)
+        return {
+          sql: `(${PAIR_MATCH} and ${SENTENCE_MATCH})`,
+          bindings: [pairs.join(' & '), serialize(n)],
+          readsSentences: true,
+        };
       return { sql: SENTENCE_MATCH, bindings: [serialize(n)], readsSentences: true };
     }
     case 'not': {
@@ -114,7 +129,11 @@ function documentMatch(n: TsNode): DocumentMatch {
     case 'or': {
       const l = documentMatch(n.left);
       const r = documentMatch(n.right);
-      return { sql: `(${l.sql} ${n.kind} ${r.sql})`, bindings: [...l.bindings, ...r.bindings], readsSentences: l.readsSentences || r.readsSentences };
+      return {
+        sql: `(${l.sql} ${n.kind} ${r.sql})`,
+        bindings: [...l.bindings, ...r.bindings],
+        readsSentences: l.readsSentences || r.readsSentences,
+      };
     }
     default:
       throw new Error('unreachable');
@@ -149,7 +168,10 @@ function documentOrTitleMatchSql(kq: KeywordQuery, title: SqlFragment | null): S
     : { sql: `(${exact.sql})`, bindings: exact.bindings };
   const indexed = anyOf(...titles, lexemes, { sql: UNINDEXED, bindings: [] });
   const unindexedRead = anyOf({ sql: `not ${UNINDEXED}`, bindings: [] }, ...titles, sentences);
-  return { sql: `(${indexed.sql} and ${unindexedRead.sql})`, bindings: [...indexed.bindings, ...unindexedRead.bindings] };
+  return {
+    sql: `(${indexed.sql} and ${unindexedRead.sql})`,
+    bindings: [...indexed.bindings, ...unindexedRead.bindings],
+  };
 }
 
 /** `(a or b or …)`, the fragments' bindings in their order. */
@@ -224,7 +246,10 @@ function filters(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, acce
 
 /** The rows of `meetings m` that pass `where`. */
 function rowsWhere(where: SqlFragment[]): SqlFragment {
-  return { sql: `select ${ARM_COLUMNS} from meetings m where ${where.map((w) => w.sql).join(' and ')}`, bindings: where.flatMap((w) => w.bindings) };
+  return {
+    sql: `select ${ARM_COLUMNS} from meetings m where ${where.map((w) => w.sql).join(' and ')}`,
+    bindings: where.flatMap((w) => w.bindings),
+  };
 }
 
 /** One arm: the rows of `meetings m` that pass `where`, newest first, at most `limit`. */
@@ -238,13 +263,22 @@ function arm(where: SqlFragment[], limit: number): SqlFragment {
  * other teams' meetings shared with the caller. Without a share there is nothing to find in other
  * teams: one arm, half the planning. `own` and `others`: how each arm may find the keyword's matches.
  */
-function armConditions(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, own: KeywordAccess, others: KeywordAccess): SqlFragment[][] {
+function armConditions(
+  p: Principal,
+  f: ResolvedFilters,
+  kq: KeywordQuery | null,
+  own: KeywordAccess,
+  others: KeywordAccess,
+): SqlFragment[][] {
   const ownArm = [{ sql: 'm.team_id = ?', bindings: [p.teamId] }, ...filters(p, f, kq, own)];
   if (p.sharedWith === false) return [ownArm];
   // Another team's meeting is visible only through a share: start from the caller's shares.
   const othersArm = [
     { sql: 'm.team_id <> ?', bindings: [p.teamId] },
-    { sql: 'm.id in (select sx.meeting_id from meeting_shares sx where lower(sx.email) = lower(?))', bindings: [p.email] },
+    {
+      sql: 'm.id in (select sx.meeting_id from meeting_shares sx where lower(sx.email) = lower(?))',
+      bindings: [p.email],
+    },
     ...filters(p, f, kq, others),
   ];
   return [ownArm, othersArm];
@@ -260,7 +294,13 @@ function unionAll(parts: SqlFragment[]): SqlFragment {
  * The matching meetings the caller may see, as a derived table `u` of the arms' rows, each arm
  * newest first and cut at `limit`.
  */
-function armsQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, limit: number, access: KeywordAccess): SqlFragment {
+function armsQuery(
+  p: Principal,
+  f: ResolvedFilters,
+  kq: KeywordQuery | null,
+  limit: number,
+  access: KeywordAccess,
+): SqlFragment {
   const arms = unionAll(armConditions(p, f, kq, access, access).map((where) => arm(where, limit)));
   return { sql: `(${arms.sql})`, bindings: arms.bindings };
 }
@@ -273,7 +313,8 @@ function armsQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, li
 function relevanceSql(f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment {
   if (!kq || (!kq.tree && !kq.opaque)) return { sql: '0', bindings: [] };
   const parts: SqlFragment[] = [];
-  if (f.scope !== 'sentences') parts.push({ sql: "2 * ts_rank(to_tsvector('english', r.title), ?::tsquery)", bindings: [kq.tsquery] });
+  if (f.scope !== 'sentences')
+    parts.push({ sql: "2 * ts_rank(to_tsvector('english', r.title), ?::tsquery)", bindings: [kq.tsquery] });
   const said = momentTsquery(kq);
   if (f.scope !== 'title' && said) {
     parts.push({
@@ -289,7 +330,8 @@ function relevanceSql(f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment 
 }
 
 /** Whether the list is ordered by relevance (a keyword with sort relevance), or else newest first. */
-const ranked = (f: ResolvedFilters, kq: KeywordQuery | null): kq is KeywordQuery => f.sort === 'relevance' && kq !== null;
+const ranked = (f: ResolvedFilters, kq: KeywordQuery | null): kq is KeywordQuery =>
+  f.sort === 'relevance' && kq !== null;
 
 /**
  * The page (limit + 1 rows, to learn has_more) of `source`, the matching meetings the caller may see
@@ -300,8 +342,7 @@ function pageFrom(f: ResolvedFilters, kq: KeywordQuery | null, source: SqlFragme
     const score = relevanceSql(f, kq);
     // Rows are numbered newest first; the pool's rows are scored and come first, the rest follow by date.
     const numberedRows = `select u.*, row_number() over (order by u.date desc, u.id desc) as rn from ${source.sql}`;
-    const scored =
-      `select r.*, case when r.rn <= ${RELEVANCE_POOL} then ${score.sql} end as relevance from (${numberedRows}) as r`;
+    const scored = `select r.*, case when r.rn <= ${RELEVANCE_POOL} then ${score.sql} end as relevance from (${numberedRows}) as r`;
     return {
       sql: `select v.* from (${scored}) as v order by (v.rn <= ${RELEVANCE_POOL}) desc, v.relevance desc nulls last, v.date desc, v.id desc limit ? offset ?`,
       bindings: [...score.bindings, ...source.bindings, f.limit + 1, f.skip],
@@ -324,7 +365,13 @@ function pageQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, ac
 }
 
 /** How many meetings match, counted up to TOTAL_BOUND + 1 per arm (so a count past the bound stops there). */
-function countSql(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, own: KeywordAccess, others: KeywordAccess): SqlFragment {
+function countSql(
+  p: Principal,
+  f: ResolvedFilters,
+  kq: KeywordQuery | null,
+  own: KeywordAccess,
+  others: KeywordAccess,
+): SqlFragment {
   const counted = armConditions(p, f, kq, own, others).map((where) => ({
     sql: `(select count(*) from (select 1 from meetings m where ${where.map((w) => w.sql).join(' and ')} limit ${TOTAL_BOUND + 1}) c)`,
     bindings: where.flatMap((w) => w.bindings),
@@ -384,7 +431,13 @@ const pageOrder = (f: ResolvedFilters, kq: KeywordQuery | null) =>
     : ' order by page.date desc, page.id desc';
 
 /** The page with each meeting's participants and short summary, and the count, as the statement PostgreSQL runs. */
-export function listQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null, shape: ListShape = 'walk', walk: WalkAccess = PLANNED_WALK): Statement {
+export function listQuery(
+  p: Principal,
+  f: ResolvedFilters,
+  kq: KeywordQuery | null,
+  shape: ListShape = 'walk',
+  walk: WalkAccess = PLANNED_WALK,
+): Statement {
   if (shape === 'materialize' && kq) return materializedListQuery(p, f, kq);
   const page = pageQuery(p, f, kq, walk.page);
   const count = countSql(p, f, kq, walk.ownTotal, walk.othersTotal);
@@ -421,5 +474,8 @@ export function teamMeetingsQuery(p: Principal): Statement {
  */
 export function teamMatchesQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery): Statement {
   const match = keywordMatch(f, kq);
-  return numbered({ sql: `select 1 from meetings m where m.team_id = ? and ${LISTED} and ${match.sql}`, bindings: [p.teamId, ...match.bindings] });
+  return numbered({
+    sql: `select 1 from meetings m where m.team_id = ? and ${LISTED} and ${match.sql}`,
+    bindings: [p.teamId, ...match.bindings],
+  });
 }

@@ -75,11 +75,20 @@ export async function listMeetings(
   const { moments, omitted } = fitMoments(found, LIST_TOKENS - estimateJsonTokens(list));
   // Moments are what was said: the read audit records one read of each meeting whose moments are answered.
   const teamOf = new Map(rows.map((r) => [r.id, r.team_id]));
-  recordReads(db, p, moments.map((m) => ({ id: m.meeting_id, teamId: teamOf.get(m.meeting_id)! })));
+  recordReads(
+    db,
+    p,
+    moments.map((m) => ({ id: m.meeting_id, teamId: teamOf.get(m.meeting_id)! })),
+  );
   return { ...list, moments, moments_omitted: omitted };
 }
 
 /** svc_search: the same list, with the filters written in the query grammar. */
-export async function searchMeetings(db: Knex, config: Pick<Config, 'publicBaseUrl'>, p: Principal, query: string): Promise<MeetingList> {
+export async function searchMeetings(
+  db: Knex,
+  config: Pick<Config, 'publicBaseUrl'>,
+  p: Principal,
+  query: string,
+): Promise<MeetingList> {
   return listMeetings(db, config, p, parseSearchQuery(query));
 }

@@ -66,7 +66,8 @@ export const meetingSentences = (meeting: string, columns = 'idx, tsv') =>
 /** The columns a moment reads: naming them rather than `*` spares projecting every column of every sentence a page tests. */
 const MOMENT_COLUMNS = 'meeting_id, idx, speaker_name, start_time, text, tsv';
 
-export const momentLink = (transcriptUrl: string, startTime: number) => `${transcriptUrl}#t=${Math.max(0, Math.floor(startTime))}`;
+export const momentLink = (transcriptUrl: string, startTime: number) =>
+  `${transcriptUrl}#t=${Math.max(0, Math.floor(startTime))}`;
 
 /** `**` marks and an ellipsis where ts_headline cut a long sentence. */
 function markedText(text: string, headline: string): string {
@@ -134,7 +135,18 @@ const BY_WORD = {
         '  where w.n <= ?' +
         ` union all (${searchedMoments('b.meeting_id is null and ')})`,
     ),
-    bindings: ['query', 'page headline', 'moment headline', 'meetings', 'query', 'word', 'per meeting', 'query', 'query', 'per meeting'],
+    bindings: [
+      'query',
+      'page headline',
+      'moment headline',
+      'meetings',
+      'query',
+      'word',
+      'per meeting',
+      'query',
+      'query',
+      'per meeting',
+    ],
   }).text,
 };
 
@@ -142,7 +154,12 @@ const BY_WORD = {
  * The statement findMoments runs for these meetings, and the name it is prepared under (the benchmark
  * runs it alone too). `word`: the query's one lexeme (momentWord), when it has just one.
  */
-export function momentsStatement(meetingIds: string[], sentenceQuery: string, perMeeting: number, word: string | null = null): Statement & { name: string } {
+export function momentsStatement(
+  meetingIds: string[],
+  sentenceQuery: string,
+  perMeeting: number,
+  word: string | null = null,
+): Statement & { name: string } {
   const head = [sentenceQuery, PAGE_HEADLINE, MOMENT_HEADLINE, meetingIds];
   if (word !== null && perMeeting <= BEST_MOMENTS_DEPTH) {
     return { ...BY_WORD, values: [...head, sentenceQuery, word, perMeeting, sentenceQuery, sentenceQuery, perMeeting] };
@@ -162,7 +179,12 @@ export async function findMoments(
   word: string | null = null,
 ): Promise<MomentRecord[][]> {
   if (!meetings.length || perMeeting <= 0) return meetings.map(() => []);
-  const statement = momentsStatement(meetings.map((m) => m.id), sentenceQuery, perMeeting, word);
+  const statement = momentsStatement(
+    meetings.map((m) => m.id),
+    sentenceQuery,
+    perMeeting,
+    word,
+  );
   const rows = await runSql<MomentRow>(db, statement, statement.name);
   const urls = new Map(meetings.map((m) => [m.id, m.transcript_url]));
   const byMeeting = new Map<string, MomentRecord[]>(meetings.map((m) => [m.id, []]));

@@ -26,8 +26,22 @@ export interface MeetingRow {
 
 /** The columns of a MeetingRow, for selects: `m.*` would also drag in the search vectors. */
 export const MEETING_ROW_COLUMNS = [
-  'id', 'team_id', 'organizer_id', 'organizer_email', 'title', 'date', 'duration_seconds', 'privacy', 'channel_id',
-  'status', 'failure_reason', 'is_live', 'live_state', 'meeting_link', 'meeting_type', 'client_reference_id',
+  'id',
+  'team_id',
+  'organizer_id',
+  'organizer_email',
+  'title',
+  'date',
+  'duration_seconds',
+  'privacy',
+  'channel_id',
+  'status',
+  'failure_reason',
+  'is_live',
+  'live_state',
+  'meeting_link',
+  'meeting_type',
+  'client_reference_id',
 ] as const satisfies readonly (keyof MeetingRow)[];
 
 export const meetingColumns = (alias: string) => MEETING_ROW_COLUMNS.map((c) => `${alias}.${c}`);
@@ -53,7 +67,11 @@ export function transcriptUrl(config: Pick<Config, 'publicBaseUrl'>, id: string)
 export const minutes = (seconds: number) => Math.round((seconds / 60) * 10) / 10;
 
 /** `participants`: the emails as one comma-separated string (lists have PostgreSQL join them). */
-export function toMeetingRecord(config: Pick<Config, 'publicBaseUrl'>, m: MeetingRow, participants: string): MeetingRecord {
+export function toMeetingRecord(
+  config: Pick<Config, 'publicBaseUrl'>,
+  m: MeetingRow,
+  participants: string,
+): MeetingRecord {
   const date = new Date(m.date);
   return {
     id: m.id,

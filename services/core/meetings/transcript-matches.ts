@@ -15,7 +15,15 @@ import { estimateJsonTokens } from '../tokens';
 import { checkKeyword } from './filters';
 import { keywordQuery, momentTsquery } from './list-sql';
 import { meetingSentences, momentLink, PAGE_HEADLINE } from './moments';
-import { estimateSentenceTokens, getTranscript, SENTENCE_JSON_EXTRA, SentenceRecord, SentenceRow, TRANSCRIPT_TOKENS, TranscriptPage } from './transcripts';
+import {
+  estimateSentenceTokens,
+  getTranscript,
+  SENTENCE_JSON_EXTRA,
+  SentenceRecord,
+  SentenceRow,
+  TRANSCRIPT_TOKENS,
+  TranscriptPage,
+} from './transcripts';
 
 export const CONTEXT_DEFAULT = 1;
 export const CONTEXT_MAX = 5;
@@ -62,19 +70,50 @@ interface MatchRow extends SentenceRow {
  * match at or after fromIndex, within the token budget of a transcript page (sized for its JSON
  * form). has_more/next_index page on to the next match. Not visible → object_not_found (getTranscript).
  */
-export async function getTranscriptMatches(db: Knex, config: Config, p: Principal, id: string, opts: MatchPageOptions): Promise<TranscriptMatchPage> {
+export async function getTranscriptMatches(
+  db: Knex,
+  config: Config,
+  p: Principal,
+  id: string,
+  opts: MatchPageOptions,
+): Promise<TranscriptMatchPage> {
   const keyword = checkKeyword('keyword', opts.keyword).trim();
-  if (!keyword) throw invalid('keyword', 'must not be empty', 'keyword must not be empty; leave it out to read the transcript in order');
+  if (!keyword)
+    throw invalid(
+      'keyword',
+      'must not be empty',
+      'keyword must not be empty; leave it out to read the transcript in order',
+    );
   const context = opts.context ?? CONTEXT_DEFAULT;
   if (!Number.isInteger(context) || context < 0 || context > CONTEXT_MAX) {
-    throw invalid('context', `a whole number from 0 to ${CONTEXT_MAX}`, `context must be a whole number from 0 to ${CONTEXT_MAX}; got ${context}`);
+    throw invalid(
+      'context',
+      `a whole number from 0 to ${CONTEXT_MAX}`,
+      `context must be a whole number from 0 to ${CONTEXT_MAX}; got ${context}`,
+    );
   }
   const fromIndex = opts.fromIndex ?? 0;
-  if (!Number.isInteger(fromIndex) || fromIndex < 0) throw invalid('fromIndex', 'a whole number, 0 or more', `fromIndex must be a whole number, 0 or more; got ${fromIndex}`);
+  if (!Number.isInteger(fromIndex) || fromIndex < 0)
+    throw invalid(
+      'fromIndex',
+      'a whole number, 0 or more',
+      `fromIndex must be a whole number, 0 or more; got ${fromIndex}`,
+    );
   // The meeting's envelope through the one visible read (past the last sentence: no sentences).
-  const head = await getTranscript(db, config, p, id, { fromIndex: INT_MAX, maxTokens: opts.maxTokens, budgetFor: 'json' });
-  const maxTokens = opts.maxTokens ?? Math.min(TRANSCRIPT_TOKENS.max, Math.max(TRANSCRIPT_TOKENS.min, config.mcpMaxTranscriptTokens));
-  const base = { ...head, keyword, sentences: [] as SentenceRecord[], has_more: false, next_index: null as number | null };
+  const head = await getTranscript(db, config, p, id, {
+    fromIndex: INT_MAX,
+    maxTokens: opts.maxTokens,
+    budgetFor: 'json',
+  });
+  const maxTokens =
+    opts.maxTokens ?? Math.min(TRANSCRIPT_TOKENS.max, Math.max(TRANSCRIPT_TOKENS.min, config.mcpMaxTranscriptTokens));
+  const base = {
+    ...head,
+    keyword,
+    sentences: [] as SentenceRecord[],
+    has_more: false,
+    next_index: null as number | null,
+  };
   const kq = await keywordQuery(db, keyword);
   const q = momentTsquery(kq);
   const readable = head.status === 'completed' || head.status === 'live' || head.is_live;
@@ -119,8 +158,13 @@ export async function getTranscriptMatches(db: Knex, config: Config, p: Principa
       start_time: Number(r.start_time),
       end_time: Number(r.end_time),
     }));
-    const match = { index: hit.idx, start_time: Number(hit.start_time), link: momentLink(head.transcript_url, Number(hit.start_time)) };
-    const cost = records.reduce((n, s) => n + estimateSentenceTokens(s) + SENTENCE_JSON_EXTRA, 0) + estimateJsonTokens(match) - 10;
+    const match = {
+      index: hit.idx,
+      start_time: Number(hit.start_time),
+      link: momentLink(head.transcript_url, Number(hit.start_time)),
+    };
+    const cost =
+      records.reduce((n, s) => n + estimateSentenceTokens(s) + SENTENCE_JSON_EXTRA, 0) + estimateJsonTokens(match) - 10;
     if (matches.length > 0 && used + cost > budget) {
       nextIndex = hit.idx;
       break;
@@ -135,7 +179,17 @@ export async function getTranscriptMatches(db: Knex, config: Config, p: Principa
   sentences.sort((a, b) => a.index - b.index);
   const matchCount = rows.length
     ? rows[0].match_count
-    : Number((await runSql<{ n: number }>(db, numbered({ sql: `select count(*)::int as n from ${meetingSentences('?')} where s.tsv @@ ?::tsquery`, bindings: [head.id, q] })))[0].n);
+    : Number(
+        (
+          await runSql<{ n: number }>(
+            db,
+            numbered({
+              sql: `select count(*)::int as n from ${meetingSentences('?')} where s.tsv @@ ?::tsquery`,
+              bindings: [head.id, q],
+            }),
+          )
+        )[0].n,
+      );
   // Hits past the fetched cap: more matches than this page could hold follow the last one shown.
   if (nextIndex === null && rows.filter((r) => r.hit).length >= cap) nextIndex = matches[matches.length - 1].index + 1;
   return { ...base, sentences, has_more: nextIndex !== null, next_index: nextIndex, match_count: matchCount, matches };

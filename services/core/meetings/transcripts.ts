@@ -95,7 +95,13 @@ export interface FullMeeting extends TranscriptPage {
 
 export type SummaryResult =
   | ({ id: string; title: string; dateString: string; summary_status: 'processed' } & SummaryFields)
-  | { id: string; title: string; dateString: string; summary_status: Exclude<SummaryStatus, 'processed'>; message: string };
+  | {
+      id: string;
+      title: string;
+      dateString: string;
+      summary_status: Exclude<SummaryStatus, 'processed'>;
+      message: string;
+    };
 
 export interface PageOptions {
   /** First sentence index to return (default 0). */
@@ -139,8 +145,16 @@ const SENTENCE_ROW_MIN = SENTENCE_ROW_STRUCTURE + 4;
 
 /** One sentence row; a text that needs quoting (commas, quotes) costs its two quotes more. */
 export function estimateSentenceTokens(s: SentenceRecord): number {
-  const numbers = estimateNumberTokens(s.index) + estimateNumberTokens(s.speaker_id) + estimateNumberTokens(s.start_time) + estimateNumberTokens(s.end_time);
-  const texts = estimateTextTokens(s.speaker_name) + estimateTextTokens(s.text) + (s.raw_text === null ? 1 : estimateTextTokens(s.raw_text)) + 2;
+  const numbers =
+    estimateNumberTokens(s.index) +
+    estimateNumberTokens(s.speaker_id) +
+    estimateNumberTokens(s.start_time) +
+    estimateNumberTokens(s.end_time);
+  const texts =
+    estimateTextTokens(s.speaker_name) +
+    estimateTextTokens(s.text) +
+    (s.raw_text === null ? 1 : estimateTextTokens(s.raw_text)) +
+    2;
   return SENTENCE_ROW_STRUCTURE + numbers + texts;
 }
 
@@ -172,8 +186,6 @@ interface SummaryRow {
   outline: unknown;
   notes: Record<string, unknown> | null;
 }
-
-
 
 /** A row of `sentences` as selected (idx, speaker, text, times). */
 export interface SentenceRow extends Omit<SentenceRecord, 'index'> {
@@ -213,7 +225,11 @@ const SENTENCES_SQL = `case when m.status in ('completed', 'live') or m.is_live 
   end as sentences`;
 
 async function readMeeting(db: Knex, p: Principal, id: string, wants: ReadWants): Promise<ReadRow> {
-  const columns: (string | Knex.Raw)[] = [...meetingColumns('m'), 'm.progress', db.raw(wants.summary === 'full' ? SUMMARY_SQL : HAS_SUMMARY_SQL)];
+  const columns: (string | Knex.Raw)[] = [
+    ...meetingColumns('m'),
+    'm.progress',
+    db.raw(wants.summary === 'full' ? SUMMARY_SQL : HAS_SUMMARY_SQL),
+  ];
   if (wants.page) {
     columns.push(db.raw(PARTICIPANTS_SQL), db.raw(ANALYTICS_SQL), db.raw(MEETING_ANALYTICS_SQL));
     columns.push(db.raw(SENTENCES_SQL, [wants.page.rawTextWhenDifferent, wants.page.fromIndex, wants.page.cap]));
@@ -275,7 +291,8 @@ function meetingInfo(m: MeetingRow & { progress?: Progress | null }, hasSummary:
   if (m.is_live || m.status === 'live') {
     return {
       summary_status: 'pending',
-      message: 'live meeting: a point-in-time snapshot of the sentences captured so far; read again for newer ones. The summary is produced when the meeting ends.',
+      message:
+        'live meeting: a point-in-time snapshot of the sentences captured so far; read again for newer ones. The summary is produced when the meeting ends.',
     };
   }
   switch (m.status) {
@@ -288,14 +305,21 @@ function meetingInfo(m: MeetingRow & { progress?: Progress | null }, hasSummary:
       };
     }
     case 'failed':
-      return { summary_status: 'failed', message: `processing failed: ${m.failure_reason ?? 'no reason was recorded'}. No transcript is available.` };
+      return {
+        summary_status: 'failed',
+        message: `processing failed: ${m.failure_reason ?? 'no reason was recorded'}. No transcript is available.`,
+      };
     default: {
       // A note about the transcript made while processing (speaker labels numbered per chunk).
       const note = m.progress?.note ? ` Note: ${m.progress.note}.` : '';
       const by = m.progress?.transcribed_by ? { transcribed_by: m.progress.transcribed_by } : {};
       return hasSummary
         ? { summary_status: 'processed', message: `transcript and summary are ready.${note}`, ...by }
-        : { summary_status: 'unavailable', message: `the transcript is ready; no summary was produced for this meeting.${note}`, ...by };
+        : {
+            summary_status: 'unavailable',
+            message: `the transcript is ready; no summary was produced for this meeting.${note}`,
+            ...by,
+          };
     }
   }
 }
@@ -393,8 +417,10 @@ function toSummary(m: ReadRow): SummaryFields | null {
   };
   // Notes the summarizer stored win; every empty field without one gets a plain explanation.
   const notes: Record<string, string> = {};
-  for (const [k, v] of Object.entries((r.notes ?? {}) as Record<string, unknown>)) if (typeof v === 'string') notes[k] = v;
-  for (const [k, v] of Object.entries(fields)) if (isEmpty(v) && !notes[k]) notes[k] = EMPTY_NOTES[k as keyof typeof EMPTY_NOTES];
+  for (const [k, v] of Object.entries((r.notes ?? {}) as Record<string, unknown>))
+    if (typeof v === 'string') notes[k] = v;
+  for (const [k, v] of Object.entries(fields))
+    if (isEmpty(v) && !notes[k]) notes[k] = EMPTY_NOTES[k as keyof typeof EMPTY_NOTES];
   return { ...fields, notes };
 }
 
@@ -410,11 +436,20 @@ function requireMeetingId(field: string, id: string): string {
 
 function pageOptions(config: Pick<Config, 'mcpMaxTranscriptTokens'>, opts: PageOptions) {
   const fromIndex = opts.fromIndex ?? 0;
-  if (!Number.isInteger(fromIndex) || fromIndex < 0) throw invalid('fromIndex', 'a whole number, 0 or more', `fromIndex must be a whole number, 0 or more; got ${fromIndex}`);
+  if (!Number.isInteger(fromIndex) || fromIndex < 0)
+    throw invalid(
+      'fromIndex',
+      'a whole number, 0 or more',
+      `fromIndex must be a whole number, 0 or more; got ${fromIndex}`,
+    );
   const { min, max } = TRANSCRIPT_TOKENS;
   const maxTokens = opts.maxTokens ?? Math.min(max, Math.max(min, config.mcpMaxTranscriptTokens));
   if (!Number.isInteger(maxTokens) || maxTokens < min || maxTokens > max) {
-    throw invalid('maxTokens', `a whole number from ${min} to ${max}`, `maxTokens must be a whole number from ${min} to ${max}; got ${maxTokens}`);
+    throw invalid(
+      'maxTokens',
+      `a whole number from ${min} to ${max}`,
+      `maxTokens must be a whole number from ${min} to ${max}; got ${maxTokens}`,
+    );
   }
   return { fromIndex, maxTokens };
 }
@@ -439,7 +474,11 @@ async function readPage(db: Knex, config: Config, p: Principal, id: string, opts
     analytics: toSpeakerAnalytics(m.analytics),
   };
   const sentences = readable(m)
-    ? sentencePage(m.sentences ?? [], maxTokens - estimateJsonTokens(envelope), opts.budgetFor === 'json' ? SENTENCE_JSON_EXTRA : 0)
+    ? sentencePage(
+        m.sentences ?? [],
+        maxTokens - estimateJsonTokens(envelope),
+        opts.budgetFor === 'json' ? SENTENCE_JSON_EXTRA : 0,
+      )
     : { sentences: [], has_more: false, next_index: null };
   return { ...envelope, ...sentences };
 }
@@ -448,13 +487,25 @@ async function readPage(db: Knex, config: Config, p: Principal, id: string, opts
  * One meeting's transcript page: metadata, status, analytics and sentences from fromIndex within
  * the token budget (has_more/next_index for the rest). No summary. Not visible → object_not_found.
  */
-export async function getTranscript(db: Knex, config: Config, p: Principal, id: string, opts: PageOptions = {}): Promise<TranscriptPage> {
+export async function getTranscript(
+  db: Knex,
+  config: Config,
+  p: Principal,
+  id: string,
+  opts: PageOptions = {},
+): Promise<TranscriptPage> {
   const meetingId = requireMeetingId('transcriptId', id);
   return readPage(db, config, p, meetingId, opts, false);
 }
 
 /** Everything about one meeting: metadata, summary, analytics and the first sentences within the budget. */
-export async function fetchMeeting(db: Knex, config: Config, p: Principal, id: string, opts: PageOptions = {}): Promise<FullMeeting> {
+export async function fetchMeeting(
+  db: Knex,
+  config: Config,
+  p: Principal,
+  id: string,
+  opts: PageOptions = {},
+): Promise<FullMeeting> {
   const meetingId = requireMeetingId('id', id);
   return (await readPage(db, config, p, meetingId, opts, true)) as FullMeeting;
 }

@@ -15,7 +15,14 @@ export { CONTACT_LIST_CAP, getUser, getUserContacts, getUserGroups } from './peo
 export type { ContactRecord } from './people';
 
 // API keys: created, listed, revoked, authenticated.
-export { apiKeyCredential, authenticateApiKey, createApiKey, createOwnApiKey, listApiKeys, revokeApiKey } from './apikeys';
+export {
+  apiKeyCredential,
+  authenticateApiKey,
+  createApiKey,
+  createOwnApiKey,
+  listApiKeys,
+  revokeApiKey,
+} from './apikeys';
 
 // Web page sessions.
 export { endSession, sessionOf, startSession } from './sessions';

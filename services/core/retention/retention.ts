@@ -35,12 +35,22 @@ export async function getTeamRetention(db: Knex, p: Principal): Promise<TeamRete
 export async function setTeamRetention(db: Knex, p: Principal, days: number | null): Promise<TeamRetention> {
   requireAdmin(p, 'Setting the retention period');
   if (days !== null && (!Number.isInteger(days) || days < RETENTION_DAYS.min || days > RETENTION_DAYS.max)) {
-    throw invalid('days', `a whole number from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or null to keep meetings for ever`, `days must be a whole number from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or null to keep meetings for ever; got ${days}`);
+    throw invalid(
+      'days',
+      `a whole number from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or null to keep meetings for ever`,
+      `days must be a whole number from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or null to keep meetings for ever; got ${days}`,
+    );
   }
   return db.transaction(async (trx) => {
     const before = await trx('teams').where({ id: p.teamId }).forUpdate().first('retention_days');
     await trx('teams').where({ id: p.teamId }).update({ retention_days: days });
-    await audit(trx, p, 'team.retention_set', { type: 'team', id: p.teamId, teamId: p.teamId }, { from: before?.retention_days ?? null, to: days });
+    await audit(
+      trx,
+      p,
+      'team.retention_set',
+      { type: 'team', id: p.teamId, teamId: p.teamId },
+      { from: before?.retention_days ?? null, to: days },
+    );
     return { team_id: p.teamId, retention_days: days };
   });
 }
@@ -61,7 +71,10 @@ export async function deleteExpiredMeetings(db: Knex, now: Date, batch: number):
     );
     const found = rows as { id: string; team_id: string; date: Date }[];
     if (!found.length) return 0;
-    const deleted = await removeMeetings(trx, found.map((r) => r.id));
+    const deleted = await removeMeetings(
+      trx,
+      found.map((r) => r.id),
+    );
     await trx('audit_log').insert(
       found.map((r) => ({
         team_id: r.team_id,

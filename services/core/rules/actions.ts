@@ -53,7 +53,11 @@ export function describeAction(a: RuleAction): ActionDescription {
 async function perform(db: Knex, author: Principal, meetingId: string, a: RuleAction): Promise<void> {
   switch (a.type) {
     case 'share':
-      await shareMeeting(db, author, { meetingId, emails: a.emails, ...(a.expiry_days !== null ? { expiryDays: a.expiry_days } : {}) });
+      await shareMeeting(db, author, {
+        meetingId,
+        emails: a.emails,
+        ...(a.expiry_days !== null ? { expiryDays: a.expiry_days } : {}),
+      });
       return;
     case 'move':
       await moveMeetings(db, author, { meetingIds: [meetingId], channelId: a.channel_id });
@@ -64,7 +68,14 @@ async function perform(db: Knex, author: Principal, meetingId: string, a: RuleAc
   }
 }
 
-async function runEach(db: Knex, author: Principal, meetingId: string, actions: RuleAction[], ok: ActionStatus, bad: ActionStatus): Promise<ActionOutcome[]> {
+async function runEach(
+  db: Knex,
+  author: Principal,
+  meetingId: string,
+  actions: RuleAction[],
+  ok: ActionStatus,
+  bad: ActionStatus,
+): Promise<ActionOutcome[]> {
   const out: ActionOutcome[] = [];
   for (const a of actions) {
     try {
@@ -85,7 +96,12 @@ class DryRunDone extends Error {
 }
 
 /** Run the actions for real, each in its own transaction (an action that fails leaves the others done). */
-export function runActions(db: Knex, author: Principal, meetingId: string, actions: RuleAction[]): Promise<ActionOutcome[]> {
+export function runActions(
+  db: Knex,
+  author: Principal,
+  meetingId: string,
+  actions: RuleAction[],
+): Promise<ActionOutcome[]> {
   return runEach(db, author, meetingId, actions, 'done', 'failed');
 }
 
@@ -93,7 +109,12 @@ export function runActions(db: Knex, author: Principal, meetingId: string, actio
  * What the actions would do: the same calls in one transaction, each in a savepoint of its own (so
  * an action that would fail does not hide what the next would do), then all rolled back.
  */
-export async function dryRunActions(db: Knex, author: Principal, meetingId: string, actions: RuleAction[]): Promise<ActionOutcome[]> {
+export async function dryRunActions(
+  db: Knex,
+  author: Principal,
+  meetingId: string,
+  actions: RuleAction[],
+): Promise<ActionOutcome[]> {
   try {
     await db.transaction(async (trx) => {
       throw new DryRunDone(await runEach(trx, author, meetingId, actions, 'would_do', 'would_fail'));
@@ -106,7 +127,8 @@ export async function dryRunActions(db: Knex, author: Principal, meetingId: stri
 }
 
 /** The actions listed as not run (author may not act; conditions not met in a test run). */
-export const notRun = (actions: RuleAction[]): ActionOutcome[] => actions.map((a) => ({ ...describeAction(a), status: 'not_run' }) as ActionOutcome);
+export const notRun = (actions: RuleAction[]): ActionOutcome[] =>
+  actions.map((a) => ({ ...describeAction(a), status: 'not_run' }) as ActionOutcome);
 
 /** success: every action done (or would be); failed: none; partial: some. */
 export function statusOf(outcomes: ActionOutcome[]): 'success' | 'partial' | 'failed' {
@@ -136,7 +158,15 @@ async function authorOf(db: Knex, rule: RuleAuthorship): Promise<Principal | und
     .where('u.id', rule.created_by)
     .first('u.id', 'u.email', 'u.name', 'u.role', 't.id as team_id', 't.tier', 't.feature_flags');
   if (!u) return undefined;
-  return { userId: u.id, teamId: u.team_id, email: u.email, name: u.name, role: u.role, tier: u.tier, flags: u.feature_flags };
+  return {
+    userId: u.id,
+    teamId: u.team_id,
+    email: u.email,
+    name: u.name,
+    role: u.role,
+    tier: u.tier,
+    flags: u.feature_flags,
+  };
 }
 
 /** What a rule's actions came to: the execution's status, each action's outcome, the errors. */
@@ -151,6 +181,8 @@ export async function actAsAuthor(db: Knex, rule: RuleAuthorship, meetingId: str
   const author = await authorOf(db, rule);
   const refusal = ruleAuthorRefusal(author, rule.team_id);
   if (refusal) return { status: 'failed', actions: notRun(rule.actions), error: refusal };
-  const actions = dryRun ? await dryRunActions(db, author!, meetingId, rule.actions) : await runActions(db, author!, meetingId, rule.actions);
+  const actions = dryRun
+    ? await dryRunActions(db, author!, meetingId, rule.actions)
+    : await runActions(db, author!, meetingId, rule.actions);
   return { status: statusOf(actions), actions, error: errorsOf(actions) };
 }

@@ -127,7 +127,17 @@ export async function recordExecution(db: Knex, w: ExecutionWrite): Promise<Rule
     })
     .onConflict(['run_key', 'rule_id'])
     .merge(['rule_name', 'status', 'actions', 'error', 'dry_run', 'executed_at'])
-    .returning(['id', 'rule_id', 'rule_name', 'status', 'actions', 'error', 'dry_run', 'executed_at', db.raw('(xmax = 0) as inserted')]);
+    .returning([
+      'id',
+      'rule_id',
+      'rule_name',
+      'status',
+      'actions',
+      'error',
+      'dry_run',
+      'executed_at',
+      db.raw('(xmax = 0) as inserted'),
+    ]);
   if (row.inserted) ruleExecutionsMetric.inc({ status: w.status });
   return toRecord(row);
 }
@@ -152,16 +162,28 @@ interface Filters {
   dateTo?: Date;
 }
 
-export async function listRuleExecutions(db: Knex, p: Principal, args: RuleExecutionArgs, opts: { secretsKey?: Buffer; maxTokens?: number } = {}): Promise<RuleExecutionPage> {
+export async function listRuleExecutions(
+  db: Knex,
+  p: Principal,
+  args: RuleExecutionArgs,
+  opts: { secretsKey?: Buffer; maxTokens?: number } = {},
+): Promise<RuleExecutionPage> {
   requireTier(p, 'enterprise', 'The rule execution log');
   const filters = parseFilters(args);
   const limit = args.limit ?? DEFAULT_GROUP_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_GROUP_LIMIT) {
-    throw invalid('limit', `whole number 1 to ${MAX_GROUP_LIMIT}`, `limit must be a whole number from 1 to ${MAX_GROUP_LIMIT}; got ${limit}`);
+    throw invalid(
+      'limit',
+      `whole number 1 to ${MAX_GROUP_LIMIT}`,
+      `limit must be a whole number from 1 to ${MAX_GROUP_LIMIT}; got ${limit}`,
+    );
   }
   // A meeting the caller cannot see (unknown, another team's) is object_not_found, as in every other
   // tool, not an empty log.
-  if (filters.meetingId && !(await db('meetings as m').modify(visibleTo(p, 'm')).where('m.id', filters.meetingId).first('m.id'))) {
+  if (
+    filters.meetingId &&
+    !(await db('meetings as m').modify(visibleTo(p, 'm')).where('m.id', filters.meetingId).first('m.id'))
+  ) {
     throw notFound('meeting', filters.meetingId);
   }
   const key = await cursorKey(db, opts.secretsKey);
@@ -198,20 +220,41 @@ export async function listRuleExecutions(db: Knex, p: Principal, args: RuleExecu
         .from('rule_executions as re')
         .join('page', 'page.meeting_id', 're.meeting_id')
         .modify(matching)
-        .select('re.*', db.raw('row_number() over (partition by re.meeting_id order by re.executed_at desc, re.id desc) as rn')),
+        .select(
+          're.*',
+          db.raw('row_number() over (partition by re.meeting_id order by re.executed_at desc, re.id desc) as rn'),
+        ),
     )
     .from('page')
     .join('e', 'e.meeting_id', 'page.meeting_id')
     .where('e.rn', '<=', EXECUTIONS_PER_GROUP)
     .orderBy([{ column: 'page.meeting_id', order: 'desc' }, { column: 'e.rn' }])
-    .select('e.id', 'e.rule_id', 'e.rule_name', 'e.status', 'e.actions', 'e.error', 'e.dry_run', 'e.executed_at', 'page.meeting_id', 'page.title', 'page.execution_count')
+    .select(
+      'e.id',
+      'e.rule_id',
+      'e.rule_name',
+      'e.status',
+      'e.actions',
+      'e.error',
+      'e.dry_run',
+      'e.executed_at',
+      'page.meeting_id',
+      'page.title',
+      'page.execution_count',
+    )
     .select(db.raw('(select count(*) from g) as fetched'));
 
   const groups: RuleExecutionGroup[] = [];
   for (const r of rows) {
     let g = groups[groups.length - 1];
     if (!g || g.meeting_id !== r.meeting_id) {
-      g = { meeting_id: r.meeting_id, meeting: r.title, execution_count: Number(r.execution_count), executions_has_more: false, executions: [] };
+      g = {
+        meeting_id: r.meeting_id,
+        meeting: r.title,
+        execution_count: Number(r.execution_count),
+        executions_has_more: false,
+        executions: [],
+      };
       groups.push(g);
     }
     g.executions.push(toRecord(r));
@@ -222,7 +265,9 @@ export async function listRuleExecutions(db: Knex, p: Principal, args: RuleExecu
   return {
     meetings: shown,
     has_more: hasMore,
-    next_cursor: hasMore ? sealCursor(key, { v: 1, t: p.teamId, k: shown[shown.length - 1].meeting_id, f: fhash }) : null,
+    next_cursor: hasMore
+      ? sealCursor(key, { v: 1, t: p.teamId, k: shown[shown.length - 1].meeting_id, f: fhash })
+      : null,
   };
 }
 
@@ -233,7 +278,11 @@ function parseFilters(args: RuleExecutionArgs): Filters {
   if (args.dateFrom !== undefined) f.dateFrom = requireDateTime('dateFrom', args.dateFrom);
   if (args.dateTo !== undefined) f.dateTo = requireDateTime('dateTo', args.dateTo);
   if (f.dateFrom && f.dateTo && f.dateFrom > f.dateTo) {
-    throw invalid('dateFrom', 'must not be after dateTo', `dateFrom (${f.dateFrom.toISOString()}) must not be after dateTo (${f.dateTo.toISOString()})`);
+    throw invalid(
+      'dateFrom',
+      'must not be after dateTo',
+      `dateFrom (${f.dateFrom.toISOString()}) must not be after dateTo (${f.dateTo.toISOString()})`,
+    );
   }
   return f;
 }
@@ -322,9 +371,11 @@ async function cursorKey(db: Knex, secretsKey?: Buffer): Promise<Buffer> {
   if (secretsKey) return createHmac('sha256', secretsKey).update(CURSOR_CONTEXT).digest();
   let key = derivedKeys.get(db);
   if (!key) {
-    key = db.raw('select current_database() as name').then((r: { rows: { name: string }[] }) =>
-      createHash('sha256').update(`${CURSOR_CONTEXT}:${r.rows[0].name}`).digest(),
-    );
+    key = db
+      .raw('select current_database() as name')
+      .then((r: { rows: { name: string }[] }) =>
+        createHash('sha256').update(`${CURSOR_CONTEXT}:${r.rows[0].name}`).digest(),
+      );
     derivedKeys.set(db, key);
     // A failed lookup (database briefly down) must not stick: the next call asks again.
     key.catch(() => derivedKeys.delete(db));
@@ -333,7 +384,12 @@ async function cursorKey(db: Knex, secretsKey?: Buffer): Promise<Buffer> {
 }
 
 function filtersHash(f: Filters): string {
-  const canonical = JSON.stringify([f.ruleId ?? null, f.meetingId ?? null, f.dateFrom?.toISOString() ?? null, f.dateTo?.toISOString() ?? null]);
+  const canonical = JSON.stringify([
+    f.ruleId ?? null,
+    f.meetingId ?? null,
+    f.dateFrom?.toISOString() ?? null,
+    f.dateTo?.toISOString() ?? null,
+  ]);
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
 }
 
@@ -348,12 +404,18 @@ function sealCursor(key: Buffer, payload: CursorPayload): string {
 
 /** The last meeting id of the previous page, after checking the cursor is ours, this team's, these filters'. */
 function openCursor(key: Buffer, cursor: string, teamId: string, fhash: string): string {
-  const bad = (why: string) => invalid('cursor', 'must be the next_cursor of a previous call with the same filters', `cursor ${why}; pass next_cursor exactly as returned, or omit it to start from the first page`);
+  const bad = (why: string) =>
+    invalid(
+      'cursor',
+      'must be the next_cursor of a previous call with the same filters',
+      `cursor ${why}; pass next_cursor exactly as returned, or omit it to start from the first page`,
+    );
   const [body, sig, extra] = cursor.split('.');
   if (!body || !sig || extra !== undefined) throw bad('is malformed');
   const expected = tag(key, body);
   const given = Buffer.from(sig, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad('was not issued by this service or was modified');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    throw bad('was not issued by this service or was modified');
   let payload: CursorPayload;
   try {
     payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as CursorPayload;
@@ -363,7 +425,11 @@ function openCursor(key: Buffer, cursor: string, teamId: string, fhash: string):
   if (payload.v !== 1 || typeof payload.k !== 'string' || !payload.k) throw bad('is malformed');
   if (payload.t !== teamId) throw bad('belongs to another team');
   if (payload.f !== fhash) {
-    throw invalid('cursor', 'must be used with the same filters', 'cursor was issued for different filters; repeat the same ruleId, meetingId, dateFrom and dateTo, or omit cursor to start over');
+    throw invalid(
+      'cursor',
+      'must be used with the same filters',
+      'cursor was issued for different filters; repeat the same ruleId, meetingId, dateFrom and dateTo, or omit cursor to start over',
+    );
   }
   return payload.k;
 }

@@ -19,7 +19,14 @@ import { invalid, notFound } from '../../platform/errors';
 import { newId } from '../ids';
 import type { Principal } from '../principal';
 import { ActionOutcome, actAsAuthor, notRun } from './actions';
-import { allHeld, ConditionOutcome, evaluateConditions, loadMeetingFacts, matchesNothing, unmetReason } from './conditions';
+import {
+  allHeld,
+  ConditionOutcome,
+  evaluateConditions,
+  loadMeetingFacts,
+  matchesNothing,
+  unmetReason,
+} from './conditions';
 import { recordExecution, type ExecutionWrite, type RuleExecutionRecord } from './executions';
 import {
   channelRefs,
@@ -87,7 +94,10 @@ function toRuleRecord(r: RuleRow): RuleRecord {
   };
 }
 
-const ruleColumns = (db: Knex) => ['r.*', db.raw('(select u.email from users u where u.id = r.created_by) as author_email')];
+const ruleColumns = (db: Knex) => [
+  'r.*',
+  db.raw('(select u.email from users u where u.id = r.created_by) as author_email'),
+];
 
 async function findRule(db: Knex, p: Principal, id: string, field = 'id'): Promise<RuleRow> {
   const ruleId = (id ?? '').trim();
@@ -102,27 +112,47 @@ async function findRule(db: Knex, p: Principal, id: string, field = 'id'): Promi
 // ---------------------------------------------------------------------------------------------------
 
 /** The checks that need the database: channels of the caller's team, keywords that can match. */
-async function checkReferences(db: Knex, p: Principal, rule: Pick<CheckedRule, 'conditions' | 'actions'>): Promise<void> {
+async function checkReferences(
+  db: Knex,
+  p: Principal,
+  rule: Pick<CheckedRule, 'conditions' | 'actions'>,
+): Promise<void> {
   const refs = channelRefs(rule);
   if (refs.length) {
     const found = new Set(
-      (await db('channels as c').modify(channelVisibleTo(p, 'c')).whereIn('c.id', [...new Set(refs.map((r) => r.id))]).select('c.id')).map((r: { id: string }) => r.id),
+      (
+        await db('channels as c')
+          .modify(channelVisibleTo(p, 'c'))
+          .whereIn('c.id', [...new Set(refs.map((r) => r.id))])
+          .select('c.id')
+      ).map((r: { id: string }) => r.id),
     );
     const missing = refs.find((r) => !found.has(r.id));
     if (missing) {
-      throw invalid(missing.field, 'must be a channel of your team', `${missing.field}: channel ${JSON.stringify(missing.id)} is not a channel of your team; list them with svc_list_channels`);
+      throw invalid(
+        missing.field,
+        'must be a channel of your team',
+        `${missing.field}: channel ${JSON.stringify(missing.id)} is not a channel of your team; list them with svc_list_channels`,
+      );
     }
   }
   for (const [i, c] of rule.conditions.entries()) {
     if (c.type === 'keyword' && matchesNothing(await keywordQuery(db, c.text))) {
-      throw invalid(`conditions.${i}.text`, 'must contain a word that is not a stop word', `conditions.${i}.text: ${JSON.stringify(c.text)} has only stop words (like "the", "and"), which the search ignores, so it could never match`);
+      throw invalid(
+        `conditions.${i}.text`,
+        'must contain a word that is not a stop word',
+        `conditions.${i}.text: ${JSON.stringify(c.text)} has only stop words (like "the", "and"), which the search ignores, so it could never match`,
+      );
     }
   }
 }
 
 export async function listRules(db: Knex, p: Principal): Promise<RuleRecord[]> {
   requireRuleManager(p);
-  const rows: RuleRow[] = await db('rules as r').modify(rulesManagedBy(p, 'r')).orderBy([{ column: 'r.created_at' }, { column: 'r.id' }]).select(ruleColumns(db));
+  const rows: RuleRow[] = await db('rules as r')
+    .modify(rulesManagedBy(p, 'r'))
+    .orderBy([{ column: 'r.created_at' }, { column: 'r.id' }])
+    .select(ruleColumns(db));
   return rows.map(toRuleRecord);
 }
 
@@ -140,7 +170,11 @@ export async function createRule(db: Knex, p: Principal, input: RuleInput): Prom
     await trx('teams').where('id', p.teamId).forUpdate().first('id');
     const [{ n }] = await trx('rules').where('team_id', p.teamId).count({ n: '*' });
     if (Number(n) >= RULE_LIMITS.rulesPerTeam) {
-      throw invalid('input', `at most ${RULE_LIMITS.rulesPerTeam} rules per team`, `your team has ${n} rules: at most ${RULE_LIMITS.rulesPerTeam} rules per team; delete or combine rules first`);
+      throw invalid(
+        'input',
+        `at most ${RULE_LIMITS.rulesPerTeam} rules per team`,
+        `your team has ${n} rules: at most ${RULE_LIMITS.rulesPerTeam} rules per team; delete or combine rules first`,
+      );
     }
     const row = {
       id: newId(),
@@ -177,7 +211,13 @@ export async function updateRule(db: Knex, p: Principal, id: string, input: Rule
         updated_at: trx.fn.now(),
       });
     if (!updated) throw notFound('rule', existing.id);
-    await audit(trx, p, 'rule.update', { type: 'rule', id: existing.id }, { changed: Object.keys(change), previous_author: existing.created_by });
+    await audit(
+      trx,
+      p,
+      'rule.update',
+      { type: 'rule', id: existing.id },
+      { changed: Object.keys(change), previous_author: existing.created_by },
+    );
   });
   return getRule(db, p, existing.id);
 }
@@ -196,7 +236,11 @@ export async function setRuleEnabled(db: Knex, p: Principal, id: string, enabled
 }
 
 /** Delete a rule. Its past executions stay in the log (they carry the rule's id and name). */
-export async function deleteRule(db: Knex, p: Principal, id: string): Promise<{ success: true; id: string; name: string }> {
+export async function deleteRule(
+  db: Knex,
+  p: Principal,
+  id: string,
+): Promise<{ success: true; id: string; name: string }> {
   requireRuleManager(p);
   const existing = await findRule(db, p, id);
   await db.transaction(async (trx) => {
@@ -226,7 +270,11 @@ export interface RuleTestResult {
  * transaction that is rolled back, and the outcome is logged with dry_run true under the run key
  * `test:<meetingId>` (the next test of the same rule and meeting replaces it). Works on disabled rules.
  */
-export async function testRule(db: Knex, p: Principal, input: { ruleId: string; meetingId: string }): Promise<RuleTestResult> {
+export async function testRule(
+  db: Knex,
+  p: Principal,
+  input: { ruleId: string; meetingId: string },
+): Promise<RuleTestResult> {
   requireRuleManager(p);
   const rule = await findRule(db, p, input.ruleId, 'ruleId');
   const meetingId = (input.meetingId ?? '').trim();
@@ -238,7 +286,9 @@ export async function testRule(db: Knex, p: Principal, input: { ruleId: string; 
 
   const conditions = await evaluateConditions(db, facts, rule.conditions, { all: true });
   const matched = allHeld(conditions, rule.conditions);
-  const acted: Pick<ExecutionWrite, 'status' | 'actions' | 'error'> = matched ? await actAsAuthor(db, rule, facts.id, true) : { status: 'skipped', actions: notRun(rule.actions), error: unmetReason(conditions) };
+  const acted: Pick<ExecutionWrite, 'status' | 'actions' | 'error'> = matched
+    ? await actAsAuthor(db, rule, facts.id, true)
+    : { status: 'skipped', actions: notRun(rule.actions), error: unmetReason(conditions) };
   const execution = await recordExecution(db, {
     teamId: rule.team_id,
     rule: { id: rule.id, name: rule.name },
@@ -249,4 +299,3 @@ export async function testRule(db: Knex, p: Principal, input: { ruleId: string; 
   });
   return { matched, conditions, actions: acted.actions, execution };
 }
-

@@ -40,8 +40,12 @@ export async function planRuleRun(db: Knex, meetingId: string, runKey = meetingR
   const facts = await loadMeetingFacts(db, meetingId);
   if (!facts) return { ...base, skipped: 'the meeting no longer exists' };
   const team = await db('teams').where('id', facts.team_id).first('tier');
-  if (team?.tier !== 'enterprise') return { ...base, skipped: `automation rules need the Enterprise tier; the team is on ${team?.tier ?? 'no tier'}` };
-  const rules: RuleRow[] = await db('rules').where({ team_id: facts.team_id, enabled: true }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('*');
+  if (team?.tier !== 'enterprise')
+    return { ...base, skipped: `automation rules need the Enterprise tier; the team is on ${team?.tier ?? 'no tier'}` };
+  const rules: RuleRow[] = await db('rules')
+    .where({ team_id: facts.team_id, enabled: true })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select('*');
   const matched: string[] = [];
   for (const rule of rules) {
     const outcomes = await evaluateConditions(db, facts, rule.conditions);
@@ -59,7 +63,10 @@ export interface RuleRunOutcome {
 }
 
 /** Run one matched rule on the meeting (its actions, or a dry run) and record the execution. */
-export async function executeRule(db: Knex, input: { meetingId: string; ruleId: string; runKey: string }): Promise<RuleRunOutcome> {
+export async function executeRule(
+  db: Knex,
+  input: { meetingId: string; ruleId: string; runKey: string },
+): Promise<RuleRunOutcome> {
   const rule: RuleRow | undefined = await db('rules').where({ id: input.ruleId }).first();
   const meeting = await db('meetings').where({ id: input.meetingId }).first('id', 'team_id');
   if (!rule || !rule.enabled || !meeting || meeting.team_id !== rule.team_id) {
@@ -81,7 +88,10 @@ export async function executeRule(db: Knex, input: { meetingId: string; ruleId: 
  * The last word on a rule whose run kept failing (its activity ran out of retries): `failed` with the
  * reason, unless the rule or meeting is gone by now. Its actions are listed as not known.
  */
-export async function recordRuleFailure(db: Knex, input: { meetingId: string; ruleId: string; runKey: string; reason: string }): Promise<boolean> {
+export async function recordRuleFailure(
+  db: Knex,
+  input: { meetingId: string; ruleId: string; runKey: string; reason: string },
+): Promise<boolean> {
   const rule: RuleRow | undefined = await db('rules').where({ id: input.ruleId }).first();
   const meeting = await db('meetings').where({ id: input.meetingId }).first('id', 'team_id');
   if (!rule || !meeting || meeting.team_id !== rule.team_id) return false;

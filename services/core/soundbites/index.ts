@@ -5,7 +5,15 @@
  */
 
 // Soundbites of a meeting: listed, created, their limits.
-export { createSoundbite, listSoundbites, MEDIA_TYPES, SOUNDBITE_LIST, SOUNDBITE_NAME_MAX, SOUNDBITE_PRIVACIES, SOUNDBITE_SUMMARY_MAX } from './soundbites';
+export {
+  createSoundbite,
+  listSoundbites,
+  MEDIA_TYPES,
+  SOUNDBITE_LIST,
+  SOUNDBITE_NAME_MAX,
+  SOUNDBITE_PRIVACIES,
+  SOUNDBITE_SUMMARY_MAX,
+} from './soundbites';
 export type { SoundbiteList } from './soundbites';
 
 // A soundbite opened by its share link.

@@ -30,12 +30,28 @@ export interface OpenedSoundbite {
 const EXCERPT_SENTENCES_MAX = 200;
 
 /** `reads`: the read-audit context of an anonymous viewer's call (a signed-in viewer's is on their Principal). */
-export async function openSoundbite(db: Knex, config: Pick<Config, 'publicBaseUrl'>, viewer: Principal | null, id: string, reads?: ReadContext): Promise<OpenedSoundbite> {
+export async function openSoundbite(
+  db: Knex,
+  config: Pick<Config, 'publicBaseUrl'>,
+  viewer: Principal | null,
+  id: string,
+  reads?: ReadContext,
+): Promise<OpenedSoundbite> {
   const sb = await db('soundbites as sb')
     .join('meetings as m', 'm.id', 'sb.meeting_id')
     .where('sb.id', id)
     .modify(soundbiteOpenByLink(viewer, 'sb', 'm'))
-    .first('sb.id', 'sb.meeting_id', 'm.team_id as meeting_team_id', 'm.title as meeting_title', 'sb.name', 'sb.start_time', 'sb.end_time', 'sb.summary', 'sb.privacies');
+    .first(
+      'sb.id',
+      'sb.meeting_id',
+      'm.team_id as meeting_team_id',
+      'm.title as meeting_title',
+      'sb.name',
+      'sb.start_time',
+      'sb.end_time',
+      'sb.summary',
+      'sb.privacies',
+    );
   if (!sb) throw notFound('soundbite', id);
   const start = Number(sb.start_time);
   const end = Number(sb.end_time);
@@ -47,7 +63,9 @@ export async function openSoundbite(db: Knex, config: Pick<Config, 'publicBaseUr
     .limit(EXCERPT_SENTENCES_MAX)
     .select('idx', 'speaker_name', 'speaker_id', 'text', 'raw_text', 'start_time', 'end_time');
   recordRead(db, viewer, { id: sb.meeting_id, teamId: sb.meeting_team_id }, viewer?.reads ?? reads);
-  const readable = viewer ? await db('meetings as m').where('m.id', sb.meeting_id).modify(visibleTo(viewer, 'm')).first('m.id') : undefined;
+  const readable = viewer
+    ? await db('meetings as m').where('m.id', sb.meeting_id).modify(visibleTo(viewer, 'm')).first('m.id')
+    : undefined;
   return {
     id: sb.id,
     name: sb.name,

@@ -45,7 +45,11 @@ function requestHash(u: NormalizedUpload, key: Buffer | undefined): string {
     ...(u.webhookEvents ? [u.webhookEvents] : []),
     ...(u.speakerCount !== null ? [{ speaker_count: u.speakerCount }] : []),
   ]);
-  if (!key) throw new ServiceError('invariant_violation', 'SECRETS_KEY is not configured on this server; an operator must set it');
+  if (!key)
+    throw new ServiceError(
+      'invariant_violation',
+      'SECRETS_KEY is not configured on this server; an operator must set it',
+    );
   return createHmac('sha256', key).update(canonical).digest('hex');
 }
 
@@ -60,10 +64,18 @@ interface ExistingMeeting {
 }
 
 async function findByReference(db: Knex, p: Principal, ref: string): Promise<ExistingMeeting | undefined> {
-  return db('meetings').where({ uploader_id: p.userId, client_reference_id: ref }).first('id', 'title', 'status', 'failure_reason', 'upload_options');
+  return db('meetings')
+    .where({ uploader_id: p.userId, client_reference_id: ref })
+    .first('id', 'title', 'status', 'failure_reason', 'upload_options');
 }
 
-async function insertMeeting(db: Knex, p: Principal, u: NormalizedUpload, config: Pick<Config, 'secretsKey'>, hash: string): Promise<string> {
+async function insertMeeting(
+  db: Knex,
+  p: Principal,
+  u: NormalizedUpload,
+  config: Pick<Config, 'secretsKey'>,
+  hash: string,
+): Promise<string> {
   const id = newId();
   const options: UploadOptions = {
     attendees: u.attendees,
@@ -95,20 +107,33 @@ async function insertMeeting(db: Knex, p: Principal, u: NormalizedUpload, config
     const organizer = p.email.toLowerCase();
     await addParticipants(tx, id, [
       { email: organizer, name: p.name, userId: p.userId },
-      ...u.attendees.map((a) => ({ email: a.email, name: a.displayName, userId: a.email === organizer ? p.userId : null })),
+      ...u.attendees.map((a) => ({
+        email: a.email,
+        name: a.displayName,
+        userId: a.email === organizer ? p.userId : null,
+      })),
     ]);
-    await audit(tx, p, 'meeting.upload', { type: 'meeting', id }, {
-      source_url: u.displayUrl,
-      client_reference_id: u.clientReferenceId,
-      webhook: u.webhook !== null,
-      download_auth: u.fetch.auth.type,
-    });
+    await audit(
+      tx,
+      p,
+      'meeting.upload',
+      { type: 'meeting', id },
+      {
+        source_url: u.displayUrl,
+        client_reference_id: u.clientReferenceId,
+        webhook: u.webhook !== null,
+        download_auth: u.fetch.auth.type,
+      },
+    );
   });
   return id;
 }
 
 const startFailed = () =>
-  new ServiceError('internal_error', 'The upload could not be queued for transcription right now; nothing was stored. Send the same request again in a moment.');
+  new ServiceError(
+    'internal_error',
+    'The upload could not be queued for transcription right now; nothing was stored. Send the same request again in a moment.',
+  );
 
 function replayAnswer(m: ExistingMeeting, ref: string): UploadResult {
   const base = { title: m.title, meetingId: m.id, clientReferenceId: ref, status: m.status };
@@ -135,7 +160,11 @@ function replayAnswer(m: ExistingMeeting, ref: string): UploadResult {
  */
 export async function uploadAudio(deps: ServiceDeps, p: Principal, input: UploadInput): Promise<UploadResult> {
   const u = validateUpload(p, input, deps.config);
-  if (!deps.workflows) throw new ServiceError('feature_unavailable', 'uploads are not available on this server: it has no Temporal connection');
+  if (!deps.workflows)
+    throw new ServiceError(
+      'feature_unavailable',
+      'uploads are not available on this server: it has no Temporal connection',
+    );
   const hash = requestHash(u, deps.config.secretsKey);
   const ref = u.clientReferenceId;
 
@@ -182,4 +211,3 @@ export async function uploadAudio(deps: ServiceDeps, p: Principal, input: Upload
       : `Upload received: meeting ${meetingId} is being transcribed. Query transcript(id: "${meetingId}") for its status, or wait for the webhook.`,
   };
 }
-

@@ -25,17 +25,22 @@ import { newId } from '../ids';
 import type { Config } from '../../platform/config';
 import { webhookDeliveries } from '../../platform/metrics';
 import { teamEndpoint, userEndpoint, type EndpointRow } from './settings';
-import { WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED, type WebhookDeliveryInput, type WebhookEvent, type WebhookTarget } from './types';
+import {
+  WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED,
+  type WebhookDeliveryInput,
+  type WebhookEvent,
+  type WebhookTarget,
+} from './types';
 import { isV2Event, subscribedEvents, v2Payload, type WebhookEventItem } from './events';
 import { momentLink } from '../action-items';
 
 /** The exact body sent for a meeting: meetingId, eventType, and clientReferenceId when set. */
 export function webhookPayload(meeting: { id: string; client_reference_id: string | null }): string {
   const body: Record<string, string> = { meetingId: meeting.id, eventType: WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED };
-  if (meeting.client_reference_id !== null && meeting.client_reference_id !== undefined) body.clientReferenceId = meeting.client_reference_id;
+  if (meeting.client_reference_id !== null && meeting.client_reference_id !== undefined)
+    body.clientReferenceId = meeting.client_reference_id;
   return JSON.stringify(body);
 }
-
 
 interface DeliveryDraft {
   target: WebhookTarget;
@@ -50,9 +55,12 @@ interface DeliveryDraft {
 /** Why a saved endpoint cannot be sent to right now, or null when it can. */
 export function endpointBlocker(ep: EndpointRow, scope: 'user' | 'team', teamTier?: string): string | null {
   if (!ep.url) return scope === 'user' ? 'the saved webhook URL was cleared' : 'the team-wide webhook URL was cleared';
-  if (ep.disabled_at) return `the endpoint is disabled (${ep.disabled_reason ?? 'the receiver answered 410 Gone'}); save its URL again to re-enable it`;
-  if (!ep.secret_ciphertext) return 'no webhook secret is set, and a saved webhook is never sent unsigned; set a secret in developer settings';
-  if (scope === 'team' && teamTier !== undefined && teamTier !== 'enterprise') return `team-wide webhooks need the Enterprise tier; the team is on ${teamTier}`;
+  if (ep.disabled_at)
+    return `the endpoint is disabled (${ep.disabled_reason ?? 'the receiver answered 410 Gone'}); save its URL again to re-enable it`;
+  if (!ep.secret_ciphertext)
+    return 'no webhook secret is set, and a saved webhook is never sent unsigned; set a secret in developer settings';
+  if (scope === 'team' && teamTier !== undefined && teamTier !== 'enterprise')
+    return `team-wide webhooks need the Enterprise tier; the team is on ${teamTier}`;
   return null;
 }
 
@@ -61,26 +69,58 @@ export function endpointBlocker(ep: EndpointRow, scope: 'user' | 'team', teamTie
  * retried call finds the rows it made), and what a delivery run needs for each one that can be sent.
  * Targets that cannot be sent (no secret, disabled, tier) are recorded `skipped` with the reason.
  */
-export async function recordDeliveries(db: Knex, config: Pick<Config, 'webhook' | 'publicBaseUrl'>, meetingId: string): Promise<WebhookDeliveryInput[]> {
+export async function recordDeliveries(
+  db: Knex,
+  config: Pick<Config, 'webhook' | 'publicBaseUrl'>,
+  meetingId: string,
+): Promise<WebhookDeliveryInput[]> {
   const m = await db('meetings')
     .where({ id: meetingId })
-    .first('id', 'team_id', 'organizer_email', 'uploader_id', 'upload_webhook', 'upload_webhook_events', 'client_reference_id', 'status');
+    .first(
+      'id',
+      'team_id',
+      'organizer_email',
+      'uploader_id',
+      'upload_webhook',
+      'upload_webhook_events',
+      'client_reference_id',
+      'status',
+    );
   if (!m || m.status !== 'completed') return [];
   const drafts: DeliveryDraft[] = [];
 
   if (m.upload_webhook) {
     const ep = m.uploader_id ? await userEndpoint(db, m.uploader_id) : undefined;
-    drafts.push({ target: 'upload', events: subscribedEvents(m.upload_webhook_events), url: m.upload_webhook, user_id: m.uploader_id, endpoint_id: ep?.id ?? null, status: 'pending', last_error: null });
+    drafts.push({
+      target: 'upload',
+      events: subscribedEvents(m.upload_webhook_events),
+      url: m.upload_webhook,
+      user_id: m.uploader_id,
+      endpoint_id: ep?.id ?? null,
+      status: 'pending',
+      last_error: null,
+    });
   }
 
   // The owner is the user whose email is the organizer email, in the meeting's team.
-  const owner = await db('users').where({ team_id: m.team_id }).whereRaw('lower(email) = lower(?)', [m.organizer_email]).first('id');
+  const owner = await db('users')
+    .where({ team_id: m.team_id })
+    .whereRaw('lower(email) = lower(?)', [m.organizer_email])
+    .first('id');
   if (owner) {
     const ep = await userEndpoint(db, owner.id);
     const sameAsUpload = m.upload_webhook && m.uploader_id === owner.id && ep?.url === m.upload_webhook;
     if (ep?.url && !sameAsUpload) {
       const blocker = endpointBlocker(ep, 'user');
-      drafts.push({ target: 'owner', events: subscribedEvents(ep.events), url: ep.url, user_id: owner.id, endpoint_id: ep.id, status: blocker ? 'skipped' : 'pending', last_error: blocker });
+      drafts.push({
+        target: 'owner',
+        events: subscribedEvents(ep.events),
+        url: ep.url,
+        user_id: owner.id,
+        endpoint_id: ep.id,
+        status: blocker ? 'skipped' : 'pending',
+        last_error: blocker,
+      });
     }
   }
 
@@ -88,7 +128,15 @@ export async function recordDeliveries(db: Knex, config: Pick<Config, 'webhook' 
   if (teamEp?.url) {
     const team = await db('teams').where({ id: m.team_id }).first('tier');
     const blocker = endpointBlocker(teamEp, 'team', team?.tier);
-    drafts.push({ target: 'team', events: subscribedEvents(teamEp.events), url: teamEp.url, user_id: null, endpoint_id: teamEp.id, status: blocker ? 'skipped' : 'pending', last_error: blocker });
+    drafts.push({
+      target: 'team',
+      events: subscribedEvents(teamEp.events),
+      url: teamEp.url,
+      user_id: null,
+      endpoint_id: teamEp.id,
+      status: blocker ? 'skipped' : 'pending',
+      last_error: blocker,
+    });
   }
 
   if (drafts.length) {
@@ -96,10 +144,22 @@ export async function recordDeliveries(db: Knex, config: Pick<Config, 'webhook' 
     const rows = drafts.flatMap(({ events, ...d }) =>
       events
         .filter((event) => payloads.has(event))
-        .map((event) => ({ id: newId(), team_id: m.team_id, meeting_id: m.id, event, payload: payloads.get(event)!, ready_at: db.fn.now(), ...d })),
+        .map((event) => ({
+          id: newId(),
+          team_id: m.team_id,
+          meeting_id: m.id,
+          event,
+          payload: payloads.get(event)!,
+          ready_at: db.fn.now(),
+          ...d,
+        })),
     );
     const inserted: { status: string }[] = rows.length
-      ? await db('webhook_deliveries').insert(rows).onConflict(['meeting_id', 'target', 'event']).ignore().returning(['status'])
+      ? await db('webhook_deliveries')
+          .insert(rows)
+          .onConflict(['meeting_id', 'target', 'event'])
+          .ignore()
+          .returning(['status'])
       : [];
     for (const row of inserted) if (row.status === 'skipped') webhookDeliveries.inc({ outcome: 'skipped' });
   }
@@ -137,16 +197,28 @@ async function payloadsOf(
   }
   if (events.has('action_items.created')) {
     const items: WebhookEventItem[] = (
-      await db('action_items').where({ meeting_id: m.id }).orderBy(['sentence_index', 'id']).select('id', 'text', 'owner_name', 'owner_email', 'start_time', db.raw('due_date::text as due'))
-    ).map((r: { id: string; text: string; owner_name: string | null; owner_email: string | null; due: string | null; start_time: number }) => ({
-      id: r.id,
-      text: r.text,
-      owner_name: r.owner_name,
-      owner_email: r.owner_email,
-      due_date: r.due,
-      start_time: Number(r.start_time),
-      link: momentLink(config, m.id, Number(r.start_time)),
-    }));
+      await db('action_items')
+        .where({ meeting_id: m.id })
+        .orderBy(['sentence_index', 'id'])
+        .select('id', 'text', 'owner_name', 'owner_email', 'start_time', db.raw('due_date::text as due'))
+    ).map(
+      (r: {
+        id: string;
+        text: string;
+        owner_name: string | null;
+        owner_email: string | null;
+        due: string | null;
+        start_time: number;
+      }) => ({
+        id: r.id,
+        text: r.text,
+        owner_name: r.owner_name,
+        owner_email: r.owner_email,
+        due_date: r.due,
+        start_time: Number(r.start_time),
+        link: momentLink(config, m.id, Number(r.start_time)),
+      }),
+    );
     if (items.length) out.set('action_items.created', v2Payload('action_items.created', m, now, items));
   }
   return out;

@@ -14,31 +14,58 @@
 import { invalid } from '../../platform/errors';
 import { WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED, WEBHOOK_EVENTS, type WebhookEvent } from './types';
 
-export type WebhookEventItem = { id: string; text: string; owner_name: string | null; owner_email: string | null; due_date: string | null; start_time: number; link: string };
+export type WebhookEventItem = {
+  id: string;
+  text: string;
+  owner_name: string | null;
+  owner_email: string | null;
+  due_date: string | null;
+  start_time: number;
+  link: string;
+};
 
 /** Whether an event is sent in the V2 form (payload and `sha256=` signature). */
-export const isV2Event = (event: string | undefined | null): boolean => !!event && event !== WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED;
+export const isV2Event = (event: string | undefined | null): boolean =>
+  !!event && event !== WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED;
 
 /** What a stored subscription means: null (saved before events existed, or never chosen) is the V1 event alone. */
 export function subscribedEvents(stored: readonly string[] | null | undefined): WebhookEvent[] {
-  return stored && stored.length ? WEBHOOK_EVENTS.filter((e) => stored.includes(e)) : [WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED];
+  return stored && stored.length
+    ? WEBHOOK_EVENTS.filter((e) => stored.includes(e))
+    : [WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED];
 }
 
 /** A subscription as given: 1 to 4 distinct known events; null or absent keeps the default (null). */
 export function checkWebhookEvents(field: string, raw: unknown): WebhookEvent[] | null {
   if (raw === null || raw === undefined) return null;
   const rule = `a list of 1 to ${WEBHOOK_EVENTS.length} distinct events of: ${WEBHOOK_EVENTS.join(', ')}`;
-  if (!Array.isArray(raw) || raw.length < 1 || raw.length > WEBHOOK_EVENTS.length) throw invalid(field, rule, `${field} must be ${rule}`);
+  if (!Array.isArray(raw) || raw.length < 1 || raw.length > WEBHOOK_EVENTS.length)
+    throw invalid(field, rule, `${field} must be ${rule}`);
   raw.forEach((e, i) => {
-    if (!(WEBHOOK_EVENTS as readonly unknown[]).includes(e)) throw invalid(`${field}.${i}`, `one of ${WEBHOOK_EVENTS.join(', ')}`, `${field}.${i} must be one of ${WEBHOOK_EVENTS.join(', ')}; got ${JSON.stringify(e)}`);
+    if (!(WEBHOOK_EVENTS as readonly unknown[]).includes(e))
+      throw invalid(
+        `${field}.${i}`,
+        `one of ${WEBHOOK_EVENTS.join(', ')}`,
+        `${field}.${i} must be one of ${WEBHOOK_EVENTS.join(', ')}; got ${JSON.stringify(e)}`,
+      );
   });
   if (new Set(raw).size !== raw.length) throw invalid(field, rule, `${field} names an event twice`);
   return WEBHOOK_EVENTS.filter((e) => raw.includes(e));
 }
 
 /** The exact body of a V2 event (key order as Fireflies sends it). */
-export function v2Payload(event: WebhookEvent, meeting: { id: string; client_reference_id: string | null }, timestamp: number, items?: WebhookEventItem[]): string {
-  const body: Record<string, unknown> = { event, timestamp, meeting_id: meeting.id, client_reference_id: meeting.client_reference_id ?? null };
+export function v2Payload(
+  event: WebhookEvent,
+  meeting: { id: string; client_reference_id: string | null },
+  timestamp: number,
+  items?: WebhookEventItem[],
+): string {
+  const body: Record<string, unknown> = {
+    event,
+    timestamp,
+    meeting_id: meeting.id,
+    client_reference_id: meeting.client_reference_id ?? null,
+  };
   if (items) body.action_items = items;
   return JSON.stringify(body);
 }

@@ -11,7 +11,16 @@ export type { DeliveryStatus, WebhookDeliveryInput, WebhookDeliveryResult } from
 export { validateWebhookUrl } from './url';
 
 // Saved endpoints and secrets, personal and team.
-export { clearTeamWebhook, clearWebhookUrl, getDeveloperSettings, getTeamWebhook, saveWebhookUrl, setTeamWebhook, setTeamWebhookSecret, setWebhookSecret } from './settings';
+export {
+  clearTeamWebhook,
+  clearWebhookUrl,
+  getDeveloperSettings,
+  getTeamWebhook,
+  saveWebhookUrl,
+  setTeamWebhook,
+  setTeamWebhookSecret,
+  setWebhookSecret,
+} from './settings';
 
 // Who is sent what: deliveries recorded for an event.
 export { recordDeliveries } from './deliveries';

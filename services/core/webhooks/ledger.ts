@@ -63,7 +63,11 @@ function decodeCursor(scope: string, raw: string): string {
   } catch {
     // fall through
   }
-  throw invalid('cursor', 'a next_cursor from a previous page', 'cursor must be the next_cursor of a previous page of the same scope; omit it for the first page');
+  throw invalid(
+    'cursor',
+    'a next_cursor from a previous page',
+    'cursor must be the next_cursor of a previous page of the same scope; omit it for the first page',
+  );
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a knex row
@@ -116,12 +120,20 @@ async function attemptsOf(db: Knex, deliveryIds: string[]): Promise<Map<string, 
  * The caller's deliveries, newest first: scope `user` (default) lists those of their per-upload and
  * saved webhooks; scope `team` those of the team-wide webhook (super admin, Enterprise).
  */
-export async function listWebhookDeliveries(db: Knex, p: Principal, args: DeliveryListArgs = {}): Promise<WebhookDeliveryPage> {
+export async function listWebhookDeliveries(
+  db: Knex,
+  p: Principal,
+  args: DeliveryListArgs = {},
+): Promise<WebhookDeliveryPage> {
   const scope = requireOneOf('scope', args.scope ?? 'user', ['user', 'team'] as const);
   if (scope === 'team') requireTeamWebhookManager(p);
   const limit = args.limit ?? LEDGER_LIMITS.defaultLimit;
   if (!Number.isInteger(limit) || limit < 1 || limit > LEDGER_LIMITS.maxLimit) {
-    throw invalid('limit', `whole number 1 to ${LEDGER_LIMITS.maxLimit}`, `limit must be a whole number from 1 to ${LEDGER_LIMITS.maxLimit}; got ${limit}`);
+    throw invalid(
+      'limit',
+      `whole number 1 to ${LEDGER_LIMITS.maxLimit}`,
+      `limit must be a whole number from 1 to ${LEDGER_LIMITS.maxLimit}; got ${limit}`,
+    );
   }
   const status = args.status !== undefined ? requireOneOf('status', args.status, DELIVERY_STATUSES) : undefined;
   const after = args.cursor !== undefined ? decodeCursor(scope, args.cursor) : undefined;
@@ -132,9 +144,15 @@ export async function listWebhookDeliveries(db: Knex, p: Principal, args: Delive
   if (args.meetingId !== undefined) q.where('d.meeting_id', args.meetingId);
   if (status) q.where('d.status', status);
   if (after) q.where('d.id', '<', after);
-  const rows = await q.orderBy('d.id', 'desc').limit(limit + 1).select('d.*');
+  const rows = await q
+    .orderBy('d.id', 'desc')
+    .limit(limit + 1)
+    .select('d.*');
   const page = rows.slice(0, limit);
-  const attempts = await attemptsOf(db, page.map((r) => r.id));
+  const attempts = await attemptsOf(
+    db,
+    page.map((r) => r.id),
+  );
   const hasMore = rows.length > limit;
   return {
     deliveries: page.map((r) => deliveryRecord(r, attempts.get(r.id)!)),
@@ -145,7 +163,10 @@ export async function listWebhookDeliveries(db: Knex, p: Principal, args: Delive
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a knex row
 export async function visibleDelivery(db: Knex, p: Principal, id: string): Promise<Record<string, any>> {
-  const row = typeof id === 'string' && ULID.test(id) ? await db('webhook_deliveries as d').where('d.id', id).where(webhookDeliveryVisibleTo(p, 'd')).first('d.*') : undefined;
+  const row =
+    typeof id === 'string' && ULID.test(id)
+      ? await db('webhook_deliveries as d').where('d.id', id).where(webhookDeliveryVisibleTo(p, 'd')).first('d.*')
+      : undefined;
   if (!row) throw notFound('webhook delivery', String(id));
   return row;
 }

@@ -15,25 +15,56 @@ import { isV2Event } from './events';
  * "redeliver" also means "retry now". Saved endpoints are sent to their current URL and secret, and
  * must be sendable (URL set, not disabled, secret set).
  */
-export async function redeliverWebhook(deps: WebhookDeps, p: Principal, deliveryId: string): Promise<WebhookDeliveryRecord> {
+export async function redeliverWebhook(
+  deps: WebhookDeps,
+  p: Principal,
+  deliveryId: string,
+): Promise<WebhookDeliveryRecord> {
   const row = await visibleDelivery(deps.db, p, deliveryId);
-  if (!deps.workflows) throw new ServiceError('feature_unavailable', 'redelivery is not available on this server: it has no Temporal connection');
+  if (!deps.workflows)
+    throw new ServiceError(
+      'feature_unavailable',
+      'redelivery is not available on this server: it has no Temporal connection',
+    );
   const target = row.target as WebhookTarget;
   let url: string = row.url;
   if (target !== 'upload') {
-    const ep = target === 'team' ? await teamEndpoint(deps.db, row.team_id) : row.user_id ? await userEndpoint(deps.db, row.user_id) : undefined;
+    const ep =
+      target === 'team'
+        ? await teamEndpoint(deps.db, row.team_id)
+        : row.user_id
+          ? await userEndpoint(deps.db, row.user_id)
+          : undefined;
     const team = target === 'team' ? await deps.db('teams').where({ id: row.team_id }).first('tier') : undefined;
-    const blocker = ep ? endpointBlocker(ep, target === 'team' ? 'team' : 'user', team?.tier) : 'the saved webhook no longer exists';
-    if (blocker) throw invalid('deliveryId', 'the endpoint must be able to receive', `this delivery cannot be sent again: ${blocker}`);
+    const blocker = ep
+      ? endpointBlocker(ep, target === 'team' ? 'team' : 'user', team?.tier)
+      : 'the saved webhook no longer exists';
+    if (blocker)
+      throw invalid(
+        'deliveryId',
+        'the endpoint must be able to receive',
+        `this delivery cannot be sent again: ${blocker}`,
+      );
     url = ep!.url!;
   }
 
-  const before = { status: row.status, last_error: row.last_error, url: row.url, redelivery_count: row.redelivery_count };
+  const before = {
+    status: row.status,
+    last_error: row.last_error,
+    url: row.url,
+    redelivery_count: row.redelivery_count,
+  };
   await deps.db.transaction(async (tx) => {
     await tx('webhook_deliveries')
       .where({ id: row.id })
       .update({ status: 'pending', last_error: null, url, redelivery_count: tx.raw('redelivery_count + 1') });
-    await audit(tx, p, 'webhook.redelivered', { type: 'webhook_delivery', id: row.id }, { target, meeting_id: row.meeting_id, previous_status: row.status });
+    await audit(
+      tx,
+      p,
+      'webhook.redelivered',
+      { type: 'webhook_delivery', id: row.id },
+      { target, meeting_id: row.meeting_id, previous_status: row.status },
+    );
   });
 
   const input: WebhookDeliveryInput = {
@@ -50,7 +81,10 @@ export async function redeliverWebhook(deps: WebhookDeps, p: Principal, delivery
   } catch (e) {
     (deps.log ?? logger).error({ err: e, deliveryId: row.id }, 'could not start a webhook redelivery');
     await deps.db('webhook_deliveries').where({ id: row.id, status: 'pending' }).update(before);
-    throw new ServiceError('internal_error', 'The redelivery could not be queued right now; nothing changed. Try again in a moment.');
+    throw new ServiceError(
+      'internal_error',
+      'The redelivery could not be queued right now; nothing changed. Try again in a moment.',
+    );
   }
   return getWebhookDelivery(deps.db, p, row.id);
 }

@@ -117,17 +117,36 @@ export async function sendWebhook(
     });
     const latencyMs = elapsed();
     const code = res.status;
-    const result: AttemptResult = code >= 200 && code < 300 ? '2xx' : code >= 300 && code < 400 ? '3xx' : code < 500 ? '4xx' : '5xx';
+    const result: AttemptResult =
+      code >= 200 && code < 300 ? '2xx' : code >= 300 && code < 400 ? '3xx' : code < 500 ? '4xx' : '5xx';
     if (result === '2xx') return { statusCode: code, latencyMs, result, error: null, retryAfterMs: null };
     const note = result === '3xx' ? ' (redirects are not followed: save the final URL)' : code === 410 ? ' Gone' : '';
-    return { statusCode: code, latencyMs, result, error: `receiver answered ${code}${note}`, retryAfterMs: parseRetryAfter(res.headers['retry-after']) };
+    return {
+      statusCode: code,
+      latencyMs,
+      result,
+      error: `receiver answered ${code}${note}`,
+      retryAfterMs: parseRetryAfter(res.headers['retry-after']),
+    };
   } catch (e) {
     const latencyMs = elapsed();
     if (e instanceof NetError) {
-      return { statusCode: null, latencyMs, result: e.details.rule === 'timeout' ? 'timeout' : 'error', error: clip(e.message), retryAfterMs: null };
+      return {
+        statusCode: null,
+        latencyMs,
+        result: e.details.rule === 'timeout' ? 'timeout' : 'error',
+        error: clip(e.message),
+        retryAfterMs: null,
+      };
     }
     logger.warn({ err: e }, 'webhook send failed unexpectedly');
-    return { statusCode: null, latencyMs, result: 'error', error: clip(`webhook: could not send (${(e as Error).message})`), retryAfterMs: null };
+    return {
+      statusCode: null,
+      latencyMs,
+      result: 'error',
+      error: clip(`webhook: could not send (${(e as Error).message})`),
+      retryAfterMs: null,
+    };
   }
 }
 
@@ -162,11 +181,19 @@ interface LoadedDelivery extends DeliveryRow {
 async function loadDelivery(db: Knex, deliveryId: string): Promise<LoadedDelivery | undefined> {
   return db('webhook_deliveries as d')
     .leftJoin('webhook_endpoints as e', (j) =>
-      j.on(db.raw("(d.target = 'team' and e.scope = 'team' and e.team_id = d.team_id) or (d.target <> 'team' and e.scope = 'user' and e.user_id = d.user_id)")),
+      j.on(
+        db.raw(
+          "(d.target = 'team' and e.scope = 'team' and e.team_id = d.team_id) or (d.target <> 'team' and e.scope = 'user' and e.user_id = d.user_id)",
+        ),
+      ),
     )
     .join('teams as t', 't.id', 'd.team_id')
     .where('d.id', deliveryId)
-    .first('d.*', db.raw('case when e.id is null then null else row_to_json(e.*) end as endpoint'), 't.tier as team_tier');
+    .first(
+      'd.*',
+      db.raw('case when e.id is null then null else row_to_json(e.*) end as endpoint'),
+      't.tier as team_tier',
+    );
 }
 
 /** Where the delivery goes now, signed with what; or why it cannot be sent. */
@@ -175,7 +202,11 @@ function destination(key: Buffer | undefined, d: LoadedDelivery): Destination {
   // The upload's own URL; signed with the uploader's saved secret when there is one.
   if (d.target === 'upload') return { url: d.url, secrets: signingSecrets(key, ep), endpointId: null };
   if (!ep) return { skip: 'the saved webhook no longer exists' };
-  const blocker = endpointBlocker(ep, d.target === 'team' ? 'team' : 'user', d.target === 'team' ? d.team_tier : undefined);
+  const blocker = endpointBlocker(
+    ep,
+    d.target === 'team' ? 'team' : 'user',
+    d.target === 'team' ? d.team_tier : undefined,
+  );
   if (blocker) return { skip: blocker };
   return { url: ep.url!, secrets: signingSecrets(key, ep), endpointId: ep.id };
 }
@@ -192,7 +223,9 @@ const outcomeOf = (status: DeliveryStatus, extra: Partial<AttemptOutcome> = {}):
 
 /** End a delivery without an HTTP attempt (nothing could be sent). */
 async function skip(db: Knex, d: DeliveryRow, reason: string): Promise<AttemptOutcome> {
-  await db('webhook_deliveries').where({ id: d.id }).update({ status: 'skipped', last_error: clip(reason) });
+  await db('webhook_deliveries')
+    .where({ id: d.id })
+    .update({ status: 'skipped', last_error: clip(reason) });
   webhookDeliveries.inc({ outcome: 'skipped' });
   return outcomeOf('skipped', { error: reason });
 }
@@ -240,13 +273,38 @@ async function recordAttempt(db: Knex, r: Recording): Promise<Recorded> {
           )
      select (select attempt_no from a) as attempt_no, (select team_id from d) as team_id, (select attempt_no from prior) as prior_no,
             (select status from before) as status_before, (select delivered_at from before) is not null as was_delivered`,
-    [r.attemptId, r.deliveryId, r.url, error, r.status, r.status, r.status, r.deliveryId, r.attemptId, r.statusCode, r.latencyMs, error],
+    [
+      r.attemptId,
+      r.deliveryId,
+      r.url,
+      error,
+      r.status,
+      r.status,
+      r.status,
+      r.deliveryId,
+      r.attemptId,
+      r.statusCode,
+      r.latencyMs,
+      error,
+    ],
   );
-  const row = rows[0] as { attempt_no: number | null; team_id: string | null; prior_no: number | null; status_before: DeliveryStatus | null; was_delivered: boolean };
-  if (row.prior_no !== null) return { attemptNo: row.prior_no, firstDelivery: false, duplicate: true, status: row.status_before ?? 'pending' };
+  const row = rows[0] as {
+    attempt_no: number | null;
+    team_id: string | null;
+    prior_no: number | null;
+    status_before: DeliveryStatus | null;
+    was_delivered: boolean;
+  };
+  if (row.prior_no !== null)
+    return { attemptNo: row.prior_no, firstDelivery: false, duplicate: true, status: row.status_before ?? 'pending' };
   if (row.attempt_no === null) return null;
   if (r.status === 'disabled' && r.disableEndpointId) await disableEndpoint(db, r, row.team_id!);
-  return { attemptNo: row.attempt_no, firstDelivery: r.status === 'delivered' && !row.was_delivered, duplicate: false, status: r.status };
+  return {
+    attemptNo: row.attempt_no,
+    firstDelivery: r.status === 'delivered' && !row.was_delivered,
+    duplicate: false,
+    status: r.status,
+  };
 }
 
 /** A 410: only the URL that answered is disabled (a URL saved since then stays enabled), with an audit row. */
@@ -255,15 +313,29 @@ async function disableEndpoint(db: Knex, r: Recording, teamId: string): Promise<
     const disabled = await tx('webhook_endpoints')
       .where({ id: r.disableEndpointId, url: r.url })
       .whereNull('disabled_at')
-      .update({ disabled_at: tx.fn.now(), disabled_reason: `the receiver answered 410 Gone to delivery ${r.deliveryId}`, updated_at: tx.fn.now() });
+      .update({
+        disabled_at: tx.fn.now(),
+        disabled_reason: `the receiver answered 410 Gone to delivery ${r.deliveryId}`,
+        updated_at: tx.fn.now(),
+      });
     if (disabled) {
-      await audit(tx, null, 'webhook.endpoint_disabled', { type: 'webhook_endpoint', id: r.disableEndpointId!, teamId }, { delivery_id: r.deliveryId, status: 410 });
+      await audit(
+        tx,
+        null,
+        'webhook.endpoint_disabled',
+        { type: 'webhook_endpoint', id: r.disableEndpointId!, teamId },
+        { delivery_id: r.deliveryId, status: 410 },
+      );
     }
   });
 }
 
 /** One attempt of a delivery: send, record, and say whether the delivery is done. */
-export async function attemptDelivery(deps: SenderDeps, input: AttemptInput, signal?: AbortSignal): Promise<AttemptOutcome> {
+export async function attemptDelivery(
+  deps: SenderDeps,
+  input: AttemptInput,
+  signal?: AbortSignal,
+): Promise<AttemptOutcome> {
   const { db, config } = deps;
   const d = await loadDelivery(db, input.deliveryId);
   if (!d) return outcomeOf('skipped', { error: 'the delivery no longer exists (its meeting was deleted)' });
@@ -280,7 +352,11 @@ export async function attemptDelivery(deps: SenderDeps, input: AttemptInput, sig
     secrets: to.secrets,
     style: isV2Event(d.event) ? 'v2' : 'v1',
   });
-  const sent = await sendWebhook(to.url, d.payload, headers, { timeoutMs: config.webhook.timeoutMs, allowPrivateNetwork: config.allowPrivateNetwork, signal });
+  const sent = await sendWebhook(to.url, d.payload, headers, {
+    timeoutMs: config.webhook.timeoutMs,
+    allowPrivateNetwork: config.allowPrivateNetwork,
+    signal,
+  });
 
   let status: DeliveryStatus = 'pending';
   let error = sent.error;
@@ -305,9 +381,16 @@ export async function attemptDelivery(deps: SenderDeps, input: AttemptInput, sig
 
   webhookAttempts.inc({ result: sent.result });
   if (status !== 'pending') webhookDeliveries.inc({ outcome: status });
-  if (rec.firstDelivery && !input.redelivery) webhookReadyToDelivered.observe((Date.now() - new Date(d.ready_at).getTime()) / 1000);
-  if (status === 'failed' || status === 'disabled') logger.warn({ deliveryId: d.id, target: d.target, status, error }, 'webhook delivery ended without success');
-  return outcomeOf(status, { attemptNo: rec.attemptNo, statusCode: sent.statusCode, retryAfterMs: status === 'pending' ? sent.retryAfterMs : null, error });
+  if (rec.firstDelivery && !input.redelivery)
+    webhookReadyToDelivered.observe((Date.now() - new Date(d.ready_at).getTime()) / 1000);
+  if (status === 'failed' || status === 'disabled')
+    logger.warn({ deliveryId: d.id, target: d.target, status, error }, 'webhook delivery ended without success');
+  return outcomeOf(status, {
+    attemptNo: rec.attemptNo,
+    statusCode: sent.statusCode,
+    retryAfterMs: status === 'pending' ? sent.retryAfterMs : null,
+    error,
+  });
 }
 
 /**
@@ -317,7 +400,10 @@ export async function attemptDelivery(deps: SenderDeps, input: AttemptInput, sig
 export async function recordLostAttempt(deps: SenderDeps, input: LostAttemptInput): Promise<AttemptOutcome> {
   const d = await deps.db('webhook_deliveries').where({ id: input.deliveryId }).first('id', 'url', 'status', 'target');
   if (!d) return outcomeOf('skipped', { error: 'the delivery no longer exists (its meeting was deleted)' });
-  const prior = await deps.db('webhook_attempts').where({ id: input.attemptId }).first('attempt_no', 'status_code', 'error');
+  const prior = await deps
+    .db('webhook_attempts')
+    .where({ id: input.attemptId })
+    .first('attempt_no', 'status_code', 'error');
   if (prior) {
     // The attempt got through to the ledger; its outcome holds (a final failure still ends the delivery).
     if (d.status === 'pending' && input.final) {
@@ -329,7 +415,15 @@ export async function recordLostAttempt(deps: SenderDeps, input: LostAttemptInpu
   }
   const error = `the attempt did not complete: ${input.error}`;
   const status: DeliveryStatus = input.final ? 'failed' : 'pending';
-  const rec = await recordAttempt(deps.db, { deliveryId: d.id, attemptId: input.attemptId, statusCode: null, latencyMs: null, error, status, url: d.url });
+  const rec = await recordAttempt(deps.db, {
+    deliveryId: d.id,
+    attemptId: input.attemptId,
+    statusCode: null,
+    latencyMs: null,
+    error,
+    status,
+    url: d.url,
+  });
   if (!rec) return outcomeOf('skipped', { error: 'the delivery no longer exists (its meeting was deleted)' });
   if (!rec.duplicate) {
     webhookAttempts.inc({ result: 'error' });

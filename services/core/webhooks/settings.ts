@@ -50,11 +50,18 @@ export interface SecretAnswer {
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 function settingsOf(row: EndpointRow | undefined, scope: 'user' | 'team', now = new Date()): WebhookSettings {
-  const overlapping = row?.previous_secret_ciphertext && row.previous_secret_expires_at && new Date(row.previous_secret_expires_at) > now;
+  const overlapping =
+    row?.previous_secret_ciphertext && row.previous_secret_expires_at && new Date(row.previous_secret_expires_at) > now;
   let notice: string | null = null;
-  if (!row?.url) notice = scope === 'user' ? 'No webhook URL is saved; per-upload webhooks still fire.' : 'No team-wide webhook URL is set.';
-  else if (row.disabled_at) notice = `Disabled: ${row.disabled_reason ?? 'the receiver answered 410 Gone'}. Save the URL again to re-enable it.`;
-  else if (!row.secret_ciphertext) notice = 'No secret is set: deliveries to the saved webhook are skipped (never sent unsigned) until you set one.';
+  if (!row?.url)
+    notice =
+      scope === 'user'
+        ? 'No webhook URL is saved; per-upload webhooks still fire.'
+        : 'No team-wide webhook URL is set.';
+  else if (row.disabled_at)
+    notice = `Disabled: ${row.disabled_reason ?? 'the receiver answered 410 Gone'}. Save the URL again to re-enable it.`;
+  else if (!row.secret_ciphertext)
+    notice = 'No secret is set: deliveries to the saved webhook are skipped (never sent unsigned) until you set one.';
   return {
     url: row?.url ?? null,
     secret_set: Boolean(row?.secret_ciphertext),
@@ -67,13 +74,21 @@ function settingsOf(row: EndpointRow | undefined, scope: 'user' | 'team', now = 
   };
 }
 
-export async function userEndpoint(db: Knex | Knex.Transaction, userId: string, forUpdate = false): Promise<EndpointRow | undefined> {
+export async function userEndpoint(
+  db: Knex | Knex.Transaction,
+  userId: string,
+  forUpdate = false,
+): Promise<EndpointRow | undefined> {
   const q = db('webhook_endpoints').where({ scope: 'user', user_id: userId });
   if (forUpdate) q.forUpdate();
   return q.first();
 }
 
-export async function teamEndpoint(db: Knex | Knex.Transaction, teamId: string, forUpdate = false): Promise<EndpointRow | undefined> {
+export async function teamEndpoint(
+  db: Knex | Knex.Transaction,
+  teamId: string,
+  forUpdate = false,
+): Promise<EndpointRow | undefined> {
   const q = db('webhook_endpoints').where({ scope: 'team', team_id: teamId });
   if (forUpdate) q.forUpdate();
   return q.first();
@@ -89,12 +104,16 @@ async function writeEndpoint(
   db: Knex,
   p: Principal,
   scope: 'user' | 'team',
-  change: (existing: EndpointRow | undefined, tx: Knex.Transaction) => Promise<Partial<EndpointRow>> | Partial<EndpointRow>,
+  change: (
+    existing: EndpointRow | undefined,
+    tx: Knex.Transaction,
+  ) => Promise<Partial<EndpointRow>> | Partial<EndpointRow>,
   retried = false,
 ): Promise<EndpointRow> {
   try {
     return await db.transaction(async (tx) => {
-      const existing = scope === 'user' ? await userEndpoint(tx, p.userId, true) : await teamEndpoint(tx, p.teamId, true);
+      const existing =
+        scope === 'user' ? await userEndpoint(tx, p.userId, true) : await teamEndpoint(tx, p.teamId, true);
       const values = await change(existing, tx);
       if (existing) {
         const [row] = await tx('webhook_endpoints')
@@ -109,7 +128,8 @@ async function writeEndpoint(
       return row as EndpointRow;
     });
   } catch (e) {
-    if ((e as { code?: string }).code === UNIQUE_VIOLATION && !retried) return writeEndpoint(db, p, scope, change, true);
+    if ((e as { code?: string }).code === UNIQUE_VIOLATION && !retried)
+      return writeEndpoint(db, p, scope, change, true);
     throw e;
   }
 }
@@ -123,11 +143,22 @@ export async function getDeveloperSettings(db: Knex, p: Principal): Promise<Webh
 }
 
 /** Save the caller's webhook URL (it re-enables an endpoint a 410 disabled), and its events when given. */
-export async function saveWebhookUrl(deps: Pick<WebhookDeps, 'db' | 'config'>, p: Principal, rawUrl: unknown, rawEvents?: unknown): Promise<WebhookSettings> {
+export async function saveWebhookUrl(
+  deps: Pick<WebhookDeps, 'db' | 'config'>,
+  p: Principal,
+  rawUrl: unknown,
+  rawEvents?: unknown,
+): Promise<WebhookSettings> {
   const url = validateWebhookUrl('url', rawUrl, deps.config);
   const events = checkWebhookEvents('events', rawEvents);
   const row = await writeEndpoint(deps.db, p, 'user', async (_existing, tx) => {
-    await audit(tx, p, 'webhook.url_saved', { type: 'webhook_endpoint' }, { scope: 'user', host: hostOf(url), ...(events ? { events } : {}) });
+    await audit(
+      tx,
+      p,
+      'webhook.url_saved',
+      { type: 'webhook_endpoint' },
+      { scope: 'user', host: hostOf(url), ...(events ? { events } : {}) },
+    );
     return { url, disabled_at: null, disabled_reason: null, ...(events ? { events } : {}) };
   });
   return settingsOf(row, 'user');
@@ -153,7 +184,13 @@ export async function setWebhookSecret(
   const { secret, generated } = chooseSecret(args);
   const { secretsKey, webhook } = deps.config;
   const row = await writeEndpoint(deps.db, p, 'user', async (existing, tx) => {
-    await audit(tx, p, 'webhook.secret_set', { type: 'webhook_endpoint', id: existing?.id }, { scope: 'user', generated, rotated: Boolean(existing?.secret_ciphertext) });
+    await audit(
+      tx,
+      p,
+      'webhook.secret_set',
+      { type: 'webhook_endpoint', id: existing?.id },
+      { scope: 'user', generated, rotated: Boolean(existing?.secret_ciphertext) },
+    );
     return rotatedColumns(secretsKey, existing, secret, webhook.secretOverlapMs) as Partial<EndpointRow>;
   });
   return { settings: settingsOf(row, 'user'), secret: generated ? secret : null };
@@ -178,22 +215,30 @@ export async function setTeamWebhook(
   requireTeamWebhookManager(p);
   const url = validateWebhookUrl('url', args.url, deps.config);
   const events = checkWebhookEvents('events', args.events);
-  const custom = args.secret !== undefined && args.secret !== null ? chooseSecret({ secret: args.secret }).secret : undefined;
+  const custom =
+    args.secret !== undefined && args.secret !== null ? chooseSecret({ secret: args.secret }).secret : undefined;
   const { secretsKey, webhook } = deps.config;
   let generated: string | null = null;
   const row = await writeEndpoint(deps.db, p, 'team', async (existing, tx) => {
     let secretColumns: Partial<EndpointRow> = {};
-    if (custom !== undefined) secretColumns = rotatedColumns(secretsKey, existing, custom, webhook.secretOverlapMs) as Partial<EndpointRow>;
+    if (custom !== undefined)
+      secretColumns = rotatedColumns(secretsKey, existing, custom, webhook.secretOverlapMs) as Partial<EndpointRow>;
     else if (!existing?.secret_ciphertext) {
       generated = chooseSecret({ generate: true }).secret;
       secretColumns = rotatedColumns(secretsKey, existing, generated, webhook.secretOverlapMs) as Partial<EndpointRow>;
     }
-    await audit(tx, p, 'webhook.url_saved', { type: 'webhook_endpoint', id: existing?.id }, {
-      scope: 'team',
-      host: hostOf(url),
-      secret: custom !== undefined ? 'custom' : generated ? 'generated' : 'kept',
-      ...(events ? { events } : {}),
-    });
+    await audit(
+      tx,
+      p,
+      'webhook.url_saved',
+      { type: 'webhook_endpoint', id: existing?.id },
+      {
+        scope: 'team',
+        host: hostOf(url),
+        secret: custom !== undefined ? 'custom' : generated ? 'generated' : 'kept',
+        ...(events ? { events } : {}),
+      },
+    );
     return { url, disabled_at: null, disabled_reason: null, ...secretColumns, ...(events ? { events } : {}) };
   });
   return { settings: settingsOf(row, 'team'), secret: generated };
@@ -209,7 +254,13 @@ export async function setTeamWebhookSecret(
   const { secret, generated } = chooseSecret(args);
   const { secretsKey, webhook } = deps.config;
   const row = await writeEndpoint(deps.db, p, 'team', async (existing, tx) => {
-    await audit(tx, p, 'webhook.secret_set', { type: 'webhook_endpoint', id: existing?.id }, { scope: 'team', generated, rotated: Boolean(existing?.secret_ciphertext) });
+    await audit(
+      tx,
+      p,
+      'webhook.secret_set',
+      { type: 'webhook_endpoint', id: existing?.id },
+      { scope: 'team', generated, rotated: Boolean(existing?.secret_ciphertext) },
+    );
     return rotatedColumns(secretsKey, existing, secret, webhook.secretOverlapMs) as Partial<EndpointRow>;
   });
   return { settings: settingsOf(row, 'team'), secret: generated ? secret : null };

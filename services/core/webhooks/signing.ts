@@ -48,10 +48,7 @@ export function hubSignature(secret: string, body: string | Buffer): string {
 
 /** Base64 HMAC-SHA256 of `id.timestamp.body` (Standard Webhooks v1), without the `v1,` prefix. */
 export function standardSignature(secret: string, id: string, timestamp: number, body: string | Buffer): string {
-  return createHmac('sha256', Buffer.from(secret, 'utf8'))
-    .update(`${id}.${timestamp}.`)
-    .update(body)
-    .digest('base64');
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${id}.${timestamp}.`).update(body).digest('base64');
 }
 
 /** Every header of one attempt, names in lower case. */
@@ -70,7 +67,9 @@ export function webhookHeaders(input: SignedRequestInput): Record<string, string
   if (s.previous) headers['x-hub-signature-previous'] = prefix + hubSignature(s.previous, input.body);
   headers['webhook-id'] = input.deliveryId;
   headers['webhook-timestamp'] = String(input.timestamp);
-  const signatures = [s.current, ...(s.previous ? [s.previous] : [])].map((k) => `v1,${standardSignature(k, input.deliveryId, input.timestamp, input.body)}`);
+  const signatures = [s.current, ...(s.previous ? [s.previous] : [])].map(
+    (k) => `v1,${standardSignature(k, input.deliveryId, input.timestamp, input.body)}`,
+  );
   headers['webhook-signature'] = signatures.join(' ');
   return headers;
 }
@@ -84,11 +83,26 @@ export function safeEqual(a: string, b: string): boolean {
 
 /** What a consumer does: is x-hub-signature the HMAC of this raw body with this secret? */
 export function verifyHubSignature(secret: string, rawBody: string | Buffer, header: string | undefined): boolean {
-  return typeof header === 'string' && safeEqual(hubSignature(secret, rawBody), header.trim().toLowerCase().replace(/^sha256=/, ''));
+  return (
+    typeof header === 'string' &&
+    safeEqual(
+      hubSignature(secret, rawBody),
+      header
+        .trim()
+        .toLowerCase()
+        .replace(/^sha256=/, ''),
+    )
+  );
 }
 
 /** The Standard Webhooks check: does any `v1,` entry of webhook-signature match? */
-export function verifyStandardSignature(secret: string, id: string, timestamp: string, rawBody: string | Buffer, header: string | undefined): boolean {
+export function verifyStandardSignature(
+  secret: string,
+  id: string,
+  timestamp: string,
+  rawBody: string | Buffer,
+  header: string | undefined,
+): boolean {
   if (typeof header !== 'string' || !/^\d+$/.test(timestamp)) return false;
   const expected = standardSignature(secret, id, Number(timestamp), rawBody);
   return header

@@ -35,5 +35,4 @@ export interface WebhookDeliveryResult {
   attempts: number;
 }
 
-
 export type WebhookDeps = ServiceDeps;

@@ -72,7 +72,8 @@ const typeDefs = /* GraphQL */ `
 type Nullable<T> = { [K in keyof T]?: T[K] | null };
 
 /** Absent and null alike mean "no filter". */
-const given = <T extends object>(a: T) => Object.fromEntries(Object.entries(a).filter(([, v]) => v !== null && v !== undefined));
+const given = <T extends object>(a: T) =>
+  Object.fromEntries(Object.entries(a).filter(([, v]) => v !== null && v !== undefined));
 
 const resolvers = {
   Query: {
@@ -81,7 +82,17 @@ const resolvers = {
   },
   Mutation: {
     // Here null means "clear" for owner and dueDate, as in the tool; absent means "leave as is".
-    updateActionItem: (_: unknown, a: { id: string; status?: string | null; owner?: string | null; ownerName?: string | null; dueDate?: string | null }, ctx: GraphqlContext) =>
+    updateActionItem: (
+      _: unknown,
+      a: {
+        id: string;
+        status?: string | null;
+        owner?: string | null;
+        ownerName?: string | null;
+        dueDate?: string | null;
+      },
+      ctx: GraphqlContext,
+    ) =>
       updateActionItem(ctx.deps.db, ctx.deps.config, ctx.principal, {
         id: a.id,
         status: a.status ?? undefined,

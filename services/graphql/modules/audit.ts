@@ -42,7 +42,8 @@ const typeDefs = /* GraphQL */ `
 function date(field: string, v: string | null | undefined): Date | undefined {
   if (v === null || v === undefined) return undefined;
   const d = new Date(v);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(d.getTime())) throw invalid(field, 'an ISO 8601 date-time', `${field} must be an ISO 8601 date-time, like 2026-11-21T09:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(d.getTime()))
+    throw invalid(field, 'an ISO 8601 date-time', `${field} must be an ISO 8601 date-time, like 2026-11-21T09:00:00Z`);
   return d;
 }
 

@@ -42,7 +42,12 @@ const resolvers = {
     exportTranscript: async (_: unknown, a: { id: string; format: string }, ctx: GraphqlContext) => {
       const file = await exportMeeting(ctx.deps.db, ctx.deps.config, readerOf(ctx, 'exportTranscript'), a.id, a.format);
       const binary = !file.contentType.startsWith('text/') && !file.contentType.startsWith('application/x-subrip');
-      return { filename: file.filename, content_type: file.contentType, encoding: binary ? 'base64' : 'utf8', content: file.body.toString(binary ? 'base64' : 'utf8') };
+      return {
+        filename: file.filename,
+        content_type: file.contentType,
+        encoding: binary ? 'base64' : 'utf8',
+        content: file.body.toString(binary ? 'base64' : 'utf8'),
+      };
     },
   },
 };

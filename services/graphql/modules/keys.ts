@@ -145,21 +145,34 @@ const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefin
 
 const resolvers = {
   Query: {
-    apiKeys: (_: unknown, args: { userId?: string | null }, ctx: Ctx) => listApiKeys(ctx.deps.db, ctx.principal, { userId: opt(args.userId) }),
+    apiKeys: (_: unknown, args: { userId?: string | null }, ctx: Ctx) =>
+      listApiKeys(ctx.deps.db, ctx.principal, { userId: opt(args.userId) }),
     teamApiKeys: (_: unknown, __: unknown, ctx: Ctx) => listApiKeys(ctx.deps.db, ctx.principal, { team: true }),
-    signIns: (_: unknown, args: { userId?: string | null }, ctx: Ctx) => listSignIns(ctx.deps.db, ctx.principal, { userId: opt(args.userId) }),
+    signIns: (_: unknown, args: { userId?: string | null }, ctx: Ctx) =>
+      listSignIns(ctx.deps.db, ctx.principal, { userId: opt(args.userId) }),
   },
   Mutation: {
-    createApiKey: async (_: unknown, args: { name?: string | null; scopes?: string[] | null; expires?: string | null }, ctx: Ctx) => {
-      const created = await createOwnApiKey(ctx.deps.db, ctx.principal, { name: opt(args.name), scopes: args.scopes, expires: args.expires });
+    createApiKey: async (
+      _: unknown,
+      args: { name?: string | null; scopes?: string[] | null; expires?: string | null },
+      ctx: Ctx,
+    ) => {
+      const created = await createOwnApiKey(ctx.deps.db, ctx.principal, {
+        name: opt(args.name),
+        scopes: args.scopes,
+        expires: args.expires,
+      });
       const [record] = (await listApiKeys(ctx.deps.db, ctx.principal)).filter((k) => k.id === created.id);
       return { key: created.key, api_key: record };
     },
-    revokeApiKey: (_: unknown, args: { prefix: string }, ctx: Ctx) => revokeApiKey(ctx.deps.db, args.prefix, ctx.principal),
+    revokeApiKey: (_: unknown, args: { prefix: string }, ctx: Ctx) =>
+      revokeApiKey(ctx.deps.db, args.prefix, ctx.principal),
     endSignIns: (_: unknown, args: { userId?: string | null; id?: string | null }, ctx: Ctx) =>
       endSignIns(ctx.deps.db, ctx.principal, { userId: opt(args.userId), id: opt(args.id) }),
-    deactivateUser: (_: unknown, args: { userId: string }, ctx: Ctx) => deactivateUser(ctx.deps.db, ctx.principal, { userId: args.userId }),
-    reactivateUser: (_: unknown, args: { userId: string }, ctx: Ctx) => reactivateUser(ctx.deps.db, ctx.principal, { userId: args.userId }),
+    deactivateUser: (_: unknown, args: { userId: string }, ctx: Ctx) =>
+      deactivateUser(ctx.deps.db, ctx.principal, { userId: args.userId }),
+    reactivateUser: (_: unknown, args: { userId: string }, ctx: Ctx) =>
+      reactivateUser(ctx.deps.db, ctx.principal, { userId: args.userId }),
   },
 };
 

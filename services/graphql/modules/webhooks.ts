@@ -48,7 +48,13 @@ const typeDefs = /* GraphQL */ `
     saved webhooks; scope team: the team-wide webhook (Enterprise tier, super admins). limit is 1 to
     50 (default 10); page with cursor = next_cursor while has_more is true.
     """
-    webhookDeliveries(scope: WebhookScope, meetingId: ID, status: WebhookDeliveryStatus, limit: Int, cursor: String): WebhookDeliveryPage!
+    webhookDeliveries(
+      scope: WebhookScope
+      meetingId: ID
+      status: WebhookDeliveryStatus
+      limit: Int
+      cursor: String
+    ): WebhookDeliveryPage!
     "One delivery with its attempts."
     webhookDelivery(id: ID!): WebhookDelivery!
   }
@@ -171,7 +177,9 @@ const typeDefs = /* GraphQL */ `
 
 /** GraphQL passes absent optional arguments as missing and explicit nulls as null; core wants neither. */
 function given<T extends object>(args: T): { [K in keyof T]?: Exclude<T[K], null> } {
-  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined)) as { [K in keyof T]?: Exclude<T[K], null> };
+  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], null>;
+  };
 }
 
 interface SecretArgs {
@@ -189,19 +197,30 @@ interface DeliveriesArgs {
 
 const resolvers = {
   Query: {
-    developerSettings: (_: unknown, __: unknown, ctx: GraphqlContext) => getDeveloperSettings(ctx.deps.db, ctx.principal),
+    developerSettings: (_: unknown, __: unknown, ctx: GraphqlContext) =>
+      getDeveloperSettings(ctx.deps.db, ctx.principal),
     teamWebhook: (_: unknown, __: unknown, ctx: GraphqlContext) => getTeamWebhook(ctx.deps.db, ctx.principal),
-    webhookDeliveries: (_: unknown, args: DeliveriesArgs, ctx: GraphqlContext) => listWebhookDeliveries(ctx.deps.db, ctx.principal, given(args)),
-    webhookDelivery: (_: unknown, args: { id: string }, ctx: GraphqlContext) => getWebhookDelivery(ctx.deps.db, ctx.principal, args.id),
+    webhookDeliveries: (_: unknown, args: DeliveriesArgs, ctx: GraphqlContext) =>
+      listWebhookDeliveries(ctx.deps.db, ctx.principal, given(args)),
+    webhookDelivery: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
+      getWebhookDelivery(ctx.deps.db, ctx.principal, args.id),
   },
   Mutation: {
-    saveWebhookUrl: (_: unknown, args: { url: string; events?: string[] | null }, ctx: GraphqlContext) => saveWebhookUrl(ctx.deps, ctx.principal, args.url, args.events),
+    saveWebhookUrl: (_: unknown, args: { url: string; events?: string[] | null }, ctx: GraphqlContext) =>
+      saveWebhookUrl(ctx.deps, ctx.principal, args.url, args.events),
     clearWebhookUrl: (_: unknown, __: unknown, ctx: GraphqlContext) => clearWebhookUrl(ctx.deps.db, ctx.principal),
-    setWebhookSecret: (_: unknown, args: SecretArgs, ctx: GraphqlContext) => setWebhookSecret(ctx.deps, ctx.principal, args),
-    setTeamWebhook: (_: unknown, args: { url: string; secret?: string | null; events?: string[] | null }, ctx: GraphqlContext) => setTeamWebhook(ctx.deps, ctx.principal, args),
-    setTeamWebhookSecret: (_: unknown, args: SecretArgs, ctx: GraphqlContext) => setTeamWebhookSecret(ctx.deps, ctx.principal, args),
+    setWebhookSecret: (_: unknown, args: SecretArgs, ctx: GraphqlContext) =>
+      setWebhookSecret(ctx.deps, ctx.principal, args),
+    setTeamWebhook: (
+      _: unknown,
+      args: { url: string; secret?: string | null; events?: string[] | null },
+      ctx: GraphqlContext,
+    ) => setTeamWebhook(ctx.deps, ctx.principal, args),
+    setTeamWebhookSecret: (_: unknown, args: SecretArgs, ctx: GraphqlContext) =>
+      setTeamWebhookSecret(ctx.deps, ctx.principal, args),
     clearTeamWebhook: (_: unknown, __: unknown, ctx: GraphqlContext) => clearTeamWebhook(ctx.deps.db, ctx.principal),
-    redeliverWebhook: (_: unknown, args: { deliveryId: string }, ctx: GraphqlContext) => redeliverWebhook(ctx.deps, ctx.principal, args.deliveryId),
+    redeliverWebhook: (_: unknown, args: { deliveryId: string }, ctx: GraphqlContext) =>
+      redeliverWebhook(ctx.deps, ctx.principal, args.deliveryId),
   },
 };
 

@@ -16,7 +16,8 @@ import type { Asr, AsrConfig } from './port';
 const DEFAULT_SPEECH = { modelsDir: '.models', model: 'moonshine-tiny-en', recognizers: 0 };
 
 /** The process's embedded engine for this configuration (loaded once). */
-export const engineFor = (config: AsrConfig): Promise<EmbeddedEngine> => embeddedEngine(config.asr.speech ?? DEFAULT_SPEECH);
+export const engineFor = (config: AsrConfig): Promise<EmbeddedEngine> =>
+  embeddedEngine(config.asr.speech ?? DEFAULT_SPEECH);
 
 const models = new Map<string, Promise<SpeechModel>>();
 

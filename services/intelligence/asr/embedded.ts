@@ -50,7 +50,11 @@ export interface EmbeddedEngine {
 }
 
 /** Pieces of at most `max` samples: long speech is cut at its quietest frame before each limit. */
-export function cutSpeech(samples: Float32Array, start: number, max: number): { start: number; samples: Float32Array }[] {
+export function cutSpeech(
+  samples: Float32Array,
+  start: number,
+  max: number,
+): { start: number; samples: Float32Array }[] {
   const out: { start: number; samples: Float32Array }[] = [];
   let from = 0;
   while (samples.length - from > max) {
@@ -75,7 +79,11 @@ export function cutSpeech(samples: Float32Array, start: number, max: number): { 
  * The stretches of speech Silero VAD finds in the samples, in order: views of `samples` (no copies),
  * with their starts in samples.
  */
-export async function speechStretches(vad: Vad, samples: Float32Array, signal?: AbortSignal): Promise<{ start: number; samples: Float32Array }[]> {
+export async function speechStretches(
+  vad: Vad,
+  samples: Float32Array,
+  signal?: AbortSignal,
+): Promise<{ start: number; samples: Float32Array }[]> {
   vad.reset();
   const found: { start: number; samples: Float32Array }[] = [];
   const drain = () => {
@@ -124,7 +132,10 @@ function recognizerConfig(model: SpeechModel): Record<string, unknown> {
 const r3 = (n: number) => Math.round(n * 1000) / 1000;
 
 async function load(settings: EmbeddedSettings): Promise<EmbeddedEngine> {
-  const [model, vadModel] = await Promise.all([loadSpeechModel(settings.modelsDir, settings.model), loadVadModel(settings.modelsDir)]);
+  const [model, vadModel] = await Promise.all([
+    loadSpeechModel(settings.modelsDir, settings.model),
+    loadVadModel(settings.modelsDir),
+  ]);
   const count = settings.recognizers > 0 ? settings.recognizers : Math.max(1, availableParallelism());
   const config = recognizerConfig(model);
   const recognizers = await Promise.all(Array.from({ length: count }, () => OfflineRecognizer.createAsync(config)));
@@ -173,7 +184,8 @@ async function load(settings: EmbeddedSettings): Promise<EmbeddedEngine> {
       const out: AsrSegment[] = [];
       pieces.forEach((p, i) => {
         const text = texts[i].replace(/\s+/g, ' ').trim();
-        if (text) out.push({ start: r3(p.start / SAMPLE_RATE), end: r3((p.start + p.samples.length) / SAMPLE_RATE), text });
+        if (text)
+          out.push({ start: r3(p.start / SAMPLE_RATE), end: r3((p.start + p.samples.length) / SAMPLE_RATE), text });
       });
       return out;
     },

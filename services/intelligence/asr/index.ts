@@ -11,9 +11,24 @@ export {
   type AsrSegment,
   type OpenAiAsrSettings,
 } from './openai-compatible';
-export { planChunks, stitchChunks, toSentences, maxChunkSeconds, type AudioChunk, type ChunkTranscript, type ChunkLimits } from './chunks';
+export {
+  planChunks,
+  stitchChunks,
+  toSentences,
+  maxChunkSeconds,
+  type AudioChunk,
+  type ChunkTranscript,
+  type ChunkLimits,
+} from './chunks';
 export { selectAsr, transcribe, isAudioOrVideo, asrEngine } from './select';
 export { embeddedEngine, cutSpeech, type EmbeddedEngine, type EmbeddedSettings } from './embedded';
 export { createEmbeddedAsr, engineFor, speechModelFor } from './embedded-media';
-export { loadSpeechModel, loadVadModel, servesLanguage, ModelFileError, FETCH_COMMAND, type SpeechModel } from './models';
+export {
+  loadSpeechModel,
+  loadVadModel,
+  servesLanguage,
+  ModelFileError,
+  FETCH_COMMAND,
+  type SpeechModel,
+} from './models';
 export { moonshineTokens } from './tokens';

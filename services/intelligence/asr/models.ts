@@ -41,7 +41,10 @@ export const modelsRoot = (dir: string) => (isAbsolute(dir) ? dir : resolve(proc
 
 function readManifest<S extends z.ZodType>(dir: string, schema: S, what: string): z.output<S> {
   const file = join(dir, 'model.json');
-  if (!existsSync(file)) throw new ModelFileError(`${what}: ${file} is missing; run \`${FETCH_COMMAND}\` (or put the model's folder with its model.json there, see docs/speech.md)`);
+  if (!existsSync(file))
+    throw new ModelFileError(
+      `${what}: ${file} is missing; run \`${FETCH_COMMAND}\` (or put the model's folder with its model.json there, see docs/speech.md)`,
+    );
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
@@ -79,7 +82,10 @@ async function verify(dir: string, digests: Record<string, string>): Promise<voi
     const path = join(dir, name);
     if (!existsSync(path)) throw new ModelFileError(`model file ${path} is missing; run \`${FETCH_COMMAND}\``);
     const got = await digestOf(path);
-    if (got !== expected) throw new ModelFileError(`model file ${path} is altered (sha256 ${got.slice(0, 12)}…, model.json says ${expected.slice(0, 12)}…); run \`${FETCH_COMMAND}\` to fetch it again`);
+    if (got !== expected)
+      throw new ModelFileError(
+        `model file ${path} is altered (sha256 ${got.slice(0, 12)}…, model.json says ${expected.slice(0, 12)}…); run \`${FETCH_COMMAND}\` to fetch it again`,
+      );
   }
 }
 
@@ -96,7 +102,8 @@ export async function loadVadModel(root: string): Promise<VadModel> {
   const dir = existsSync(join(own, 'model.json')) ? own : join(modelsRoot('.models'), 'silero-vad');
   const m = readManifest(dir, vadManifest, 'voice activity model silero-vad');
   await verify(dir, m.sha256);
-  if (!existsSync(join(dir, m.model))) throw new ModelFileError(`model file ${join(dir, m.model)} is missing; run \`${FETCH_COMMAND}\``);
+  if (!existsSync(join(dir, m.model)))
+    throw new ModelFileError(`model file ${join(dir, m.model)} is missing; run \`${FETCH_COMMAND}\``);
   return { ...m, dir };
 }
 

@@ -16,7 +16,8 @@ export function isAudioOrVideo(contentType: string): boolean {
 }
 
 /** The engine that transcribes audio: ASR_ENGINE, else embedded unless ASR_URL is set. */
-export const asrEngine = (config: AsrConfig) => config.asr.engine ?? (config.asr.url ? 'openai-compatible' : 'embedded');
+export const asrEngine = (config: AsrConfig) =>
+  config.asr.engine ?? (config.asr.url ? 'openai-compatible' : 'embedded');
 
 /**
  * Caption files are imported directly; audio and video go to the embedded engine (the default) or
@@ -38,7 +39,11 @@ export function selectAsr(contentType: string, config: AsrConfig): Asr {
     }
     return createOpenAiCompatibleAsr(config.asr);
   }
-  throw invalid('url', 'unsupported_media_type', `url: cannot transcribe ${type || 'this file'}; send audio, video, WebVTT or SRT`);
+  throw invalid(
+    'url',
+    'unsupported_media_type',
+    `url: cannot transcribe ${type || 'this file'}; send audio, video, WebVTT or SRT`,
+  );
 }
 
 export async function transcribe(media: MediaInput, config: AsrConfig): Promise<Sentence[]> {

@@ -23,7 +23,11 @@ export interface AssignOptions {
   maxGap?: number;
 }
 
-export function assignSpeakers(sentences: readonly TimedSpan[], turns: readonly SpeakerTurn[], options: AssignOptions = {}): (number | null)[] {
+export function assignSpeakers(
+  sentences: readonly TimedSpan[],
+  turns: readonly SpeakerTurn[],
+  options: AssignOptions = {},
+): (number | null)[] {
   const maxGap = options.maxGap ?? 1;
   if (!(maxGap >= 0)) throw new Error(`maxGap: must be a number of seconds >= 0, got ${maxGap}`);
   return sentences.map((s, i) => {
@@ -34,11 +38,13 @@ export function assignSpeakers(sentences: readonly TimedSpan[], turns: readonly 
       const shared = Math.min(s.end_time, t.end) - Math.max(s.start_time, t.start);
       if (shared > 0) overlap.set(t.speaker, (overlap.get(t.speaker) ?? 0) + shared);
       const gap = Math.max(t.start - s.end_time, s.start_time - t.end, 0);
-      if (!nearest || gap < nearest.gap || (gap === nearest.gap && t.speaker < nearest.speaker)) nearest = { gap, speaker: t.speaker };
+      if (!nearest || gap < nearest.gap || (gap === nearest.gap && t.speaker < nearest.speaker))
+        nearest = { gap, speaker: t.speaker };
     }
     let best: number | null = null;
     for (const [speaker, shared] of overlap) {
-      if (best === null || shared > overlap.get(best)! || (shared === overlap.get(best)! && speaker < best)) best = speaker;
+      if (best === null || shared > overlap.get(best)! || (shared === overlap.get(best)! && speaker < best))
+        best = speaker;
     }
     if (best !== null) return best;
     return nearest && nearest.gap <= maxGap ? nearest.speaker : null;

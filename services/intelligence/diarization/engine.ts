@@ -103,12 +103,15 @@ export function normalise(raw: { start: number; end: number; speaker: number }[]
 /** Checks the audio and options of a diarization; returns the clustering threshold to use. */
 export function checkDiarizeInput(audio: Audio, options: DiarizeOptions): number {
   // By tag, not instanceof: arrays made by the native addon or another realm (a test runner's) qualify.
-  if (Object.prototype.toString.call(audio.samples) !== '[object Float32Array]') throw new Error('samples: must be a Float32Array of mono samples');
-  if (audio.sampleRate !== DIARIZATION_SAMPLE_RATE) throw new Error(`sampleRate: must be ${DIARIZATION_SAMPLE_RATE} (resample first), got ${audio.sampleRate}`);
+  if (Object.prototype.toString.call(audio.samples) !== '[object Float32Array]')
+    throw new Error('samples: must be a Float32Array of mono samples');
+  if (audio.sampleRate !== DIARIZATION_SAMPLE_RATE)
+    throw new Error(`sampleRate: must be ${DIARIZATION_SAMPLE_RATE} (resample first), got ${audio.sampleRate}`);
   checkCount('speakerCount', options.speakerCount);
   checkCount('maxSpeakers', options.maxSpeakers);
   const threshold = options.threshold ?? DIARIZATION_THRESHOLD;
-  if (!(threshold > 0 && threshold < 2)) throw new Error(`threshold: must be a cosine distance between 0 and 2, got ${threshold}`);
+  if (!(threshold > 0 && threshold < 2))
+    throw new Error(`threshold: must be a cosine distance between 0 and 2, got ${threshold}`);
   return threshold;
 }
 
@@ -140,7 +143,8 @@ const EMBEDDING_SECONDS = 30;
  * Speakers with no sound in `audio` are left out.
  */
 export function embeddingPieces(audio: Audio, turns: readonly SpeakerTurn[]): Map<number, Float32Array[]> {
-  if (audio.sampleRate !== DIARIZATION_SAMPLE_RATE) throw new Error(`sampleRate: must be ${DIARIZATION_SAMPLE_RATE} (resample first), got ${audio.sampleRate}`);
+  if (audio.sampleRate !== DIARIZATION_SAMPLE_RATE)
+    throw new Error(`sampleRate: must be ${DIARIZATION_SAMPLE_RATE} (resample first), got ${audio.sampleRate}`);
   const out = new Map<number, Float32Array[]>();
   for (const speaker of [...new Set(turns.map((t) => t.speaker))].sort((a, b) => a - b)) {
     const own = turns.filter((t) => t.speaker === speaker).sort((a, b) => b.end - b.start - (a.end - a.start));
@@ -164,7 +168,11 @@ export function embeddingPieces(audio: Audio, turns: readonly SpeakerTurn[]): Ma
  * speaker's longest turns up to EMBEDDING_SECONDS, for linkSpeakers across chunks. Speakers with no
  * sound in `audio` are left out.
  */
-export function speakerEmbeddings(audio: Audio, turns: readonly SpeakerTurn[], models: DiarizationModels = diarizationModels()): Map<number, Float32Array> {
+export function speakerEmbeddings(
+  audio: Audio,
+  turns: readonly SpeakerTurn[],
+  models: DiarizationModels = diarizationModels(),
+): Map<number, Float32Array> {
   let embedder = embedders.get(models.embedding);
   if (!embedder) {
     embedder = new (load().SpeakerEmbeddingExtractor)({ model: models.embedding, numThreads: 1 });

@@ -2,7 +2,16 @@
  * Who speaks when in a one-channel recording (sherpa-onnx with pyannote segmentation-3.0 and 3D-Speaker
  * CAM++, models in models/diarization), and which speaker each sentence goes to.
  */
-export { diarize, speakerEmbeddings, readWave, DIARIZATION_THRESHOLD, DIARIZATION_SAMPLE_RATE, MAX_SPEAKERS, type Audio, type DiarizeOptions } from './engine';
+export {
+  diarize,
+  speakerEmbeddings,
+  readWave,
+  DIARIZATION_THRESHOLD,
+  DIARIZATION_SAMPLE_RATE,
+  MAX_SPEAKERS,
+  type Audio,
+  type DiarizeOptions,
+} from './engine';
 export { diarizeInThread, type DiarizedAudio } from './thread';
 export { assignSpeakers, type SpeakerTurn, type TimedSpan, type AssignOptions } from './assign';
 export { linkSpeakers, type KnownVoice, type LinkResult } from './link';

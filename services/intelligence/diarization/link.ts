@@ -44,8 +44,14 @@ function cosine(a: number[], b: number[]): number {
  * `maxSpeakers` (the upload's speaker_count or attendee count): once that many speakers are known, a
  * local speaker that matches none goes to the most similar known one instead of becoming a new one.
  */
-export function linkSpeakers(known: readonly KnownVoice[], local: ReadonlyMap<number, ArrayLike<number>>, threshold: number, maxSpeakers = Infinity): LinkResult {
-  if (!(threshold > 0 && threshold < 2)) throw new Error(`threshold: must be a cosine distance between 0 and 2, got ${threshold}`);
+export function linkSpeakers(
+  known: readonly KnownVoice[],
+  local: ReadonlyMap<number, ArrayLike<number>>,
+  threshold: number,
+  maxSpeakers = Infinity,
+): LinkResult {
+  if (!(threshold > 0 && threshold < 2))
+    throw new Error(`threshold: must be a cosine distance between 0 and 2, got ${threshold}`);
   const dims = new Set([...known.map((k) => k.sum.length), ...[...local.values()].map((v) => v.length)]);
   if (dims.size > 1) throw new Error(`embedding: all vectors must have the same length, got ${[...dims].join(', ')}`);
   const locals = [...local].map(([speaker, v]) => ({ speaker, v: unit(v) }));
@@ -57,7 +63,12 @@ export function linkSpeakers(known: readonly KnownVoice[], local: ReadonlyMap<nu
     }
   }
   // Most similar first; ties by local then known speaker number, so the result does not depend on order.
-  pairs.sort((a, b) => b.similarity - a.similarity || locals[a.l].speaker - locals[b.l].speaker || known[a.k].speaker - known[b.k].speaker);
+  pairs.sort(
+    (a, b) =>
+      b.similarity - a.similarity ||
+      locals[a.l].speaker - locals[b.l].speaker ||
+      known[a.k].speaker - known[b.k].speaker,
+  );
   const next = known.map((k) => ({ speaker: k.speaker, sum: [...k.sum], count: k.count }));
   const mapping = new Map<number, number>();
   const taken = new Set<number>();

@@ -26,7 +26,10 @@ export function diarizationModels(dir = process.env.MI_DIARIZATION_MODELS): Diar
       if (dirname(d) === d) break;
     }
   }
-  if (!root) throw new Error(`diarization models: models/diarization/${SEGMENTATION_MODEL} not found above ${__dirname}; set MI_DIARIZATION_MODELS`);
+  if (!root)
+    throw new Error(
+      `diarization models: models/diarization/${SEGMENTATION_MODEL} not found above ${__dirname}; set MI_DIARIZATION_MODELS`,
+    );
   const models = { segmentation: join(root, SEGMENTATION_MODEL), embedding: join(root, EMBEDDING_MODEL) };
   for (const [field, path] of Object.entries(models)) {
     if (!existsSync(path)) throw new Error(`diarization models: ${field} model ${path} does not exist`);

@@ -11,7 +11,14 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { SpeakerTurn } from './assign';
-import { checkDiarizeInput, diarizerConfig, embeddingPieces, normalise, type Audio, type DiarizeOptions } from './engine';
+import {
+  checkDiarizeInput,
+  diarizerConfig,
+  embeddingPieces,
+  normalise,
+  type Audio,
+  type DiarizeOptions,
+} from './engine';
 import { diarizationModels, type DiarizationModels } from './models';
 
 const SCRIPT = `
@@ -108,13 +115,28 @@ export async function diarizeInThread(audio: Audio, options: DiarizeOptions = {}
   if (audio.samples.length === 0) return { turns: [], voices: new Map() };
   const thread = threadFor(options.models ?? diarizationModels());
   const run = async (numClusters: number) =>
-    normalise(await thread.call<{ start: number; end: number; speaker: number }[]>({ op: 'process', samples: audio.samples, numClusters, threshold }));
+    normalise(
+      await thread.call<{ start: number; end: number; speaker: number }[]>({
+        op: 'process',
+        samples: audio.samples,
+        numClusters,
+        threshold,
+      }),
+    );
   let turns = await run(options.speakerCount ?? -1);
-  if (options.speakerCount === undefined && options.maxSpeakers !== undefined && new Set(turns.map((t) => t.speaker)).size > options.maxSpeakers) {
+  if (
+    options.speakerCount === undefined &&
+    options.maxSpeakers !== undefined &&
+    new Set(turns.map((t) => t.speaker)).size > options.maxSpeakers
+  ) {
     turns = await run(options.maxSpeakers);
   }
   const pieces = embeddingPieces(audio, turns);
   const speakers = [...pieces.keys()];
-  const vectors = await thread.call<number[][]>({ op: 'embed', sampleRate: audio.sampleRate, speakers: speakers.map((s) => pieces.get(s)!) });
+  const vectors = await thread.call<number[][]>({
+    op: 'embed',
+    sampleRate: audio.sampleRate,
+    speakers: speakers.map((s) => pieces.get(s)!),
+  });
   return { turns, voices: new Map(speakers.map((s, i) => [s, vectors[i]])) };
 }

@@ -22,4 +22,3 @@ export async function readPcm(path: string, start: number, end: number): Promise
     await file.close();
   }
 }
-

@@ -3,7 +3,15 @@
  * (each with the moment it was said), svc_update_action_item closes, reopens or reassigns one.
  */
 import { z } from 'zod';
-import { ACTION_ITEM_LIST, ACTION_ITEM_TOKENS, ACTION_ITEM_STATUSES, CURSOR_MAX, OWNER_MAX, listActionItems, updateActionItem } from '../../core/action-items';
+import {
+  ACTION_ITEM_LIST,
+  ACTION_ITEM_TOKENS,
+  ACTION_ITEM_STATUSES,
+  CURSOR_MAX,
+  OWNER_MAX,
+  listActionItems,
+  updateActionItem,
+} from '../../core/action-items';
 import type { ActionItemPage, ActionItemRecord } from '../../core/action-items';
 import { isCalendarDate } from '../../core/meetings';
 import { clock } from '../format';
@@ -22,7 +30,11 @@ const itemLine = (a: ActionItemRecord) =>
 function listText(p: ActionItemPage): string {
   if (p.action_items.length === 0) return 'No action items match.';
   const lines = p.action_items.map(itemLine);
-  lines.push(p.has_more ? `More on the next page: call again with the same filters and cursor: "${p.next_cursor}".` : 'No more action items match.');
+  lines.push(
+    p.has_more
+      ? `More on the next page: call again with the same filters and cursor: "${p.next_cursor}".`
+      : 'No more action items match.',
+  );
   return lines.join('\n');
 }
 
@@ -40,12 +52,25 @@ const getActionItems = defineTool({
     `A page holds at most limit items (default ${ACTION_ITEM_LIST.defaultLimit}) within ~${ACTION_ITEM_TOKENS.toLocaleString('en-US')} tokens; ` +
     'when has_more is true, call again with the same filters and cursor = next_cursor. Close or reassign an item with svc_update_action_item.',
   input: {
-    mine: z.boolean({ error: 'must be true or false' }).optional().describe('true: only items owned by you (your email).'),
-    status: z.enum(ACTION_ITEM_STATUSES, { error: 'must be open or done' }).optional().describe('open or done; default both.'),
-    owner: z.string().min(1, 'must not be empty').max(OWNER_MAX, `at most ${OWNER_MAX} characters`).optional().describe('Only items of this owner: an email, or the name an item shows.'),
+    mine: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .describe('true: only items owned by you (your email).'),
+    status: z
+      .enum(ACTION_ITEM_STATUSES, { error: 'must be open or done' })
+      .optional()
+      .describe('open or done; default both.'),
+    owner: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(OWNER_MAX, `at most ${OWNER_MAX} characters`)
+      .optional()
+      .describe('Only items of this owner: an email, or the name an item shows.'),
     dueBefore: isoDate('Due on or before this day, YYYY-MM-DD.'),
     dueAfter: isoDate('Due on or after this day, YYYY-MM-DD.'),
-    meetingId: id.optional().describe('Only items of this meeting (transcript id). A meeting you cannot see is object_not_found.'),
+    meetingId: id
+      .optional()
+      .describe('Only items of this meeting (transcript id). A meeting you cannot see is object_not_found.'),
     channelId: id.optional().describe('Only items of meetings in this channel (id from svc_list_channels).'),
     fromDate: isoDate('Meetings on or after this day, YYYY-MM-DD (UTC).'),
     toDate: isoDate('Meetings on or before this day, YYYY-MM-DD (UTC).'),
@@ -56,7 +81,12 @@ const getActionItems = defineTool({
       .max(ACTION_ITEM_LIST.maxLimit, `at most ${ACTION_ITEM_LIST.maxLimit}; page with cursor for more`)
       .optional()
       .describe(`Items per page, 1 to ${ACTION_ITEM_LIST.maxLimit} (default ${ACTION_ITEM_LIST.defaultLimit}).`),
-    cursor: z.string().min(1, 'must not be empty').max(CURSOR_MAX, `at most ${CURSOR_MAX} characters`).optional().describe('next_cursor of the previous page; omit for the first.'),
+    cursor: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(CURSOR_MAX, `at most ${CURSOR_MAX} characters`)
+      .optional()
+      .describe('next_cursor of the previous page; omit for the first.'),
   },
   formats: true,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -78,8 +108,18 @@ const updateActionItemTool = defineTool({
   input: {
     id: id.describe('Action item id.'),
     status: z.enum(ACTION_ITEM_STATUSES, { error: 'must be open or done' }).optional().describe('open or done.'),
-    owner: z.string().email('must be an email address like name@example.com').nullable().optional().describe('The new owner\'s email; null: no owner.'),
-    ownerName: z.string().min(1, 'must not be empty').max(OWNER_MAX, `at most ${OWNER_MAX} characters`).optional().describe('The owner\'s name as shown; default: the name the meeting knows for the email.'),
+    owner: z
+      .string()
+      .email('must be an email address like name@example.com')
+      .nullable()
+      .optional()
+      .describe("The new owner's email; null: no owner."),
+    ownerName: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(OWNER_MAX, `at most ${OWNER_MAX} characters`)
+      .optional()
+      .describe("The owner's name as shown; default: the name the meeting knows for the email."),
     dueDate: z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be an ISO date YYYY-MM-DD')

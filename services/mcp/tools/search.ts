@@ -5,8 +5,25 @@
  */
 import { z } from 'zod';
 import { listMeetings, MeetingList, searchMeetings } from '../../core/meetings';
-import { EMAILS_MAX, isCalendarDate, isSearchEmail, KEYWORD_MAX, LIMIT_DEFAULT, LIMIT_MAX, SCOPES, SKIP_MAX } from '../../core/meetings';
-import { CHANNEL_ID_MAX, MOMENTS_DEFAULT, MOMENTS_MAX, QUERY_MAX, RELEVANCE_POOL, SORTS, TOTAL_BOUND } from '../../core/meetings';
+import {
+  EMAILS_MAX,
+  isCalendarDate,
+  isSearchEmail,
+  KEYWORD_MAX,
+  LIMIT_DEFAULT,
+  LIMIT_MAX,
+  SCOPES,
+  SKIP_MAX,
+} from '../../core/meetings';
+import {
+  CHANNEL_ID_MAX,
+  MOMENTS_DEFAULT,
+  MOMENTS_MAX,
+  QUERY_MAX,
+  RELEVANCE_POOL,
+  SORTS,
+  TOTAL_BOUND,
+} from '../../core/meetings';
 import { clock } from '../format';
 import { meetingListOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
@@ -87,21 +104,31 @@ const getTranscripts = defineTool({
       .describe('Meetings to skip: the next_skip of the previous page.'),
     organizers: emails('Only meetings organized by any of these emails.'),
     participants: emails('Only meetings any of these emails took part in.'),
-    mine: z.boolean({ error: 'must be true or false' }).optional().describe('true: only meetings you organized or took part in.'),
+    mine: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .describe('true: only meetings you organized or took part in.'),
     channelId: z
       .string()
       .min(1, 'must not be empty')
       .max(CHANNEL_ID_MAX, `at most ${CHANNEL_ID_MAX} characters`)
       .optional()
-      .describe('Only meetings of this channel (id from svc_list_channels). A channel you cannot see is object_not_found.'),
-    sort: z.enum(SORTS, { error: 'must be one of date, relevance' }).optional().describe(`${SORT_SYNTAX} relevance needs a keyword; without one the order is by date.`),
+      .describe(
+        'Only meetings of this channel (id from svc_list_channels). A channel you cannot see is object_not_found.',
+      ),
+    sort: z
+      .enum(SORTS, { error: 'must be one of date, relevance' })
+      .optional()
+      .describe(`${SORT_SYNTAX} relevance needs a keyword; without one the order is by date.`),
     moments: z
       .number()
       .int('must be a whole number')
       .min(0, 'must be 0 or more')
       .max(MOMENTS_MAX, `at most ${MOMENTS_MAX}; read all of one meeting's matches with svc_get_transcript and keyword`)
       .optional()
-      .describe(`Matching sentences to show per meeting with a keyword, 0 to ${MOMENTS_MAX} (default ${MOMENTS_DEFAULT}).`),
+      .describe(
+        `Matching sentences to show per meeting with a keyword, 0 to ${MOMENTS_MAX} (default ${MOMENTS_DEFAULT}).`,
+      ),
   },
   formats: true,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -151,11 +178,14 @@ function when(iso: string): string {
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 const totalText = (r: MeetingList) =>
-  r.total_is_lower_bound ? `At least ${(r.total ?? 0).toLocaleString('en-US')} meetings match.` : `${r.total ?? r.meetings.length} meeting${r.total === 1 ? '' : 's'} match.`;
+  r.total_is_lower_bound
+    ? `At least ${(r.total ?? 0).toLocaleString('en-US')} meetings match.`
+    : `${r.total ?? r.meetings.length} meeting${r.total === 1 ? '' : 's'} match.`;
 
 /** One line per meeting (its moments below it, as citations), then how many match and how to get more. */
 export function listText(r: MeetingList, nextPage: (skip: number) => string): string {
-  if (r.meetings.length === 0) return r.has_more ? `No meetings on this page; ${nextPage(r.next_skip ?? 0)}.` : 'No meetings match.';
+  if (r.meetings.length === 0)
+    return r.has_more ? `No meetings on this page; ${nextPage(r.next_skip ?? 0)}.` : 'No meetings match.';
   const lines = r.meetings.flatMap((m) => {
     const parts = [
       `${when(m.dateString)}`,
@@ -166,10 +196,20 @@ export function listText(r: MeetingList, nextPage: (skip: number) => string): st
     ];
     if (m.summary) parts.push(`summary: ${oneLine(m.summary)}`);
     const moments = (r.moments ?? []).filter((x) => x.meeting_id === m.id);
-    return [parts.join(' · '), ...moments.map((x) => `  - [${oneLine(m.title)}, ${clock(x.start_time)}](${x.link}) ${x.speaker_name}: ${oneLine(x.text)}`)];
+    return [
+      parts.join(' · '),
+      ...moments.map(
+        (x) => `  - [${oneLine(m.title)}, ${clock(x.start_time)}](${x.link}) ${x.speaker_name}: ${oneLine(x.text)}`,
+      ),
+    ];
   });
-  if (r.moments_omitted) lines.push(`(${r.moments_omitted} more moments left out to keep this answer small: svc_get_transcript with the meeting id and keyword reads them all.)`);
-  lines.push(`${totalText(r)} ${r.has_more ? `More on the next page: ${nextPage(r.next_skip!)}.` : 'No more meetings match.'}`);
+  if (r.moments_omitted)
+    lines.push(
+      `(${r.moments_omitted} more moments left out to keep this answer small: svc_get_transcript with the meeting id and keyword reads them all.)`,
+    );
+  lines.push(
+    `${totalText(r)} ${r.has_more ? `More on the next page: ${nextPage(r.next_skip!)}.` : 'No more meetings match.'}`,
+  );
   return lines.join('\n');
 }
 

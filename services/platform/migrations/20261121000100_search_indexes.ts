@@ -83,7 +83,9 @@ export async function up(knex: Knex): Promise<void> {
     referencing old table as old_rows for each statement execute function sentences_rebuild_transcript_tsv()`);
 
   // Meetings that already have sentences.
-  await knex.raw('update meetings m set transcript_tsv = meeting_transcript_tsv(m.id) where exists (select 1 from sentences s where s.meeting_id = m.id)');
+  await knex.raw(
+    'update meetings m set transcript_tsv = meeting_transcript_tsv(m.id) where exists (select 1 from sentences s where s.meeting_id = m.id)',
+  );
 
   await knex.raw('create index meetings_transcript_tsv_idx on meetings using gin (transcript_tsv)');
   await knex.raw('create index meetings_transcript_tsv_missing_idx on meetings (id) where transcript_tsv is null');

@@ -93,7 +93,8 @@ const ADD_WORDS = `
   end $$`;
 
 /** Both sets from what is said now (a rebuild that fits lifts a NULL). */
-export const REBUILD_SQL = 'update meetings m set transcript_tsv = meeting_transcript_tsv(m.id), transcript_pairs = meeting_transcript_pairs(m.id)';
+export const REBUILD_SQL =
+  'update meetings m set transcript_tsv = meeting_transcript_tsv(m.id), transcript_pairs = meeting_transcript_pairs(m.id)';
 
 /** Updates and deletes rebuild the sets of the meetings they touched with `update` (`where m.id = any(ids)` follows). */
 export const rebuildFunction = (update: string) => `

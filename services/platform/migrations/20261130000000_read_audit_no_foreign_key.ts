@@ -16,5 +16,7 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw('alter table read_audit add constraint read_audit_team_id_foreign foreign key (team_id) references teams (id) on delete cascade');
+  await knex.raw(
+    'alter table read_audit add constraint read_audit_team_id_foreign foreign key (team_id) references teams (id) on delete cascade',
+  );
 }

@@ -66,7 +66,9 @@ const REBUILD_WITH_MOMENTS = rebuildFunction(REBUILD_SQL).replace(
  * pglz, which outweighs its larger values.
  */
 async function lz4(knex: Knex): Promise<boolean> {
-  const { rows } = await knex.raw("select 'lz4' = any(enumvals) as ok from pg_settings where name = 'default_toast_compression'");
+  const { rows } = await knex.raw(
+    "select 'lz4' = any(enumvals) as ok from pg_settings where name = 'default_toast_compression'",
+  );
   return rows[0]?.ok === true;
 }
 
@@ -84,7 +86,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(REFRESH);
   await knex.raw(ADD_TERMS_AND_MOMENTS);
   await knex.raw(REBUILD_WITH_MOMENTS);
-  await knex.raw('insert into best_moments (meeting_id, by_word) select m.id, meeting_best_moments(m.id) from meetings m where m.transcript_tsv is not null');
+  await knex.raw(
+    'insert into best_moments (meeting_id, by_word) select m.id, meeting_best_moments(m.id) from meetings m where m.transcript_tsv is not null',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -39,8 +39,12 @@ export async function up(knex: Knex): Promise<void> {
     t.check("status in ('open','done')", [], 'action_items_status_check');
     t.unique(['meeting_id', 'item_key'], { indexName: 'action_items_meeting_key_unique' });
   });
-  await knex.raw('create index action_items_team_order_idx on action_items (team_id, meeting_date desc, meeting_id desc, sentence_index, id)');
-  await knex.raw('create index action_items_owner_idx on action_items (lower(owner_email), meeting_date desc, meeting_id desc, sentence_index, id) where owner_email is not null');
+  await knex.raw(
+    'create index action_items_team_order_idx on action_items (team_id, meeting_date desc, meeting_id desc, sentence_index, id)',
+  );
+  await knex.raw(
+    'create index action_items_owner_idx on action_items (lower(owner_email), meeting_date desc, meeting_id desc, sentence_index, id) where owner_email is not null',
+  );
 
   await knex.schema.alterTable('webhook_endpoints', (t) => {
     t.specificType('events', 'text[]');
@@ -52,13 +56,17 @@ export async function up(knex: Knex): Promise<void> {
     t.text('event').notNullable().defaultTo('Transcription completed');
   });
   await knex.raw('drop index if exists webhook_deliveries_meeting_target_unique');
-  await knex.raw('create unique index webhook_deliveries_meeting_target_event_unique on webhook_deliveries (meeting_id, target, event)');
+  await knex.raw(
+    'create unique index webhook_deliveries_meeting_target_event_unique on webhook_deliveries (meeting_id, target, event)',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop index if exists webhook_deliveries_meeting_target_event_unique');
   await knex.raw("delete from webhook_deliveries where event <> 'Transcription completed'");
-  await knex.raw('create unique index webhook_deliveries_meeting_target_unique on webhook_deliveries (meeting_id, target)');
+  await knex.raw(
+    'create unique index webhook_deliveries_meeting_target_unique on webhook_deliveries (meeting_id, target)',
+  );
   await knex.schema.alterTable('webhook_deliveries', (t) => {
     t.dropColumn('event');
   });

@@ -50,7 +50,12 @@ export interface MigrationEntry {
 }
 
 /** Every migration of 0.1.0 shipped with it, and 0.1.0 is the first release. */
-const first = (name: string, migration: Migration): MigrationEntry => ({ name, migration, release: '0.1.0', runsWith: '0.1.0' });
+const first = (name: string, migration: Migration): MigrationEntry => ({
+  name,
+  migration,
+  release: '0.1.0',
+  runsWith: '0.1.0',
+});
 
 export const MIGRATIONS: MigrationEntry[] = [
   first('20261121000000_initial_schema', initialSchema),

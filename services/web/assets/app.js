@@ -7,7 +7,10 @@
   var url = base + '/meetings/' + encodeURIComponent(meeting) + '/sentences';
 
   function clock(seconds) {
-    var s = Math.max(0, Math.floor(seconds)), h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = String(s % 60).padStart(2, '0');
+    var s = Math.max(0, Math.floor(seconds)),
+      h = Math.floor(s / 3600),
+      m = Math.floor((s % 3600) / 60),
+      sec = String(s % 60).padStart(2, '0');
     return h > 0 ? h + ':' + String(m).padStart(2, '0') + ':' + sec : m + ':' + sec;
   }
 
@@ -32,7 +35,10 @@
   }
 
   function load(params) {
-    return fetch(url + '?' + new URLSearchParams(params), { credentials: 'same-origin', headers: { accept: 'application/json' } }).then(function (r) {
+    return fetch(url + '?' + new URLSearchParams(params), {
+      credentials: 'same-origin',
+      headers: { accept: 'application/json' },
+    }).then(function (r) {
       if (!r.ok) throw new Error('HTTP ' + r.status);
       return r.json();
     });
@@ -60,12 +66,17 @@
       var next = list.getAttribute('data-next');
       if (!next) return;
       e.preventDefault();
-      load({ from: next }).then(append).catch(function () { window.location.href = more.href; });
+      load({ from: next })
+        .then(append)
+        .catch(function () {
+          window.location.href = more.href;
+        });
     });
   }
 
   function sentenceAt(seconds) {
-    var items = list.querySelectorAll('li[data-start]'), found = null;
+    var items = list.querySelectorAll('li[data-start]'),
+      found = null;
     for (var i = 0; i < items.length; i++) {
       if (Number(items[i].getAttribute('data-start')) <= seconds) found = items[i];
       else break;
@@ -88,10 +99,14 @@
     var seconds = Number(m[1]);
     var first = list.querySelector('li[data-start]');
     var next = list.getAttribute('data-next');
-    var inWindow = first && Number(first.getAttribute('data-start')) <= seconds && (!next || (function () {
-      var last = list.querySelector('li[data-start]:last-child');
-      return last && Number(last.getAttribute('data-start')) >= seconds;
-    })());
+    var inWindow =
+      first &&
+      Number(first.getAttribute('data-start')) <= seconds &&
+      (!next ||
+        (function () {
+          var last = list.querySelector('li[data-start]:last-child');
+          return last && Number(last.getAttribute('data-start')) >= seconds;
+        })());
     if (inWindow) {
       var el = sentenceAt(seconds);
       if (el) show(el);
@@ -111,14 +126,18 @@
       var count = list.querySelectorAll('li[data-start]').length;
       var last = list.querySelector('li[data-start]:last-child');
       var from = last ? Number(last.id.slice(2)) + 1 : 0;
-      load({ from: String(from) }).then(function (page) {
-        if (page.sentences.length) append(page);
-        if (page.is_live) setTimeout(poll, 2000);
-        else if (count !== list.querySelectorAll('li[data-start]').length || !page.is_live) {
-          var badge = document.querySelector('.notice');
-          if (badge) badge.textContent = 'This meeting has ended.';
-        }
-      }).catch(function () { setTimeout(poll, 5000); });
+      load({ from: String(from) })
+        .then(function (page) {
+          if (page.sentences.length) append(page);
+          if (page.is_live) setTimeout(poll, 2000);
+          else if (count !== list.querySelectorAll('li[data-start]').length || !page.is_live) {
+            var badge = document.querySelector('.notice');
+            if (badge) badge.textContent = 'This meeting has ended.';
+          }
+        })
+        .catch(function () {
+          setTimeout(poll, 5000);
+        });
     };
     setTimeout(poll, 2000);
   }

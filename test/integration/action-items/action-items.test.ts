@@ -56,8 +56,17 @@ describe('action items', () => {
 
   async function persist(id: string, lines: Line[], date: string | Date | undefined) {
     const sentences = sentencesOf(lines);
-    const summary = summarize(sentences, { meetingDate: new Date(date ?? '2026-11-02T15:00:00Z').toISOString(), participants: [{ name: 'Ada Park' }, { name: 'Tom Berg' }] });
-    await persistTranscript(t.db, { meetingId: id, sentences, durationSeconds: lines.length * 5, analytics: analyze(sentences), summary });
+    const summary = summarize(sentences, {
+      meetingDate: new Date(date ?? '2026-11-02T15:00:00Z').toISOString(),
+      participants: [{ name: 'Ada Park' }, { name: 'Tom Berg' }],
+    });
+    await persistTranscript(t.db, {
+      meetingId: id,
+      sentences,
+      durationSeconds: lines.length * 5,
+      analytics: analyze(sentences),
+      summary,
+    });
   }
 
   const items = async (key: string, args: Record<string, unknown> = {}) => {
@@ -73,14 +82,26 @@ describe('action items', () => {
     tom = await makeUser(t.db, team, { name: 'Tom Berg', email: 'tom@example.test' });
     mia = await makeUser(t.db, team, { name: 'Mia Chen', email: 'mia@example.test' });
     // Monday 2 November 2026: "Friday" is the 6th, "next Monday" the 9th.
-    planning = await summarized(PLANNING, { organizer: ada, title: 'Sprint planning', date: '2026-11-02T15:00:00Z', privacy: 'teammates', participants: [{ email: tom.email, name: tom.name }] });
+    planning = await summarized(PLANNING, {
+      organizer: ada,
+      title: 'Sprint planning',
+      date: '2026-11-02T15:00:00Z',
+      privacy: 'teammates',
+      participants: [{ email: tom.email, name: tom.name }],
+    });
     // Only its participants may read it: Mia is none.
     secret = await summarized(
       [
         ['Ada Park', 'Tom, could you draft the reorg memo by tomorrow?'],
         ['Tom Berg', 'Yes, I can.'],
       ],
-      { organizer: ada, title: 'Reorg', date: '2026-11-03T09:00:00Z', privacy: 'participants', participants: [{ email: tom.email, name: tom.name }] },
+      {
+        organizer: ada,
+        title: 'Reorg',
+        date: '2026-11-03T09:00:00Z',
+        privacy: 'participants',
+        participants: [{ email: tom.email, name: tom.name }],
+      },
     );
     mcp = await startMcp(t.db);
     gql = await startGraphql(t.db);
@@ -93,17 +114,60 @@ describe('action items', () => {
 
   it('finds the commitments with their owners, due dates resolved against the meeting date, and the moment', async () => {
     const page = await items(ada.key, { meetingId: planning });
-    expect(page.action_items.map((a) => [a.text, a.owner_name, a.owner_email, a.due, a.due_date, a.status, a.sentence_index, a.start_time])).toEqual([
-      ['Tom, can you send the release notes by Friday?', 'Tom Berg', 'tom@example.test', 'Friday', '2026-11-06', 'open', 1, 5],
-      ['I will update the roadmap by next Monday.', 'Ada Park', 'ada@example.test', 'next Monday', '2026-11-09', 'open', 3, 15],
-      ['I will book the venue for the offsite by November 20.', 'Tom Berg', 'tom@example.test', 'November 20', '2026-11-20', 'open', 4, 20],
+    expect(
+      page.action_items.map((a) => [
+        a.text,
+        a.owner_name,
+        a.owner_email,
+        a.due,
+        a.due_date,
+        a.status,
+        a.sentence_index,
+        a.start_time,
+      ]),
+    ).toEqual([
+      [
+        'Tom, can you send the release notes by Friday?',
+        'Tom Berg',
+        'tom@example.test',
+        'Friday',
+        '2026-11-06',
+        'open',
+        1,
+        5,
+      ],
+      [
+        'I will update the roadmap by next Monday.',
+        'Ada Park',
+        'ada@example.test',
+        'next Monday',
+        '2026-11-09',
+        'open',
+        3,
+        15,
+      ],
+      [
+        'I will book the venue for the offsite by November 20.',
+        'Tom Berg',
+        'tom@example.test',
+        'November 20',
+        '2026-11-20',
+        'open',
+        4,
+        20,
+      ],
     ]);
     expect(page.action_items[0].link).toBe(`${mcp.config.publicBaseUrl}/meetings/${planning}#t=5`);
     expect(page).toMatchObject({ has_more: false, next_cursor: null });
     // The summary's action_items keep their shape.
     const summary = await mcp.call(ada.key, 'svc_get_summary', { transcriptId: planning });
     expect(summary.data.action_items[0]).toEqual({
-      text: 'Tom, can you send the release notes by Friday?', assignee: 'Tom Berg', due: 'Friday', due_date: '2026-11-06', speaker_name: 'Ada Park', start_time: 5,
+      text: 'Tom, can you send the release notes by Friday?',
+      assignee: 'Tom Berg',
+      due: 'Friday',
+      due_date: '2026-11-06',
+      speaker_name: 'Ada Park',
+      start_time: 5,
     });
   });
 
@@ -124,12 +188,23 @@ describe('action items', () => {
 
   it('filters by owner, due dates, meeting dates and channel', async () => {
     expect((await items(ada.key, { owner: 'Tom Berg' })).action_items).toHaveLength(3);
-    expect((await items(ada.key, { owner: 'ADA@example.test' })).action_items.map((a) => a.due_date)).toEqual(['2026-11-09']);
+    expect((await items(ada.key, { owner: 'ADA@example.test' })).action_items.map((a) => a.due_date)).toEqual([
+      '2026-11-09',
+    ]);
     // Inclusive at both ends.
-    expect((await items(ada.key, { dueBefore: '2026-11-06' })).action_items.map((a) => a.due_date)).toEqual(['2026-11-04', '2026-11-06']);
-    expect((await items(ada.key, { dueAfter: '2026-11-09', dueBefore: '2026-11-09' })).action_items.map((a) => a.due_date)).toEqual(['2026-11-09']);
-    expect((await items(ada.key, { fromDate: '2026-11-03', toDate: '2026-11-03' })).action_items.map((a) => a.meeting_title)).toEqual(['Reorg']);
-    expect((await items(ada.key, { toDate: '2026-11-02' })).action_items.every((a) => a.meeting_title === 'Sprint planning')).toBe(true);
+    expect((await items(ada.key, { dueBefore: '2026-11-06' })).action_items.map((a) => a.due_date)).toEqual([
+      '2026-11-04',
+      '2026-11-06',
+    ]);
+    expect(
+      (await items(ada.key, { dueAfter: '2026-11-09', dueBefore: '2026-11-09' })).action_items.map((a) => a.due_date),
+    ).toEqual(['2026-11-09']);
+    expect(
+      (await items(ada.key, { fromDate: '2026-11-03', toDate: '2026-11-03' })).action_items.map((a) => a.meeting_title),
+    ).toEqual(['Reorg']);
+    expect(
+      (await items(ada.key, { toDate: '2026-11-02' })).action_items.every((a) => a.meeting_title === 'Sprint planning'),
+    ).toBe(true);
     const bad = await mcp.call(ada.key, 'svc_get_action_items', { dueAfter: '2026-11-10', dueBefore: '2026-11-09' });
     expect(bad).toMatchObject({ isError: true });
     expect(bad.text).toMatch(/dueAfter/);
@@ -145,7 +220,10 @@ describe('action items', () => {
     expect(all.action_items.map((a) => a.meeting_id)).not.toContain(secret);
     expect(all.action_items).toHaveLength(3);
     expect((await mcp.call(mia.key, 'svc_get_action_items', { meetingId: secret })).text).toMatch(/object_not_found/);
-    expect((await items(mia.key, { owner: 'tom@example.test' })).action_items.map((a) => a.meeting_title)).toEqual(['Sprint planning', 'Sprint planning']);
+    expect((await items(mia.key, { owner: 'tom@example.test' })).action_items.map((a) => a.meeting_title)).toEqual([
+      'Sprint planning',
+      'Sprint planning',
+    ]);
     const [hidden] = (await items(tom.key, { meetingId: secret })).action_items;
     const change = await mcp.call(mia.key, 'svc_update_action_item', { id: hidden.id, status: 'done' });
     expect(change).toMatchObject({ isError: true });
@@ -154,17 +232,31 @@ describe('action items', () => {
     const [open] = (await items(mia.key, { meetingId: planning })).action_items;
     const refused = await mcp.call(mia.key, 'svc_update_action_item', { id: open.id, status: 'done' });
     expect(refused.text).toMatch(/forbidden/);
-    const gq = await gql.request(mia.key, 'query { actionItems(owner: "tom@example.test") { action_items { meeting_id } } }');
-    expect(gq.body.data.actionItems.action_items.map((a: { meeting_id: string }) => a.meeting_id)).not.toContain(secret);
+    const gq = await gql.request(
+      mia.key,
+      'query { actionItems(owner: "tom@example.test") { action_items { meeting_id } } }',
+    );
+    expect(gq.body.data.actionItems.action_items.map((a: { meeting_id: string }) => a.meeting_id)).not.toContain(
+      secret,
+    );
   });
 
   it('keeps the status, owner and due date a person set when the meeting is summarized again, without duplicates', async () => {
     const before = (await items(tom.key, { meetingId: planning })).action_items;
     const notes = before[0];
     const venue = before[2];
-    const done = await mcp.call(tom.key, 'svc_update_action_item', { id: notes.id, status: 'done', dueDate: '2026-11-05', format: 'json' });
+    const done = await mcp.call(tom.key, 'svc_update_action_item', {
+      id: notes.id,
+      status: 'done',
+      dueDate: '2026-11-05',
+      format: 'json',
+    });
     expect(done.data).toMatchObject({ id: notes.id, status: 'done', due_date: '2026-11-05', due: 'Friday' });
-    const moved = await gql.request(ada.key, 'mutation($id: ID!) { updateActionItem(id: $id, owner: "mia@example.test") { owner_name owner_email } }', { id: venue.id });
+    const moved = await gql.request(
+      ada.key,
+      'mutation($id: ID!) { updateActionItem(id: $id, owner: "mia@example.test") { owner_name owner_email } }',
+      { id: venue.id },
+    );
     expect(moved.body.data.updateActionItem).toEqual({ owner_name: 'Mia Chen', owner_email: 'mia@example.test' });
 
     await persist(planning, PLANNING, '2026-11-02T15:00:00Z');
@@ -177,7 +269,11 @@ describe('action items', () => {
     expect(await t.db('action_items').where({ meeting_id: planning }).count({ n: '*' })).toEqual([{ n: '3' }]);
 
     // A summary that no longer finds an item: gone unless a person touched it.
-    await persist(planning, PLANNING.filter(([, text]) => !/release notes|roadmap|venue|Sure/.test(text)), '2026-11-02T15:00:00Z');
+    await persist(
+      planning,
+      PLANNING.filter(([, text]) => !/release notes|roadmap|venue|Sure/.test(text)),
+      '2026-11-02T15:00:00Z',
+    );
     expect((await items(tom.key, { meetingId: planning })).action_items.map((a) => a.id)).toEqual([notes.id, venue.id]);
     await persist(planning, PLANNING, '2026-11-02T15:00:00Z');
   });
@@ -186,17 +282,28 @@ describe('action items', () => {
     const [a] = (await items(ada.key, { meetingId: planning })).action_items;
     const audited = () => t.db('audit_log').where({ action: 'action_item.updated', target_id: a.id }).count({ n: '*' });
     const before = await audited();
-    expect((await mcp.call(ada.key, 'svc_update_action_item', { id: a.id })).text).toMatch(/at least one of status, owner, ownerName, dueDate/);
+    expect((await mcp.call(ada.key, 'svc_update_action_item', { id: a.id })).text).toMatch(
+      /at least one of status, owner, ownerName, dueDate/,
+    );
     expect((await mcp.call(ada.key, 'svc_update_action_item', { id: a.id, status: 'closed' })).text).toMatch(/status/);
-    expect((await mcp.call(ada.key, 'svc_update_action_item', { id: a.id, dueDate: '2026-02-30' })).text).toMatch(/dueDate/);
-    const g = await gql.request(ada.key, 'mutation($id: ID!) { updateActionItem(id: $id, status: "closed") { id } }', { id: a.id });
+    expect((await mcp.call(ada.key, 'svc_update_action_item', { id: a.id, dueDate: '2026-02-30' })).text).toMatch(
+      /dueDate/,
+    );
+    const g = await gql.request(ada.key, 'mutation($id: ID!) { updateActionItem(id: $id, status: "closed") { id } }', {
+      id: a.id,
+    });
     expect(g.body.errors![0].extensions).toMatchObject({ code: 'invalid_arguments', field: 'status' });
     expect(await audited()).toEqual(before);
   });
 
   it('pages to the end with has_more and next_cursor: every item once, limits exact at their bounds', async () => {
     for (let i = 0; i < 11; i++) {
-      await summarized(PLANNING, { organizer: ada, title: `Planning ${i}`, date: new Date(Date.UTC(2026, 9, 1 + i, 10)), participants: [{ email: tom.email, name: tom.name }] });
+      await summarized(PLANNING, {
+        organizer: ada,
+        title: `Planning ${i}`,
+        date: new Date(Date.UTC(2026, 9, 1 + i, 10)),
+        participants: [{ email: tom.email, name: tom.name }],
+      });
     }
     const total = Number((await t.db('action_items').count({ n: '*' }))[0].n);
     expect(total).toBe(3 * 12 + 1);
@@ -217,22 +324,37 @@ describe('action items', () => {
     expect(whole.action_items.map((a) => a.id)).toEqual(seen);
     // The cursor belongs to its filters.
     const first = await items(ada.key, { limit: 5 });
-    const other = await mcp.call(ada.key, 'svc_get_action_items', { limit: 5, status: 'open', cursor: first.next_cursor });
+    const other = await mcp.call(ada.key, 'svc_get_action_items', {
+      limit: 5,
+      status: 'open',
+      cursor: first.next_cursor,
+    });
     expect(other.text).toMatch(/cursor belongs to a list with other filters/);
-    expect((await mcp.call(ada.key, 'svc_get_action_items', { cursor: 'not-a-cursor' })).text).toMatch(/cursor must be the next_cursor/);
+    expect((await mcp.call(ada.key, 'svc_get_action_items', { cursor: 'not-a-cursor' })).text).toMatch(
+      /cursor must be the next_cursor/,
+    );
     expect((await mcp.call(ada.key, 'svc_get_action_items', { limit: 101 })).text).toMatch(/limit/);
     expect((await mcp.call(ada.key, 'svc_get_action_items', { limit: 0 })).text).toMatch(/limit/);
     // GraphQL pages the same list.
-    const g = await gql.request(ada.key, 'query { actionItems(limit: 100) { action_items { id } has_more next_cursor } }');
+    const g = await gql.request(
+      ada.key,
+      'query { actionItems(limit: 100) { action_items { id } has_more next_cursor } }',
+    );
     expect(g.body.data.actionItems.action_items.map((a: { id: string }) => a.id)).toEqual(seen.slice(0, 100));
   });
 
   it('records a read of each meeting whose items a list answered', async () => {
     await flushReads(t.db);
-    const before = await t.db('read_audit').where({ user_id: tom.id, surface: 'mcp:svc_get_action_items', meeting_id: secret }).count({ n: '*' });
+    const before = await t
+      .db('read_audit')
+      .where({ user_id: tom.id, surface: 'mcp:svc_get_action_items', meeting_id: secret })
+      .count({ n: '*' });
     await items(tom.key, { meetingId: secret });
     await flushReads(t.db);
-    const after = await t.db('read_audit').where({ user_id: tom.id, surface: 'mcp:svc_get_action_items', meeting_id: secret }).count({ n: '*' });
+    const after = await t
+      .db('read_audit')
+      .where({ user_id: tom.id, surface: 'mcp:svc_get_action_items', meeting_id: secret })
+      .count({ n: '*' });
     expect(Number(after[0].n)).toBe(Number(before[0].n) + 1);
   });
 

@@ -55,14 +55,24 @@ describe('backup with pg_dump under load, restore into a fresh cluster', () => {
     makeMeeting(t.db, {
       organizer: user,
       title: `Written during the backup ${n}`,
-      sentences: Array.from({ length: SENTENCES }, (_, i) => ({ speaker: i % 2 ? 'Guest' : 'Ada', text: `Sentence ${i} of meeting ${n}.`, start: i * 2, end: i * 2 + 1.5 })),
+      sentences: Array.from({ length: SENTENCES }, (_, i) => ({
+        speaker: i % 2 ? 'Guest' : 'Ada',
+        text: `Sentence ${i} of meeting ${n}.`,
+        start: i * 2,
+        end: i * 2 + 1.5,
+      })),
     });
 
   const mcpCall = async (url: string, key: string) => {
     const c = new McpClient({ name: 'backup-test', version: '1.0.0' });
-    await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    await c.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+    );
     try {
-      return (await c.callTool({ name: 'svc_get_transcripts', arguments: { format: 'json', limit: 1 } })) as { isError?: boolean; content: { text: string }[] };
+      return (await c.callTool({ name: 'svc_get_transcripts', arguments: { format: 'json', limit: 1 } })) as {
+        isError?: boolean;
+        content: { text: string }[];
+      };
     } finally {
       await c.close();
     }
@@ -74,7 +84,9 @@ describe('backup with pg_dump under load, restore into a fresh cluster', () => {
     await setWebhookSecret({ db: t.db, config }, user.principal, { secret: 'backup-secret-1234567' });
 
     // The running system: the mcp role answering reads, a writer persisting meetings, both non-stop.
-    const role = await startMcpRole(testConfig({ DATABASE_URL: t.url, MCP_PORT: '0', HOST: '127.0.0.1', SECRETS_KEY }, 'mcp'));
+    const role = await startMcpRole(
+      testConfig({ DATABASE_URL: t.url, MCP_PORT: '0', HOST: '127.0.0.1', SECRETS_KEY }, 'mcp'),
+    );
     let busy = true;
     let written = 0;
     let reads = 0;
@@ -115,7 +127,9 @@ describe('backup with pg_dump under load, restore into a fresh cluster', () => {
 
     // One snapshot: every meeting in the copy has every sentence it was written with.
     const counts: { title: string; n: string }[] = (
-      await restored.raw(`select m.title, count(s.idx) as n from meetings m left join sentences s on s.meeting_id = m.id where m.title like 'Written during the backup %' group by m.title`)
+      await restored.raw(
+        `select m.title, count(s.idx) as n from meetings m left join sentences s on s.meeting_id = m.id where m.title like 'Written during the backup %' group by m.title`,
+      )
     ).rows;
     expect(counts.length).toBeGreaterThan(0);
     expect(counts.length).toBeLessThan(written);
@@ -123,7 +137,9 @@ describe('backup with pg_dump under load, restore into a fresh cluster', () => {
 
     // This release runs on the copy: the schema guard finds every migration, the role answers.
     expect(await inspectSchema(restored)).toMatchObject({ pending: [], ahead: [], problem: null });
-    const copy = await startMcpRole(testConfig({ DATABASE_URL: restoredUrl, MCP_PORT: '0', HOST: '127.0.0.1', SECRETS_KEY }, 'mcp'));
+    const copy = await startMcpRole(
+      testConfig({ DATABASE_URL: restoredUrl, MCP_PORT: '0', HOST: '127.0.0.1', SECRETS_KEY }, 'mcp'),
+    );
     try {
       expect((await fetch(copy.url.replace(/\/mcp$/, '/readyz'))).status).toBe(200);
       const res = await mcpCall(copy.url, user.key);

@@ -25,11 +25,24 @@ describe('meeting-intel CLI', () => {
     const all = (await migrationSource.getMigrations([])).map((m) => migrationSource.getMigrationName(m));
     const status = await runCli(['migrate', 'status', '--json'], env);
     expect(status.code).toBe(0);
-    expect(status.json).toMatchObject({ action: 'status', completed: all, pending: [], ahead: [], runs: true, problem: null });
+    expect(status.json).toMatchObject({
+      action: 'status',
+      completed: all,
+      pending: [],
+      ahead: [],
+      runs: true,
+      problem: null,
+    });
     // `down` reverts the last batch: in a database migrated in one go, that is every migration.
     const down = await runCli(['migrate', 'down', '--json'], env);
     expect(down.json.reverted.sort()).toEqual([...all].sort());
-    expect((await runCli(['migrate', 'status', '--json'], env)).json).toMatchObject({ action: 'status', completed: [], pending: all, runs: false, schemaRelease: null });
+    expect((await runCli(['migrate', 'status', '--json'], env)).json).toMatchObject({
+      action: 'status',
+      completed: [],
+      pending: all,
+      runs: false,
+      schemaRelease: null,
+    });
     const up = await runCli(['migrate', 'up', '--json'], env);
     expect(up.json.applied).toEqual(all);
     const bad = await runCli(['migrate', 'sideways'], env);
@@ -52,7 +65,10 @@ describe('meeting-intel CLI', () => {
     const flags = await runCli(['team', 'flags', '--team', teamId, '--enable', 'search,fetch', '--json'], env);
     expect(flags.json.team.feature_flags).toEqual(['fetch', 'search']);
 
-    const user = await runCli(['user', 'create', '--team', teamId, '--email', 'Lin@Acme.example', '--name', 'Lin', '--role', 'admin', '--json'], env);
+    const user = await runCli(
+      ['user', 'create', '--team', teamId, '--email', 'Lin@Acme.example', '--name', 'Lin', '--role', 'admin', '--json'],
+      env,
+    );
     expect(user.code).toBe(0);
     expect(user.json.user).toMatchObject({ email: 'lin@acme.example', role: 'admin', team_id: teamId });
 
@@ -60,7 +76,12 @@ describe('meeting-intel CLI', () => {
     expect(key.code).toBe(0);
     expect(key.json.key).toMatch(/^mi_[a-z0-9]{8}_/);
     const principal = await authenticateApiKey(t.db, key.json.key);
-    expect(principal).toMatchObject({ email: 'lin@acme.example', role: 'admin', tier: 'business', flags: ['fetch', 'search'] });
+    expect(principal).toMatchObject({
+      email: 'lin@acme.example',
+      role: 'admin',
+      tier: 'business',
+      flags: ['fetch', 'search'],
+    });
 
     const human = await runCli(['apikey', 'create', '--email', 'lin@acme.example'], env);
     expect(human.stdout).toMatch(/shown once/);
@@ -75,9 +96,15 @@ describe('meeting-intel CLI', () => {
     [['team', 'create', '--tier', 'pro'], /--name is required/],
     [['team', 'flags', '--team', 'nope', '--enable', 'teleport'], /enable: unknown flag "teleport"/],
     [['team', 'flags', '--team', 'nope'], /--enable or --disable is required/],
-    [['user', 'create', '--team', 'nope', '--email', 'not-an-email', '--name', 'N'], /email: "not-an-email" is not an email address/],
+    [
+      ['user', 'create', '--team', 'nope', '--email', 'not-an-email', '--name', 'N'],
+      /email: "not-an-email" is not an email address/,
+    ],
     [['user', 'create', '--email', 'a@b.example', '--name', 'N'], /--team is required/],
-    [['user', 'create', '--team', 'nope', '--email', 'a@b.example', '--name', 'N', '--role', 'king'], /role must be one of member, admin, super_admin/],
+    [
+      ['user', 'create', '--team', 'nope', '--email', 'a@b.example', '--name', 'N', '--role', 'king'],
+      /role must be one of member, admin, super_admin/,
+    ],
     [['user', 'create', '--team', 'nope', '--email', 'a@b.example', '--name', 'N'], /team "nope" was not found/],
     [['apikey', 'create'], /--email is required/],
     [['apikey', 'create', '--email', 'ghost@nowhere.example'], /user with email "ghost@nowhere.example" was not found/],
@@ -94,13 +121,19 @@ describe('meeting-intel CLI', () => {
     const seedEnv = { ...env, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS, SECRETS_KEY: 'ab'.repeat(32) };
     const first = await runCli(['seed', 'demo', '--json'], seedEnv);
     expect(first.code).toBe(0);
-    expect(first.json).toMatchObject({ admin_email: 'ada@demo.example', users: 8, meetings: { imported: 24, total: 24 } });
+    expect(first.json).toMatchObject({
+      admin_email: 'ada@demo.example',
+      users: 8,
+      meetings: { imported: 24, total: 24 },
+    });
     expect(first.json.api_key).toMatch(/^mi_/);
     const principal = await authenticateApiKey(t.db, first.json.api_key);
     expect(principal).toMatchObject({ role: 'super_admin', tier: 'enterprise', flags: ['fetch', 'search'] });
 
     const counts = async () => ({
-      meetings: Number((await t.db('meetings').where({ team_id: first.json.team_id, status: 'completed' }).count({ n: '*' }))[0].n),
+      meetings: Number(
+        (await t.db('meetings').where({ team_id: first.json.team_id, status: 'completed' }).count({ n: '*' }))[0].n,
+      ),
       sentences: Number((await t.db('sentences').count({ n: '*' }))[0].n),
       shares: Number((await t.db('meeting_shares').count({ n: '*' }))[0].n),
       groups: Number((await t.db('user_groups').where({ team_id: first.json.team_id }).count({ n: '*' }))[0].n),
@@ -121,7 +154,14 @@ describe('meeting-intel CLI', () => {
   it('serve mcp runs the role until SIGTERM', async () => {
     const port = await freePort();
     const child = spawn(BIN, ['serve', 'mcp'], {
-      env: { PATH: process.env.PATH, DATABASE_URL: t.url, MCP_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS },
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: t.url,
+        MCP_PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));

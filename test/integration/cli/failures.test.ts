@@ -25,7 +25,8 @@ describe('meeting-intel CLI failures', () => {
   let t: TestDatabase;
   let emptyName: string;
   let emptyUrl: string;
-  const admin = () => knexFactory({ client: 'pg', connection: process.env.MI_TEST_ADMIN_URL!, pool: { min: 0, max: 1 } });
+  const admin = () =>
+    knexFactory({ client: 'pg', connection: process.env.MI_TEST_ADMIN_URL!, pool: { min: 0, max: 1 } });
 
   beforeAll(async () => {
     t = await createTestDatabase();
@@ -45,7 +46,11 @@ describe('meeting-intel CLI failures', () => {
   it('seed demo with TEMPORAL_ADDRESS on a closed port exits 1 within the bound, naming TEMPORAL_ADDRESS', async () => {
     const address = `127.0.0.1:${await closedPort()}`;
     const started = Date.now();
-    const r = await runCli(['seed', 'demo'], { DATABASE_URL: t.url, TEMPORAL_ADDRESS: address, SECRETS_KEY: 'ab'.repeat(32) }, { timeout: 30_000 });
+    const r = await runCli(
+      ['seed', 'demo'],
+      { DATABASE_URL: t.url, TEMPORAL_ADDRESS: address, SECRETS_KEY: 'ab'.repeat(32) },
+      { timeout: 30_000 },
+    );
     const took = Date.now() - started;
     expect(r.code).toBe(1);
     expect(took).toBeLessThan(20_000);
@@ -56,7 +61,11 @@ describe('meeting-intel CLI failures', () => {
 
   it('seed demo --json reports the same as one JSON error object', async () => {
     const address = `127.0.0.1:${await closedPort()}`;
-    const r = await runCli(['seed', 'demo', '--json'], { DATABASE_URL: t.url, TEMPORAL_ADDRESS: address, SECRETS_KEY: 'ab'.repeat(32) }, { timeout: 30_000 });
+    const r = await runCli(
+      ['seed', 'demo', '--json'],
+      { DATABASE_URL: t.url, TEMPORAL_ADDRESS: address, SECRETS_KEY: 'ab'.repeat(32) },
+      { timeout: 30_000 },
+    );
     expect(r.code).toBe(1);
     expect(r.json.error).toMatchObject({ code: 'temporal_unreachable' });
     expect(r.json.error.message).toMatch(/TEMPORAL_ADDRESS/);
@@ -69,27 +78,43 @@ describe('meeting-intel CLI failures', () => {
     [['apikey', 'create', '--email', 'a@b.example']],
     [['apikey', 'revoke', '--prefix', 'zzzzzzzz']],
     [['seed', 'demo']],
-  ])('%j against a database without the schema exits 1 naming DATABASE_URL and migrate, without SQL', async (args) => {
-    for (const json of [false, true]) {
-      const r = await runCli(json ? [...args, '--json'] : args, { DATABASE_URL: emptyUrl, TEMPORAL_ADDRESS: '127.0.0.1:1', SECRETS_KEY: 'ab'.repeat(32) }, { timeout: 30_000 });
-      expect(r.code).toBe(1);
-      const text = `${r.stdout}\n${r.stderr}`;
-      expect(text).not.toMatch(SQL);
-      expect(text).toMatch(/DATABASE_URL/);
-      expect(text).toMatch(/meeting-intel migrate/);
-      if (json) expect(r.json.error.code).toBe('database_not_migrated');
-    }
-  }, 60_000);
+  ])(
+    '%j against a database without the schema exits 1 naming DATABASE_URL and migrate, without SQL',
+    async (args) => {
+      for (const json of [false, true]) {
+        const r = await runCli(
+          json ? [...args, '--json'] : args,
+          { DATABASE_URL: emptyUrl, TEMPORAL_ADDRESS: '127.0.0.1:1', SECRETS_KEY: 'ab'.repeat(32) },
+          { timeout: 30_000 },
+        );
+        expect(r.code).toBe(1);
+        const text = `${r.stdout}\n${r.stderr}`;
+        expect(text).not.toMatch(SQL);
+        expect(text).toMatch(/DATABASE_URL/);
+        expect(text).toMatch(/meeting-intel migrate/);
+        if (json) expect(r.json.error.code).toBe('database_not_migrated');
+      }
+    },
+    60_000,
+  );
 
   it('a database that does not exist, and a server that does not answer, name DATABASE_URL without SQL', async () => {
-    const missing = await runCli(['team', 'create', '--name', 'X', '--tier', 'pro'], { DATABASE_URL: withDatabase(process.env.MI_TEST_ADMIN_URL!, 'mi_no_such_db') }, { timeout: 30_000 });
+    const missing = await runCli(
+      ['team', 'create', '--name', 'X', '--tier', 'pro'],
+      { DATABASE_URL: withDatabase(process.env.MI_TEST_ADMIN_URL!, 'mi_no_such_db') },
+      { timeout: 30_000 },
+    );
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/DATABASE_URL/);
     expect(missing.stderr).toMatch(/mi_no_such_db.*does not exist/);
     expect(missing.stderr).not.toMatch(SQL);
 
     const port = await closedPort();
-    const refused = await runCli(['apikey', 'revoke', '--prefix', 'zzzzzzzz'], { DATABASE_URL: `postgres://u:secret@127.0.0.1:${port}/x` }, { timeout: 30_000 });
+    const refused = await runCli(
+      ['apikey', 'revoke', '--prefix', 'zzzzzzzz'],
+      { DATABASE_URL: `postgres://u:secret@127.0.0.1:${port}/x` },
+      { timeout: 30_000 },
+    );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/DATABASE_URL/);
     expect(refused.stderr).toContain(`127.0.0.1:${port}`);

@@ -21,7 +21,13 @@ requireMediaTools();
 
 const SEED = 11;
 /** Chunks of at most 40 s: the 18-turn conversation (about 90 s) is cut in three, a 6-turn one is not. */
-const ENV = { ASR_URL: '', DIARIZATION: 'auto', ASR_CHUNK_MAX_SECONDS: '40', ASR_CHUNK_CONCURRENCY: '2', SPEECH_RECOGNIZERS: '1' };
+const ENV = {
+  ASR_URL: '',
+  DIARIZATION: 'auto',
+  ASR_CHUNK_MAX_SECONDS: '40',
+  ASR_CHUNK_CONCURRENCY: '2',
+  SPEECH_RECOGNIZERS: '1',
+};
 
 interface Said {
   speaker_name: string;
@@ -45,7 +51,9 @@ function voiceOf(s: Said, turns: Turn[]): string | null {
  * stand for, to check the mapping is one to one.
  */
 function speakerAccuracy(sentences: Said[], turns: Turn[]): { accuracy: number; labels: string[]; voices: string[] } {
-  const counted = sentences.map((s) => ({ label: s.speaker_name, voice: voiceOf(s, turns) })).filter((x) => x.voice !== null);
+  const counted = sentences
+    .map((s) => ({ label: s.speaker_name, voice: voiceOf(s, turns) }))
+    .filter((x) => x.voice !== null);
   const votes = new Map<string, Map<string, number>>();
   for (const { label, voice } of counted) {
     const v = votes.get(label) ?? new Map<string, number>();
@@ -84,9 +92,15 @@ describe('speakers of uploaded recordings', () => {
     await rig?.close();
   });
 
-  async function transcribed(c: Conversation | string, input: Record<string, unknown>): Promise<{ id: string; sentences: Said[] }> {
+  async function transcribed(
+    c: Conversation | string,
+    input: Record<string, unknown>,
+  ): Promise<{ id: string; sentences: Said[] }> {
     const path = typeof c === 'string' ? c : c.wav;
-    const url = rig.media.serve(`/${input.title as string}.wav`.replace(/\s+/g, '-'), { body: readFileSync(path), contentType: 'audio/wav' });
+    const url = rig.media.serve(`/${input.title as string}.wav`.replace(/\s+/g, '-'), {
+      body: readFileSync(path),
+      contentType: 'audio/wav',
+    });
     const id = await rig.upload({ url, ...input });
     expect(await waitForRun(rig.gql.temporal, id, 240_000)).toMatchObject({ status: 'completed' });
     const res = await mcp.call(rig.owner.key, 'svc_get_transcript', { transcriptId: id, format: 'json' });
@@ -108,11 +122,16 @@ describe('speakers of uploaded recordings', () => {
   }, 300_000);
 
   it.each([0, 51])('refuses speaker_count %i at uploadAudio, naming the field and the rule', async (n) => {
-    const res = await rig.gql.request(rig.owner.key, UPLOAD_AUDIO, { input: { url: 'https://media.example.com/call.mp3', speaker_count: n } });
+    const res = await rig.gql.request(rig.owner.key, UPLOAD_AUDIO, {
+      input: { url: 'https://media.example.com/call.mp3', speaker_count: n },
+    });
     expect(res.body.data?.uploadAudio ?? null).toBeNull();
     const [error] = res.body.errors!;
     expect(error.message).toBe(`input.speaker_count must be an integer from 1 to 50 (how many people speak); got ${n}`);
-    expect(error.extensions).toMatchObject({ field: expect.stringMatching(/speaker_count$/), rule: 'an integer from 1 to 50' });
+    expect(error.extensions).toMatchObject({
+      field: expect.stringMatching(/speaker_count$/),
+      rule: 'an integer from 1 to 50',
+    });
   });
 
   it('finds as many speakers as speaker_count says', async () => {
@@ -143,7 +162,11 @@ describe('speakers of uploaded recordings', () => {
     const path = join(tmpdir(), `mi-diarize-stereo-${process.pid}.wav`);
     stereoOf(c, path);
     const first = c.turns[0].speaker;
-    const { sentences } = await transcribed(path, { title: 'Two sides', split_channels: true, speaker_names: ['Left Person', 'Right Person'] });
+    const { sentences } = await transcribed(path, {
+      title: 'Two sides',
+      split_channels: true,
+      speaker_names: ['Left Person', 'Right Person'],
+    });
     expect(new Set(sentences.map((s) => s.speaker_name))).toEqual(new Set(['Left Person', 'Right Person']));
     for (const s of sentences) {
       const voice = voiceOf(s, c.turns);

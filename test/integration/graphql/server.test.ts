@@ -21,7 +21,11 @@ describe('GraphQL endpoint', () => {
   beforeAll(async () => {
     t = await createTestDatabase();
     user = await makeUser(t.db, await makeTeam(t.db), { name: 'Gina', role: 'admin' });
-    gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: queue, GRAPHQL_MAX_DEPTH: '2', GRAPHQL_MAX_QUERY_BYTES: '400' });
+    gql = await startGraphql(t.db, {
+      TEMPORAL_TASK_QUEUE: queue,
+      GRAPHQL_MAX_DEPTH: '2',
+      GRAPHQL_MAX_QUERY_BYTES: '400',
+    });
     open = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: queue, GRAPHQL_INTROSPECTION: 'true' });
   });
   afterAll(async () => {
@@ -30,10 +34,17 @@ describe('GraphQL endpoint', () => {
     await t?.drop();
   });
 
-  it('answers `me` for the key\'s user', async () => {
+  it("answers `me` for the key's user", async () => {
     const res = await gql.request(user.key, ME);
     expect(res.status).toBe(200);
-    expect(res.body.data.me).toEqual({ user_id: user.id, email: user.email, name: 'Gina', is_admin: true, minutes_consumed: 0, num_transcripts: 0 });
+    expect(res.body.data.me).toEqual({
+      user_id: user.id,
+      email: user.email,
+      name: 'Gina',
+      is_admin: true,
+      minutes_consumed: 0,
+      num_transcripts: 0,
+    });
   });
 
   it('refuses a missing, unknown or revoked key with 401 and auth_failed', async () => {
@@ -59,7 +70,10 @@ describe('GraphQL endpoint', () => {
     // Depth counts nesting below the root field (services/graphql/depth-limit.ts): transcript 0, summary 1, keywords 2.
     const atLimit = await gql.request(user.key, 'query { transcript(id: "x") { summary { keywords } } }');
     expect(atLimit.body.errors![0].extensions!.code).toBe('object_not_found'); // it ran
-    const deep = await gql.request(user.key, 'query Deep { transcript(id: "x") { summary { action_items { text } } } }');
+    const deep = await gql.request(
+      user.key,
+      'query Deep { transcript(id: "x") { summary { action_items { text } } } }',
+    );
     expect(deep.status).toBe(400);
     expect(deep.body.errors![0].extensions).toMatchObject({ code: 'invalid_arguments', field: 'query', rule: 'depth' });
     expect(deep.body.errors![0].message).toMatch(/exceeds maximum operation depth of 2/);
@@ -70,19 +84,35 @@ describe('GraphQL endpoint', () => {
     expect((await gql.request(user.key, padded(400))).status).toBe(200);
     const big = await gql.request(user.key, padded(401));
     expect(big.status).toBe(413);
-    expect(big.body.errors![0].extensions).toMatchObject({ code: 'invalid_arguments', field: 'query', rule: 'at most 400 bytes' });
+    expect(big.body.errors![0].extensions).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'query',
+      rule: 'at most 400 bytes',
+    });
   });
 
   it('answers malformed JSON and unknown fields in the same error shape, without stack traces', async () => {
-    const res = await fetch(gql.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${user.key}` }, body: '{"query": ' });
+    const res = await fetch(gql.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${user.key}` },
+      body: '{"query": ',
+    });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as any).errors[0].extensions).toMatchObject({ code: 'invalid_arguments', field: 'body' });
+    expect(((await res.json()) as any).errors[0].extensions).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'body',
+    });
 
     const unknown = await gql.request(user.key, '{ me { password } }');
-    expect(unknown.body.errors![0].extensions).toMatchObject({ code: 'invalid_arguments', field: 'query', rule: 'schema' });
+    expect(unknown.body.errors![0].extensions).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'query',
+      rule: 'schema',
+    });
     const syntax = await gql.request(user.key, '{ me { ');
     expect(syntax.body.errors![0].extensions).toMatchObject({ code: 'invalid_arguments', field: 'query' });
-    for (const e of [...unknown.body.errors!, ...syntax.body.errors!]) expect(JSON.stringify(e)).not.toMatch(/stacktrace|\n\s+at /);
+    for (const e of [...unknown.body.errors!, ...syntax.body.errors!])
+      expect(JSON.stringify(e)).not.toMatch(/stacktrace|\n\s+at /);
   });
 
   it('hides the schema unless introspection is configured', async () => {
@@ -97,7 +127,16 @@ describe('GraphQL endpoint', () => {
     const schema = await open.request(user.key, '{ __schema { mutationType { fields { name } } } }');
     // The core mutation plus those the modules add (webhooks, rules, live ingest).
     const mutations: string[] = schema.body.data.__schema.mutationType.fields.map((f: { name: string }) => f.name);
-    expect(mutations).toEqual(expect.arrayContaining(['uploadAudio', 'saveWebhookUrl', 'setWebhookSecret', 'createRule', 'startLiveMeeting', 'appendLiveSentences']));
+    expect(mutations).toEqual(
+      expect.arrayContaining([
+        'uploadAudio',
+        'saveWebhookUrl',
+        'setWebhookSecret',
+        'createRule',
+        'startLiveMeeting',
+        'appendLiveSentences',
+      ]),
+    );
     const landing = await fetch(open.url, { headers: { accept: 'text/html' } });
     expect(landing.status).toBe(200);
     expect(landing.headers.get('content-type')).toMatch(/text\/html/);
@@ -143,15 +182,24 @@ describe('GraphQL endpoint', () => {
     try {
       const [{ n: before }] = await t.db('meetings').count({ n: '*' });
       const { result: res, logs } = await whileCapturing('error', () =>
-        down.request(user.key, UPLOAD_AUDIO, { input: { url: 'https://media.example.com/a.vtt', client_reference_id: 'down-1' } }),
+        down.request(user.key, UPLOAD_AUDIO, {
+          input: { url: 'https://media.example.com/a.vtt', client_reference_id: 'down-1' },
+        }),
       );
       expect(res.body.errors![0].extensions).toEqual({ code: 'internal_error' });
       expect(res.body.errors![0].message).toMatch(/nothing was stored.*again/);
       // The cause is logged for the operator (with the request's id), never sent to the caller.
       const [cause] = logs.find('error', /^could not start the transcription workflow$/);
-      expect(cause).toMatchObject({ requestId: expect.any(String), meetingId: expect.any(String), err: { message: expect.stringMatching(/Failed to start Workflow/) } });
+      expect(cause).toMatchObject({
+        requestId: expect.any(String),
+        meetingId: expect.any(String),
+        err: { message: expect.stringMatching(/Failed to start Workflow/) },
+      });
       expect(logs.find('error', /^graphql operation failed$/)).toEqual([
-        expect.objectContaining({ requestId: cause.requestId, err: expect.objectContaining({ code: 'internal_error', message: res.body.errors![0].message }) }),
+        expect.objectContaining({
+          requestId: cause.requestId,
+          err: expect.objectContaining({ code: 'internal_error', message: res.body.errors![0].message }),
+        }),
       ]);
       expect(JSON.stringify(res.body)).not.toContain(String((cause.err as { message: string }).message));
       const [{ n: after }] = await t.db('meetings').count({ n: '*' });

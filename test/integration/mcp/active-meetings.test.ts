@@ -24,16 +24,45 @@ describe('svc_get_active_meetings', () => {
     alice = await makeUser(t.db, team, { email: 'alice@a.test' });
     bob = await makeUser(t.db, team, { email: 'bob@a.test' });
     outsider = await makeUser(t.db, other, { role: 'admin', email: 'out@b.test' });
-    a1 = (await makeMeeting(t.db, { organizer: alice, title: 'Alice standup', isLive: true, liveState: 'active', date: '2026-11-21T09:00:00Z' })).id;
-    await t.db('meetings').where({ id: a1 }).update({
-      meeting_link: 'https://meet.test/abc',
-      scheduled_start: new Date('2026-11-21T09:05:00Z'),
-      scheduled_end: new Date('2026-11-21T09:30:00Z'),
-    });
-    a2 = (await makeMeeting(t.db, { organizer: alice, title: 'Alice 1:1', isLive: true, liveState: 'paused', privacy: 'owner', date: '2026-11-21T08:00:00Z' })).id;
-    b1 = (await makeMeeting(t.db, { organizer: bob, title: 'Bob sync', isLive: true, liveState: 'active', date: '2026-11-21T07:00:00Z' })).id;
+    a1 = (
+      await makeMeeting(t.db, {
+        organizer: alice,
+        title: 'Alice standup',
+        isLive: true,
+        liveState: 'active',
+        date: '2026-11-21T09:00:00Z',
+      })
+    ).id;
+    await t
+      .db('meetings')
+      .where({ id: a1 })
+      .update({
+        meeting_link: 'https://meet.test/abc',
+        scheduled_start: new Date('2026-11-21T09:05:00Z'),
+        scheduled_end: new Date('2026-11-21T09:30:00Z'),
+      });
+    a2 = (
+      await makeMeeting(t.db, {
+        organizer: alice,
+        title: 'Alice 1:1',
+        isLive: true,
+        liveState: 'paused',
+        privacy: 'owner',
+        date: '2026-11-21T08:00:00Z',
+      })
+    ).id;
+    b1 = (
+      await makeMeeting(t.db, {
+        organizer: bob,
+        title: 'Bob sync',
+        isLive: true,
+        liveState: 'active',
+        date: '2026-11-21T07:00:00Z',
+      })
+    ).id;
     await makeMeeting(t.db, { organizer: alice, title: 'Done meeting' });
-    o1 = (await makeMeeting(t.db, { organizer: outsider, title: 'Foreign live', isLive: true, liveState: 'active' })).id;
+    o1 = (await makeMeeting(t.db, { organizer: outsider, title: 'Foreign live', isLive: true, liveState: 'active' }))
+      .id;
     mcp = await startMcp(t.db);
   });
   afterAll(async () => {
@@ -63,7 +92,7 @@ describe('svc_get_active_meetings', () => {
   });
   const ids = (data: { meetings: { id: string }[] }) => data.meetings.map((m) => m.id);
 
-  it('lists a member\'s own live meetings, newest start first, as a flat TOON table', async () => {
+  it("lists a member's own live meetings, newest start first, as a flat TOON table", async () => {
     const res = await mcp.call(alice.key, 'svc_get_active_meetings');
     expect(res.isError).toBe(false);
     expect(res.text).toContain('meetings[2]{id,title,organizer_email,meeting_link,start_time,end_time,privacy,state}:');
@@ -71,14 +100,25 @@ describe('svc_get_active_meetings', () => {
   });
 
   it('filters by state', async () => {
-    expect((await mcp.call(alice.key, 'svc_get_active_meetings', { states: ['paused'] })).data).toEqual({ meetings: [A2()], has_more: false });
+    expect((await mcp.call(alice.key, 'svc_get_active_meetings', { states: ['paused'] })).data).toEqual({
+      meetings: [A2()],
+      has_more: false,
+    });
     expect(ids((await mcp.call(alice.key, 'svc_get_active_meetings', { states: ['active'] })).data)).toEqual([a1]);
-    expect(ids((await mcp.call(alice.key, 'svc_get_active_meetings', { states: ['paused', 'active'] })).data)).toEqual([a1, a2]);
-    expect(ids((await mcp.call(alice.key, 'svc_get_active_meetings', { states: ['active', 'active'] })).data)).toEqual([a1]);
+    expect(ids((await mcp.call(alice.key, 'svc_get_active_meetings', { states: ['paused', 'active'] })).data)).toEqual([
+      a1,
+      a2,
+    ]);
+    expect(ids((await mcp.call(alice.key, 'svc_get_active_meetings', { states: ['active', 'active'] })).data)).toEqual([
+      a1,
+    ]);
   });
 
-  it('accepts a member\'s own email in any case, refuses anyone else\'s with require_elevated_privilege', async () => {
-    expect(ids((await mcp.call(alice.key, 'svc_get_active_meetings', { email: 'Alice@A.test' })).data)).toEqual([a1, a2]);
+  it("accepts a member's own email in any case, refuses anyone else's with require_elevated_privilege", async () => {
+    expect(ids((await mcp.call(alice.key, 'svc_get_active_meetings', { email: 'Alice@A.test' })).data)).toEqual([
+      a1,
+      a2,
+    ]);
     for (const email of ['bob@a.test', 'out@b.test', 'nobody@a.test']) {
       const res = await mcp.call(alice.key, 'svc_get_active_meetings', { email });
       expect(res.isError).toBe(true);
@@ -89,11 +129,16 @@ describe('svc_get_active_meetings', () => {
   it('gives an admin the whole team by default and any teammate by email', async () => {
     expect(ids((await mcp.call(admin.key, 'svc_get_active_meetings')).data)).toEqual([a1, a2, b1]);
     expect(ids((await mcp.call(admin.key, 'svc_get_active_meetings', { email: 'bob@a.test' })).data)).toEqual([b1]);
-    expect(ids((await mcp.call(admin.key, 'svc_get_active_meetings', { email: 'bob@a.test', states: ['paused'] })).data)).toEqual([]);
-    expect((await mcp.call(admin.key, 'svc_get_active_meetings', { email: 'admin@a.test' })).data).toEqual({ meetings: [], has_more: false });
+    expect(
+      ids((await mcp.call(admin.key, 'svc_get_active_meetings', { email: 'bob@a.test', states: ['paused'] })).data),
+    ).toEqual([]);
+    expect((await mcp.call(admin.key, 'svc_get_active_meetings', { email: 'admin@a.test' })).data).toEqual({
+      meetings: [],
+      has_more: false,
+    });
   });
 
-  it('reports an email outside the admin\'s team as object_not_found, and never shows another team', async () => {
+  it("reports an email outside the admin's team as object_not_found, and never shows another team", async () => {
     for (const email of ['out@b.test', 'nobody@a.test']) {
       const res = await mcp.call(admin.key, 'svc_get_active_meetings', { email });
       expect(res.data.error.code).toBe('object_not_found');

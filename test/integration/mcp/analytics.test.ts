@@ -28,10 +28,37 @@ describe('svc_get_analytics', () => {
   const window = { startTime: '2026-10-01T00:00:00Z', endTime: '2026-10-31T00:00:00Z' };
 
   /** A meeting with its stored analytics, as the analyze step writes them. */
-  async function meeting(organizer: TestUser, date: string, seconds: number, m: { tlr: number | null; mood: [number, number, number] }, speakers: Speaker[], status = 'completed') {
+  async function meeting(
+    organizer: TestUser,
+    date: string,
+    seconds: number,
+    m: { tlr: number | null; mood: [number, number, number] },
+    speakers: Speaker[],
+    status = 'completed',
+  ) {
     const id = newId();
-    await t.db('meetings').insert({ id, team_id: organizer.teamId, organizer_id: organizer.id, organizer_email: organizer.email, title: 'M', date: new Date(date), duration_seconds: seconds, status });
-    await t.db('meeting_analytics').insert({ meeting_id: id, duration_seconds: seconds, talk_listen_ratio: m.tlr, positive_pct: m.mood[0], neutral_pct: m.mood[1], negative_pct: m.mood[2] });
+    await t
+      .db('meetings')
+      .insert({
+        id,
+        team_id: organizer.teamId,
+        organizer_id: organizer.id,
+        organizer_email: organizer.email,
+        title: 'M',
+        date: new Date(date),
+        duration_seconds: seconds,
+        status,
+      });
+    await t
+      .db('meeting_analytics')
+      .insert({
+        meeting_id: id,
+        duration_seconds: seconds,
+        talk_listen_ratio: m.tlr,
+        positive_pct: m.mood[0],
+        neutral_pct: m.mood[1],
+        negative_pct: m.mood[2],
+      });
     await t.db('speaker_analytics').insert(
       speakers.map((s, i) => ({
         meeting_id: id,
@@ -79,7 +106,9 @@ describe('svc_get_analytics', () => {
       { user: bob, duration: 1800, words: 3000, fillers: 10, questions: 4, monologues: 0, mood: [20, 70, 10] },
     ]);
     // Never counted: still processing, before both windows, at the exclusive end, and another team's (with alice's email as a speaker).
-    const noise: Speaker[] = [{ user: alice, duration: 999, words: 999, fillers: 99, questions: 99, monologues: 99, mood: [0, 0, 100] }];
+    const noise: Speaker[] = [
+      { user: alice, duration: 999, words: 999, fillers: 99, questions: 99, monologues: 99, mood: [0, 0, 100] },
+    ];
     await meeting(alice, '2026-10-10T10:00:00Z', 999, { tlr: 9, mood: [0, 0, 100] }, noise, 'processing');
     await meeting(alice, '2026-08-31T23:59:59Z', 999, { tlr: 9, mood: [0, 0, 100] }, noise);
     await meeting(alice, '2026-10-31T00:00:00Z', 999, { tlr: 9, mood: [0, 0, 100] }, noise);
@@ -123,16 +152,58 @@ describe('svc_get_analytics', () => {
     return row;
   };
   const aliceRow = () =>
-    userRow(alice, [[1, 0], [60, 33.3], [60, 33.3], [10, -50], [5, 150], [2, -33.3], [60, 50], [30, -40], [10, 0], [1, 100], [120, 20]]);
+    userRow(alice, [
+      [1, 0],
+      [60, 33.3],
+      [60, 33.3],
+      [10, -50],
+      [5, 150],
+      [2, -33.3],
+      [60, 50],
+      [30, -40],
+      [10, 0],
+      [1, 100],
+      [120, 20],
+    ]);
   const bobRow = () =>
-    userRow(bob, [[2, 100], [90, 100], [45, 0], [6, -40], [7, 75], [2, null], [24, 20], [66, -5.7], [10, 0], [0.56, -72], [100, 0]]);
+    userRow(bob, [
+      [2, 100],
+      [90, 100],
+      [45, 0],
+      [6, -40],
+      [7, 75],
+      [2, null],
+      [24, 20],
+      [66, -5.7],
+      [10, 0],
+      [0.56, -72],
+      [100, 0],
+    ]);
   const carolRow = () =>
-    userRow(carol, [[1, null], [30, null], [30, null], [0, null], [1, null], [0, null], [20, null], [70, null], [10, null], [1, null], [80, null]]);
+    userRow(carol, [
+      [1, null],
+      [30, null],
+      [30, null],
+      [0, null],
+      [1, null],
+      [0, null],
+      [20, null],
+      [70, null],
+      [10, null],
+      [1, null],
+      [80, null],
+    ]);
 
   it('gives an admin team totals and every speaker of the team, each against the previous window', async () => {
     const res = await mcp.call(admin.key, 'svc_get_analytics', window);
     expect(res.isError).toBe(false);
-    expect(res.data).toEqual({ period, scope: 'team', team: teamRows, users: [bobRow(), aliceRow(), carolRow()], has_more: false });
+    expect(res.data).toEqual({
+      period,
+      scope: 'team',
+      team: teamRows,
+      users: [bobRow(), aliceRow(), carolRow()],
+      has_more: false,
+    });
   });
 
   it('renders the team block and the users as TOON tables', async () => {
@@ -144,14 +215,33 @@ describe('svc_get_analytics', () => {
   it('gives a member only their own row: no team totals, no other users', async () => {
     const res = await mcp.call(alice.key, 'svc_get_analytics', window);
     expect(res.isError).toBe(false);
-    expect(res.data).toEqual({ period, scope: 'self', team: null, users: [aliceRow()], has_more: false, note: expect.stringMatching(/team admin/) });
+    expect(res.data).toEqual({
+      period,
+      scope: 'self',
+      team: null,
+      users: [aliceRow()],
+      has_more: false,
+      note: expect.stringMatching(/team admin/),
+    });
     expect(res.text).not.toContain('bob@a.test');
   });
 
   it('gives a member without meetings a row of zeros rather than nothing', async () => {
     const res = await mcp.call(dave.key, 'svc_get_analytics', window);
     expect(res.data.users).toEqual([
-      userRow(dave, [[0, null], [0, null], [null, null], [0, null], [0, null], [0, null], [null, null], [null, null], [null, null], [null, null], [null, null]]),
+      userRow(dave, [
+        [0, null],
+        [0, null],
+        [null, null],
+        [0, null],
+        [0, null],
+        [0, null],
+        [null, null],
+        [null, null],
+        [null, null],
+        [null, null],
+        [null, null],
+      ]),
     ]);
   });
 
@@ -165,8 +255,11 @@ describe('svc_get_analytics', () => {
     const fresh = await makeTeam(t.db);
     const boss = await makeUser(t.db, fresh, { role: 'admin' });
     const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
-    const quiet: Speaker[] = [{ user: boss, duration: 60, words: 100, fillers: 0, questions: 0, monologues: 0, mood: [0, 100, 0] }];
-    for (const ago of [1, 29, 31, 59, 61]) await meeting(boss, daysAgo(ago), 60, { tlr: null, mood: [0, 100, 0] }, quiet);
+    const quiet: Speaker[] = [
+      { user: boss, duration: 60, words: 100, fillers: 0, questions: 0, monologues: 0, mood: [0, 100, 0] },
+    ];
+    for (const ago of [1, 29, 31, 59, 61])
+      await meeting(boss, daysAgo(ago), 60, { tlr: null, mood: [0, 100, 0] }, quiet);
     const before = Date.now();
     const res = await mcp.call(boss.key, 'svc_get_analytics');
     const end = Date.parse(res.data.period.end);
@@ -174,7 +267,12 @@ describe('svc_get_analytics', () => {
     expect(end).toBeLessThanOrEqual(Date.now() + 1000);
     expect(res.data.period.days).toBe(30);
     expect(res.data.team[0]).toEqual({ metric: 'meetings', value: 2, previous: 2, change_pct: 0 });
-    expect(res.data.team.find((r: { metric: string }) => r.metric === 'talk_listen_ratio')).toEqual({ metric: 'talk_listen_ratio', value: null, previous: null, change_pct: null });
+    expect(res.data.team.find((r: { metric: string }) => r.metric === 'talk_listen_ratio')).toEqual({
+      metric: 'talk_listen_ratio',
+      value: null,
+      previous: null,
+      change_pct: null,
+    });
     const onlyEnd = await mcp.call(admin.key, 'svc_get_analytics', { endTime: '2026-10-31T00:00:00Z' });
     expect(onlyEnd.data.period).toEqual(period);
     const onlyStart = await mcp.call(admin.key, 'svc_get_analytics', { startTime: '2026-10-01T00:00:00+02:00' });
@@ -182,13 +280,26 @@ describe('svc_get_analytics', () => {
   });
 
   it('requires startTime before endTime (equal refused, one second apart accepted)', async () => {
-    const equal = await mcp.call(admin.key, 'svc_get_analytics', { startTime: '2026-10-01T00:00:00Z', endTime: '2026-10-01T00:00:00Z' });
-    expect(equal.data.error).toMatchObject({ code: 'invalid_arguments', field: 'startTime', rule: 'must be before endTime' });
-    const after = await mcp.call(admin.key, 'svc_get_analytics', { startTime: '2026-10-02T00:00:00Z', endTime: '2026-10-01T00:00:00Z' });
+    const equal = await mcp.call(admin.key, 'svc_get_analytics', {
+      startTime: '2026-10-01T00:00:00Z',
+      endTime: '2026-10-01T00:00:00Z',
+    });
+    expect(equal.data.error).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'startTime',
+      rule: 'must be before endTime',
+    });
+    const after = await mcp.call(admin.key, 'svc_get_analytics', {
+      startTime: '2026-10-02T00:00:00Z',
+      endTime: '2026-10-01T00:00:00Z',
+    });
     expect(after.data.error).toMatchObject({ code: 'invalid_arguments', field: 'startTime' });
     const future = await mcp.call(admin.key, 'svc_get_analytics', { startTime: '2999-01-01T00:00:00Z' });
     expect(future.data.error).toMatchObject({ code: 'invalid_arguments', field: 'startTime' });
-    const ok = await mcp.call(admin.key, 'svc_get_analytics', { startTime: '2026-10-01T00:00:00Z', endTime: '2026-10-01T00:00:01Z' });
+    const ok = await mcp.call(admin.key, 'svc_get_analytics', {
+      startTime: '2026-10-01T00:00:00Z',
+      endTime: '2026-10-01T00:00:01Z',
+    });
     expect(ok.isError).toBe(false);
     expect(ok.data.period.previous_start).toBe('2026-09-30T23:59:59.000Z');
   });
@@ -208,12 +319,21 @@ describe('svc_get_analytics', () => {
   });
 
   it('caps the window at 3660 days', async () => {
-    const max = await mcp.call(admin.key, 'svc_get_analytics', { startTime: '2016-10-29T00:00:00Z', endTime: '2026-10-31T00:00:00Z' });
+    const max = await mcp.call(admin.key, 'svc_get_analytics', {
+      startTime: '2016-10-29T00:00:00Z',
+      endTime: '2026-10-31T00:00:00Z',
+    });
     expect(max.isError).toBe(false);
     expect(max.data.period.days).toBe(3654);
-    const edge = await mcp.call(admin.key, 'svc_get_analytics', { startTime: '2016-10-23T00:00:00Z', endTime: '2026-10-31T00:00:00Z' });
+    const edge = await mcp.call(admin.key, 'svc_get_analytics', {
+      startTime: '2016-10-23T00:00:00Z',
+      endTime: '2026-10-31T00:00:00Z',
+    });
     expect(edge.data.period.days).toBe(3660);
-    const over = await mcp.call(admin.key, 'svc_get_analytics', { startTime: '2016-10-22T23:59:59Z', endTime: '2026-10-31T00:00:00Z' });
+    const over = await mcp.call(admin.key, 'svc_get_analytics', {
+      startTime: '2016-10-22T23:59:59Z',
+      endTime: '2026-10-31T00:00:00Z',
+    });
     expect(over.data.error).toMatchObject({ code: 'invalid_arguments', field: 'startTime' });
   });
 

@@ -68,8 +68,14 @@ describe('tool annotations', () => {
   it('svc_share_meeting is destructive: sharing again with expiryDays makes an open-ended share end', async () => {
     const m = await makeMeeting(t.db, { organizer: admin, title: 'Shared' });
     const first = await mcp.call(admin.key, 'svc_share_meeting', { meetingId: m.id, emails: ['guest@ext.test'] });
-    expect(first.data.shares).toEqual([expect.objectContaining({ email: 'guest@ext.test', expires_at: null, change: 'added' })]);
-    const again = await mcp.call(admin.key, 'svc_share_meeting', { meetingId: m.id, emails: ['guest@ext.test'], expiryDays: 7 });
+    expect(first.data.shares).toEqual([
+      expect.objectContaining({ email: 'guest@ext.test', expires_at: null, change: 'added' }),
+    ]);
+    const again = await mcp.call(admin.key, 'svc_share_meeting', {
+      meetingId: m.id,
+      emails: ['guest@ext.test'],
+      expiryDays: 7,
+    });
     expect(again.data.shares[0]).toMatchObject({ email: 'guest@ext.test', change: 'updated' });
     expect(again.data.shares[0].expires_at).not.toBeNull();
     const [row] = await t.db('meeting_shares').where({ meeting_id: m.id, email: 'guest@ext.test' });

@@ -66,9 +66,14 @@ describe('channel tools', () => {
       expect(res.data.channels.map((c: { id: string }) => c.id)).toEqual([empty, general]);
     });
 
-    it('shows an admin every channel of the team, never another team\'s', async () => {
+    it("shows an admin every channel of the team, never another team's", async () => {
       const res = await mcp.call(admin.key, 'svc_list_channels');
-      expect(res.data.channels.map((c: { title: string }) => c.title)).toEqual(['Board', 'empty room', 'General', 'Secret']);
+      expect(res.data.channels.map((c: { title: string }) => c.title)).toEqual([
+        'Board',
+        'empty room',
+        'General',
+        'Secret',
+      ]);
       const out = await mcp.call(outsider.key, 'svc_list_channels');
       expect(out.data).toEqual({ channels: [row(foreign, 'Foreign', false, ['out@b.test'])], has_more: false });
     });
@@ -83,7 +88,15 @@ describe('channel tools', () => {
       const team = await makeTeam(t.db);
       const user = await makeUser(t.db, team);
       const insert = (n: number) =>
-        t.db('channels').insert(Array.from({ length: n }, (_, i) => ({ id: newId(), team_id: team.id, title: `c${String(i).padStart(4, '0')}` })));
+        t
+          .db('channels')
+          .insert(
+            Array.from({ length: n }, (_, i) => ({
+              id: newId(),
+              team_id: team.id,
+              title: `c${String(i).padStart(4, '0')}`,
+            })),
+          );
       await insert(CHANNEL_LIST_CAP);
       const full = await mcp.call(user.key, 'svc_list_channels');
       expect(full.data.channels).toHaveLength(CHANNEL_LIST_CAP);
@@ -119,7 +132,7 @@ describe('channel tools', () => {
       expect(adm.data).toEqual({ id: board, title: 'Board', is_private: true, members: [] });
     });
 
-    it('reports a private channel the caller is not in, another team\'s, and an unknown id as object_not_found', async () => {
+    it("reports a private channel the caller is not in, another team's, and an unknown id as object_not_found", async () => {
       for (const [key, id] of [
         [bob.key, secret],
         [alice.key, board],
@@ -140,7 +153,11 @@ describe('channel tools', () => {
       const emptyId = await mcp.call(alice.key, 'svc_get_channel', { channelId: '' });
       expect(emptyId.data.error).toMatchObject({ code: 'invalid_arguments', field: 'channelId' });
       const long = await mcp.call(alice.key, 'svc_get_channel', { channelId: 'x'.repeat(65) });
-      expect(long.data.error).toMatchObject({ code: 'invalid_arguments', field: 'channelId', rule: 'at most 64 characters' });
+      expect(long.data.error).toMatchObject({
+        code: 'invalid_arguments',
+        field: 'channelId',
+        rule: 'at most 64 characters',
+      });
       // The code for a wrong type is the server's (server.ts); the field is named either way.
       const wrongType = await mcp.call(alice.key, 'svc_get_channel', { channelId: 42 });
       expect(wrongType.isError).toBe(true);
@@ -150,7 +167,9 @@ describe('channel tools', () => {
 
   it('lists both tools as read-only', async () => {
     const c = await mcp.client(alice.key);
-    const tools = (await c.listTools()).tools.filter((x) => x.name === 'svc_list_channels' || x.name === 'svc_get_channel');
+    const tools = (await c.listTools()).tools.filter(
+      (x) => x.name === 'svc_list_channels' || x.name === 'svc_get_channel',
+    );
     expect(tools).toHaveLength(2);
     for (const tool of tools) expect(tool.annotations).toMatchObject({ readOnlyHint: true });
   });

@@ -71,7 +71,13 @@ describe('people tools', () => {
       expect(res.text).toContain('members[2]{email,name,role}:');
       expect(res.data).toEqual({
         groups: [
-          { id: eng, name: 'Engineering', handle: 'eng', member_count: 1, members: [{ email: 'carol@a.test', name: 'Carol', role: 'member' }] },
+          {
+            id: eng,
+            name: 'Engineering',
+            handle: 'eng',
+            member_count: 1,
+            members: [{ email: 'carol@a.test', name: 'Carol', role: 'member' }],
+          },
           salesGroup(),
         ],
         has_more: false,
@@ -80,12 +86,18 @@ describe('people tools', () => {
       expect(explicit.data).toEqual(res.data);
     });
 
-    it('mine: true lists only the caller\'s groups', async () => {
-      expect((await mcp.call(alice.key, 'svc_get_usergroups', { mine: true })).data).toEqual({ groups: [salesGroup()], has_more: false });
-      expect((await mcp.call(admin.key, 'svc_get_usergroups', { mine: true })).data).toEqual({ groups: [], has_more: false });
+    it("mine: true lists only the caller's groups", async () => {
+      expect((await mcp.call(alice.key, 'svc_get_usergroups', { mine: true })).data).toEqual({
+        groups: [salesGroup()],
+        has_more: false,
+      });
+      expect((await mcp.call(admin.key, 'svc_get_usergroups', { mine: true })).data).toEqual({
+        groups: [],
+        has_more: false,
+      });
     });
 
-    it('never shows another team\'s groups, admins included', async () => {
+    it("never shows another team's groups, admins included", async () => {
       const res = await mcp.call(outsider.key, 'svc_get_usergroups');
       expect(res.data.groups.map((g: { handle: string }) => g.handle)).toEqual(['foreign']);
       const mine = await mcp.call(admin.key, 'svc_get_usergroups');
@@ -103,7 +115,12 @@ describe('people tools', () => {
     it(`lists at most ${GROUP_LIST_CAP} groups and says has_more beyond`, async () => {
       const big = await makeTeam(t.db);
       const user = await makeUser(t.db, big);
-      const rows = Array.from({ length: GROUP_LIST_CAP }, (_, i) => ({ id: newId(), team_id: big.id, name: `g${String(i).padStart(3, '0')}`, handle: `g${i}` }));
+      const rows = Array.from({ length: GROUP_LIST_CAP }, (_, i) => ({
+        id: newId(),
+        team_id: big.id,
+        name: `g${String(i).padStart(3, '0')}`,
+        handle: `g${i}`,
+      }));
       await t.db('user_groups').insert(rows);
       const full = await mcp.call(user.key, 'svc_get_usergroups');
       expect(full.data.groups).toHaveLength(GROUP_LIST_CAP);
@@ -118,24 +135,51 @@ describe('people tools', () => {
   describe('svc_get_user_contacts', () => {
     beforeAll(async () => {
       // alice organizes with bob and an external guest (older), then meets carol (newer).
-      await makeMeeting(t.db, { organizer: alice, date: '2026-10-01T10:00:00Z', participants: [{ email: 'bob@a.test' }, { email: 'Guest@Ext.test', name: 'Gina Guest' }] });
-      await makeMeeting(t.db, { organizer: alice, date: '2026-10-05T10:00:00Z', participants: [{ email: 'carol@a.test', name: 'Caro' }] });
+      await makeMeeting(t.db, {
+        organizer: alice,
+        date: '2026-10-01T10:00:00Z',
+        participants: [{ email: 'bob@a.test' }, { email: 'Guest@Ext.test', name: 'Gina Guest' }],
+      });
+      await makeMeeting(t.db, {
+        organizer: alice,
+        date: '2026-10-05T10:00:00Z',
+        participants: [{ email: 'carol@a.test', name: 'Caro' }],
+      });
       // bob's teammates-visible meeting with an external: alice can see it, so its people are her contacts.
-      await makeMeeting(t.db, { organizer: bob, date: '2026-10-03T10:00:00Z', privacy: 'teammates', participants: [{ email: 'vendor@ext.test', name: 'Vic Vendor' }] });
+      await makeMeeting(t.db, {
+        organizer: bob,
+        date: '2026-10-03T10:00:00Z',
+        privacy: 'teammates',
+        participants: [{ email: 'vendor@ext.test', name: 'Vic Vendor' }],
+      });
       // carol's owner-only meeting: alice cannot see it, so its guest is no contact of hers.
-      await makeMeeting(t.db, { organizer: carol, date: '2026-10-09T10:00:00Z', privacy: 'owner', participants: [{ email: 'hidden@ext.test', name: 'Hidden' }] });
+      await makeMeeting(t.db, {
+        organizer: carol,
+        date: '2026-10-09T10:00:00Z',
+        privacy: 'owner',
+        participants: [{ email: 'hidden@ext.test', name: 'Hidden' }],
+      });
       // Another team's meeting shared with alice: visible, so its organizer is a contact (their picture is not exposed).
       const shared = await makeMeeting(t.db, { organizer: outsider, date: '2026-10-07T10:00:00Z', privacy: 'owner' });
       await shareMeeting(t.db, shared.id, alice.email);
       // Another team's meeting not shared: never.
-      await makeMeeting(t.db, { organizer: outsider, date: '2026-10-08T10:00:00Z', participants: [{ email: 'secret@ext.test' }] });
+      await makeMeeting(t.db, {
+        organizer: outsider,
+        date: '2026-10-08T10:00:00Z',
+        participants: [{ email: 'secret@ext.test' }],
+      });
     });
 
     const expected = () => ({
       contacts: [
         { email: 'out@b.test', name: 'Outsider', picture: null, last_meeting_date: '2026-10-07T10:00:00.000Z' },
         { email: 'carol@a.test', name: 'Carol', picture: null, last_meeting_date: '2026-10-05T10:00:00.000Z' },
-        { email: 'bob@a.test', name: 'Bob', picture: 'https://img.test/bob.png', last_meeting_date: '2026-10-03T10:00:00.000Z' },
+        {
+          email: 'bob@a.test',
+          name: 'Bob',
+          picture: 'https://img.test/bob.png',
+          last_meeting_date: '2026-10-03T10:00:00.000Z',
+        },
         { email: 'vendor@ext.test', name: 'Vic Vendor', picture: null, last_meeting_date: '2026-10-03T10:00:00.000Z' },
         { email: 'guest@ext.test', name: 'Gina Guest', picture: null, last_meeting_date: '2026-10-01T10:00:00.000Z' },
       ],
@@ -168,7 +212,7 @@ describe('people tools', () => {
       ]);
     });
 
-    it('follows visibility: an admin sees the owner-only meeting\'s guest, another team sees none of these', async () => {
+    it("follows visibility: an admin sees the owner-only meeting's guest, another team sees none of these", async () => {
       const adm = await mcp.call(admin.key, 'svc_get_user_contacts', { format: 'json' });
       expect(adm.data.contacts.map((c: { email: string }) => c.email)).toEqual(
         expect.arrayContaining(['hidden@ext.test', 'alice@a.test', 'carol@a.test']),
@@ -181,8 +225,16 @@ describe('people tools', () => {
 
     it('answers an empty list for someone with no meetings, in every format', async () => {
       const loner = await makeUser(t.db, await makeTeam(t.db));
-      expect((await mcp.call(loner.key, 'svc_get_user_contacts', { format: 'json' })).data).toEqual({ contacts: [], has_more: false, next_skip: null });
-      expect((await mcp.call(loner.key, 'svc_get_user_contacts')).data).toEqual({ contacts: [], has_more: false, next_skip: null });
+      expect((await mcp.call(loner.key, 'svc_get_user_contacts', { format: 'json' })).data).toEqual({
+        contacts: [],
+        has_more: false,
+        next_skip: null,
+      });
+      expect((await mcp.call(loner.key, 'svc_get_user_contacts')).data).toEqual({
+        contacts: [],
+        has_more: false,
+        next_skip: null,
+      });
       expect((await mcp.call(loner.key, 'svc_get_user_contacts', { format: 'text' })).text).toMatch(/^No contacts yet/);
     });
 
@@ -195,30 +247,46 @@ describe('people tools', () => {
     it(`lists at most ${CONTACT_LIST_CAP} contacts a page and says has_more and next_skip beyond`, async () => {
       const crowdTeam = await makeTeam(t.db);
       const host = await makeUser(t.db, crowdTeam);
-      const guests = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ email: `p${from + i}@crowd.test` }));
+      const guests = (n: number, from = 0) =>
+        Array.from({ length: n }, (_, i) => ({ email: `p${from + i}@crowd.test` }));
       await makeMeeting(t.db, { organizer: host, participants: guests(CONTACT_LIST_CAP) });
       const full = await mcp.call(host.key, 'svc_get_user_contacts', { format: 'json' });
       expect(full.data.contacts).toHaveLength(CONTACT_LIST_CAP);
       expect(full.data.has_more).toBe(false);
-      await makeMeeting(t.db, { organizer: host, date: '2020-01-01T00:00:00Z', participants: guests(1, CONTACT_LIST_CAP) });
+      await makeMeeting(t.db, {
+        organizer: host,
+        date: '2020-01-01T00:00:00Z',
+        participants: guests(1, CONTACT_LIST_CAP),
+      });
       const over = await mcp.call(host.key, 'svc_get_user_contacts', { format: 'json' });
       expect(over.data.contacts).toHaveLength(CONTACT_LIST_CAP);
       expect(over.data.has_more).toBe(true);
       expect(over.data.next_skip).toBe(CONTACT_LIST_CAP);
       // The oldest contact is the one left off.
-      expect(over.data.contacts.map((c: { email: string }) => c.email)).not.toContain(`p${CONTACT_LIST_CAP}@crowd.test`);
+      expect(over.data.contacts.map((c: { email: string }) => c.email)).not.toContain(
+        `p${CONTACT_LIST_CAP}@crowd.test`,
+      );
       const text = await mcp.call(host.key, 'svc_get_user_contacts', { format: 'text' });
       expect(text.text).toMatch(/\(more contacts: call again with skip 200\)$/);
       const rest = await mcp.call(host.key, 'svc_get_user_contacts', { format: 'json', skip: over.data.next_skip });
-      expect(rest.data).toMatchObject({ contacts: [expect.objectContaining({ email: `p${CONTACT_LIST_CAP}@crowd.test` })], has_more: false, next_skip: null });
+      expect(rest.data).toMatchObject({
+        contacts: [expect.objectContaining({ email: `p${CONTACT_LIST_CAP}@crowd.test` })],
+        has_more: false,
+        next_skip: null,
+      });
     });
   });
 
   it('keeps svc_get_user and lists the new tools as read-only', async () => {
     const c = await mcp.client(alice.key);
-    const tools = (await c.listTools()).tools.filter((x) => ['svc_get_user', 'svc_get_usergroups', 'svc_get_user_contacts'].includes(x.name));
+    const tools = (await c.listTools()).tools.filter((x) =>
+      ['svc_get_user', 'svc_get_usergroups', 'svc_get_user_contacts'].includes(x.name),
+    );
     expect(tools.map((x) => x.name).sort()).toEqual(['svc_get_user', 'svc_get_user_contacts', 'svc_get_usergroups']);
     for (const tool of tools) expect(tool.annotations).toMatchObject({ readOnlyHint: true });
-    expect((await mcp.call(alice.key, 'svc_get_user')).data).toMatchObject({ user_id: alice.id, email: 'alice@a.test' });
+    expect((await mcp.call(alice.key, 'svc_get_user')).data).toMatchObject({
+      user_id: alice.id,
+      email: 'alice@a.test',
+    });
   });
 });

@@ -18,11 +18,26 @@ describe('svc_get_rule_executions', () => {
 
   async function addMeeting(organizer: TestUser, title: string, privacy = 'teammates') {
     const id = newId();
-    await t.db('meetings').insert({ id, team_id: organizer.teamId, organizer_id: organizer.id, organizer_email: organizer.email, title, date: new Date('2026-11-01T10:00:00Z'), status: 'completed', privacy });
+    await t
+      .db('meetings')
+      .insert({
+        id,
+        team_id: organizer.teamId,
+        organizer_id: organizer.id,
+        organizer_email: organizer.email,
+        title,
+        date: new Date('2026-11-01T10:00:00Z'),
+        status: 'completed',
+        privacy,
+      });
     return id;
   }
 
-  async function addExecution(teamId: string, meetingId: string, e: { rule?: string; status?: string; actions?: unknown; error?: string | null; dryRun?: boolean; at?: string } = {}) {
+  async function addExecution(
+    teamId: string,
+    meetingId: string,
+    e: { rule?: string; status?: string; actions?: unknown; error?: string | null; dryRun?: boolean; at?: string } = {},
+  ) {
     const id = newId();
     const rule = e.rule ?? 'rule-1';
     await t.db('rule_executions').insert({
@@ -57,7 +72,10 @@ describe('svc_get_rule_executions', () => {
       const id = await addMeeting(admin, title, privacy);
       meetings.push({ id, title, privacy });
       for (let k = 1; k <= (i % 3) + 1; k++) {
-        await addExecution(team.id, id, { rule: `rule-${k}`, at: new Date(Date.UTC(2026, 10, 1, 0, i, k)).toISOString() });
+        await addExecution(team.id, id, {
+          rule: `rule-${k}`,
+          at: new Date(Date.UTC(2026, 10, 1, 0, i, k)).toISOString(),
+        });
       }
     }
     for (let i = 0; i < 3; i++) await addExecution(other.id, await addMeeting(foreignAdmin, `Foreign ${i}`));
@@ -69,7 +87,12 @@ describe('svc_get_rule_executions', () => {
   });
 
   /** Every page from the first to next_cursor null; checks the page invariants on the way. */
-  async function walk(key: string, args: Record<string, unknown>, between?: (page: number, ids: string[]) => Promise<void>, harness = mcp) {
+  async function walk(
+    key: string,
+    args: Record<string, unknown>,
+    between?: (page: number, ids: string[]) => Promise<void>,
+    harness = mcp,
+  ) {
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
@@ -93,11 +116,14 @@ describe('svc_get_rule_executions', () => {
     [1, 120],
     [10, 12],
     [50, 3],
-  ])('pages through 120 meeting groups at limit %i: each group exactly once, newest first (%i pages)', async (limit, pages) => {
-    const result = await walk(admin.key, { limit });
-    expect(result.pages).toBe(pages);
-    expect(result.seen).toEqual(newestFirst(meetings.map((m) => m.id)));
-  });
+  ])(
+    'pages through 120 meeting groups at limit %i: each group exactly once, newest first (%i pages)',
+    async (limit, pages) => {
+      const result = await walk(admin.key, { limit });
+      expect(result.pages).toBe(pages);
+      expect(result.seen).toEqual(newestFirst(meetings.map((m) => m.id)));
+    },
+  );
 
   it('defaults to 10 groups a page', async () => {
     const res = await mcp.call(admin.key, TOOL);
@@ -134,7 +160,11 @@ describe('svc_get_rule_executions', () => {
     await addExecution(admin.teamId, target.id, {
       rule: 'rule-9',
       status: 'partial',
-      actions: [{ type: 'share', emails: ['a@x.test', 'b@y.test'], status: 'done' }, { type: 'move_to_channel', channel_id: 'C1' }, 'set_privacy:teammates'],
+      actions: [
+        { type: 'share', emails: ['a@x.test', 'b@y.test'], status: 'done' },
+        { type: 'move_to_channel', channel_id: 'C1' },
+        'set_privacy:teammates',
+      ],
       error: 'channel C2 not found',
       dryRun: true,
       at: '2026-11-10T08:00:00Z',
@@ -142,7 +172,13 @@ describe('svc_get_rule_executions', () => {
     const res = await mcp.call(admin.key, TOOL, { meetingId: target.id });
     expect(res.isError).toBe(false);
     expect(res.text).toContain('executions[4]{id,rule_id,rule_name,status,actions,error,dry_run,executed_at}:');
-    const rows = await t.db('rule_executions').where({ meeting_id: target.id }).orderBy([{ column: 'executed_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+    const rows = await t
+      .db('rule_executions')
+      .where({ meeting_id: target.id })
+      .orderBy([
+        { column: 'executed_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ]);
     expect(res.data).toEqual({
       meetings: [
         {
@@ -156,7 +192,9 @@ describe('svc_get_rule_executions', () => {
             rule_name: r.rule_name,
             status: r.status,
             actions:
-              r.rule_id === 'rule-9' ? 'share(emails=a@x.test b@y.test) -> done; move_to_channel(channel_id=C1); set_privacy:teammates' : 'share(emails=x@ext.test) -> done',
+              r.rule_id === 'rule-9'
+                ? 'share(emails=a@x.test b@y.test) -> done; move_to_channel(channel_id=C1); set_privacy:teammates'
+                : 'share(emails=x@ext.test) -> done',
             error: r.error,
             dry_run: r.dry_run,
             executed_at: new Date(r.executed_at).toISOString(),
@@ -166,7 +204,12 @@ describe('svc_get_rule_executions', () => {
       has_more: false,
       next_cursor: null,
     });
-    expect(res.data.meetings[0].executions[0]).toMatchObject({ rule_id: 'rule-9', status: 'partial', error: 'channel C2 not found', dry_run: true });
+    expect(res.data.meetings[0].executions[0]).toMatchObject({
+      rule_id: 'rule-9',
+      status: 'partial',
+      error: 'channel C2 not found',
+      dry_run: true,
+    });
   });
 
   it(`shows at most ${EXECUTIONS_PER_GROUP} executions of one meeting and says so`, async () => {
@@ -179,7 +222,10 @@ describe('svc_get_rule_executions', () => {
     expect(full.data.meetings[0].executions).toHaveLength(EXECUTIONS_PER_GROUP);
     await addExecution(team.id, busy, { rule: 'last' });
     const over = await mcp.call(boss.key, TOOL);
-    expect(over.data.meetings[0]).toMatchObject({ execution_count: EXECUTIONS_PER_GROUP + 1, executions_has_more: true });
+    expect(over.data.meetings[0]).toMatchObject({
+      execution_count: EXECUTIONS_PER_GROUP + 1,
+      executions_has_more: true,
+    });
     expect(over.data.meetings[0].executions).toHaveLength(EXECUTIONS_PER_GROUP);
   });
 
@@ -188,12 +234,20 @@ describe('svc_get_rule_executions', () => {
     const withRule3 = meetings.filter((_, i) => i % 3 === 2).map((m) => m.id);
     expect(byRule.seen).toEqual(newestFirst(withRule3));
     const page = await mcp.call(admin.key, TOOL, { ruleId: 'rule-3', limit: 50 });
-    for (const g of page.data.meetings) expect(g.executions.every((e: { rule_id: string }) => e.rule_id === 'rule-3')).toBe(true);
+    for (const g of page.data.meetings)
+      expect(g.executions.every((e: { rule_id: string }) => e.rule_id === 'rule-3')).toBe(true);
 
     // Meeting i ran its rules at minute i of 2026-11-01: minutes 10..19 inclusive.
-    const byTime = await walk(admin.key, { dateFrom: '2026-11-01T00:10:00Z', dateTo: '2026-11-01T00:19:59Z', limit: 50 });
+    const byTime = await walk(admin.key, {
+      dateFrom: '2026-11-01T00:10:00Z',
+      dateTo: '2026-11-01T00:19:59Z',
+      limit: 50,
+    });
     expect(byTime.seen).toEqual(newestFirst(meetings.slice(10, 20).map((m) => m.id)));
-    const instant = await mcp.call(admin.key, TOOL, { dateFrom: '2026-11-01T00:10:01Z', dateTo: '2026-11-01T00:10:01Z' });
+    const instant = await mcp.call(admin.key, TOOL, {
+      dateFrom: '2026-11-01T00:10:01Z',
+      dateTo: '2026-11-01T00:10:01Z',
+    });
     expect(instant.data.meetings.map((g: { meeting_id: string }) => g.meeting_id)).toEqual([meetings[10].id]);
 
     const none = await mcp.call(admin.key, TOOL, { meetingId: 'no-such-meeting' });
@@ -208,8 +262,14 @@ describe('svc_get_rule_executions', () => {
     const hidden = meetings.find((m) => m.privacy === 'owner')!;
     expect((await mcp.call(member.key, TOOL, { meetingId: hidden.id })).data.error.code).toBe('object_not_found');
     const foreign = await mcp.call(foreignAdmin.key, TOOL, { limit: 50 });
-    expect(foreign.data.meetings.map((g: { meeting: string }) => g.meeting)).toEqual(['Foreign 2', 'Foreign 1', 'Foreign 0']);
-    expect((await mcp.call(foreignAdmin.key, TOOL, { meetingId: meetings[1].id })).data.error.code).toBe('object_not_found');
+    expect(foreign.data.meetings.map((g: { meeting: string }) => g.meeting)).toEqual([
+      'Foreign 2',
+      'Foreign 1',
+      'Foreign 0',
+    ]);
+    expect((await mcp.call(foreignAdmin.key, TOOL, { meetingId: meetings[1].id })).data.error.code).toBe(
+      'object_not_found',
+    );
   });
 
   describe('cursor', () => {
@@ -217,7 +277,8 @@ describe('svc_get_rule_executions', () => {
       expect(res.isError).toBe(true);
       expect(res.data.error).toMatchObject({ code: 'invalid_arguments', field: 'cursor' });
     };
-    const firstCursor = async (key: string, args: Record<string, unknown> = {}) => (await mcp.call(key, TOOL, { limit: 1, ...args })).data.next_cursor as string;
+    const firstCursor = async (key: string, args: Record<string, unknown> = {}) =>
+      (await mcp.call(key, TOOL, { limit: 1, ...args })).data.next_cursor as string;
 
     it('is opaque base64url with a tag, and refuses any edit', async () => {
       const cursor = await firstCursor(admin.key);
@@ -229,7 +290,8 @@ describe('svc_get_rule_executions', () => {
       refused(await mcp.call(admin.key, TOOL, { limit: 1, cursor: `${forgedBody}.${sig}` }));
       const flipped = sig.slice(0, -2) + (sig.at(-2) === 'A' ? 'B' : 'A') + sig.at(-1);
       refused(await mcp.call(admin.key, TOOL, { limit: 1, cursor: `${body}.${flipped}` }));
-      for (const junk of ['abc', `${body}.`, `${body}.${sig}.x`, 'e30.e30']) refused(await mcp.call(admin.key, TOOL, { cursor: junk }));
+      for (const junk of ['abc', `${body}.`, `${body}.${sig}.x`, 'e30.e30'])
+        refused(await mcp.call(admin.key, TOOL, { cursor: junk }));
       // Untouched, it works.
       expect((await mcp.call(admin.key, TOOL, { limit: 1, cursor })).isError).toBe(false);
     });
@@ -245,14 +307,23 @@ describe('svc_get_rule_executions', () => {
 
     it('refuses a cursor with different filters, but allows another limit', async () => {
       const cursor = await firstCursor(admin.key);
-      for (const args of [{ ruleId: 'rule-1' }, { meetingId: meetings[0].id }, { dateFrom: '2026-01-01T00:00:00Z' }, { dateTo: '2027-01-01T00:00:00Z' }]) {
+      for (const args of [
+        { ruleId: 'rule-1' },
+        { meetingId: meetings[0].id },
+        { dateFrom: '2026-01-01T00:00:00Z' },
+        { dateTo: '2027-01-01T00:00:00Z' },
+      ]) {
         refused(await mcp.call(admin.key, TOOL, { ...args, cursor }));
       }
       const next = await mcp.call(admin.key, TOOL, { limit: 5, cursor });
-      expect(next.data.meetings.map((g: { meeting_id: string }) => g.meeting_id)).toEqual(newestFirst(meetings.map((m) => m.id)).slice(1, 6));
+      expect(next.data.meetings.map((g: { meeting_id: string }) => g.meeting_id)).toEqual(
+        newestFirst(meetings.map((m) => m.id)).slice(1, 6),
+      );
       // The same instant written another way is the same filter.
       const zoned = await firstCursor(admin.key, { dateFrom: '2026-11-01T01:00:00+01:00' });
-      expect((await mcp.call(admin.key, TOOL, { dateFrom: '2026-11-01T00:00:00Z', cursor: zoned })).isError).toBe(false);
+      expect((await mcp.call(admin.key, TOOL, { dateFrom: '2026-11-01T00:00:00Z', cursor: zoned })).isError).toBe(
+        false,
+      );
     });
 
     it('is bound to the server key: without SECRETS_KEY it still pages, and keys do not mix', async () => {
@@ -293,8 +364,15 @@ describe('svc_get_rule_executions', () => {
         const res = await mcp.call(admin.key, TOOL, { [field]: value });
         expect(res.data.error).toMatchObject({ code: 'invalid_arguments', field });
       }
-      const reversed = await mcp.call(admin.key, TOOL, { dateFrom: '2026-11-02T00:00:00Z', dateTo: '2026-11-01T23:59:59Z' });
-      expect(reversed.data.error).toMatchObject({ code: 'invalid_arguments', field: 'dateFrom', rule: 'must not be after dateTo' });
+      const reversed = await mcp.call(admin.key, TOOL, {
+        dateFrom: '2026-11-02T00:00:00Z',
+        dateTo: '2026-11-01T23:59:59Z',
+      });
+      expect(reversed.data.error).toMatchObject({
+        code: 'invalid_arguments',
+        field: 'dateFrom',
+        rule: 'must not be after dateTo',
+      });
     });
 
     it('checks ids and cursor are non-empty, bounded strings, and refuses unknown parameters', async () => {

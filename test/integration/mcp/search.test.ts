@@ -27,7 +27,11 @@ const said = (text: string) => [{ speaker: 'Ana', text, start: 0, end: 90 }];
 
 async function team(flags = ['search', 'fetch']) {
   const tm = await makeTeam(t.db, { flags });
-  return { tm, admin: await makeUser(t.db, tm, { role: 'admin' }), user: (opts: { email?: string; name?: string } = {}) => makeUser(t.db, tm, opts) };
+  return {
+    tm,
+    admin: await makeUser(t.db, tm, { role: 'admin' }),
+    user: (opts: { email?: string; name?: string } = {}) => makeUser(t.db, tm, opts),
+  };
 }
 
 /** Both tools with the same filters: the structured call and its grammar spelling must agree. */
@@ -48,15 +52,43 @@ describe('keyword and scope', () => {
   beforeAll(async () => {
     const g = await team();
     u = g.admin;
-    inTitle = (await makeMeeting(t.db, { organizer: u, title: 'Zephyr launches', date: '2026-03-01T10:00:00Z', sentences: said('We talked about hiring.') })).id;
-    inSentences = (await makeMeeting(t.db, { organizer: u, title: 'Weekly sync', date: '2026-03-02T10:00:00Z', sentences: said('The zephyr rollout slipped a week.') })).id;
-    elsewhere = (await makeMeeting(t.db, { organizer: u, title: 'Hiring plan', date: '2026-03-03T10:00:00Z', sentences: said('Nothing about that.') })).id;
+    inTitle = (
+      await makeMeeting(t.db, {
+        organizer: u,
+        title: 'Zephyr launches',
+        date: '2026-03-01T10:00:00Z',
+        sentences: said('We talked about hiring.'),
+      })
+    ).id;
+    inSentences = (
+      await makeMeeting(t.db, {
+        organizer: u,
+        title: 'Weekly sync',
+        date: '2026-03-02T10:00:00Z',
+        sentences: said('The zephyr rollout slipped a week.'),
+      })
+    ).id;
+    elsewhere = (
+      await makeMeeting(t.db, {
+        organizer: u,
+        title: 'Hiring plan',
+        date: '2026-03-03T10:00:00Z',
+        sentences: said('Nothing about that.'),
+      })
+    ).id;
   });
 
   it('matches titles, sentences, or either (default), newest first', async () => {
-    expect(ids(await both(u.key, { keyword: 'zephyr', scope: 'title' }, 'keyword:zephyr scope:title'))).toEqual([inTitle]);
-    expect(ids(await both(u.key, { keyword: 'zephyr', scope: 'sentences' }, 'zephyr scope:sentences'))).toEqual([inSentences]);
-    expect(ids(await both(u.key, { keyword: 'zephyr', scope: 'all' }, 'keyword:"zephyr" scope:all'))).toEqual([inSentences, inTitle]);
+    expect(ids(await both(u.key, { keyword: 'zephyr', scope: 'title' }, 'keyword:zephyr scope:title'))).toEqual([
+      inTitle,
+    ]);
+    expect(ids(await both(u.key, { keyword: 'zephyr', scope: 'sentences' }, 'zephyr scope:sentences'))).toEqual([
+      inSentences,
+    ]);
+    expect(ids(await both(u.key, { keyword: 'zephyr', scope: 'all' }, 'keyword:"zephyr" scope:all'))).toEqual([
+      inSentences,
+      inTitle,
+    ]);
     expect(ids(await both(u.key, { keyword: 'zephyr' }, 'zephyr'))).toEqual([inSentences, inTitle]);
   });
 
@@ -65,7 +97,9 @@ describe('keyword and scope', () => {
     expect(ids(await both(u.key, { keyword: 'zephyr rollout' }, 'zephyr rollout'))).toEqual([inSentences]);
     expect(ids(await both(u.key, { keyword: '"zephyr rollout"' }, 'keyword:"zephyr rollout"'))).toEqual([inSentences]);
     expect(ids(await both(u.key, { keyword: '"rollout zephyr"' }, '"rollout zephyr"'))).toEqual([]);
-    expect(ids(await both(u.key, { keyword: 'zephyr hiring', scope: 'sentences' }, 'zephyr hiring scope:sentences'))).toEqual([]);
+    expect(
+      ids(await both(u.key, { keyword: 'zephyr hiring', scope: 'sentences' }, 'zephyr hiring scope:sentences')),
+    ).toEqual([]);
   });
 
   it('lists every listed meeting without a keyword, and takes any punctuation without an error', async () => {
@@ -80,12 +114,17 @@ describe('keyword and scope', () => {
     expect(r.data.error).toMatchObject({ code: 'invalid_arguments', field: 'keyword', rule: 'no control characters' });
     // NUL is refused by the one rule for every string argument (test/integration/mcp/argument-text.test.ts).
     const nul = await mcp.call(u.key, 'svc_get_transcripts', { keyword: 'zephyr\u0000' });
-    expect(nul.data.error).toMatchObject({ code: 'invalid_arguments', field: 'keyword', rule: 'text without NUL characters or lone surrogates' });
+    expect(nul.data.error).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'keyword',
+      rule: 'text without NUL characters or lone surrogates',
+    });
   });
 });
 
 describe('what was said: the meeting is the document', () => {
-  const lines = (...texts: string[]) => texts.map((text, i) => ({ speaker: 'Ana', text, start: i * 10, end: i * 10 + 9 }));
+  const lines = (...texts: string[]) =>
+    texts.map((text, i) => ({ speaker: 'Ana', text, start: i * 10, end: i * 10 + 9 }));
   let u: TestUser;
   let a: string;
   let b: string;
@@ -93,12 +132,34 @@ describe('what was said: the meeting is the document', () => {
 
   beforeAll(async () => {
     u = (await team()).admin;
-    a = (await makeMeeting(t.db, { organizer: u, title: 'Doc one', date: '2026-08-01T10:00:00Z', sentences: lines('The zephyr rollout slipped.', 'Hiring is on hold.') })).id;
-    b = (await makeMeeting(t.db, { organizer: u, title: 'Doc two', date: '2026-08-02T10:00:00Z', sentences: lines('Zephyr hiring plans.') })).id;
-    c = (await makeMeeting(t.db, { organizer: u, title: 'Doc three', date: '2026-08-03T10:00:00Z', sentences: lines('Nothing here.') })).id;
+    a = (
+      await makeMeeting(t.db, {
+        organizer: u,
+        title: 'Doc one',
+        date: '2026-08-01T10:00:00Z',
+        sentences: lines('The zephyr rollout slipped.', 'Hiring is on hold.'),
+      })
+    ).id;
+    b = (
+      await makeMeeting(t.db, {
+        organizer: u,
+        title: 'Doc two',
+        date: '2026-08-02T10:00:00Z',
+        sentences: lines('Zephyr hiring plans.'),
+      })
+    ).id;
+    c = (
+      await makeMeeting(t.db, {
+        organizer: u,
+        title: 'Doc three',
+        date: '2026-08-03T10:00:00Z',
+        sentences: lines('Nothing here.'),
+      })
+    ).id;
   });
   // Bare words of the grammar pass into the keyword as written, web-search syntax included.
-  const said = async (keyword: string) => ids(await both(u.key, { keyword, scope: 'sentences' }, `${keyword} scope:sentences`));
+  const said = async (keyword: string) =>
+    ids(await both(u.key, { keyword, scope: 'sentences' }, `${keyword} scope:sentences`));
 
   it('finds every word anywhere in the meeting, a phrase only within one sentence', async () => {
     expect(await said('zephyr hiring')).toEqual([b, a]);
@@ -109,8 +170,15 @@ describe('what was said: the meeting is the document', () => {
 
   it('answers phrases from the word pairs said within one sentence: two words, longer runs, around a stop word', async () => {
     const v = (await team()).admin;
-    const m = (await makeMeeting(t.db, { organizer: v, title: 'Pairs', sentences: lines('Falcon engine started.', 'Engine stalled, falcon crew waited.', 'Cost of living rose.') })).id;
-    const find = async (keyword: string) => ids(await both(v.key, { keyword, scope: 'sentences' }, `${keyword} scope:sentences`));
+    const m = (
+      await makeMeeting(t.db, {
+        organizer: v,
+        title: 'Pairs',
+        sentences: lines('Falcon engine started.', 'Engine stalled, falcon crew waited.', 'Cost of living rose.'),
+      })
+    ).id;
+    const find = async (keyword: string) =>
+      ids(await both(v.key, { keyword, scope: 'sentences' }, `${keyword} scope:sentences`));
     const set = (await t.db('meetings').where({ id: m }).first('transcript_pairs')).transcript_pairs as string;
     expect(set).toContain("'falcon engin'");
     expect(set).not.toContain("'start engin'"); // the last word of one sentence and the first of the next
@@ -131,10 +199,13 @@ describe('what was said: the meeting is the document', () => {
 
   it('reads a meeting without lexeme sets (live until it ends) sentence by sentence, for a phrase and its negation', async () => {
     const v = (await team()).admin;
-    const m = (await makeMeeting(t.db, { organizer: v, title: 'Live pairs', sentences: lines('The zephyr rollout slipped.') })).id;
+    const m = (
+      await makeMeeting(t.db, { organizer: v, title: 'Live pairs', sentences: lines('The zephyr rollout slipped.') })
+    ).id;
     await t.db('meetings').where({ id: m }).update({ transcript_tsv: null }); // as a live meeting has it
     expect((await t.db('meetings').where({ id: m }).first('transcript_pairs')).transcript_pairs).toBeNull();
-    const find = async (keyword: string) => ids(await both(v.key, { keyword, scope: 'sentences' }, `${keyword} scope:sentences`));
+    const find = async (keyword: string) =>
+      ids(await both(v.key, { keyword, scope: 'sentences' }, `${keyword} scope:sentences`));
     expect(await find('"zephyr rollout"')).toEqual([m]);
     expect(await find('-"zephyr rollout"')).toEqual([]);
     expect(await find('-"rollout zephyr"')).toEqual([m]);
@@ -161,8 +232,20 @@ describe('what was said: the meeting is the document', () => {
   });
 
   it('follows sentences as they are added, changed and deleted', async () => {
-    const words = async (id: string) => (await t.db('meetings').where({ id }).first('transcript_tsv'))?.transcript_tsv as string | null | undefined;
-    await t.db('sentences').insert({ meeting_id: c, idx: 1, speaker_name: 'Ana', speaker_id: 0, text: 'Zephyr after all.', raw_text: 'Zephyr after all.', start_time: 20, end_time: 25 });
+    const words = async (id: string) =>
+      (await t.db('meetings').where({ id }).first('transcript_tsv'))?.transcript_tsv as string | null | undefined;
+    await t
+      .db('sentences')
+      .insert({
+        meeting_id: c,
+        idx: 1,
+        speaker_name: 'Ana',
+        speaker_id: 0,
+        text: 'Zephyr after all.',
+        raw_text: 'Zephyr after all.',
+        start_time: 20,
+        end_time: 25,
+      });
     expect(await said('zephyr')).toEqual([c, b, a]);
     await t.db('sentences').where({ meeting_id: c, idx: 1 }).update({ text: 'Quantum after all.' });
     expect(await said('quantum')).toEqual([c]);
@@ -184,15 +267,49 @@ describe('what was said: the meeting is the document', () => {
     expect(await said('"zephyr rollout"')).toEqual([a]);
     expect(await said('zephyr hiring')).toEqual([b]);
     // An append keeps it unsummarised (the earlier lexemes are unknown); a rebuild lifts that.
-    await t.db('sentences').insert({ meeting_id: a, idx: 5, speaker_name: 'Ana', speaker_id: 0, text: 'Later words.', raw_text: 'Later words.', start_time: 50, end_time: 55 });
+    await t
+      .db('sentences')
+      .insert({
+        meeting_id: a,
+        idx: 5,
+        speaker_name: 'Ana',
+        speaker_id: 0,
+        text: 'Later words.',
+        raw_text: 'Later words.',
+        start_time: 50,
+        end_time: 55,
+      });
     expect((await t.db('meetings').where({ id: a }).first('transcript_tsv')).transcript_tsv).toBeNull();
     await t.db('sentences').where({ meeting_id: a, idx: 5 }).del();
     expect(await said('zephyr hiring')).toEqual([b, a]);
   });
 
   it('reads back every tsquery PostgreSQL makes of a keyword as the same query', async () => {
-    const word = fc.constantFrom('budget', 'the', 'pricing', 'page', "don't", 'e-mail', 'c:\\temp', 'x\'y', 'or', 'and', '-', '"', 'a<->b', 'k8s', '!', '(', ')', '&', '|', '42');
-    const keyword = fc.array(fc.tuple(fc.constantFrom('', '-', '"', '-"'), word, fc.constantFrom('', '"', ' or')), { maxLength: 6 }).map((parts) => parts.map((p) => p.join('')).join(' '));
+    const word = fc.constantFrom(
+      'budget',
+      'the',
+      'pricing',
+      'page',
+      "don't",
+      'e-mail',
+      'c:\\temp',
+      "x'y",
+      'or',
+      'and',
+      '-',
+      '"',
+      'a<->b',
+      'k8s',
+      '!',
+      '(',
+      ')',
+      '&',
+      '|',
+      '42',
+    );
+    const keyword = fc
+      .array(fc.tuple(fc.constantFrom('', '-', '"', '-"'), word, fc.constantFrom('', '"', ' or')), { maxLength: 6 })
+      .map((parts) => parts.map((p) => p.join('')).join(' '));
     await fc.assert(
       fc.asyncProperty(keyword, async (k) => {
         const q = (await t.db.raw("select websearch_to_tsquery('english', ?)::text as q", [k])).rows[0].q as string;
@@ -222,11 +339,15 @@ describe('record shape and formats', () => {
         title: 'Weekly planning',
         date: '2026-11-02T15:00:00Z',
         participants: [{ email: guest.email }, { email: 'Carl@Partner.example' }],
-        sentences: [{ speaker: 'Zoe', text: 'A secret sentence that must never appear in a list.', start: 0, end: 2730 }],
+        sentences: [
+          { speaker: 'Zoe', text: 'A secret sentence that must never appear in a list.', start: 0, end: 2730 },
+        ],
         summary: { short_summary: 'Planned the week, with commas, and "quotes".' },
       })
     ).id;
-    withoutSummary = (await makeMeeting(t.db, { organizer: u, title: '2026', date: '2026-11-01T09:30:00Z', sentences: noSentences })).id;
+    withoutSummary = (
+      await makeMeeting(t.db, { organizer: u, title: '2026', date: '2026-11-01T09:30:00Z', sentences: noSentences })
+    ).id;
   });
 
   it('answers flat records with a summary and no transcript content (json)', async () => {
@@ -267,7 +388,9 @@ describe('record shape and formats', () => {
       const explicit = await mcp.call(u.key, tool, { ...args, format: 'toon' });
       expect(toon.isError).toBe(false);
       expect(toon.text).not.toBe(json.text);
-      expect(toon.text).toMatch(/^meetings\[2\]\{id,title,dateString,date,duration,organizer_email,participants,privacy,is_live,transcript_url,summary\}:/);
+      expect(toon.text).toMatch(
+        /^meetings\[2\]\{id,title,dateString,date,duration,organizer_email,participants,privacy,is_live,transcript_url,summary\}:/,
+      );
       expect(toon.data).toEqual(json.data);
       expect(explicit.text).toBe(toon.text);
     }
@@ -286,8 +409,12 @@ describe('record shape and formats', () => {
       `2026-11-01 09:30 UTC · 2026 (0 min) · id ${withoutSummary} · organizer zoe@shape.example · participants zoe@shape.example`,
       '2 meetings match. No more meetings match.',
     ]);
-    expect((await mcp.call(u.key, 'svc_search', { query: 'limit:1', format: 'text' })).text).toMatch(/2 meetings match. More on the next page: add skip:1 to the query\.$/);
-    expect((await mcp.call(u.key, 'svc_search', { query: 'nothingmatchesthis', format: 'text' })).text).toBe('No meetings match.');
+    expect((await mcp.call(u.key, 'svc_search', { query: 'limit:1', format: 'text' })).text).toMatch(
+      /2 meetings match. More on the next page: add skip:1 to the query\.$/,
+    );
+    expect((await mcp.call(u.key, 'svc_search', { query: 'nothingmatchesthis', format: 'text' })).text).toBe(
+      'No meetings match.',
+    );
   });
 
   it('answers errors as results in every format', async () => {
@@ -311,7 +438,14 @@ describe('dates, people and mine', () => {
     ana = await g.user({ email: 'ana@people.example' });
     bo = await g.user({ email: 'bo@people.example' });
     const at = async (key: string, organizer: TestUser, date: string, participants: string[] = []) => {
-      m[key] = (await makeMeeting(t.db, { organizer, date, title: `Meeting ${key}`, participants: participants.map((email) => ({ email })) })).id;
+      m[key] = (
+        await makeMeeting(t.db, {
+          organizer,
+          date,
+          title: `Meeting ${key}`,
+          participants: participants.map((email) => ({ email })),
+        })
+      ).id;
     };
     await at('marchLast', ana, '2026-03-31T23:59:59.999Z');
     await at('aprilFirst', bo, '2026-04-01T00:00:00Z', ['ext@partner.example']);
@@ -320,31 +454,53 @@ describe('dates, people and mine', () => {
   });
 
   it('includes whole UTC days at both ends of a date range', async () => {
-    expect(ids(await both(me.key, { fromDate: '2026-04-01', toDate: '2026-04-30' }, 'from:2026-04-01 to:2026-04-30'))).toEqual([m.aprilLast, m.aprilFirst]);
-    expect(ids(await both(me.key, { fromDate: '2026-04-30', toDate: '2026-04-30' }, 'from:2026-04-30 to:2026-04-30'))).toEqual([m.aprilLast]);
+    expect(
+      ids(await both(me.key, { fromDate: '2026-04-01', toDate: '2026-04-30' }, 'from:2026-04-01 to:2026-04-30')),
+    ).toEqual([m.aprilLast, m.aprilFirst]);
+    expect(
+      ids(await both(me.key, { fromDate: '2026-04-30', toDate: '2026-04-30' }, 'from:2026-04-30 to:2026-04-30')),
+    ).toEqual([m.aprilLast]);
     expect(ids(await both(me.key, { fromDate: '2026-05-01' }, 'from:2026-05-01'))).toEqual([m.mayFirst]);
     expect(ids(await both(me.key, { toDate: '2026-03-31' }, 'to:2026-03-31'))).toEqual([m.marchLast]);
   });
 
   it('matches any of the organizers, case-insensitively', async () => {
-    expect(ids(await both(me.key, { organizers: ['ANA@people.example', bo.email] }, 'organizers:ANA@people.example,bo@people.example'))).toEqual([
-      m.mayFirst,
-      m.aprilFirst,
-      m.marchLast,
-    ]);
-    expect(ids(await both(me.key, { organizers: ['nobody@people.example'] }, 'organizers:nobody@people.example'))).toEqual([]);
+    expect(
+      ids(
+        await both(
+          me.key,
+          { organizers: ['ANA@people.example', bo.email] },
+          'organizers:ANA@people.example,bo@people.example',
+        ),
+      ),
+    ).toEqual([m.mayFirst, m.aprilFirst, m.marchLast]);
+    expect(
+      ids(await both(me.key, { organizers: ['nobody@people.example'] }, 'organizers:nobody@people.example')),
+    ).toEqual([]);
   });
 
   it('matches any of the participants (the organizer takes part too), repeats accumulating in the grammar', async () => {
-    expect(ids(await both(me.key, { participants: ['Ext@Partner.example', me.email] }, 'participants:Ext@Partner.example participants:me@people.example'))).toEqual([
-      m.mayFirst,
-      m.aprilLast,
-      m.aprilFirst,
-    ]);
+    expect(
+      ids(
+        await both(
+          me.key,
+          { participants: ['Ext@Partner.example', me.email] },
+          'participants:Ext@Partner.example participants:me@people.example',
+        ),
+      ),
+    ).toEqual([m.mayFirst, m.aprilLast, m.aprilFirst]);
   });
 
   it('combines filters: all must hold', async () => {
-    expect(ids(await both(me.key, { organizers: [ana.email], fromDate: '2026-04-01' }, `organizers:${ana.email} from:2026-04-01`))).toEqual([m.mayFirst]);
+    expect(
+      ids(
+        await both(
+          me.key,
+          { organizers: [ana.email], fromDate: '2026-04-01' },
+          `organizers:${ana.email} from:2026-04-01`,
+        ),
+      ),
+    ).toEqual([m.mayFirst]);
   });
 
   it('mine: meetings the caller organized or took part in', async () => {
@@ -387,7 +543,13 @@ describe('pagination', () => {
     const exact = await both(u.key, { limit: 12 }, 'limit:12');
     expect(exact.data).toMatchObject({ has_more: false, next_skip: null });
     const past = await both(u.key, { skip: 12 }, 'skip:12');
-    expect(past.data).toEqual({ meetings: [], total: 12, total_is_lower_bound: false, has_more: false, next_skip: null });
+    expect(past.data).toEqual({
+      meetings: [],
+      total: 12,
+      total_is_lower_bound: false,
+      has_more: false,
+      next_skip: null,
+    });
   });
 
   it('takes limit 1..50 and skip 0..100000, refusing just beyond', async () => {
@@ -404,7 +566,12 @@ describe('pagination', () => {
       [{ limit: '5' }, 'limit'],
     ] as const) {
       const r = await mcp.call(u.key, 'svc_get_transcripts', args);
-      expect({ args, isError: r.isError, code: r.data.error?.code, field: r.data.error?.field }).toEqual({ args, isError: true, code: 'invalid_arguments', field });
+      expect({ args, isError: r.isError, code: r.data.error?.code, field: r.data.error?.field }).toEqual({
+        args,
+        isError: true,
+        code: 'invalid_arguments',
+        field,
+      });
     }
     expect((await mcp.call(u.key, 'svc_search', { query: 'limit:50' })).data.meetings).toHaveLength(12);
     expect((await mcp.call(u.key, 'svc_search', { query: 'limit:51' })).data.error).toMatchObject({
@@ -433,7 +600,14 @@ describe('visibility', () => {
     const channel = await makeChannel(t.db, g.tm.id, 'Sales', [member]);
     let day = 1;
     const meeting = async (key: string, spec: Partial<Parameters<typeof makeMeeting>[1]> = {}) => {
-      m[key] = (await makeMeeting(t.db, { organizer: owner, title: `Visibility ${key}`, date: `2026-07-${String(day++).padStart(2, '0')}T10:00:00Z`, ...spec })).id;
+      m[key] = (
+        await makeMeeting(t.db, {
+          organizer: owner,
+          title: `Visibility ${key}`,
+          date: `2026-07-${String(day++).padStart(2, '0')}T10:00:00Z`,
+          ...spec,
+        })
+      ).id;
     };
     await meeting('ownerPrivate', { privacy: 'owner' });
     await meeting('ownerPrivateInChannel', { privacy: 'owner', channelId: channel.id });
@@ -453,11 +627,14 @@ describe('visibility', () => {
     await shareMeeting(t.db, m.otherTeamExpired, member.email, { expiresAt: new Date(Date.now() - 1000) });
   });
 
-  const visible = async (u: TestUser) => new Set(ids(await both(u.key, { keyword: 'visibility', limit: 50 }, 'visibility limit:50')));
+  const visible = async (u: TestUser) =>
+    new Set(ids(await both(u.key, { keyword: 'visibility', limit: 50 }, 'visibility limit:50')));
   const named = (...keys: string[]) => new Set(keys.map((k) => m[k]));
 
-  it('a member sees teammates, participant, channel and shared meetings; never owner-private or another team\'s', async () => {
-    expect(await visible(member)).toEqual(named('teammates', 'participantsWithMember', 'participantsInChannel', 'live', 'otherTeamShared'));
+  it("a member sees teammates, participant, channel and shared meetings; never owner-private or another team's", async () => {
+    expect(await visible(member)).toEqual(
+      named('teammates', 'participantsWithMember', 'participantsInChannel', 'live', 'otherTeamShared'),
+    );
   });
 
   it('totals count what the caller may see in both arms (own team and shared), on every page', async () => {
@@ -474,24 +651,44 @@ describe('visibility', () => {
 
   it('the organizer sees their own private meetings', async () => {
     expect(await visible(owner)).toEqual(
-      named('ownerPrivate', 'ownerPrivateInChannel', 'teammates', 'participantsWithMember', 'participantsWithout', 'participantsInChannel', 'live'),
+      named(
+        'ownerPrivate',
+        'ownerPrivateInChannel',
+        'teammates',
+        'participantsWithMember',
+        'participantsWithout',
+        'participantsInChannel',
+        'live',
+      ),
     );
   });
 
   it('an admin sees every listed meeting of the team and none of another team', async () => {
     expect(await visible(admin)).toEqual(
-      named('ownerPrivate', 'ownerPrivateInChannel', 'teammates', 'participantsWithMember', 'participantsWithout', 'participantsInChannel', 'live'),
+      named(
+        'ownerPrivate',
+        'ownerPrivateInChannel',
+        'teammates',
+        'participantsWithMember',
+        'participantsWithout',
+        'participantsInChannel',
+        'live',
+      ),
     );
   });
 
   it('another team sees only its own meetings, shared ones included', async () => {
-    expect(await visible(outsider)).toEqual(named('otherTeam', 'otherTeamShared', 'otherTeamRevoked', 'otherTeamExpired'));
+    expect(await visible(outsider)).toEqual(
+      named('otherTeam', 'otherTeamShared', 'otherTeamRevoked', 'otherTeamExpired'),
+    );
   });
 
   it('a share from another team shows on the next call of a caller whom no share named before', async () => {
     const g = await team();
     const newcomer = await g.user();
-    const sharedLater = (await makeMeeting(t.db, { organizer: outsider, title: 'Visibility shared later', privacy: 'owner' })).id;
+    const sharedLater = (
+      await makeMeeting(t.db, { organizer: outsider, title: 'Visibility shared later', privacy: 'owner' })
+    ).id;
     expect(await visible(newcomer)).toEqual(new Set());
     await shareMeeting(t.db, sharedLater, newcomer.email);
     expect(await visible(newcomer)).toEqual(new Set([sharedLater]));
@@ -519,48 +716,113 @@ describe('argument limits', () => {
 
   it('keyword: 255 characters accepted, 256 refused, in both tools', async () => {
     expect((await mcp.call(u.key, 'svc_get_transcripts', { keyword: 'k'.repeat(255) })).isError).toBe(false);
-    expect(await refused('svc_get_transcripts', { keyword: 'k'.repeat(256) })).toMatchObject({ code: 'invalid_arguments', field: 'keyword', rule: 'at most 255 characters' });
+    expect(await refused('svc_get_transcripts', { keyword: 'k'.repeat(256) })).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'keyword',
+      rule: 'at most 255 characters',
+    });
     expect((await mcp.call(u.key, 'svc_search', { query: `keyword:"${'k'.repeat(255)}"` })).isError).toBe(false);
-    expect(await refused('svc_search', { query: `${'k'.repeat(200)} ${'k'.repeat(55)}` })).toMatchObject({ field: 'keyword', rule: 'at most 255 characters' });
+    expect(await refused('svc_search', { query: `${'k'.repeat(200)} ${'k'.repeat(55)}` })).toMatchObject({
+      field: 'keyword',
+      rule: 'at most 255 characters',
+    });
   });
 
   it('emails: well-formed accepted, malformed refused naming the parameter', async () => {
-    expect((await mcp.call(u.key, 'svc_get_transcripts', { organizers: ['a@b.co'], participants: ['c@d.co'] })).isError).toBe(false);
-    expect(await refused('svc_get_transcripts', { organizers: ['a@b.co', 'not-an-email'] })).toMatchObject({ code: 'invalid_arguments', field: 'organizers.1' });
-    expect(await refused('svc_get_transcripts', { participants: ['a@b'] })).toMatchObject({ code: 'invalid_arguments', field: 'participants.0' });
-    expect(await refused('svc_get_transcripts', { participants: 'a@b.co' })).toMatchObject({ code: 'invalid_arguments', field: 'participants' });
-    expect(await refused('svc_search', { query: 'participants:a@b.co,nope' })).toMatchObject({ code: 'invalid_arguments', field: 'participants' });
-    expect(await refused('svc_search', { query: 'organizers:@b.co' })).toMatchObject({ code: 'invalid_arguments', field: 'organizers' });
+    expect(
+      (await mcp.call(u.key, 'svc_get_transcripts', { organizers: ['a@b.co'], participants: ['c@d.co'] })).isError,
+    ).toBe(false);
+    expect(await refused('svc_get_transcripts', { organizers: ['a@b.co', 'not-an-email'] })).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'organizers.1',
+    });
+    expect(await refused('svc_get_transcripts', { participants: ['a@b'] })).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'participants.0',
+    });
+    expect(await refused('svc_get_transcripts', { participants: 'a@b.co' })).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'participants',
+    });
+    expect(await refused('svc_search', { query: 'participants:a@b.co,nope' })).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'participants',
+    });
+    expect(await refused('svc_search', { query: 'organizers:@b.co' })).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'organizers',
+    });
   });
 
   it('emails: at most 50 per filter', async () => {
     const list = (n: number) => Array.from({ length: n }, (_, i) => `p${i}@x.io`);
     expect((await mcp.call(u.key, 'svc_get_transcripts', { participants: list(50) })).isError).toBe(false);
-    expect(await refused('svc_get_transcripts', { participants: list(51) })).toMatchObject({ field: 'participants', rule: 'at most 50 emails' });
-    expect(await refused('svc_search', { query: `organizers:${list(51).join(',')}` })).toMatchObject({ field: 'organizers', rule: 'at most 50 emails' });
+    expect(await refused('svc_get_transcripts', { participants: list(51) })).toMatchObject({
+      field: 'participants',
+      rule: 'at most 50 emails',
+    });
+    expect(await refused('svc_search', { query: `organizers:${list(51).join(',')}` })).toMatchObject({
+      field: 'organizers',
+      rule: 'at most 50 emails',
+    });
   });
 
   it('dates: real calendar days only, from no later than to', async () => {
-    expect((await mcp.call(u.key, 'svc_get_transcripts', { fromDate: '2024-02-29', toDate: '2024-02-29' })).isError).toBe(false);
-    expect(await refused('svc_get_transcripts', { fromDate: '2026-02-30' })).toMatchObject({ field: 'fromDate', rule: 'must be a real calendar date YYYY-MM-DD' });
-    expect(await refused('svc_get_transcripts', { toDate: '2026-1-5' })).toMatchObject({ field: 'toDate', rule: 'must be an ISO date YYYY-MM-DD' });
-    expect(await refused('svc_get_transcripts', { fromDate: '2026-03-02', toDate: '2026-03-01' })).toMatchObject({ field: 'fromDate', rule: 'must not be after toDate' });
-    expect(await refused('svc_search', { query: 'from:2026-02-30' })).toMatchObject({ field: 'from', rule: 'a real calendar date written YYYY-MM-DD' });
-    expect(await refused('svc_search', { query: 'from:2026-03-02 to:2026-03-01' })).toMatchObject({ field: 'from', rule: 'must not be after to' });
+    expect(
+      (await mcp.call(u.key, 'svc_get_transcripts', { fromDate: '2024-02-29', toDate: '2024-02-29' })).isError,
+    ).toBe(false);
+    expect(await refused('svc_get_transcripts', { fromDate: '2026-02-30' })).toMatchObject({
+      field: 'fromDate',
+      rule: 'must be a real calendar date YYYY-MM-DD',
+    });
+    expect(await refused('svc_get_transcripts', { toDate: '2026-1-5' })).toMatchObject({
+      field: 'toDate',
+      rule: 'must be an ISO date YYYY-MM-DD',
+    });
+    expect(await refused('svc_get_transcripts', { fromDate: '2026-03-02', toDate: '2026-03-01' })).toMatchObject({
+      field: 'fromDate',
+      rule: 'must not be after toDate',
+    });
+    expect(await refused('svc_search', { query: 'from:2026-02-30' })).toMatchObject({
+      field: 'from',
+      rule: 'a real calendar date written YYYY-MM-DD',
+    });
+    expect(await refused('svc_search', { query: 'from:2026-03-02 to:2026-03-01' })).toMatchObject({
+      field: 'from',
+      rule: 'must not be after to',
+    });
   });
 
   it('scope, mine and unknown parameters', async () => {
-    expect(await refused('svc_get_transcripts', { scope: 'body' })).toMatchObject({ field: 'scope', rule: 'must be one of title, sentences, all' });
+    expect(await refused('svc_get_transcripts', { scope: 'body' })).toMatchObject({
+      field: 'scope',
+      rule: 'must be one of title, sentences, all',
+    });
     expect(await refused('svc_get_transcripts', { mine: 'yes' })).toMatchObject({ field: 'mine' });
-    expect(await refused('svc_get_transcripts', { query: 'x' })).toMatchObject({ field: 'query', rule: 'unknown parameter' });
+    expect(await refused('svc_get_transcripts', { query: 'x' })).toMatchObject({
+      field: 'query',
+      rule: 'unknown parameter',
+    });
     expect(await refused('svc_get_transcripts', { format: 'xml' })).toMatchObject({ field: 'format' });
   });
 
   it('grammar errors name the token and the rule', async () => {
-    expect(await refused('svc_search', { query: 'budget foo:bar' })).toMatchObject({ code: 'invalid_arguments', field: 'foo' });
-    expect(await refused('svc_search', { query: 'keyword:"budget' })).toMatchObject({ field: 'keyword', rule: 'quotes must be closed' });
-    expect(await refused('svc_search', { query: 'scope:title scope:all' })).toMatchObject({ field: 'scope', rule: 'at most once' });
-    expect(await refused('svc_search', { query: 'mine:maybe' })).toMatchObject({ field: 'mine', rule: 'true or false' });
+    expect(await refused('svc_search', { query: 'budget foo:bar' })).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'foo',
+    });
+    expect(await refused('svc_search', { query: 'keyword:"budget' })).toMatchObject({
+      field: 'keyword',
+      rule: 'quotes must be closed',
+    });
+    expect(await refused('svc_search', { query: 'scope:title scope:all' })).toMatchObject({
+      field: 'scope',
+      rule: 'at most once',
+    });
+    expect(await refused('svc_search', { query: 'mine:maybe' })).toMatchObject({
+      field: 'mine',
+      rule: 'true or false',
+    });
     expect(await refused('svc_search', { query: 'skip:-1' })).toMatchObject({ field: 'skip' });
   });
 
@@ -568,7 +830,10 @@ describe('argument limits', () => {
     expect(await refused('svc_search', {})).toMatchObject({ code: 'args_required', field: 'query' });
     expect(await refused('svc_search', { query: '' })).toMatchObject({ code: 'invalid_arguments', field: 'query' });
     expect((await mcp.call(u.key, 'svc_search', { query: `x${' '.repeat(4095)}` })).isError).toBe(false);
-    expect(await refused('svc_search', { query: `x${' '.repeat(4096)}` })).toMatchObject({ field: 'query', rule: 'at most 4096 characters' });
+    expect(await refused('svc_search', { query: `x${' '.repeat(4096)}` })).toMatchObject({
+      field: 'query',
+      rule: 'at most 4096 characters',
+    });
   });
 });
 
@@ -591,7 +856,10 @@ describe('tool listing and the search flag', () => {
     const list = tools.find((x) => x.name === 'svc_get_transcripts')!;
     expect(search.annotations).toMatchObject({ readOnlyHint: true });
     expect(list.annotations).toMatchObject({ readOnlyHint: true });
-    expect(search.inputSchema).toMatchObject({ required: ['query'], properties: { query: { type: 'string', maxLength: 4096 }, format: { enum: ['toon', 'json', 'text'] } } });
+    expect(search.inputSchema).toMatchObject({
+      required: ['query'],
+      properties: { query: { type: 'string', maxLength: 4096 }, format: { enum: ['toon', 'json', 'text'] } },
+    });
     expect(list.inputSchema.required ?? []).toEqual([]);
     expect(list.inputSchema.properties).toMatchObject({
       keyword: { type: 'string', maxLength: 255 },

@@ -32,7 +32,12 @@ describe('MCP endpoint', () => {
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
-  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } };
+  const init = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+  };
 
   it('refuses a missing key with 401 and a Bearer challenge before any tool runs', async () => {
     const res = await post(init);
@@ -52,7 +57,9 @@ describe('MCP endpoint', () => {
 
   it("builds the SDK's answers as @hono/node-server's lightweight Responses, which it writes without reading a stream", async () => {
     // The SDK's transport makes its JSON answers with the global Response; the mcp app installs hono's.
-    expect(inspect(new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } }))).toMatch(/^Response \(lightweight\)/);
+    expect(inspect(new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } }))).toMatch(
+      /^Response \(lightweight\)/,
+    );
     const res = await post(init, { authorization: `Bearer ${alice.key}` });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(await res.text())));
@@ -67,13 +74,22 @@ describe('MCP endpoint', () => {
   it('refuses a foreign Host header (DNS rebinding protection)', async () => {
     // fetch() will not send a forged Host header, so this one goes through node:http.
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(mcp.url, {
-        method: 'POST',
-        headers: { host: 'evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${alice.key}` },
-      }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        mcp.url,
+        {
+          method: 'POST',
+          headers: {
+            host: 'evil.example',
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${alice.key}`,
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(init));
     });
@@ -91,7 +107,13 @@ describe('MCP endpoint', () => {
   it('serves svc_get_user for the caller and for a teammate, never for another team', async () => {
     const me = await mcp.call(bob.key, 'svc_get_user');
     expect(me.isError).toBe(false);
-    expect(me.data).toMatchObject({ user_id: bob.id, email: bob.email, name: 'Bob', is_admin: false, num_transcripts: 0 });
+    expect(me.data).toMatchObject({
+      user_id: bob.id,
+      email: bob.email,
+      name: 'Bob',
+      is_admin: false,
+      num_transcripts: 0,
+    });
 
     const mate = await mcp.call(bob.key, 'svc_get_user', { userId: alice.id });
     expect(mate.data).toMatchObject({ user_id: alice.id, is_admin: true });

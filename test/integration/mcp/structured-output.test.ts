@@ -33,35 +33,77 @@ describe('structured tool output', () => {
       await makeMeeting(t.db, {
         organizer: admin,
         title: 'Roadmap review',
-        participants: [{ email: member.email, name: 'Max' }, { email: 'guest@ext.test', name: 'Gina' }],
+        participants: [
+          { email: member.email, name: 'Max' },
+          { email: 'guest@ext.test', name: 'Gina' },
+        ],
         summary: { keywords: ['roadmap', 'budget'], action_items: ['Ada sends the plan'] },
       })
     ).id;
-    emptyMeeting = (await makeMeeting(t.db, { organizer: admin, title: 'Processing', status: 'processing', sentences: [] })).id;
+    emptyMeeting = (
+      await makeMeeting(t.db, { organizer: admin, title: 'Processing', status: 'processing', sentences: [] })
+    ).id;
     await makeMeeting(t.db, { organizer: admin, title: 'Live standup', isLive: true, liveState: 'active' });
     const group = newId();
     await t.db('user_groups').insert({ id: group, team_id: team.id, name: 'Sales', handle: 'sales' });
     await t.db('user_group_members').insert({ group_id: group, user_id: member.id, role: 'member' });
-    await t.db('soundbites').insert({ id: newId(), meeting_id: meetingId, team_id: team.id, owner_id: admin.id, name: 'Clip', start_time: 0, end_time: 2, privacies: ['team'] });
+    await t
+      .db('soundbites')
+      .insert({
+        id: newId(),
+        meeting_id: meetingId,
+        team_id: team.id,
+        owner_id: admin.id,
+        name: 'Clip',
+        start_time: 0,
+        end_time: 2,
+        privacies: ['team'],
+      });
     const exec = newId();
     await t.db('rule_executions').insert({
-      id: exec, team_id: team.id, rule_id: 'r1', rule_name: 'Share', meeting_id: meetingId, run_key: `run-${exec}`, status: 'failed',
-      actions: JSON.stringify([{ type: 'share', emails: ['a@x.test'], status: 'failed' }]), error: 'boom', dry_run: false, executed_at: new Date(),
+      id: exec,
+      team_id: team.id,
+      rule_id: 'r1',
+      rule_name: 'Share',
+      meeting_id: meetingId,
+      run_key: `run-${exec}`,
+      status: 'failed',
+      actions: JSON.stringify([{ type: 'share', emails: ['a@x.test'], status: 'failed' }]),
+      error: 'boom',
+      dry_run: false,
+      executed_at: new Date(),
     });
     const actionItem = newId();
     await t.db('action_items').insert({
-      id: actionItem, team_id: team.id, meeting_id: meetingId, meeting_date: new Date('2026-11-02T15:00:00Z'), item_key: 'ada sends the plan',
-      text: 'Ada sends the plan', sentence_index: 0, start_time: 0, owner_name: admin.name, owner_email: admin.email, due_phrase: 'Friday', due_date: '2026-11-06',
+      id: actionItem,
+      team_id: team.id,
+      meeting_id: meetingId,
+      meeting_date: new Date('2026-11-02T15:00:00Z'),
+      item_key: 'ada sends the plan',
+      text: 'Ada sends the plan',
+      sentence_index: 0,
+      start_time: 0,
+      owner_name: admin.name,
+      owner_email: admin.email,
+      due_phrase: 'Friday',
+      due_date: '2026-11-06',
     });
     calls = {
       svc_search: [{ query: 'roadmap' }, { query: 'nothing-matches-this' }],
       svc_get_transcripts: [{}, { keyword: 'roadmap', limit: 1 }],
-      svc_get_transcript: [{ transcriptId: meetingId }, { transcriptId: emptyMeeting }, { transcriptId: meetingId, maxTokens: 500, fromIndex: 1 }],
+      svc_get_transcript: [
+        { transcriptId: meetingId },
+        { transcriptId: emptyMeeting },
+        { transcriptId: meetingId, maxTokens: 500, fromIndex: 1 },
+      ],
       svc_fetch: [{ id: meetingId }, { id: emptyMeeting }],
       svc_get_summary: [{ transcriptId: meetingId }, { transcriptId: emptyMeeting }],
       svc_get_active_meetings: [{}],
       svc_get_analytics: [{}, { startTime: '2026-10-01T00:00:00Z', endTime: '2026-12-01T00:00:00Z' }],
-      svc_share_meeting: [{ meetingId, emails: ['new@ext.test'], expiryDays: 7 }, { meetingId, emails: ['new@ext.test'] }],
+      svc_share_meeting: [
+        { meetingId, emails: ['new@ext.test'], expiryDays: 7 },
+        { meetingId, emails: ['new@ext.test'] },
+      ],
       svc_revoke_meeting_access: [{ meetingId, email: 'new@ext.test' }],
       svc_update_meeting_title: [{ meetingId, title: 'Roadmap review (final)' }],
       svc_update_meeting_privacy: [{ meetingId, privacy: 'teammates' }],
@@ -75,7 +117,10 @@ describe('structured tool output', () => {
       svc_get_user_contacts: [{}, { limit: 1 }],
       svc_get_rule_executions: [{}, { meetingId }],
       svc_get_action_items: [{}, { mine: true, status: 'open', limit: 1 }],
-      svc_update_action_item: [{ id: actionItem, status: 'done' }, { id: actionItem, dueDate: null }],
+      svc_update_action_item: [
+        { id: actionItem, status: 'done' },
+        { id: actionItem, dueDate: null },
+      ],
     };
     mcp = await startMcp(t.db);
   });
@@ -95,7 +140,9 @@ describe('structured tool output', () => {
   it('every tool answers structuredContent that the SDK client validates, equal to the JSON form of the answer, with the text as before', async () => {
     const client = await mcp.client(admin.key);
     const { tools } = await client.listTools();
-    const formats = new Set(tools.filter((x) => (x.inputSchema.properties as Record<string, unknown> | undefined)?.format).map((x) => x.name));
+    const formats = new Set(
+      tools.filter((x) => (x.inputSchema.properties as Record<string, unknown> | undefined)?.format).map((x) => x.name),
+    );
     const problems: string[] = [];
     for (const [name, argsList] of Object.entries(calls)) {
       for (const args of argsList) {
@@ -122,7 +169,10 @@ describe('structured tool output', () => {
         else expect([label, res.structuredContent]).toEqual([label, expected]);
         if (formats.has(name)) {
           // Read-only listings can be asked again: the json text is the structuredContent, exactly.
-          const json = (await client.callTool({ name, arguments: { ...args, format: 'json' } })) as { structuredContent: unknown; content: { text: string }[] };
+          const json = (await client.callTool({ name, arguments: { ...args, format: 'json' } })) as {
+            structuredContent: unknown;
+            content: { text: string }[];
+          };
           expect([label, JSON.parse(json.content[0].text)]).toEqual([label, json.structuredContent]);
         }
       }
@@ -132,7 +182,10 @@ describe('structured tool output', () => {
 
   it('errors answer isError with the error in the text and no structuredContent', async () => {
     const client = await mcp.client(member.key);
-    const res = (await client.callTool({ name: 'svc_get_transcript', arguments: { transcriptId: 'no-such' } })) as { isError: boolean; structuredContent?: unknown };
+    const res = (await client.callTool({ name: 'svc_get_transcript', arguments: { transcriptId: 'no-such' } })) as {
+      isError: boolean;
+      structuredContent?: unknown;
+    };
     expect(res.isError).toBe(true);
     expect(res.structuredContent).toBeUndefined();
   });
@@ -141,16 +194,26 @@ describe('structured tool output', () => {
     const long = await makeMeeting(t.db, {
       organizer: admin,
       title: 'Long',
-      sentences: Array.from({ length: 2000 }, (_, i) => ({ speaker: i % 2 ? 'Ada' : 'Max', text: `${i}: ${words}`, start: i * 5, end: i * 5 + 4.5 })),
+      sentences: Array.from({ length: 2000 }, (_, i) => ({
+        speaker: i % 2 ? 'Ada' : 'Max',
+        text: `${i}: ${words}`,
+        start: i * 5,
+        end: i * 5 + 4.5,
+      })),
     });
     const client = await mcp.client(admin.key);
-    const res = (await client.callTool({ name: 'svc_get_transcript', arguments: { transcriptId: long.id, maxTokens: TRANSCRIPT_TOKENS.max } })) as unknown as {
+    const res = (await client.callTool({
+      name: 'svc_get_transcript',
+      arguments: { transcriptId: long.id, maxTokens: TRANSCRIPT_TOKENS.max },
+    })) as unknown as {
       structuredContent: { has_more: boolean };
       content: { text: string }[];
     };
     const text = countTokens(res.content[0].text);
     const structured = countTokens(JSON.stringify(res.structuredContent));
-    reportTiming(`svc_get_transcript at maxTokens ${TRANSCRIPT_TOKENS.max}: text (TOON) ${text} tokens, structuredContent (JSON) ${structured} tokens, both ${text + structured}`);
+    reportTiming(
+      `svc_get_transcript at maxTokens ${TRANSCRIPT_TOKENS.max}: text (TOON) ${text} tokens, structuredContent (JSON) ${structured} tokens, both ${text + structured}`,
+    );
     expect(res.structuredContent.has_more).toBe(true);
     expect(text).toBeLessThanOrEqual(TRANSCRIPT_TOKENS.max);
     // Pages are sized for the JSON form, which Claude Code shows the model instead of the text.

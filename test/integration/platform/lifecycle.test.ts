@@ -30,7 +30,10 @@ describe('the mcp role', () => {
     const probe = `
       require('./services/cli/main.ts'); require('./services/cli/commands/serve.ts'); require('./services/mcp/main.ts');
       process.stdout.write(String(Object.keys(require.cache).filter((k) => k.includes('@temporalio')).length));`;
-    const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', probe], { cwd: join(__dirname, '..', '..', '..'), encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', probe], {
+      cwd: join(__dirname, '..', '..', '..'),
+      encoding: 'utf8',
+    });
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('0');
   });
@@ -77,7 +80,10 @@ describe('readiness', () => {
       expect(refused.map((l) => l.component)).toEqual(refused.map(() => 'knex'));
       const body = (await down.json()) as { checks: { name: string; ok: boolean }[] };
       // The mcp role's tools need only PostgreSQL: Temporal is not part of its readiness.
-      expect(body.checks).toEqual([expect.objectContaining({ name: 'database', ok: false }), expect.objectContaining({ name: 'schema', ok: false })]);
+      expect(body.checks).toEqual([
+        expect.objectContaining({ name: 'database', ok: false }),
+        expect.objectContaining({ name: 'schema', ok: false }),
+      ]);
       // Alive all the while: liveness must not restart a pod for a dependency's outage.
       expect((await fetch(readyz.replace('readyz', 'healthz'))).status).toBe(200);
 
@@ -98,7 +104,15 @@ describe('graceful shutdown', () => {
     const user = await makeUser(t.db, team, { name: 'Slow Sam' });
     const port = await freePort();
     const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), 'services/mcp/main.ts'], {
-      env: { PATH: process.env.PATH, DATABASE_URL: t.url, MCP_PORT: String(port), HOST: '127.0.0.1', TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS, SHUTDOWN_GRACE_MS: '15000', LOG_LEVEL: 'silent' },
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: t.url,
+        MCP_PORT: String(port),
+        HOST: '127.0.0.1',
+        TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
+        SHUTDOWN_GRACE_MS: '15000',
+        LOG_LEVEL: 'silent',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -112,8 +126,17 @@ describe('graceful shutdown', () => {
       await lock.raw('lock table users in access exclusive mode');
       const slow = fetch(`${base}/mcp`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${user.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'svc_get_user', arguments: {} } }),
+        headers: {
+          authorization: `Bearer ${user.key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'svc_get_user', arguments: {} },
+        }),
       });
       await new Promise((r) => setTimeout(r, 500));
       child.kill('SIGTERM');

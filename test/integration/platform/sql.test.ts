@@ -25,7 +25,10 @@ describe('runSql', () => {
   afterAll(() => t.drop());
 
   it('runs a statement with typed values and returns its rows', async () => {
-    const rows = await runSql<{ n: number; tags: string[] }>(t.db, { text: 'select $1::int + 1 as n, $2::text[] as tags', values: [41, ['a', 'b']] });
+    const rows = await runSql<{ n: number; tags: string[] }>(t.db, {
+      text: 'select $1::int + 1 as n, $2::text[] as tags',
+      values: [41, ['a', 'b']],
+    });
     expect(rows).toEqual([{ n: 42, tags: ['a', 'b'] }]);
   });
 
@@ -39,7 +42,9 @@ describe('runSql', () => {
   });
 
   it('gives the connection back when the statement fails', async () => {
-    await expect(runSql(t.db, { text: 'select * from no_such_table where id = $1', values: [1] })).rejects.toThrow(/no_such_table/);
+    await expect(runSql(t.db, { text: 'select * from no_such_table where id = $1', values: [1] })).rejects.toThrow(
+      /no_such_table/,
+    );
     const pool = (t.db.client as { pool: { numUsed(): number } }).pool;
     expect(pool.numUsed()).toBe(0);
   });
@@ -49,7 +54,13 @@ describe('runSql', () => {
     try {
       const mode = async (run: () => Promise<unknown>) => {
         await run();
-        return (await runSql<{ plan_cache_mode: string }>(one, { text: 'show plan_cache_mode', values: [] }, 'mi_sql_probe_mode'))[0].plan_cache_mode;
+        return (
+          await runSql<{ plan_cache_mode: string }>(
+            one,
+            { text: 'show plan_cache_mode', values: [] },
+            'mi_sql_probe_mode',
+          )
+        )[0].plan_cache_mode;
       };
       // A named statement sees the setting (the probe is named too)...
       expect(await mode(async () => undefined)).toBe('force_generic_plan');
@@ -61,12 +72,23 @@ describe('runSql', () => {
       // ...and whatever knex or an unnamed statement runs next on the same connection does not.
       expect((await one.raw('show plan_cache_mode')).rows[0].plan_cache_mode).toBe('auto');
       await runSql(one, { text: 'select 1', values: [] }, 'mi_sql_probe_one');
-      expect((await runSql<{ plan_cache_mode: string }>(one, { text: 'show plan_cache_mode', values: [] }))[0].plan_cache_mode).toBe('auto');
+      expect(
+        (await runSql<{ plan_cache_mode: string }>(one, { text: 'show plan_cache_mode', values: [] }))[0]
+          .plan_cache_mode,
+      ).toBe('auto');
       await runSql(one, { text: 'select 1', values: [] }, 'mi_sql_probe_one');
       await one.transaction(async (tx) => {
         expect((await tx.raw('show plan_cache_mode')).rows[0].plan_cache_mode).toBe('auto');
         // Inside a transaction a named statement is planned as PostgreSQL chooses, and leaves nothing set.
-        expect((await runSql<{ plan_cache_mode: string }>(tx, { text: 'show plan_cache_mode', values: [] }, 'mi_sql_probe_tx'))[0].plan_cache_mode).toBe('auto');
+        expect(
+          (
+            await runSql<{ plan_cache_mode: string }>(
+              tx,
+              { text: 'show plan_cache_mode', values: [] },
+              'mi_sql_probe_tx',
+            )
+          )[0].plan_cache_mode,
+        ).toBe('auto');
       });
       expect((await one.raw('show plan_cache_mode')).rows[0].plan_cache_mode).toBe('auto');
     } finally {

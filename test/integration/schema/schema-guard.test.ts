@@ -88,25 +88,52 @@ describe('the schema guard', () => {
     expect(empty.message).toBe(`the database has no schema yet (release ${RELEASE}): run \`meeting-intel migrate up\``);
     // Every role, before it takes any work.
     await expect(startMcpRole(mcpConfig(d.url))).rejects.toThrow(empty.message);
-    const roleConfig = testConfig({ DATABASE_URL: d.url, GRAPHQL_PORT: '0', WORKER_METRICS_PORT: '0', HOST: '127.0.0.1', TEMPORAL_TASK_QUEUE: 'schema-guard-never-polled' }, 'worker');
+    const roleConfig = testConfig(
+      {
+        DATABASE_URL: d.url,
+        GRAPHQL_PORT: '0',
+        WORKER_METRICS_PORT: '0',
+        HOST: '127.0.0.1',
+        TEMPORAL_TASK_QUEUE: 'schema-guard-never-polled',
+      },
+      'worker',
+    );
     await expect(startGraphqlRole(roleConfig)).rejects.toThrow(empty.message);
     await expect(startWorkerRole(roleConfig)).rejects.toThrow(empty.message);
 
     const last = MIGRATIONS[MIGRATIONS.length - 1];
     await migrateUp(d.db, MIGRATIONS.slice(0, -1));
     const behind = await refusal(requireSchema(d.db));
-    expect(behind.message).toBe(`the database lacks 1 migration of release ${RELEASE} (${last.name}): run \`meeting-intel migrate up\``);
+    expect(behind.message).toBe(
+      `the database lacks 1 migration of release ${RELEASE} (${last.name}): run \`meeting-intel migrate up\``,
+    );
 
-    const cli = await runCli(['serve', 'mcp'], { DATABASE_URL: d.url, MCP_PORT: '0', HOST: '127.0.0.1', TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS });
+    const cli = await runCli(['serve', 'mcp'], {
+      DATABASE_URL: d.url,
+      MCP_PORT: '0',
+      HOST: '127.0.0.1',
+      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
+    });
     expect(cli.code).toBe(1);
-    expect(cli.stderr).toBe(`error: the database lacks 1 migration of release ${RELEASE} (${last.name}): run \`meeting-intel migrate up\`\n`);
+    expect(cli.stderr).toBe(
+      `error: the database lacks 1 migration of release ${RELEASE} (${last.name}): run \`meeting-intel migrate up\`\n`,
+    );
 
     const up = await runCli(['migrate', 'up', '--json'], { DATABASE_URL: d.url });
     expect(up.code).toBe(0);
-    expect(up.json).toMatchObject({ action: 'up', applied: [last.name], release: RELEASE, schemaRelease: RELEASE, runs: true });
+    expect(up.json).toMatchObject({
+      action: 'up',
+      applied: [last.name],
+      release: RELEASE,
+      schemaRelease: RELEASE,
+      runs: true,
+    });
     expect((await requireSchema(d.db)).pending).toEqual([]);
     // Each applied migration carries what it declared, for an older release to read.
-    expect(await d.db('knex_migrations').where({ name: last.name }).first('release', 'runs_with')).toEqual({ release: last.release, runs_with: last.runsWith });
+    expect(await d.db('knex_migrations').where({ name: last.name }).first('release', 'runs_with')).toEqual({
+      release: last.release,
+      runs_with: last.runsWith,
+    });
   });
 
   it('runs on a schema ahead of it by migrations declared compatible with it', async () => {
@@ -128,7 +155,11 @@ describe('the schema guard', () => {
     expect(up.stdout).toBe(`nothing to apply: schema release ${NEXT}, this release ${RELEASE}: runs\n`);
     // Only the release that applied a migration holds its down.
     const down = await refusal(migrateDown(d.db));
-    expect(down.message).toMatch(new RegExp(`^the database schema is at release ${NEXT}, ahead of this release ${RELEASE}: only release ${NEXT} can revert`));
+    expect(down.message).toMatch(
+      new RegExp(
+        `^the database schema is at release ${NEXT}, ahead of this release ${RELEASE}: only release ${NEXT} can revert`,
+      ),
+    );
   });
 
   it('refuses a schema moved ahead by a migration not compatible with it, naming both releases; /readyz turns unready', async () => {
@@ -169,12 +200,16 @@ describe('the schema guard', () => {
     expect(asFirst.code).toBe(0);
     // Every migration since the first release is an expand migration: the first release runs on it.
     expect(asFirst.json).toMatchObject({ release: first, schemaRelease: RELEASE, runs: true, problem: null });
-    expect(asFirst.json.ahead.map((a: { name: string }) => a.name)).toEqual(MIGRATIONS.filter((m) => compareReleases(m.release, first) > 0).map((m) => m.name));
+    expect(asFirst.json.ahead.map((a: { name: string }) => a.name)).toEqual(
+      MIGRATIONS.filter((m) => compareReleases(m.release, first) > 0).map((m) => m.name),
+    );
 
     await migrateUp(d.db, [...MIGRATIONS, future('contract', NEXT)], NEXT);
     const asThis = await runCli(['migrate', 'status', '--release', RELEASE, '--json'], { DATABASE_URL: d.url });
     expect(asThis.json).toMatchObject({ release: RELEASE, schemaRelease: NEXT, runs: false });
-    expect(asThis.json.problem).toMatch(new RegExp(`runs only with release ${NEXT} or later; this is release ${RELEASE}`));
+    expect(asThis.json.problem).toMatch(
+      new RegExp(`runs only with release ${NEXT} or later; this is release ${RELEASE}`),
+    );
 
     for (const [bad, rule] of [
       ['1.2', '--release must be a release like 0.1.0; got "1.2"'],
@@ -184,14 +219,19 @@ describe('the schema guard', () => {
       expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 2, stderr: `error: ${rule}\n` });
     }
     const wrongAction = await runCli(['migrate', 'up', '--release', first], { DATABASE_URL: d.url });
-    expect({ code: wrongAction.code, stderr: wrongAction.stderr }).toEqual({ code: 2, stderr: 'error: --release goes with migrate status only\n' });
+    expect({ code: wrongAction.code, stderr: wrongAction.stderr }).toEqual({
+      code: 2,
+      stderr: 'error: --release goes with migrate status only\n',
+    });
   });
 
   it('refuses a migration applied by a release that declared nothing about it', async () => {
     await migrateUp(d.db);
     await d.db('knex_migrations').insert({ name: '29991231000000_unknown', batch: 9, migration_time: new Date() });
     const e = await refusal(requireSchema(d.db));
-    expect(e.message).toBe(`the database has migration 29991231000000_unknown, which release ${RELEASE} does not know and which declares no release it runs with: deploy the release that applied it`);
+    expect(e.message).toBe(
+      `the database has migration 29991231000000_unknown, which release ${RELEASE} does not know and which declares no release it runs with: deploy the release that applied it`,
+    );
   });
 
   it('migrate down reverts a migration that has down and refuses one that cannot be undone, saying why', async () => {
@@ -211,7 +251,9 @@ describe('the schema guard', () => {
     await migrateUp(d.db, [...catalog, oneWay], NEXT);
     const e = await refusal(migrateDown(d.db, [...catalog, oneWay], NEXT));
     expect(e.code).toBe('schema_irreversible');
-    expect(e.message).toBe(`migration 29991231000001_future_one_way cannot be undone: it rewrites every transcript in the new format; restore the backup taken before it instead`);
+    expect(e.message).toBe(
+      `migration 29991231000001_future_one_way cannot be undone: it rewrites every transcript in the new format; restore the backup taken before it instead`,
+    );
     expect(await d.db.schema.hasTable('future_one_way')).toBe(true);
     expect((await inspectSchema(d.db, [...catalog, oneWay], NEXT)).applied).toContain(oneWay.name);
   });

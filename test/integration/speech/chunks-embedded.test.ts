@@ -67,7 +67,9 @@ describe('a long recording through the embedded engine', () => {
     while (stored < 3) {
       if (Date.now() > deadline) throw new Error(`only ${stored} chunks were stored in time`);
       await new Promise((r) => setTimeout(r, 50));
-      [{ n: stored }] = (await t.db('transcript_chunks').where({ meeting_id: id }).count({ n: '*' })).map((r) => ({ n: Number(r.n) }));
+      [{ n: stored }] = (await t.db('transcript_chunks').where({ meeting_id: id }).count({ n: '*' })).map((r) => ({
+        n: Number(r.n),
+      }));
     }
     const exited = new Promise((r) => child!.once('exit', r));
     child.kill('SIGKILL');
@@ -100,7 +102,12 @@ describe('a long recording through the embedded engine', () => {
     for (let i = 1; i < starts.length; i++) expect(starts[i]).toBeGreaterThan(starts[i - 1]);
     // Every utterance is heard where it was said, nothing is dropped or repeated at a chunk boundary.
     for (const p of PARTS) expect(Math.min(...starts.map((s) => Math.abs(s - p.at)))).toBeLessThanOrEqual(1.5);
-    const { wer } = wordErrorRate([{ reference: rec.placed.map((p) => p.utterance.reference).join(' '), hypothesis: sentences.map((s) => s.text).join(' ') }]);
+    const { wer } = wordErrorRate([
+      {
+        reference: rec.placed.map((p) => p.utterance.reference).join(' '),
+        hypothesis: sentences.map((s) => s.text).join(' '),
+      },
+    ]);
     expect(wer).toBeLessThanOrEqual(0.1);
   }, 300_000);
 });

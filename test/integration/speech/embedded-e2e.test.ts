@@ -38,27 +38,40 @@ describe('recordings transcribed by the embedded engine', () => {
   async function moment(word: string, meetingId: string) {
     const res = await mcp.call(rig.owner.key, 'svc_search', { query: `${word} scope:sentences`, format: 'json' });
     expect(res.isError).toBe(false);
-    const found = (res.data.moments as { meeting_id: string; start_time: number; text: string }[]).filter((m) => m.meeting_id === meetingId);
+    const found = (res.data.moments as { meeting_id: string; start_time: number; text: string }[]).filter(
+      (m) => m.meeting_id === meetingId,
+    );
     expect(found.length).toBeGreaterThan(0);
     return found[0];
   }
 
-  it.each(['mp4', 'mp3'] as const)('an %s of people speaking becomes a searchable transcript with times', async (enc) => {
-    const rec = placedRecording(PARTS, 34, enc);
-    const url = rig.media.serve(`/placed.${enc}`, { body: readFileSync(rec.path), contentType: enc === 'mp4' ? 'video/mp4' : 'audio/mpeg' });
-    const id = await rig.upload({ url, title: `Placed ${enc}` });
-    expect(await waitForRun(rig.gql.temporal, id, 120_000)).toMatchObject({ status: 'completed' });
+  it.each(['mp4', 'mp3'] as const)(
+    'an %s of people speaking becomes a searchable transcript with times',
+    async (enc) => {
+      const rec = placedRecording(PARTS, 34, enc);
+      const url = rig.media.serve(`/placed.${enc}`, {
+        body: readFileSync(rec.path),
+        contentType: enc === 'mp4' ? 'video/mp4' : 'audio/mpeg',
+      });
+      const id = await rig.upload({ url, title: `Placed ${enc}` });
+      expect(await waitForRun(rig.gql.temporal, id, 120_000)).toMatchObject({ status: 'completed' });
 
-    for (const [word, at] of [['dashwood', 3], ['amiable', 14], ['selfish', 24]] as const) {
-      const m = await moment(word, id);
-      expect(m.text.toLowerCase()).toContain(word);
-      expect(Math.abs(m.start_time - at)).toBeLessThanOrEqual(1);
-    }
-    const info = await mcp.call(rig.owner.key, 'svc_get_transcript', { transcriptId: id, format: 'json' });
-    expect(info.data.meeting_info.transcribed_by).toEqual({ engine: 'embedded', model: 'moonshine-tiny-en' });
-    // Nothing was heard in the noise before the first words.
-    expect(info.data.sentences[0].start_time).toBeGreaterThan(2);
-  }, 180_000);
+      for (const [word, at] of [
+        ['dashwood', 3],
+        ['amiable', 14],
+        ['selfish', 24],
+      ] as const) {
+        const m = await moment(word, id);
+        expect(m.text.toLowerCase()).toContain(word);
+        expect(Math.abs(m.start_time - at)).toBeLessThanOrEqual(1);
+      }
+      const info = await mcp.call(rig.owner.key, 'svc_get_transcript', { transcriptId: id, format: 'json' });
+      expect(info.data.meeting_info.transcribed_by).toEqual({ engine: 'embedded', model: 'moonshine-tiny-en' });
+      // Nothing was heard in the noise before the first words.
+      expect(info.data.sentences[0].start_time).toBeGreaterThan(2);
+    },
+    180_000,
+  );
 
   it('refuses an upload in a language the model does not serve, naming the setting to change', async () => {
     const rec = placedRecording(PARTS, 34, 'mp3');
@@ -66,6 +79,8 @@ describe('recordings transcribed by the embedded engine', () => {
     const id = await rig.upload({ url, title: 'Auf Deutsch', custom_language: 'de' });
     const run = await waitForRun(rig.gql.temporal, id, 60_000);
     expect(run).toMatchObject({ status: 'failed' });
-    expect(run.status === 'failed' && run.message).toMatch(/language: the speech model moonshine-tiny-en transcribes en only, not de; set SPEECH_MODEL/);
+    expect(run.status === 'failed' && run.message).toMatch(
+      /language: the speech model moonshine-tiny-en transcribes en only, not de; set SPEECH_MODEL/,
+    );
   }, 90_000);
 });

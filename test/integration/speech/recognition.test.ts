@@ -9,7 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cutSpeech, embeddedEngine, loadSpeechModel, type EmbeddedEngine } from '../../../services/intelligence/asr';
 import { runCli } from '../../support/cli';
-import { librivox, MODELS_DIR, PYANNOTE_DIR, pyannoteReference, requireSpeechData, wavSamples } from '../../support/speech';
+import {
+  librivox,
+  MODELS_DIR,
+  PYANNOTE_DIR,
+  pyannoteReference,
+  requireSpeechData,
+  wavSamples,
+} from '../../support/speech';
 import { wordErrorRate } from '../../support/wer';
 
 requireSpeechData();
@@ -24,7 +31,8 @@ const textOf = (segments: { text: string }[]) => segments.map((s) => s.text).joi
 describe('the embedded engine on real speech', () => {
   it('transcribes the LibriVox utterances with a word error rate of at most 10 %', async () => {
     const pairs = [];
-    for (const u of librivox()) pairs.push({ reference: u.reference, hypothesis: textOf(await engine.transcribe(wavSamples(u.path))) });
+    for (const u of librivox())
+      pairs.push({ reference: u.reference, hypothesis: textOf(await engine.transcribe(wavSamples(u.path))) });
     const { wer, words } = wordErrorRate(pairs);
     expect(words).toBe(71);
     expect(wer).toBeLessThanOrEqual(0.1);
@@ -47,7 +55,10 @@ describe('the embedded engine on real speech', () => {
     const silence = new Float32Array(16000 * 12);
     expect(await engine.transcribe(silence)).toEqual([]);
     let seed = 7;
-    const noise = Float32Array.from({ length: 16000 * 12 }, () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5) * 0.02);
+    const noise = Float32Array.from(
+      { length: 16000 * 12 },
+      () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5) * 0.02,
+    );
     expect(await engine.transcribe(noise)).toEqual([]);
   });
 });
@@ -55,7 +66,9 @@ describe('the embedded engine on real speech', () => {
 describe('long speech is cut under the model limit', () => {
   it('cuts at the quietest frame before each limit, never longer than the limit, keeping every sample', () => {
     const rate = 16000;
-    const samples = Float32Array.from({ length: rate * 20 }, (_, i) => (i >= rate * 7 && i < rate * 7.1 ? 0 : Math.sin(i / 5)));
+    const samples = Float32Array.from({ length: rate * 20 }, (_, i) =>
+      i >= rate * 7 && i < rate * 7.1 ? 0 : Math.sin(i / 5),
+    );
     const pieces = cutSpeech(samples, 1000, rate * 8);
     expect(pieces.every((p) => p.samples.length <= rate * 8)).toBe(true);
     expect(pieces.reduce((n, p) => n + p.samples.length, 0)).toBe(samples.length);
@@ -78,15 +91,27 @@ describe('model files', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('refuses a missing model folder, a missing file and an altered one, naming the file and make models', async () => {
-    await expect(loadSpeechModel(dir, 'parakeet')).rejects.toThrow(/parakeet\/model\.json is missing; run `make models`/);
+    await expect(loadSpeechModel(dir, 'parakeet')).rejects.toThrow(
+      /parakeet\/model\.json is missing; run `make models`/,
+    );
     writeFileSync(join(dir, 'moonshine-tiny-en', 'tokens.txt'), 'x 0\n');
-    await expect(loadSpeechModel(dir, 'moonshine-tiny-en')).rejects.toThrow(/tokens\.txt is altered .*run `make models`/);
+    await expect(loadSpeechModel(dir, 'moonshine-tiny-en')).rejects.toThrow(
+      /tokens\.txt is altered .*run `make models`/,
+    );
     rmSync(join(dir, 'moonshine-tiny-en', 'encoder_model.ort'));
-    await expect(loadSpeechModel(dir, 'moonshine-tiny-en')).rejects.toThrow(/encoder_model\.ort is missing; run `make models`/);
+    await expect(loadSpeechModel(dir, 'moonshine-tiny-en')).rejects.toThrow(
+      /encoder_model\.ort is missing; run `make models`/,
+    );
   });
 
   it('stops a worker at start, before it polls, naming the file and make models', async () => {
-    const env = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', TEMPORAL_ADDRESS: '127.0.0.1:1', SECRETS_KEY: '0'.repeat(64), SPEECH_MODELS_DIR: dir, LOG_LEVEL: 'fatal' };
+    const env = {
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+      SECRETS_KEY: '0'.repeat(64),
+      SPEECH_MODELS_DIR: dir,
+      LOG_LEVEL: 'fatal',
+    };
     const res = await runCli(['serve', 'worker'], env);
     expect(res.code).toBe(1);
     expect(`${res.stdout}${res.stderr}`).toMatch(/encoder_model\.ort is missing; run `make models`/);

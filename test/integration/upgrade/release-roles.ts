@@ -21,7 +21,9 @@ export interface Release {
 /** The newest release in releases.json older than this code's. */
 export function previousRelease(): Release {
   const releases: Release[] = JSON.parse(readFileSync(join(REPO, 'releases.json'), 'utf8')).releases;
-  const older = releases.filter((r) => compareReleases(r.version, RELEASE) < 0).sort((a, b) => compareReleases(a.version, b.version));
+  const older = releases
+    .filter((r) => compareReleases(r.version, RELEASE) < 0)
+    .sort((a, b) => compareReleases(a.version, b.version));
   if (!older.length) throw new Error(`releases.json lists no release older than ${RELEASE}`);
   return older[older.length - 1];
 }
@@ -36,10 +38,16 @@ export function checkOut(release: Release, dir: string): string {
   try {
     execFileSync('git', ['cat-file', '-e', `${release.commit}^{commit}`], { cwd: REPO, stdio: 'ignore' });
   } catch {
-    throw new Error(`release ${release.version}'s commit ${release.commit} is not in this clone: the upgrade test needs the full history (git fetch --unshallow)`);
+    throw new Error(
+      `release ${release.version}'s commit ${release.commit} is not in this clone: the upgrade test needs the full history (git fetch --unshallow)`,
+    );
   }
   mkdirSync(dir, { recursive: true });
-  const tar = execFileSync('git', ['archive', '--format=tar', release.commit, 'bin', 'services', 'workflows', 'package.json', 'tsconfig.json'], { cwd: REPO, maxBuffer: 256 * 1024 * 1024 });
+  const tar = execFileSync(
+    'git',
+    ['archive', '--format=tar', release.commit, 'bin', 'services', 'workflows', 'package.json', 'tsconfig.json'],
+    { cwd: REPO, maxBuffer: 256 * 1024 * 1024 },
+  );
   execFileSync('tar', ['-x', '-C', dir], { input: tar });
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return dir;
@@ -58,10 +66,19 @@ export interface RunningRole {
   stop(): Promise<number | null>;
 }
 
-const PORT_VARIABLE: Record<RoleName, string> = { mcp: 'MCP_PORT', graphql: 'GRAPHQL_PORT', worker: 'WORKER_METRICS_PORT' };
+const PORT_VARIABLE: Record<RoleName, string> = {
+  mcp: 'MCP_PORT',
+  graphql: 'GRAPHQL_PORT',
+  worker: 'WORKER_METRICS_PORT',
+};
 
 /** `meeting-intel serve <role>` of the code in `dir`, once it says it is ready. */
-export async function startRole(dir: string, release: string, role: RoleName, env: Record<string, string>): Promise<RunningRole> {
+export async function startRole(
+  dir: string,
+  release: string,
+  role: RoleName,
+  env: Record<string, string>,
+): Promise<RunningRole> {
   const port = await freePort();
   const child = spawn(join(dir, 'bin', 'meeting-intel'), ['serve', role], {
     cwd: dir,
@@ -115,11 +132,15 @@ export async function startService(): Promise<Service> {
       res.writeHead(503).end();
       return;
     }
-    const upstream = request(`${pod.base}${req.url}`, { method: req.method, headers: req.headers, agent: false }, (up) => {
-      answers.push({ status: up.statusCode ?? 0, release: pod.release, path: req.url ?? '' });
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const upstream = request(
+      `${pod.base}${req.url}`,
+      { method: req.method, headers: req.headers, agent: false },
+      (up) => {
+        answers.push({ status: up.statusCode ?? 0, release: pod.release, path: req.url ?? '' });
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     upstream.on('error', () => {
       answers.push({ status: 502, release: pod.release, path: req.url ?? '' });
       if (!res.headersSent) res.writeHead(502);
@@ -140,6 +161,10 @@ export async function startService(): Promise<Service> {
 
 /** Run a release's CLI to completion; its JSON answer. */
 export function cli(dir: string, args: string[], env: Record<string, string>): any {
-  const out = execFileSync(join(dir, 'bin', 'meeting-intel'), [...args, '--json'], { cwd: dir, env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env }, encoding: 'utf8' });
+  const out = execFileSync(join(dir, 'bin', 'meeting-intel'), [...args, '--json'], {
+    cwd: dir,
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env },
+    encoding: 'utf8',
+  });
   return JSON.parse(out.trim().split('\n').pop()!);
 }

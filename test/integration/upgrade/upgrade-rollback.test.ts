@@ -25,9 +25,20 @@ import { Client, Connection } from '@temporalio/client';
 import { RELEASE } from '../../../services/platform/release';
 import { withDatabase } from '../../support/globalSetup';
 import { RECEIVER_CERT_PATH, startWebhookReceiver, WebhookReceiver } from '../../support/webhook-receiver';
-import { cli, checkOut, previousRelease, REPO, RoleName, RunningRole, Service, startRole, startService } from './release-roles';
+import {
+  cli,
+  checkOut,
+  previousRelease,
+  REPO,
+  RoleName,
+  RunningRole,
+  Service,
+  startRole,
+  startService,
+} from './release-roles';
 
-const VTT = (n: number) => `WEBVTT\n\n00:00:01.000 --> 00:00:03.000\n<v Rae>Board upload ${n}: ship it on Friday.\n\n00:00:03.500 --> 00:00:05.000\n<v Sol>Agreed, upload ${n}.\n`;
+const VTT = (n: number) =>
+  `WEBVTT\n\n00:00:01.000 --> 00:00:03.000\n<v Rae>Board upload ${n}: ship it on Friday.\n\n00:00:03.500 --> 00:00:05.000\n<v Sol>Agreed, upload ${n}.\n`;
 const UPLOAD = `mutation U($input: AudioUploadInput!) { uploadAudio(input: $input) { success meetingId } }`;
 const CREATE_RULE = `mutation R($input: RuleInput!) { createRule(input: $input) { id } }`;
 const SAVE_WEBHOOK = `mutation S($url: String!) { saveWebhookUrl(url: $url) { url } }`;
@@ -56,7 +67,8 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
   let stopMcpLoop = false;
   const mcpResults: { ok: boolean; error?: string }[] = [];
 
-  const admin = () => knexFactory({ client: 'pg', connection: process.env.MI_TEST_ADMIN_URL!, pool: { min: 0, max: 1 } });
+  const admin = () =>
+    knexFactory({ client: 'pg', connection: process.env.MI_TEST_ADMIN_URL!, pool: { min: 0, max: 1 } });
 
   beforeAll(async () => {
     oldDir = checkOut(previous, join(work, previous.version));
@@ -90,7 +102,10 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     stopMcpLoop = true;
     await mcpLoop?.catch(() => {});
     await Promise.all(running.map((r) => r.stop()));
-    await temporal?.schedule.getHandle(`retention-${queue}`).delete().catch(() => {});
+    await temporal?.schedule
+      .getHandle(`retention-${queue}`)
+      .delete()
+      .catch(() => {});
     await connection?.close();
     await Promise.all([services.mcp?.close(), services.graphql?.close(), media?.close(), rx?.close()]);
     await db?.destroy();
@@ -118,9 +133,14 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
   };
 
   const gql = async (query: string, variables: Record<string, unknown>) => {
-    const res = await fetch(`${services.graphql.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query, variables }) });
+    const res = await fetch(`${services.graphql.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ query, variables }),
+    });
     const body = (await res.json()) as { data?: any; errors?: unknown[] };
-    if (res.status !== 200 || body.errors) throw new Error(`graphql answered ${res.status}: ${JSON.stringify(body.errors)}`);
+    if (res.status !== 200 || body.errors)
+      throw new Error(`graphql answered ${res.status}: ${JSON.stringify(body.errors)}`);
     return body.data;
   };
   const upload = async (n: number, by: string, stall = false) => {
@@ -144,8 +164,15 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     while (!stopMcpLoop) {
       const c = new McpClient({ name: 'upgrade-test', version: RELEASE });
       try {
-        await c.connect(new StreamableHTTPClientTransport(new URL(`${services.mcp.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
-        const res = (await c.callTool({ name: 'svc_get_active_meetings', arguments: {} })) as { isError?: boolean; content: { text: string }[] };
+        await c.connect(
+          new StreamableHTTPClientTransport(new URL(`${services.mcp.url}/mcp`), {
+            requestInit: { headers: { authorization: `Bearer ${key}` } },
+          }),
+        );
+        const res = (await c.callTool({ name: 'svc_get_active_meetings', arguments: {} })) as {
+          isError?: boolean;
+          content: { text: string }[];
+        };
         mcpResults.push({ ok: !res.isError, error: res.isError ? res.content[0]?.text : undefined });
       } catch (e) {
         mcpResults.push({ ok: false, error: String(e) });
@@ -161,7 +188,11 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     const migrated = cli(oldDir, ['migrate', 'up'], env);
     expect(migrated.applied.length).toBeGreaterThan(0);
     const team = cli(oldDir, ['team', 'create', '--name', 'Upgraders', '--tier', 'enterprise'], env).team;
-    cli(oldDir, ['user', 'create', '--team', team.id, '--email', 'rae@upgrade.test', '--name', 'Rae', '--role', 'admin'], env);
+    cli(
+      oldDir,
+      ['user', 'create', '--team', team.id, '--email', 'rae@upgrade.test', '--name', 'Rae', '--role', 'admin'],
+      env,
+    );
     key = cli(oldDir, ['apikey', 'create', '--email', 'rae@upgrade.test'], env).key;
 
     let old = await start(oldDir, previous.version, ['mcp', 'graphql', 'worker']);
@@ -169,11 +200,20 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     services.graphql.route(old.filter((p) => p.role === 'graphql'));
     mcpLoop = loopMcp();
 
-    await gql(CREATE_RULE, { input: { name: 'Board shares', conditions: [{ type: 'title_contains', text: 'Board' }], actions: [{ type: 'share', emails: ['board@partner.test'], expiry_days: 7 }] } });
+    await gql(CREATE_RULE, {
+      input: {
+        name: 'Board shares',
+        conditions: [{ type: 'title_contains', text: 'Board' }],
+        actions: [{ type: 'share', emails: ['board@partner.test'], expiry_days: 7 }],
+      },
+    });
     await gql(SAVE_WEBHOOK, { url: rx.url('/hook') });
     await gql(SET_SECRET, { secret: 'upgrade-secret-12345' });
     const live: string = (await gql(START, { input: { title: 'Standup across the upgrade' } })).startLiveMeeting;
-    await gql(APPEND, { id: live, sentences: [said(0, 'Rae', 'Before the upgrade.'), said(1, 'Sol', 'Still before it.')] });
+    await gql(APPEND, {
+      id: live,
+      sentences: [said(0, 'Rae', 'Before the upgrade.'), said(1, 'Sol', 'Still before it.')],
+    });
     for (let n = 0; n < 3; n++) await upload(n, previous.version);
     // One more whose download hangs on the old worker: it is in the middle of an activity when the
     // worker is told to stop, and must be finished by a worker of the new release.
@@ -185,7 +225,9 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
 
     // --- upgrade: migrate (the pre-upgrade hook), start this release, stop the previous one ------------
     // A pod of this release rolled out before the migration refuses, naming what to do.
-    await expect(startRole(REPO, RELEASE, 'mcp', env)).rejects.toThrow(/exited 1: error: the database lacks \d+ migrations? of release [\d.]+ \(.*\): run `meeting-intel migrate up`/);
+    await expect(startRole(REPO, RELEASE, 'mcp', env)).rejects.toThrow(
+      /exited 1: error: the database lacks \d+ migrations? of release [\d.]+ \(.*\): run `meeting-intel migrate up`/,
+    );
     const up = cli(REPO, ['migrate', 'up'], env);
     expect(up).toMatchObject({ action: 'up', release: RELEASE, schemaRelease: RELEASE, runs: true });
     expect(up.applied.length).toBeGreaterThan(0);
@@ -196,10 +238,15 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     await gql(APPEND, { id: live, sentences: [said(2, 'Rae', 'After the upgrade.')] });
     for (let n = 4; n < 6; n++) await upload(n, RELEASE);
     rx.script('/hook', [200]);
-    for (const u of uploads) expect({ id: u.id, status: await closed(`transcription-${u.id}`) }).toEqual({ id: u.id, status: 'COMPLETED' });
+    for (const u of uploads)
+      expect({ id: u.id, status: await closed(`transcription-${u.id}`) }).toEqual({ id: u.id, status: 'COMPLETED' });
 
     // --- rollback: the previous release on the new schema; nothing reverts a migration ---------------
-    expect(cli(REPO, ['migrate', 'status', '--release', previous.version], env)).toMatchObject({ release: previous.version, schemaRelease: RELEASE, runs: true });
+    expect(cli(REPO, ['migrate', 'status', '--release', previous.version], env)).toMatchObject({
+      release: previous.version,
+      schemaRelease: RELEASE,
+      runs: true,
+    });
     old = await start(oldDir, previous.version, ['mcp', 'graphql', 'worker']);
     await rollTo(current, old);
     const status = cli(REPO, ['migrate', 'status'], env);
@@ -212,35 +259,61 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     await mcpLoop;
 
     // --- nothing lost, nothing twice ------------------------------------------------------------------
-    for (const u of uploads) expect({ id: u.id, status: await closed(`transcription-${u.id}`) }).toEqual({ id: u.id, status: 'COMPLETED' });
+    for (const u of uploads)
+      expect({ id: u.id, status: await closed(`transcription-${u.id}`) }).toEqual({ id: u.id, status: 'COMPLETED' });
     expect(await closed(`live-${live}`)).toBe('COMPLETED');
     // The download the old worker was in when it stopped was made again, by the new release.
     expect(media.hits('/board-3.vtt').length).toBeGreaterThanOrEqual(2);
-    const meetings = await db('meetings').whereIn('id', uploads.map((u) => u.id)).select('id', 'status');
+    const meetings = await db('meetings')
+      .whereIn(
+        'id',
+        uploads.map((u) => u.id),
+      )
+      .select('id', 'status');
     expect(meetings.map((m) => m.status)).toEqual(uploads.map(() => 'completed'));
-    const sentences = await db('sentences').whereIn('meeting_id', [...uploads.map((u) => u.id), live]).select('meeting_id', 'text').orderBy(['meeting_id', 'idx']);
+    const sentences = await db('sentences')
+      .whereIn('meeting_id', [...uploads.map((u) => u.id), live])
+      .select('meeting_id', 'text')
+      .orderBy(['meeting_id', 'idx']);
     const byMeeting = (id: string) => sentences.filter((s) => s.meeting_id === id).map((s) => s.text);
-    for (const [i, u] of uploads.entries()) expect(byMeeting(u.id)).toEqual([`Board upload ${i}: ship it on Friday.`, `Agreed, upload ${i}.`]);
-    expect(byMeeting(live)).toEqual(['Before the upgrade.', 'Still before it.', 'After the upgrade.', 'After the rollback.']);
+    for (const [i, u] of uploads.entries())
+      expect(byMeeting(u.id)).toEqual([`Board upload ${i}: ship it on Friday.`, `Agreed, upload ${i}.`]);
+    expect(byMeeting(live)).toEqual([
+      'Before the upgrade.',
+      'Still before it.',
+      'After the upgrade.',
+      'After the rollback.',
+    ]);
 
     // Every workflow on the queue, whichever release started it, completed: none running, none failed.
     await Promise.all([...uploads.map((u) => closed(`rules-${u.id}`)), closed(`rules-${live}`)]);
     const workflows: { id: string; type: string; status: string }[] = [];
-    for await (const w of temporal.workflow.list({ query: `TaskQueue = "${queue}"` })) workflows.push({ id: w.workflowId, type: w.type, status: w.status.name });
+    for await (const w of temporal.workflow.list({ query: `TaskQueue = "${queue}"` }))
+      workflows.push({ id: w.workflowId, type: w.type, status: w.status.name });
     const byType = (type: string) => workflows.filter((w) => w.type === type);
     expect(byType('TranscriptionWorkflow')).toHaveLength(uploads.length);
     // Rules run once per finished meeting: every upload, and the live meeting once it ended.
-    expect(byType('RuleExecutionWorkflow').map((w) => w.id).sort()).toEqual([...uploads.map((u) => `rules-${u.id}`), `rules-${live}`].sort());
+    expect(
+      byType('RuleExecutionWorkflow')
+        .map((w) => w.id)
+        .sort(),
+    ).toEqual([...uploads.map((u) => `rules-${u.id}`), `rules-${live}`].sort());
     expect(byType('LiveMeetingWorkflow')).toHaveLength(1);
     expect(byType('WebhookDeliveryWorkflow').length).toBeGreaterThanOrEqual(uploads.length);
     // A delivery still retrying when the test ends would be RUNNING: wait for the last ones.
-    for (const w of byType('WebhookDeliveryWorkflow')) expect({ id: w.id, status: await closed(w.id) }).toEqual({ id: w.id, status: 'COMPLETED' });
+    for (const w of byType('WebhookDeliveryWorkflow'))
+      expect({ id: w.id, status: await closed(w.id) }).toEqual({ id: w.id, status: 'COMPLETED' });
     expect(workflows.filter((w) => !['COMPLETED', 'RUNNING'].includes(w.status))).toEqual([]);
 
     const deliveries = await db('webhook_deliveries').select('id', 'status');
     expect(deliveries.length).toBeGreaterThanOrEqual(uploads.length);
     expect(deliveries.filter((d) => d.status !== 'delivered')).toEqual([]);
-    const shares = await db('meeting_shares').whereIn('meeting_id', uploads.map((u) => u.id)).select('meeting_id');
+    const shares = await db('meeting_shares')
+      .whereIn(
+        'meeting_id',
+        uploads.map((u) => u.id),
+      )
+      .select('meeting_id');
     expect(shares.map((s) => s.meeting_id).sort()).toEqual(uploads.map((u) => u.id).sort());
 
     // No call answered 5xx, and the MCP calls made across both switches all succeeded.

@@ -34,7 +34,10 @@ describe('meeting and soundbite pages', () => {
 
   const sentences = Array.from({ length: 120 }, (_, i) => ({
     speaker: i % 3 === 0 ? 'Olivia' : i % 3 === 1 ? 'Pat' : 'Guest <b>',
-    text: i === 77 ? 'We decided the budget is 40k for the launch.' : `Point number ${i} about the roadmap & <script>alert(1)</script> plans.`,
+    text:
+      i === 77
+        ? 'We decided the budget is 40k for the launch.'
+        : `Point number ${i} about the roadmap & <script>alert(1)</script> plans.`,
     start: i * 10,
     end: i * 10 + 8,
   }));
@@ -52,18 +55,54 @@ describe('meeting and soundbite pages', () => {
       title: 'Roadmap <review>',
       participants: [{ email: pat.email, name: 'Pat' }],
       sentences,
-      summary: { overview: 'The team agreed the launch budget.', keywords: ['budget', 'launch'], action_items: ['Olivia sends the plan'], meeting_type: 'planning' },
+      summary: {
+        overview: 'The team agreed the launch budget.',
+        keywords: ['budget', 'launch'],
+        action_items: ['Olivia sends the plan'],
+        meeting_type: 'planning',
+      },
     });
     await t.db('speaker_analytics').insert(
       ['Olivia', 'Pat'].map((name, i) => ({
-        meeting_id: roadmap.id, speaker_id: i, name, duration: 400 - i * 100, word_count: 900, longest_monologue: 40, monologues_count: 3, filler_words: 2, questions: 1,
-        duration_pct: i === 0 ? 57.1 : 42.9, words_per_minute: 130, positive_pct: 40, neutral_pct: 50, negative_pct: 10,
+        meeting_id: roadmap.id,
+        speaker_id: i,
+        name,
+        duration: 400 - i * 100,
+        word_count: 900,
+        longest_monologue: 40,
+        monologues_count: 3,
+        filler_words: 2,
+        questions: 1,
+        duration_pct: i === 0 ? 57.1 : 42.9,
+        words_per_minute: 130,
+        positive_pct: 40,
+        neutral_pct: 50,
+        negative_pct: 10,
       })),
     );
-    secret = await makeMeeting(t.db, { organizer: olivia, title: 'Salary talk', privacy: 'owner', sentences: [{ speaker: 'Olivia', text: 'Confidential numbers follow.', start: 0, end: 3 }] });
-    live = await makeMeeting(t.db, { organizer: olivia, title: 'Standup now', isLive: true, liveState: 'active', sentences: [{ speaker: 'Olivia', text: 'Good morning.', start: 0, end: 2 }] });
+    secret = await makeMeeting(t.db, {
+      organizer: olivia,
+      title: 'Salary talk',
+      privacy: 'owner',
+      sentences: [{ speaker: 'Olivia', text: 'Confidential numbers follow.', start: 0, end: 3 }],
+    });
+    live = await makeMeeting(t.db, {
+      organizer: olivia,
+      title: 'Standup now',
+      isLive: true,
+      liveState: 'active',
+      sentences: [{ speaker: 'Olivia', text: 'Good morning.', start: 0, end: 2 }],
+    });
     const clip = async (privacies: string[]) =>
-      (await createSoundbite(t.db, mcp.config, olivia.principal, { transcriptId: roadmap.id, startTime: 770, endTime: 790, name: `Budget decision (${privacies[0]})`, privacies })).id;
+      (
+        await createSoundbite(t.db, mcp.config, olivia.principal, {
+          transcriptId: roadmap.id,
+          startTime: 770,
+          endTime: 790,
+          name: `Budget decision (${privacies[0]})`,
+          privacies,
+        })
+      ).id;
     mcp = await startMcp(t.db);
     base = mcp.url.replace(/\/mcp$/, '');
     clips = { public: await clip(['public']), team: await clip(['team']), participants: await clip(['participants']) };
@@ -89,7 +128,9 @@ describe('meeting and soundbite pages', () => {
   async function noSeriousViolations(page: Page): Promise<void> {
     await page.evaluate(AXE);
     const violations = await page.evaluate(async () => {
-      const r = await (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
+      const r = await (
+        globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }
+      ).axe.run();
       return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
     });
     expect(violations).toEqual([]);
@@ -109,7 +150,12 @@ describe('meeting and soundbite pages', () => {
     expect(await page.locator('#s-0 p').textContent()).toContain('<script>alert(1)</script>');
     expect(await page.locator('svg.chart rect.talk').count()).toBe(2);
     await noSeriousViolations(page);
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'meeting.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: 1700 } });
+    if (SHOTS)
+      await page.screenshot({
+        path: join(SHOTS, 'meeting.png'),
+        fullPage: true,
+        clip: { x: 0, y: 0, width: 1280, height: 1700 },
+      });
 
     await page.goto(`${base}/meetings/${roadmap.id}#t=775`);
     await page.waitForSelector('#s-77.current');
@@ -123,7 +169,7 @@ describe('meeting and soundbite pages', () => {
     await context.close();
   });
 
-  it('lists the person\'s meetings newest first and searches with the svc_search grammar', async () => {
+  it("lists the person's meetings newest first and searches with the svc_search grammar", async () => {
     const { context, page } = await signedIn(olivia);
     const titles = await page.locator('ul.meetings .title').allTextContents();
     expect(titles).toEqual(expect.arrayContaining(['Roadmap <review>', 'Salary talk', 'Standup now']));
@@ -149,10 +195,12 @@ describe('meeting and soundbite pages', () => {
     expect(body).not.toContain('Olivia');
     const unknown = await page.goto(`${base}/meetings/01NOSUCHMEETING0000000000`);
     expect(unknown!.status()).toBe(404);
-    expect(await page.locator('main').innerHTML()).toBe(await (async () => {
-      await page.goto(`${base}/meetings/${secret.id}`);
-      return page.locator('main').innerHTML();
-    })());
+    expect(await page.locator('main').innerHTML()).toBe(
+      await (async () => {
+        await page.goto(`${base}/meetings/${secret.id}`);
+        return page.locator('main').innerHTML();
+      })(),
+    );
     await noSeriousViolations(page);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'not-found.png') });
     await context.close();
@@ -215,8 +263,18 @@ describe('meeting and soundbite pages', () => {
   });
 
   it('says when a meeting is still being processed, and why one failed', async () => {
-    const processing = await makeMeeting(t.db, { organizer: olivia, title: 'Fresh upload', status: 'processing', sentences: [] });
-    const failed = await makeMeeting(t.db, { organizer: olivia, title: 'Broken upload', status: 'failed', sentences: [] });
+    const processing = await makeMeeting(t.db, {
+      organizer: olivia,
+      title: 'Fresh upload',
+      status: 'processing',
+      sentences: [],
+    });
+    const failed = await makeMeeting(t.db, {
+      organizer: olivia,
+      title: 'Broken upload',
+      status: 'failed',
+      sentences: [],
+    });
     await t.db('meetings').where({ id: failed.id }).update({ failure_reason: 'url: the server answered 404' });
     const { context, page } = await signedIn(olivia);
     await page.goto(`${base}/meetings/${processing.id}`);
@@ -242,20 +300,31 @@ describe('meeting and soundbite pages', () => {
 
     await Promise.all([page.waitForURL(/\/signin/), page.click('header form button')]);
     // The old cookie is worthless now, even if someone kept it.
-    const replay = await fetch(`${base}/meetings/${roadmap.id}`, { headers: { cookie: `mi_session=${session.value}` }, redirect: 'manual' });
+    const replay = await fetch(`${base}/meetings/${roadmap.id}`, {
+      headers: { cookie: `mi_session=${session.value}` },
+      redirect: 'manual',
+    });
     expect(replay.status).toBe(303);
     await context.close();
   });
 
-  it('refuses a form post without the session\'s CSRF value, and a session whose API key was revoked', async () => {
+  it("refuses a form post without the session's CSRF value, and a session whose API key was revoked", async () => {
     const { context, page } = await signedIn(pat);
     const session = (await context.cookies()).find((c) => c.name === 'mi_session')!;
-    const forged = await fetch(`${base}/signout`, { method: 'POST', headers: { cookie: `mi_session=${session.value}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'csrf=wrong', redirect: 'manual' });
+    const forged = await fetch(`${base}/signout`, {
+      method: 'POST',
+      headers: { cookie: `mi_session=${session.value}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'csrf=wrong',
+      redirect: 'manual',
+    });
     expect(forged.status).toBe(403);
     expect((await page.goto(`${base}/meetings`))!.status()).toBe(200);
 
     await revokeApiKey(t.db, pat.key.split('_')[1]);
-    const after = await fetch(`${base}/meetings`, { headers: { cookie: `mi_session=${session.value}` }, redirect: 'manual' });
+    const after = await fetch(`${base}/meetings`, {
+      headers: { cookie: `mi_session=${session.value}` },
+      redirect: 'manual',
+    });
     expect(after.status).toBe(303);
     await context.close();
   });

@@ -43,7 +43,8 @@ describe('docs/rules.md: Automation rules', () => {
 
   it('lists exactly the enums of the GraphQL schema', () => {
     const schema = extendSchema(buildSchema(typeDefs), parse(rulesModule.typeDefs));
-    const values = (name: string) => (schema.getType(name) as unknown as { getValues(): { name: string }[] }).getValues().map((v) => v.name);
+    const values = (name: string) =>
+      (schema.getType(name) as unknown as { getValues(): { name: string }[] }).getValues().map((v) => v.name);
     expect(values('RuleConditionType')).toEqual([...CONDITION_TYPES]);
     expect(values('RuleActionType')).toEqual([...ACTION_TYPES]);
   });

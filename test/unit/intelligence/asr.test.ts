@@ -21,12 +21,18 @@ const verboseJson = {
 describe('openai-compatible ASR adapter', () => {
   let server: Awaited<ReturnType<typeof standIn>>;
   beforeAll(async () => {
-    server = await standIn((req) => (req.url.startsWith('/fail') ? { status: 503, body: { error: 'model loading' } } : { body: verboseJson }));
+    server = await standIn((req) =>
+      req.url.startsWith('/fail') ? { status: 503, body: { error: 'model loading' } } : { body: verboseJson },
+    );
   });
   afterAll(() => server.close());
 
   it('posts the file as multipart/form-data with model, verbose_json and segment timestamps', async () => {
-    const asr = createOpenAiCompatibleAsr({ url: `${server.url}/`, apiKey: 'sk-test', model: 'Systran/faster-whisper-small' });
+    const asr = createOpenAiCompatibleAsr({
+      url: `${server.url}/`,
+      apiKey: 'sk-test',
+      model: 'Systran/faster-whisper-small',
+    });
     await asr.transcribe(audio);
     const req = server.received.at(-1)!;
     expect(req.method).toBe('POST');
@@ -44,11 +50,37 @@ describe('openai-compatible ASR adapter', () => {
   });
 
   it('maps segments to sentences, diarized speakers numbered from 1, blank segments dropped', async () => {
-    const sentences = await createOpenAiCompatibleAsr({ url: server.url, apiKey: '', model: 'whisper-1' }).transcribe(audio);
+    const sentences = await createOpenAiCompatibleAsr({ url: server.url, apiKey: '', model: 'whisper-1' }).transcribe(
+      audio,
+    );
     expect(sentences).toEqual([
-      { index: 0, speaker_name: 'Speaker 1', speaker_id: 0, text: 'Hello everyone.', raw_text: ' Hello everyone.', start_time: 0, end_time: 2.4 },
-      { index: 1, speaker_name: 'Speaker 2', speaker_id: 1, text: 'Hi Ada.', raw_text: ' Hi Ada.', start_time: 2.6, end_time: 3.9 },
-      { index: 2, speaker_name: 'Speaker 1', speaker_id: 0, text: 'Shall we start?', raw_text: ' Shall we start?', start_time: 5.1, end_time: 9.5 },
+      {
+        index: 0,
+        speaker_name: 'Speaker 1',
+        speaker_id: 0,
+        text: 'Hello everyone.',
+        raw_text: ' Hello everyone.',
+        start_time: 0,
+        end_time: 2.4,
+      },
+      {
+        index: 1,
+        speaker_name: 'Speaker 2',
+        speaker_id: 1,
+        text: 'Hi Ada.',
+        raw_text: ' Hi Ada.',
+        start_time: 2.6,
+        end_time: 3.9,
+      },
+      {
+        index: 2,
+        speaker_name: 'Speaker 1',
+        speaker_id: 0,
+        text: 'Shall we start?',
+        raw_text: ' Shall we start?',
+        start_time: 5.1,
+        end_time: 9.5,
+      },
     ]);
     expect(server.received.at(-1)!.headers.authorization).toBeUndefined();
   });
@@ -68,7 +100,10 @@ describe('openai-compatible ASR adapter', () => {
 
   it('reports an unreachable server as retryable', async () => {
     const asr = createOpenAiCompatibleAsr({ url: 'http://127.0.0.1:1', apiKey: '', model: 'm' });
-    await expect(asr.transcribe(audio)).rejects.toMatchObject({ retryable: true, message: expect.stringMatching(/could not be reached/) });
+    await expect(asr.transcribe(audio)).rejects.toMatchObject({
+      retryable: true,
+      message: expect.stringMatching(/could not be reached/),
+    });
   });
 });
 
@@ -76,14 +111,20 @@ describe('selectAsr', () => {
   const withAsr = { asr: { url: 'http://asr.internal:8000', apiKey: '', model: 'whisper-1' } };
   const withoutAsr = { asr: { url: '', apiKey: '', model: 'whisper-1' } };
 
-  it.each(['text/vtt', 'text/vtt; charset=utf-8', 'application/x-subrip', 'text/srt'])('imports %s as captions, with or without ASR_URL', (type) => {
-    expect(selectAsr(type, withoutAsr).name).toBe('captions');
-    expect(selectAsr(type, withAsr).name).toBe('captions');
-  });
+  it.each(['text/vtt', 'text/vtt; charset=utf-8', 'application/x-subrip', 'text/srt'])(
+    'imports %s as captions, with or without ASR_URL',
+    (type) => {
+      expect(selectAsr(type, withoutAsr).name).toBe('captions');
+      expect(selectAsr(type, withAsr).name).toBe('captions');
+    },
+  );
 
-  it.each(['audio/mpeg', 'audio/wav', 'video/mp4', 'application/ogg'])('sends %s to the speech-to-text server', (type) => {
-    expect(selectAsr(type, withAsr).name).toBe('openai-compatible');
-  });
+  it.each(['audio/mpeg', 'audio/wav', 'video/mp4', 'application/ogg'])(
+    'sends %s to the speech-to-text server',
+    (type) => {
+      expect(selectAsr(type, withAsr).name).toBe('openai-compatible');
+    },
+  );
 
   it('sends audio to the embedded engine without ASR_URL', () => {
     expect(selectAsr('audio/mpeg', withoutAsr).name).toBe('embedded');
@@ -106,7 +147,11 @@ describe('selectAsr', () => {
   });
 
   it('transcribes a caption file without any server', async () => {
-    const media = { bytes: Buffer.from('WEBVTT\n\n00:01.000 --> 00:02.000\n<v Ada>Hi.</v>\n'), contentType: 'text/vtt', fileName: 'a.vtt' };
+    const media = {
+      bytes: Buffer.from('WEBVTT\n\n00:01.000 --> 00:02.000\n<v Ada>Hi.</v>\n'),
+      contentType: 'text/vtt',
+      fileName: 'a.vtt',
+    };
     expect((await transcribe(media, withoutAsr)).map((s) => [s.speaker_name, s.text])).toEqual([['Ada', 'Hi.']]);
   });
 });

@@ -34,7 +34,10 @@ function timings(text: string): { start: number; end: number }[] {
     const [h, m, s] = t.replace(',', '.').split(':').map(Number);
     return h * 3600 + m * 60 + s;
   };
-  return [...text.matchAll(/^(\d{2}:\d{2}:\d{2}[.,]\d{3}) --> (\d{2}:\d{2}:\d{2}[.,]\d{3})/gm)].map((m) => ({ start: seconds(m[1]), end: seconds(m[2]) }));
+  return [...text.matchAll(/^(\d{2}:\d{2}:\d{2}[.,]\d{3}) --> (\d{2}:\d{2}:\d{2}[.,]\d{3})/gm)].map((m) => ({
+    start: seconds(m[1]),
+    end: seconds(m[2]),
+  }));
 }
 
 describe('fixture manifest', () => {
@@ -52,7 +55,9 @@ describe('fixture manifest', () => {
   });
 
   it('uses only people, channels and privacy values the team and the schema know', () => {
-    const known = new Map<string, string>([...team.users, ...team.guests].map((p: { name: string; email: string }) => [p.email, p.name]));
+    const known = new Map<string, string>(
+      [...team.users, ...team.guests].map((p: { name: string; email: string }) => [p.email, p.name]),
+    );
     const channels = new Set(team.channels.map((c: { title: string }) => c.title));
     for (const m of manifest.meetings) {
       for (const p of m.participants) expect(known.get(p.email)).toBe(p.name);
@@ -67,8 +72,12 @@ describe('fixture manifest', () => {
   it('describes a team of eight at demo.example with one super admin, one admin, three groups and three channels', () => {
     expect(team.users).toHaveLength(8);
     expect(team.users.every((u: { email: string }) => u.email.endsWith('@demo.example'))).toBe(true);
-    expect(team.users.filter((u: { role: string }) => u.role === 'super_admin').map((u: { email: string }) => u.email)).toEqual(['ada@demo.example']);
-    expect(team.users.filter((u: { role: string }) => u.role === 'admin').map((u: { email: string }) => u.email)).toEqual(['grace@demo.example']);
+    expect(
+      team.users.filter((u: { role: string }) => u.role === 'super_admin').map((u: { email: string }) => u.email),
+    ).toEqual(['ada@demo.example']);
+    expect(
+      team.users.filter((u: { role: string }) => u.role === 'admin').map((u: { email: string }) => u.email),
+    ).toEqual(['grace@demo.example']);
     expect(team.groups).toHaveLength(3);
     expect(team.channels).toHaveLength(3);
     const emails = new Set(team.users.map((u: { email: string }) => u.email));

@@ -15,15 +15,21 @@ describe('ASR_ENGINE', () => {
   });
 
   it('refuses openai-compatible without ASR_URL, an unknown engine and negative recognizers, naming the setting', () => {
-    expect(() => testConfig({ ASR_ENGINE: 'openai-compatible' })).toThrow(/ASR_URL is required with ASR_ENGINE=openai-compatible/);
-    expect(() => testConfig({ ASR_ENGINE: 'whisper' })).toThrow(/ASR_ENGINE must be one of embedded, openai-compatible/);
+    expect(() => testConfig({ ASR_ENGINE: 'openai-compatible' })).toThrow(
+      /ASR_URL is required with ASR_ENGINE=openai-compatible/,
+    );
+    expect(() => testConfig({ ASR_ENGINE: 'whisper' })).toThrow(
+      /ASR_ENGINE must be one of embedded, openai-compatible/,
+    );
     expect(() => testConfig({ SPEECH_RECOGNIZERS: '-1' })).toThrow(ConfigError);
     expect(testConfig({ SPEECH_RECOGNIZERS: '0' }).asr.speech.recognizers).toBe(0);
   });
 
   it('puts speech on the worker queue unless a speech queue is named', () => {
     expect(testConfig({ TEMPORAL_TASK_QUEUE: 'q' }).temporal.speechTaskQueue).toBe('q');
-    expect(testConfig({ TEMPORAL_TASK_QUEUE: 'q', TEMPORAL_SPEECH_TASK_QUEUE: 'q-speech' }).temporal.speechTaskQueue).toBe('q-speech');
+    expect(
+      testConfig({ TEMPORAL_TASK_QUEUE: 'q', TEMPORAL_SPEECH_TASK_QUEUE: 'q-speech' }).temporal.speechTaskQueue,
+    ).toBe('q-speech');
     expect(testConfig().workerKind).toBe('general');
     expect(() => testConfig({ WORKER_KIND: 'both' })).toThrow(/WORKER_KIND must be one of general, speech/);
   });
@@ -43,7 +49,15 @@ describe('tokens.txt from tokenizer.bin', () => {
   it('writes one line per token, base64 of its bytes and its id, reading one- and two-byte lengths and empty tokens', () => {
     const long = Buffer.alloc(200, 0x61);
     const word = Buffer.from('\u2581hi');
-    const bin = Buffer.concat([Buffer.from([5]), Buffer.from('<unk>'), Buffer.from([0]), Buffer.from([0x80 + (200 % 128), Math.floor(200 / 128)]), long, Buffer.from([word.length]), word]);
+    const bin = Buffer.concat([
+      Buffer.from([5]),
+      Buffer.from('<unk>'),
+      Buffer.from([0]),
+      Buffer.from([0x80 + (200 % 128), Math.floor(200 / 128)]),
+      long,
+      Buffer.from([word.length]),
+      word,
+    ]);
     expect(moonshineTokens(bin).split('\n')).toEqual([
       `${Buffer.from('<unk>').toString('base64')} 0`,
       ' 1',

@@ -1,7 +1,16 @@
 import { parseCaptions } from '../../../services/intelligence/captions';
 import { createPrng, iterateSyntheticMeetings, syntheticMeetings, toWebVtt } from '../../support/synthetic';
 
-const users = ['Ada Park', 'Grace Okafor', 'Miguel Santos', 'Priya Raman', 'Tom Becker', 'Lena Fischer', 'Sam Okoro', 'Hana Sato'].map((name) => ({
+const users = [
+  'Ada Park',
+  'Grace Okafor',
+  'Miguel Santos',
+  'Priya Raman',
+  'Tom Becker',
+  'Lena Fischer',
+  'Sam Okoro',
+  'Hana Sato',
+].map((name) => ({
   name,
   email: `${name.split(' ')[0].toLowerCase()}@demo.example`,
 }));
@@ -46,12 +55,14 @@ describe('syntheticMeetings', () => {
         if (!names.has(s.speaker_name)) problems.push(`${s.index}: ${s.speaker_name} is not a participant`);
         if (!seen.includes(s.speaker_name)) seen.push(s.speaker_name);
         if (s.speaker_id !== seen.indexOf(s.speaker_name)) problems.push(`${s.index}: speaker id ${s.speaker_id}`);
-        if (s.start_time < last || s.end_time <= s.start_time) problems.push(`${s.index}: times ${s.start_time}–${s.end_time}`);
+        if (s.start_time < last || s.end_time <= s.start_time)
+          problems.push(`${s.index}: times ${s.start_time}–${s.end_time}`);
         last = s.end_time;
       }
       expect(problems).toEqual([]);
       expect(m.duration_seconds).toBeGreaterThanOrEqual(last);
-      if (m.meeting_type === 'sales') expect(m.participants.some((p) => p.email.endsWith('@customer.example'))).toBe(true);
+      if (m.meeting_type === 'sales')
+        expect(m.participants.some((p) => p.email.endsWith('@customer.example'))).toBe(true);
     }
   });
 

@@ -48,9 +48,18 @@ describe('import boundaries (.dependency-cruiser.cjs)', () => {
       dir = await mkdtemp(path.join(os.tmpdir(), 'mi-boundaries-'));
       await mkdir(path.join(dir, 'services/platform'), { recursive: true });
       await mkdir(path.join(dir, 'services/core/meetings'), { recursive: true });
-      await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }));
-      await writeFile(path.join(dir, 'services/platform/leak.ts'), "import { search } from '../core/meetings/search';\nexport const leak = search;\n");
-      await writeFile(path.join(dir, 'services/core/meetings/search.ts'), "import { leak } from '../../platform/leak';\nexport function search(): unknown {\n  return leak;\n}\n");
+      await writeFile(
+        path.join(dir, 'tsconfig.json'),
+        JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }),
+      );
+      await writeFile(
+        path.join(dir, 'services/platform/leak.ts'),
+        "import { search } from '../core/meetings/search';\nexport const leak = search;\n",
+      );
+      await writeFile(
+        path.join(dir, 'services/core/meetings/search.ts'),
+        "import { leak } from '../../platform/leak';\nexport function search(): unknown {\n  return leak;\n}\n",
+      );
       await writeFile(path.join(dir, 'services/core/meetings/index.ts'), "export * from './search';\n");
     });
     afterAll(async () => {

@@ -28,18 +28,24 @@ const path = require('node:path');
 
 /** The rule ids ESLint reports for each snippet, linted as if it were the file named. */
 async function lint(cases: { code: string; file: string }[]): Promise<string[][]> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['-e', LINT_SNIPPETS, JSON.stringify(cases)], { cwd: ROOT, timeout: 60_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', LINT_SNIPPETS, JSON.stringify(cases)], {
+    cwd: ROOT,
+    timeout: 60_000,
+  });
   return JSON.parse(stdout);
 }
 
-const IMPORTS_FS = "import { readFileSync } from 'node:fs';\nexport const read = (): string => readFileSync('/etc/hostname', 'utf8');\n";
-const CALLS_SET_TIMEOUT = 'export async function nap(): Promise<void> {\n  await new Promise((resolve) => setTimeout(resolve, 10));\n}\n';
+const IMPORTS_FS =
+  "import { readFileSync } from 'node:fs';\nexport const read = (): string => readFileSync('/etc/hostname', 'utf8');\n";
+const CALLS_SET_TIMEOUT =
+  'export async function nap(): Promise<void> {\n  await new Promise((resolve) => setTimeout(resolve, 10));\n}\n';
 const TYPE_ONLY =
   "import type { Knex } from 'knex';\nimport type { ServiceDeps } from '../services/core/deps';\nimport { LIVE_LIMITS } from '../services/core/live/protocol';\n" +
   'export type All = [Knex, ServiceDeps, typeof LIVE_LIMITS];\n';
 const RUNTIME_CORE = "import { listRules } from '../services/core/rules';\nexport const f = listRules;\n";
 const FLOATING = 'async function write(): Promise<void> {}\nexport function answer(): void {\n  write();\n}\n';
-const AWAITED_OR_VOID = 'async function write(): Promise<void> {}\nexport async function answer(): Promise<void> {\n  await write();\n  // fire and forget: write() never throws\n  void write();\n}\n';
+const AWAITED_OR_VOID =
+  'async function write(): Promise<void> {}\nexport async function answer(): Promise<void> {\n  await write();\n  // fire and forget: write() never throws\n  void write();\n}\n';
 
 describe('workflow lint rules', () => {
   let results: string[][];

@@ -1,11 +1,7 @@
 import { checkAddress } from '../../../services/net';
 
 describe('checkAddress', () => {
-  it.each([
-    ['8.8.8.8'],
-    ['93.184.216.34'],
-    ['2606:4700:4700::1111'],
-  ])('allows public %s', (ip) => {
+  it.each([['8.8.8.8'], ['93.184.216.34'], ['2606:4700:4700::1111']])('allows public %s', (ip) => {
     expect(checkAddress(ip).allowed).toBe(true);
   });
 

@@ -46,7 +46,15 @@ const SPELLINGS: [string, string][] = [
   ['167772161', '10.0.0.1'],
 ];
 
-const member: Principal = { userId: 'u1', teamId: 't1', email: 'a@example.com', name: 'A', role: 'member', tier: 'pro', flags: [] };
+const member: Principal = {
+  userId: 'u1',
+  teamId: 't1',
+  email: 'a@example.com',
+  name: 'A',
+  role: 'member',
+  tier: 'pro',
+  flags: [],
+};
 const guardedConfig = { allowPrivateNetwork: false };
 
 function refusal(fn: () => unknown): ServiceError {
@@ -63,38 +71,68 @@ describe('submit time: the validators refuse IPv6 forms that carry an IPv4 addre
   it.each(FORMS)('uploadAudio url: %s of %s [%s]', (_form, _v4, literal) => {
     const e = refusal(() => validateUpload(member, { url: `http://[${literal}]/call.mp3` }, guardedConfig));
     expect(e.details).toEqual({ field: 'url', rule: 'must be a public address' });
-    expect(e.message).toMatch(/^url points at a private, loopback or reserved address \(\[[0-9a-f:]+\]\); use a publicly reachable host$/);
+    expect(e.message).toMatch(
+      /^url points at a private, loopback or reserved address \(\[[0-9a-f:]+\]\); use a publicly reachable host$/,
+    );
   });
 
   it.each(FORMS)('uploadAudio webhook: %s of %s [%s]', (_form, _v4, literal) => {
-    const e = refusal(() => validateUpload(member, { url: 'https://media.example.com/call.mp3', webhook: `https://[${literal}]/hook` }, guardedConfig));
+    const e = refusal(() =>
+      validateUpload(
+        member,
+        { url: 'https://media.example.com/call.mp3', webhook: `https://[${literal}]/hook` },
+        guardedConfig,
+      ),
+    );
     expect(e.details).toEqual({ field: 'webhook', rule: 'must be a public address' });
     expect(e.message).toMatch(/^webhook points at a private, loopback or reserved address/);
   });
 
   it.each(FORMS)('saved webhook url: %s of %s [%s]', (_form, _v4, literal) => {
-    const e = refusal(() => validateWebhookUrl('webhook_url', `https://[${literal}]:8443/hooks`, { allowPrivateNetwork: false }));
+    const e = refusal(() =>
+      validateWebhookUrl('webhook_url', `https://[${literal}]:8443/hooks`, { allowPrivateNetwork: false }),
+    );
     expect(e.details).toEqual({ field: 'webhook_url', rule: 'must be a public address' });
     expect(e.message).toMatch(/^webhook_url points at a private, loopback or reserved address/);
   });
 
   it.each(SPELLINGS)('odd IPv4 spelling %s (%s) is refused in url and webhook', (spelling) => {
-    expect(refusal(() => validateUpload(member, { url: `http://${spelling}/a.mp3` }, guardedConfig)).details).toEqual({ field: 'url', rule: 'must be a public address' });
-    expect(refusal(() => validateWebhookUrl('webhook', `https://${spelling}/h`, { allowPrivateNetwork: false })).details).toEqual({ field: 'webhook', rule: 'must be a public address' });
+    expect(refusal(() => validateUpload(member, { url: `http://${spelling}/a.mp3` }, guardedConfig)).details).toEqual({
+      field: 'url',
+      rule: 'must be a public address',
+    });
+    expect(
+      refusal(() => validateWebhookUrl('webhook', `https://${spelling}/h`, { allowPrivateNetwork: false })).details,
+    ).toEqual({ field: 'webhook', rule: 'must be a public address' });
   });
 
   it('a zone id is not a URL host: refused as an invalid URL', () => {
-    expect(refusal(() => validateUpload(member, { url: 'http://[fe80::1%25eth0]/a.mp3' }, guardedConfig)).details.field).toBe('url');
-    expect(refusal(() => validateWebhookUrl('webhook', 'https://[fe80::1%25eth0]/h', { allowPrivateNetwork: false })).details).toEqual({ field: 'webhook', rule: 'must be a valid https URL' });
+    expect(
+      refusal(() => validateUpload(member, { url: 'http://[fe80::1%25eth0]/a.mp3' }, guardedConfig)).details.field,
+    ).toBe('url');
+    expect(
+      refusal(() => validateWebhookUrl('webhook', 'https://[fe80::1%25eth0]/h', { allowPrivateNetwork: false }))
+        .details,
+    ).toEqual({ field: 'webhook', rule: 'must be a valid https URL' });
   });
 
   it('public hosts and public IPv6 literals pass', () => {
-    expect(validateUpload(member, { url: 'https://[2606:4700:4700::1111]/a.mp3', webhook: 'https://[2a00:1450::1]/h' }, guardedConfig).webhook).toBe('https://[2a00:1450::1]/h');
-    expect(validateWebhookUrl('webhook', 'https://8.8.8.8/h', { allowPrivateNetwork: false })).toBe('https://8.8.8.8/h');
+    expect(
+      validateUpload(
+        member,
+        { url: 'https://[2606:4700:4700::1111]/a.mp3', webhook: 'https://[2a00:1450::1]/h' },
+        guardedConfig,
+      ).webhook,
+    ).toBe('https://[2a00:1450::1]/h');
+    expect(validateWebhookUrl('webhook', 'https://8.8.8.8/h', { allowPrivateNetwork: false })).toBe(
+      'https://8.8.8.8/h',
+    );
   });
 
   it('ALLOW_PRIVATE_NETWORK lets them through (local development)', () => {
-    expect(validateWebhookUrl('webhook', 'https://[::127.0.0.1]/h', { allowPrivateNetwork: true })).toBe('https://[::7f00:1]/h');
+    expect(validateWebhookUrl('webhook', 'https://[::127.0.0.1]/h', { allowPrivateNetwork: true })).toBe(
+      'https://[::7f00:1]/h',
+    );
   });
 });
 
@@ -119,7 +157,10 @@ describe('connect time: safeFetch refuses them before connecting', () => {
   }
 
   it('the loopback server answers when private networks are allowed (the refusals below are the policy, not the network)', async () => {
-    const r = await safeFetch(`http://[::ffff:127.0.0.1]:${server.port}/hello`, { ...guarded(), allowPrivateNetwork: true });
+    const r = await safeFetch(`http://[::ffff:127.0.0.1]:${server.port}/hello`, {
+      ...guarded(),
+      allowPrivateNetwork: true,
+    });
     expect(r.body.toString()).toBe('hello');
   });
 
@@ -128,12 +169,16 @@ describe('connect time: safeFetch refuses them before connecting', () => {
     expect(e.details).toEqual({ field: 'url', rule: 'private_address' });
     expect(e.retryable).toBe(false);
     expect(e.message).toContain(` form of ${v4} (`);
-    expect(e.message).toMatch(/^url: resolves to a private address \([0-9a-f:]+, .*\); set ALLOW_PRIVATE_NETWORK=true for local development only$/);
+    expect(e.message).toMatch(
+      /^url: resolves to a private address \([0-9a-f:]+, .*\); set ALLOW_PRIVATE_NETWORK=true for local development only$/,
+    );
   });
 
   it.each(FORMS)('DNS answer: %s of %s [%s], named field', async (_form, v4, literal) => {
     const resolve = async () => [{ address: literal, family: 6 as const }];
-    const e = await refused(safeFetch(`http://hooks.example.test:${server.port}/hello`, { ...guarded(), resolve, field: 'webhook' }));
+    const e = await refused(
+      safeFetch(`http://hooks.example.test:${server.port}/hello`, { ...guarded(), resolve, field: 'webhook' }),
+    );
     expect(e.details).toEqual({ field: 'webhook', rule: 'private_address' });
     expect(e.message).toContain(`(${literal}, `);
     expect(e.message).toContain(` form of ${v4} (`);
@@ -175,8 +220,12 @@ describe('connect time: safeFetch refuses them before connecting', () => {
       },
     });
     try {
-      const e = await refused(safeFetch(redirector.url('/go'), { ...guarded(), allowedPrivateAddresses: ['127.0.0.1'] }));
-      expect(e.message).toMatch(/^url: resolves to a private address \(::a9fe:a9fe, IPv4-compatible form of 169\.254\.169\.254 \(link-local, cloud metadata\)\)/);
+      const e = await refused(
+        safeFetch(redirector.url('/go'), { ...guarded(), allowedPrivateAddresses: ['127.0.0.1'] }),
+      );
+      expect(e.message).toMatch(
+        /^url: resolves to a private address \(::a9fe:a9fe, IPv4-compatible form of 169\.254\.169\.254 \(link-local, cloud metadata\)\)/,
+      );
     } finally {
       await redirector.close();
     }

@@ -50,7 +50,8 @@ describe('safeFetch against real local servers', () => {
         res.writeHead(303, { location: `http://localhost:${server.port}/echo` });
         res.end();
       },
-      '/echo': (req, res, body) => res.end(JSON.stringify({ method: req.method, auth: req.headers.authorization ?? null, body: body.toString() })),
+      '/echo': (req, res, body) =>
+        res.end(JSON.stringify({ method: req.method, auth: req.headers.authorization ?? null, body: body.toString() })),
       '/big-declared': (_req, res) => {
         res.writeHead(200, { 'content-length': '20000' });
         res.end(Buffer.alloc(20_000));
@@ -84,15 +85,27 @@ describe('safeFetch against real local servers', () => {
   it('refuses loopback when private networks are not allowed, before connecting', async () => {
     const before = server.seen.length;
     const e = await failure(safeFetch(server.url('/hello'), guarded));
-    expect(e.message).toBe('url: resolves to a private address (127.0.0.1, loopback); set ALLOW_PRIVATE_NETWORK=true for local development only');
-    expect(e).toMatchObject({ retryable: false, code: 'invalid_arguments', details: { field: 'url', rule: 'private_address' } });
+    expect(e.message).toBe(
+      'url: resolves to a private address (127.0.0.1, loopback); set ALLOW_PRIVATE_NETWORK=true for local development only',
+    );
+    expect(e).toMatchObject({
+      retryable: false,
+      code: 'invalid_arguments',
+      details: { field: 'url', rule: 'private_address' },
+    });
     expect(server.seen.length).toBe(before);
   });
 
   it('refuses "localhost" and IPv6 loopback as well', async () => {
-    expect((await failure(safeFetch(`http://localhost:${server.port}/hello`, guarded))).message).toMatch(/private address \((127\.0\.0\.1|::1), loopback\)/);
-    expect((await failure(safeFetch(`http://[::1]:${server.port}/hello`, guarded))).message).toMatch(/private address \(::1, loopback\)/);
-    expect((await failure(safeFetch(`http://[::ffff:127.0.0.1]:${server.port}/`, guarded))).message).toMatch(/private address/);
+    expect((await failure(safeFetch(`http://localhost:${server.port}/hello`, guarded))).message).toMatch(
+      /private address \((127\.0\.0\.1|::1), loopback\)/,
+    );
+    expect((await failure(safeFetch(`http://[::1]:${server.port}/hello`, guarded))).message).toMatch(
+      /private address \(::1, loopback\)/,
+    );
+    expect((await failure(safeFetch(`http://[::ffff:127.0.0.1]:${server.port}/`, guarded))).message).toMatch(
+      /private address/,
+    );
   });
 
   it('follows redirects by hand, relative and absolute, and reports the hops', async () => {
@@ -106,13 +119,19 @@ describe('safeFetch against real local servers', () => {
     const onlyThisServer = { ...guarded, allowedPrivateAddresses: ['127.0.0.1'] };
     expect((await safeFetch(server.url('/hello'), onlyThisServer)).status).toBe(200);
     const metadata = await failure(safeFetch(server.url('/to-metadata'), onlyThisServer));
-    expect(metadata.message).toMatch(/^url: resolves to a private address \(169\.254\.169\.254, link-local, cloud metadata\)/);
+    expect(metadata.message).toMatch(
+      /^url: resolves to a private address \(169\.254\.169\.254, link-local, cloud metadata\)/,
+    );
     const rfc1918 = await failure(safeFetch(server.url('/to-private'), onlyThisServer));
-    expect(rfc1918.message).toBe('url: resolves to a private address (10.0.0.5); set ALLOW_PRIVATE_NETWORK=true for local development only');
+    expect(rfc1918.message).toBe(
+      'url: resolves to a private address (10.0.0.5); set ALLOW_PRIVATE_NETWORK=true for local development only',
+    );
   });
 
   it('refuses redirects to other schemes and stops after five hops', async () => {
-    expect((await failure(safeFetch(server.url('/to-ftp'), open))).message).toBe('url: redirects to ftp, which is not http or https');
+    expect((await failure(safeFetch(server.url('/to-ftp'), open))).message).toBe(
+      'url: redirects to ftp, which is not http or https',
+    );
     const loop = await failure(safeFetch(server.url('/loop'), open));
     expect(loop.message).toBe('url: more than 5 redirects');
     expect(server.seen.filter((s) => s.url === '/loop').length).toBe(6);
@@ -122,26 +141,52 @@ describe('safeFetch against real local servers', () => {
     const r = await safeFetch(server.url('/hop1'), { ...open, maxRedirects: 0, throwOnHttpError: false });
     expect(r.status).toBe(302);
     expect(r.headers.location).toBe('/hop2');
-    expect((await failure(safeFetch(server.url('/hop1'), { ...open, maxRedirects: 0 }))).message).toBe('url: server answered 302 (redirects are not followed here)');
+    expect((await failure(safeFetch(server.url('/hop1'), { ...open, maxRedirects: 0 }))).message).toBe(
+      'url: server answered 302 (redirects are not followed here)',
+    );
   });
 
   it('turns a POST into a GET on 303 and drops credentials when the origin changes', async () => {
-    const r = await safeFetch(server.url('/see-other'), { ...open, method: 'POST', body: '{"a":1}', headers: { Authorization: 'Bearer secret', 'Content-Type': 'application/json' } });
+    const r = await safeFetch(server.url('/see-other'), {
+      ...open,
+      method: 'POST',
+      body: '{"a":1}',
+      headers: { Authorization: 'Bearer secret', 'Content-Type': 'application/json' },
+    });
     expect(JSON.parse(r.body.toString())).toEqual({ method: 'GET', auth: null, body: '' });
-    const direct = await safeFetch(server.url('/echo'), { ...open, method: 'POST', body: 'x=1', headers: { authorization: 'Bearer secret' } });
+    const direct = await safeFetch(server.url('/echo'), {
+      ...open,
+      method: 'POST',
+      body: 'x=1',
+      headers: { authorization: 'Bearer secret' },
+    });
     expect(JSON.parse(direct.body.toString())).toEqual({ method: 'POST', auth: 'Bearer secret', body: 'x=1' });
   });
 
   it('reports HTTP errors with the status, retryable only for server-side ones', async () => {
     const missing = await failure(safeFetch(server.url('/nope'), open));
-    expect(missing).toMatchObject({ message: 'url: server answered 404', retryable: false, status: 404, name: 'NonRetryableNetError' });
+    expect(missing).toMatchObject({
+      message: 'url: server answered 404',
+      retryable: false,
+      status: 404,
+      name: 'NonRetryableNetError',
+    });
     const unavailable = await failure(safeFetch(server.url('/unavailable'), open));
-    expect(unavailable).toMatchObject({ message: 'url: server answered 503', retryable: true, status: 503, name: 'RetryableNetError' });
+    expect(unavailable).toMatchObject({
+      message: 'url: server answered 503',
+      retryable: true,
+      status: 503,
+      name: 'RetryableNetError',
+    });
   });
 
   it('refuses a body over the cap, from Content-Length or while streaming, or keeps the first bytes when asked', async () => {
-    expect((await failure(safeFetch(server.url('/big-declared'), open))).message).toBe('url: file is larger than the 10000-byte limit');
-    expect((await failure(safeFetch(server.url('/big-chunked'), open))).message).toBe('url: file is larger than the 10000-byte limit');
+    expect((await failure(safeFetch(server.url('/big-declared'), open))).message).toBe(
+      'url: file is larger than the 10000-byte limit',
+    );
+    expect((await failure(safeFetch(server.url('/big-chunked'), open))).message).toBe(
+      'url: file is larger than the 10000-byte limit',
+    );
     const kept = await safeFetch(server.url('/big-chunked'), { ...open, onOversize: 'truncate' });
     expect(kept.truncated).toBe(true);
     expect(kept.body.length).toBe(10_000);
@@ -150,7 +195,11 @@ describe('safeFetch against real local servers', () => {
   it('gives up at the deadline, whether the server is silent or slow, as a retryable timeout', async () => {
     const started = Date.now();
     const silent = await failure(safeFetch(server.url('/silent'), { ...open, timeoutMs: 300 }));
-    expect(silent).toMatchObject({ message: 'url: no complete answer within 0.3 s', retryable: true, details: { rule: 'timeout' } });
+    expect(silent).toMatchObject({
+      message: 'url: no complete answer within 0.3 s',
+      retryable: true,
+      details: { rule: 'timeout' },
+    });
     const slow = await failure(safeFetch(server.url('/slow-body'), { ...open, timeoutMs: 300 }));
     expect(slow.details.rule).toBe('timeout');
     expect(Date.now() - started).toBeLessThan(3_000);
@@ -172,8 +221,13 @@ describe('safeFetch against real local servers', () => {
   it('dials the address it checked, not whatever DNS says later (no rebinding)', async () => {
     let lookups = 0;
     // First answer: this server. Any later answer would point elsewhere; safeFetch must not ask again.
-    const resolve = async () => (lookups++ === 0 ? [{ address: '127.0.0.1', family: 4 as const }] : [{ address: '10.9.9.9', family: 4 as const }]);
-    const r = await safeFetch(`http://media.example.test:${server.port}/hello`, { ...guarded, allowedPrivateAddresses: ['127.0.0.1'], resolve });
+    const resolve = async () =>
+      lookups++ === 0 ? [{ address: '127.0.0.1', family: 4 as const }] : [{ address: '10.9.9.9', family: 4 as const }];
+    const r = await safeFetch(`http://media.example.test:${server.port}/hello`, {
+      ...guarded,
+      allowedPrivateAddresses: ['127.0.0.1'],
+      resolve,
+    });
     expect(r.body.toString()).toBe(`hello media.example.test:${server.port}`);
     expect(r.address).toBe('127.0.0.1');
     expect(lookups).toBe(1);
@@ -206,11 +260,15 @@ describe('safeFetch against real local servers', () => {
       { address: '192.168.1.20', family: 4 as const },
     ];
     const e = await failure(safeFetch('http://mixed.example.test/file.mp3', { ...guarded, resolve }));
-    expect(e.message).toBe('url: resolves to a private address (192.168.1.20); set ALLOW_PRIVATE_NETWORK=true for local development only');
+    expect(e.message).toBe(
+      'url: resolves to a private address (192.168.1.20); set ALLOW_PRIVATE_NETWORK=true for local development only',
+    );
   });
 
   it('reports an unknown host as not retryable and a refused connection as retryable', async () => {
-    expect((await failure(safeFetch('http://no-such-host.invalid/a.mp3', open))).message).toBe('url: host no-such-host.invalid was not found');
+    expect((await failure(safeFetch('http://no-such-host.invalid/a.mp3', open))).message).toBe(
+      'url: host no-such-host.invalid was not found',
+    );
     const refused = await failure(safeFetch('http://127.0.0.1:1/a.mp3', open));
     expect(refused).toMatchObject({ retryable: true, message: 'url: could not connect to 127.0.0.1:1 (ECONNREFUSED)' });
   });
@@ -221,7 +279,10 @@ describe('safeFetch over https', () => {
   let server: https.Server;
   let port: number;
   beforeAll(async () => {
-    server = https.createServer({ key: readFileSync(join(tls, 'key.pem')), cert: readFileSync(join(tls, 'cert.pem')) }, (_req, res) => res.end('secret'));
+    server = https.createServer(
+      { key: readFileSync(join(tls, 'key.pem')), cert: readFileSync(join(tls, 'cert.pem')) },
+      (_req, res) => res.end('secret'),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
@@ -231,6 +292,8 @@ describe('safeFetch over https', () => {
     const resolve = async () => [{ address: '127.0.0.1', family: 4 as const }];
     const untrusted = await failure(safeFetch(`https://media.example.test:${port}/a.mp3`, { ...open, resolve }));
     expect(untrusted).toMatchObject({ retryable: false, details: { rule: 'tls' } });
-    expect(untrusted.message).toBe(`url: TLS certificate of media.example.test:${port} is not valid (DEPTH_ZERO_SELF_SIGNED_CERT)`);
+    expect(untrusted.message).toBe(
+      `url: TLS certificate of media.example.test:${port} is not valid (DEPTH_ZERO_SELF_SIGNED_CERT)`,
+    );
   });
 });

@@ -31,17 +31,50 @@ describe('OAuth settings', () => {
   });
 
   it('take the issuer from OAUTH_ISSUER (external) or PUBLIC_BASE_URL (builtin)', () => {
-    const ext = loadConfig({ ...base, OAUTH_MODE: 'external', OAUTH_ISSUER: 'https://kc.example.com/realms/acme', OAUTH_AUDIENCE: 'meeting-intel' }, 'mcp').oauth;
-    expect(ext).toMatchObject({ mode: 'external', issuer: 'https://kc.example.com/realms/acme', audience: 'meeting-intel' });
-    const own = loadConfig({ ...base, ...KEY, OAUTH_MODE: 'builtin', OIDC_ISSUER: 'https://dex.example.com', OIDC_CLIENT_ID: 'mi' }, 'mcp').oauth;
-    expect(own).toMatchObject({ mode: 'builtin', issuer: 'https://mi.example.com', oidc: { issuer: 'https://dex.example.com', clientId: 'mi', clientSecret: '' } });
+    const ext = loadConfig(
+      {
+        ...base,
+        OAUTH_MODE: 'external',
+        OAUTH_ISSUER: 'https://kc.example.com/realms/acme',
+        OAUTH_AUDIENCE: 'meeting-intel',
+      },
+      'mcp',
+    ).oauth;
+    expect(ext).toMatchObject({
+      mode: 'external',
+      issuer: 'https://kc.example.com/realms/acme',
+      audience: 'meeting-intel',
+    });
+    const own = loadConfig(
+      { ...base, ...KEY, OAUTH_MODE: 'builtin', OIDC_ISSUER: 'https://dex.example.com', OIDC_CLIENT_ID: 'mi' },
+      'mcp',
+    ).oauth;
+    expect(own).toMatchObject({
+      mode: 'builtin',
+      issuer: 'https://mi.example.com',
+      oidc: { issuer: 'https://dex.example.com', clientId: 'mi', clientSecret: '' },
+    });
   });
 
   it.each([
     [{ OAUTH_MODE: 'external' }, /^OAUTH_ISSUER is required with OAUTH_MODE=external/],
-    [{ OAUTH_MODE: 'builtin', ...KEY, OAUTH_ISSUER: 'https://kc.example.com' }, /^OAUTH_ISSUER applies to OAUTH_MODE=external only/],
-    [{ OAUTH_MODE: 'external', OAUTH_ISSUER: 'https://kc.example.com', OIDC_ISSUER: 'https://dex.example.com', OIDC_CLIENT_ID: 'x' }, /^OIDC_ISSUER applies to OAUTH_MODE=builtin only/],
-    [{ OAUTH_MODE: 'builtin', ...KEY, OIDC_ISSUER: 'https://dex.example.com' }, /^OIDC_CLIENT_ID is required with OIDC_ISSUER/],
+    [
+      { OAUTH_MODE: 'builtin', ...KEY, OAUTH_ISSUER: 'https://kc.example.com' },
+      /^OAUTH_ISSUER applies to OAUTH_MODE=external only/,
+    ],
+    [
+      {
+        OAUTH_MODE: 'external',
+        OAUTH_ISSUER: 'https://kc.example.com',
+        OIDC_ISSUER: 'https://dex.example.com',
+        OIDC_CLIENT_ID: 'x',
+      },
+      /^OIDC_ISSUER applies to OAUTH_MODE=builtin only/,
+    ],
+    [
+      { OAUTH_MODE: 'builtin', ...KEY, OIDC_ISSUER: 'https://dex.example.com' },
+      /^OIDC_CLIENT_ID is required with OIDC_ISSUER/,
+    ],
     [{ OAUTH_MODE: 'builtin' }, /^SECRETS_KEY is required with OAUTH_MODE=builtin/],
     [{ OAUTH_MODE: 'sometimes' }, /^OAUTH_MODE must be one of none, external, builtin/],
     [{ OAUTH_ISSUER: 'not a url', OAUTH_MODE: 'external' }, /^OAUTH_ISSUER must be a URL/],

@@ -16,7 +16,11 @@ describe('configuration', () => {
   it('applies documented defaults', () => {
     const c = loadConfig(base, 'mcp');
     expect(c.mcpPort).toBe(3000);
-    expect(c.temporal).toMatchObject({ address: 'localhost:7233', namespace: 'default', taskQueue: 'meeting-intelligence' });
+    expect(c.temporal).toMatchObject({
+      address: 'localhost:7233',
+      namespace: 'default',
+      taskQueue: 'meeting-intelligence',
+    });
     expect(c.webhook.retryScheduleMs).toEqual([0, 5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000]);
     expect(c.webhook.timeoutMs).toBe(15000);
   });
@@ -28,7 +32,9 @@ describe('configuration', () => {
   it('requires SECRETS_KEY only for the roles that encrypt', () => {
     expect(problems(base, 'mcp')).toEqual([]);
     expect(problems(base, 'graphql')).toEqual([expect.stringMatching(/^SECRETS_KEY is required/)]);
-    expect(problems({ ...base, SECRETS_KEY: 'short' }, 'worker')).toEqual([expect.stringMatching(/^SECRETS_KEY must be 32 bytes/)]);
+    expect(problems({ ...base, SECRETS_KEY: 'short' }, 'worker')).toEqual([
+      expect.stringMatching(/^SECRETS_KEY must be 32 bytes/),
+    ]);
     expect(loadConfig({ ...base, SECRETS_KEY: 'ab'.repeat(32) }, 'worker').secretsKey).toHaveLength(32);
   });
 
@@ -51,7 +57,9 @@ describe('configuration', () => {
   });
 
   it('wants Temporal mTLS certificate and key together', () => {
-    expect(problems({ ...base, TEMPORAL_TLS_CERT_PATH: '/c.pem' })).toEqual([expect.stringMatching(/TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH must be set together/)]);
+    expect(problems({ ...base, TEMPORAL_TLS_CERT_PATH: '/c.pem' })).toEqual([
+      expect.stringMatching(/TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH must be set together/),
+    ]);
   });
 
   it('documents every setting', () => {

@@ -26,12 +26,15 @@ describe('logger', () => {
       ['warn', 'written', 'worker', 'm1'],
       ['error', 'from a request', 'worker', 'r1'],
     ]);
-    expect(logs.lines[0]).toMatchObject({ service: 'meeting-intelligence', time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(logs.lines[0]).toMatchObject({
+      service: 'meeting-intelligence',
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
   });
 });
 
 describe('the Temporal Runtime logger', () => {
-  it('writes the SDK\'s lines through ours, at the level ours has when the line is written', () => {
+  it("writes the SDK's lines through ours, at the level ours has when the line is written", () => {
     const sdk = temporalLogger(logger);
     const logs = captureLogs('warn');
     try {
@@ -54,6 +57,14 @@ describe('the Temporal Runtime logger', () => {
   });
 
   it('filters the native core at LOG_LEVEL (ERROR at most, its highest)', () => {
-    expect(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map(coreLevel)).toEqual(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'ERROR', 'ERROR']);
+    expect(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map(coreLevel)).toEqual([
+      'TRACE',
+      'DEBUG',
+      'INFO',
+      'WARN',
+      'ERROR',
+      'ERROR',
+      'ERROR',
+    ]);
   });
 });

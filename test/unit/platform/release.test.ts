@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { compareReleases, RELEASE } from '../../../services/platform/release';
 
-
 const ROOT = join(__dirname, '..', '..', '..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
@@ -18,7 +17,13 @@ describe('the release number', () => {
     const pkg = JSON.parse(read('package.json'));
     const lock = JSON.parse(read('package-lock.json'));
     const chart = parse(read('charts/meeting-intelligence/Chart.yaml'));
-    expect({ pkg: pkg.version, lock: lock.version, lockRoot: lock.packages[''].version, chart: chart.version, app: chart.appVersion }).toEqual({ pkg: RELEASE, lock: RELEASE, lockRoot: RELEASE, chart: RELEASE, app: RELEASE });
+    expect({
+      pkg: pkg.version,
+      lock: lock.version,
+      lockRoot: lock.packages[''].version,
+      chart: chart.version,
+      app: chart.appVersion,
+    }).toEqual({ pkg: RELEASE, lock: RELEASE, lockRoot: RELEASE, chart: RELEASE, app: RELEASE });
     // An empty image.tag means appVersion: the image of a release is the release's number.
     expect(parse(read('charts/meeting-intelligence/values.yaml')).image.tag).toBe('');
   });
@@ -37,6 +42,8 @@ describe('the release number', () => {
     for (const r of releases) expect(r.commit).toMatch(/^[0-9a-f]{40}$/);
     const versions = releases.map((r) => r.version);
     expect([...versions].sort(compareReleases)).toEqual(versions);
-    expect(releases.filter((r) => compareReleases(r.version, RELEASE) >= 0).map((r) => r.version)).toEqual(releases.some((r) => r.version === RELEASE) ? [RELEASE] : []);
+    expect(releases.filter((r) => compareReleases(r.version, RELEASE) >= 0).map((r) => r.version)).toEqual(
+      releases.some((r) => r.version === RELEASE) ? [RELEASE] : [],
+    );
   });
 });

@@ -21,8 +21,12 @@ interface ProtoJson {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const protojson = require(require.resolve('protobufjs/ext/protojson', { paths: [dirname(require.resolve('@temporalio/proto/package.json'))] })) as ProtoJson;
-const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
+const protojson = require(
+  require.resolve('protobufjs/ext/protojson', { paths: [dirname(require.resolve('@temporalio/proto/package.json'))] }),
+) as ProtoJson;
+const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType(
+  'temporal.api.history.v1.History',
+);
 
 /** A fetched history (handle.fetchHistory()) as proto3 JSON, one field per line. */
 export function historyToJSON(history: History): string {

@@ -29,13 +29,18 @@ installTemporalRuntime(testConfig());
 const noop = () => {};
 const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop } as never;
 
-const RELEASES: { version: string }[] = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'releases.json'), 'utf8')).releases;
+const RELEASES: { version: string }[] = JSON.parse(
+  readFileSync(join(__dirname, '..', '..', '..', 'releases.json'), 'utf8'),
+).releases;
 /** Every history, as <release>/<name>.json (a history recorded before a release folder exists sits at the top). */
 const files = readdirSync(HISTORIES, { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.json'))
   .map((f) => f.split('\\').join('/'))
   .sort();
-const load = (file: string) => ({ workflowId: file.replace(/\.json$/, ''), history: historyFromJSON(JSON.parse(readFileSync(join(HISTORIES, file), 'utf8'))) });
+const load = (file: string) => ({
+  workflowId: file.replace(/\.json$/, ''),
+  history: historyFromJSON(JSON.parse(readFileSync(join(HISTORIES, file), 'utf8'))),
+});
 
 async function replayAll(workflowBundle: WorkflowBundleWithSourceMap, names: string[]): Promise<ReplayResult[]> {
   const results: ReplayResult[] = [];
@@ -50,27 +55,49 @@ describe('replay of recorded workflow histories', () => {
     bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet });
   });
 
-  const typesOf = (names: string[]) => [...new Set(names.map((f) => load(f).history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name))].sort();
+  const typesOf = (names: string[]) =>
+    [
+      ...new Set(
+        names.map((f) => load(f).history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name),
+      ),
+    ].sort();
 
   it('has a history of every workflow', () => {
-    expect(typesOf(files)).toEqual(['LiveMeetingWorkflow', 'RetentionWorkflow', 'RuleExecutionWorkflow', 'TranscriptionWorkflow', 'WebhookDeliveryWorkflow']);
+    expect(typesOf(files)).toEqual([
+      'LiveMeetingWorkflow',
+      'RetentionWorkflow',
+      'RuleExecutionWorkflow',
+      'TranscriptionWorkflow',
+      'WebhookDeliveryWorkflow',
+    ]);
   });
 
   it('keeps the histories of every published release, each release with its own folder', () => {
     expect(RELEASES.length).toBeGreaterThan(0);
     for (const { version } of RELEASES) {
       expect({ version, folder: existsSync(join(HISTORIES, version)) }).toEqual({ version, folder: true });
-      expect({ version, histories: files.filter((f) => f.startsWith(`${version}/`)).length > 0 }).toEqual({ version, histories: true });
+      expect({ version, histories: files.filter((f) => f.startsWith(`${version}/`)).length > 0 }).toEqual({
+        version,
+        histories: true,
+      });
     }
     // 0.1.0's workflows, recorded at its commit: each of them may still be running when 0.2.0 starts.
-    expect(typesOf(files.filter((f) => f.startsWith('0.1.0/')))).toEqual(['LiveMeetingWorkflow', 'RetentionWorkflow', 'RuleExecutionWorkflow', 'TranscriptionWorkflow', 'WebhookDeliveryWorkflow']);
+    expect(typesOf(files.filter((f) => f.startsWith('0.1.0/')))).toEqual([
+      'LiveMeetingWorkflow',
+      'RetentionWorkflow',
+      'RuleExecutionWorkflow',
+      'TranscriptionWorkflow',
+      'WebhookDeliveryWorkflow',
+    ]);
   });
 
-  it('replays every history in test/fixtures/histories against today\'s workflows', async () => {
+  it("replays every history in test/fixtures/histories against today's workflows", async () => {
     const results = await replayAll(bundle, files);
     expect(results.map((r) => r.workflowId)).toEqual(files.map((f) => f.replace(/\.json$/, '')));
     // One line per history, so a failure names the history and the error.
-    expect(results.map((r) => `${r.workflowId}: ${r.error ? `${r.error.name}: ${r.error.message}` : 'ok'}`)).toEqual(files.map((f) => `${f.replace(/\.json$/, '')}: ok`));
+    expect(results.map((r) => `${r.workflowId}: ${r.error ? `${r.error.name}: ${r.error.message}` : 'ok'}`)).toEqual(
+      files.map((f) => `${f.replace(/\.json$/, '')}: ok`),
+    );
   });
 
   it('bites: a TranscriptionWorkflow that schedules another activity first is refused with a determinism error', async () => {

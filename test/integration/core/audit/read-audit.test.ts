@@ -42,14 +42,34 @@ describe('read audit', () => {
     ana = await makeUser(t.db, team);
     bob = await makeUser(t.db, team);
     outsider = await makeUser(t.db, other);
-    open = await makeMeeting(t.db, { organizer: ana, title: 'Budget planning', summary: { overview: 'Budget agreed.', keywords: ['budget'] } });
+    open = await makeMeeting(t.db, {
+      organizer: ana,
+      title: 'Budget planning',
+      summary: { overview: 'Budget agreed.', keywords: ['budget'] },
+    });
     secret = await makeMeeting(t.db, { organizer: ana, title: 'Salary review', privacy: 'owner' });
     mcp = await startMcp(t.db);
     gql = await startGraphql(t.db);
     base = mcp.url.replace(/\/mcp$/, '');
     clips = {
-      public: (await createSoundbite(t.db, mcp.config, ana.principal, { transcriptId: open.id, startTime: 0, endTime: 4, name: 'Welcome', privacies: ['public'] })).id,
-      team: (await createSoundbite(t.db, mcp.config, ana.principal, { transcriptId: open.id, startTime: 4, endTime: 7, name: 'Budget question', privacies: ['team'] })).id,
+      public: (
+        await createSoundbite(t.db, mcp.config, ana.principal, {
+          transcriptId: open.id,
+          startTime: 0,
+          endTime: 4,
+          name: 'Welcome',
+          privacies: ['public'],
+        })
+      ).id,
+      team: (
+        await createSoundbite(t.db, mcp.config, ana.principal, {
+          transcriptId: open.id,
+          startTime: 4,
+          endTime: 7,
+          name: 'Budget question',
+          privacies: ['team'],
+        })
+      ).id,
     };
   });
 
@@ -69,7 +89,12 @@ describe('read audit', () => {
     return t.db('read_audit').orderBy('id').select('team_id', 'user_id', 'meeting_id', 'surface');
   }
 
-  const row = (user: TestUser | null, meetingId: string, surface: string): Row => ({ team_id: ana.teamId, user_id: user?.id ?? null, meeting_id: meetingId, surface });
+  const row = (user: TestUser | null, meetingId: string, surface: string): Row => ({
+    team_id: ana.teamId,
+    user_id: user?.id ?? null,
+    meeting_id: meetingId,
+    surface,
+  });
 
   it('MCP: svc_get_transcript, svc_get_summary, svc_fetch and svc_get_soundbites each record one row per meeting read', async () => {
     for (const [tool, args] of [
@@ -89,7 +114,7 @@ describe('read audit', () => {
     ]);
   });
 
-  it('MCP: a refused read (object_not_found: another\'s owner-only meeting, another team, no such id) records nothing', async () => {
+  it("MCP: a refused read (object_not_found: another's owner-only meeting, another team, no such id) records nothing", async () => {
     for (const [key, tool, args] of [
       [bob.key, 'svc_get_transcript', { transcriptId: secret.id }],
       [bob.key, 'svc_get_summary', { transcriptId: secret.id }],
@@ -108,7 +133,11 @@ describe('read audit', () => {
   });
 
   it('search moments: a keyword list records one row per meeting whose moments it answers (MCP, pages); a list without moments none', async () => {
-    const other = await makeMeeting(t.db, { organizer: ana, title: 'Quarterly numbers', sentences: [{ speaker: 'Ana', text: 'The budget grows by a tenth.', start: 0, end: 3 }] });
+    const other = await makeMeeting(t.db, {
+      organizer: ana,
+      title: 'Quarterly numbers',
+      sentences: [{ speaker: 'Ana', text: 'The budget grows by a tenth.', start: 0, end: 3 }],
+    });
     const list = await mcp.call(bob.key, 'svc_get_transcripts', { format: 'json', keyword: 'budget' });
     const withMoments = [...new Set(list.data.moments.map((m: { meeting_id: string }) => m.meeting_id))].sort();
     expect(withMoments).toEqual([open.id, other.id].sort());
@@ -116,13 +145,33 @@ describe('read audit', () => {
     expect((await mcp.call(bob.key, 'svc_get_transcripts', { keyword: 'budget', scope: 'title' })).isError).toBe(false);
     expect((await mcp.call(bob.key, 'svc_get_transcripts', { keyword: 'budget', moments: 0 })).isError).toBe(false);
     // The matches of one meeting are one read of it.
-    expect((await mcp.call(bob.key, 'svc_get_transcript', { transcriptId: other.id, keyword: 'budget' })).isError).toBe(false);
+    expect((await mcp.call(bob.key, 'svc_get_transcript', { transcriptId: other.id, keyword: 'budget' })).isError).toBe(
+      false,
+    );
     const { token } = await startSession(t.db, bob.principal, { method: 'api_key', apiKeyId: null, ttlMs: 60_000 });
-    expect((await fetch(`${base}/meetings?q=${encodeURIComponent('budget scope:sentences')}`, { headers: { cookie: `mi_session=${token}` } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${base}/meetings?q=${encodeURIComponent('budget scope:sentences')}`, {
+          headers: { cookie: `mi_session=${token}` },
+        })
+      ).status,
+    ).toBe(200);
     const got = await rows();
-    expect(got.filter((r) => r.surface === 'mcp:svc_get_transcripts').map((r) => r.meeting_id).sort()).toEqual(withMoments);
-    expect(got.filter((r) => r.surface === 'mcp:svc_get_transcript')).toEqual([row(bob, other.id, 'mcp:svc_get_transcript')]);
-    expect(got.filter((r) => r.surface === 'page:/meetings').map((r) => r.meeting_id).sort()).toEqual(withMoments);
+    expect(
+      got
+        .filter((r) => r.surface === 'mcp:svc_get_transcripts')
+        .map((r) => r.meeting_id)
+        .sort(),
+    ).toEqual(withMoments);
+    expect(got.filter((r) => r.surface === 'mcp:svc_get_transcript')).toEqual([
+      row(bob, other.id, 'mcp:svc_get_transcript'),
+    ]);
+    expect(
+      got
+        .filter((r) => r.surface === 'page:/meetings')
+        .map((r) => r.meeting_id)
+        .sort(),
+    ).toEqual(withMoments);
     expect(got).toHaveLength(5);
     await t.db('meetings').where({ id: other.id }).delete();
   });
@@ -159,13 +208,17 @@ describe('read audit', () => {
 
   it('admins page through the reads over GraphQL: every row exactly once, newest first, with filters; members are refused', async () => {
     // 53 reads: 40 of ana's meeting by bob, 13 by admin, spread over two surfaces.
-    for (let i = 0; i < 40; i++) recordRead(t.db, readingAs(bob.principal, `mcp:test-${i % 2}`), { id: open.id, teamId: ana.teamId });
-    for (let i = 0; i < 13; i++) recordRead(t.db, readingAs(admin.principal, 'graphql:test'), { id: secret.id, teamId: ana.teamId });
+    for (let i = 0; i < 40; i++)
+      recordRead(t.db, readingAs(bob.principal, `mcp:test-${i % 2}`), { id: open.id, teamId: ana.teamId });
+    for (let i = 0; i < 13; i++)
+      recordRead(t.db, readingAs(admin.principal, 'graphql:test'), { id: secret.id, teamId: ana.teamId });
     await flushReads(t.db);
     // A read of another team's meeting is that team's.
     recordRead(t.db, readingAs(outsider.principal, 'mcp:other'), { id: 'elsewhere', teamId: outsider.teamId });
     await flushReads(t.db);
-    const all: number[] = (await t.db('read_audit').where({ team_id: ana.teamId }).orderBy('id', 'desc').pluck('id')).map(Number);
+    const all: number[] = (
+      await t.db('read_audit').where({ team_id: ana.teamId }).orderBy('id', 'desc').pluck('id')
+    ).map(Number);
     expect(all).toHaveLength(53);
 
     const Q = `query R($limit: Int, $cursor: String, $userId: ID, $meetingId: ID, $since: String) {
@@ -198,7 +251,12 @@ describe('read audit', () => {
     expect(await walk({ since: new Date(Date.now() + 60_000).toISOString() })).toEqual([]);
 
     const first = await gql.request(admin.key, Q, { limit: 1 });
-    expect(first.body.data.readAudit.reads[0]).toMatchObject({ user_id: bob.id, user_email: bob.email, meeting_id: open.id, surface: 'mcp:during' });
+    expect(first.body.data.readAudit.reads[0]).toMatchObject({
+      user_id: bob.id,
+      user_email: bob.email,
+      meeting_id: open.id,
+      surface: 'mcp:during',
+    });
 
     const member = await gql.request(bob.key, Q, {});
     expect(member.body.errors?.[0].extensions?.code).toBe('require_elevated_privilege');
@@ -206,15 +264,19 @@ describe('read audit', () => {
     expect(badCursor.body.errors?.[0].extensions?.code).toBe('invalid_arguments');
   });
 
-  it('the CLI pages through a team\'s reads with filters', async () => {
-    for (let i = 0; i < 5; i++) recordRead(t.db, readingAs(bob.principal, 'mcp:svc_get_transcript'), { id: open.id, teamId: ana.teamId });
+  it("the CLI pages through a team's reads with filters", async () => {
+    for (let i = 0; i < 5; i++)
+      recordRead(t.db, readingAs(bob.principal, 'mcp:svc_get_transcript'), { id: open.id, teamId: ana.teamId });
     recordRead(t.db, readingAs(admin.principal, 'mcp:svc_get_summary'), { id: secret.id, teamId: ana.teamId });
     await flushReads(t.db);
     const env = { DATABASE_URL: t.url };
     const ids: string[] = [];
     let cursor: string | undefined;
     for (;;) {
-      const r = await runCli(['audit', 'reads', '--team', ana.teamId, '--limit', '2', ...(cursor ? ['--cursor', cursor] : []), '--json'], env);
+      const r = await runCli(
+        ['audit', 'reads', '--team', ana.teamId, '--limit', '2', ...(cursor ? ['--cursor', cursor] : []), '--json'],
+        env,
+      );
       expect(r.code).toBe(0);
       ids.push(...r.json.reads.map((x: { id: string }) => x.id));
       if (!r.json.has_more) break;
@@ -222,13 +284,19 @@ describe('read audit', () => {
     }
     expect(ids).toHaveLength(6);
     expect(new Set(ids).size).toBe(6);
-    const byEmail = await runCli(['audit', 'reads', '--team', ana.teamId, '--user', admin.email, '--since', '1h', '--json'], env);
-    expect(byEmail.json.reads.map((x: { meeting_id: string; surface: string }) => [x.meeting_id, x.surface])).toEqual([[secret.id, 'mcp:svc_get_summary']]);
+    const byEmail = await runCli(
+      ['audit', 'reads', '--team', ana.teamId, '--user', admin.email, '--since', '1h', '--json'],
+      env,
+    );
+    expect(byEmail.json.reads.map((x: { meeting_id: string; surface: string }) => [x.meeting_id, x.surface])).toEqual([
+      [secret.id, 'mcp:svc_get_summary'],
+    ]);
     const human = await runCli(['audit', 'reads', '--team', ana.teamId, '--meeting', secret.id], env);
     expect(human.stdout).toContain(`${admin.email}  ${secret.id}  mcp:svc_get_summary`);
   });
 
-  const flushFailures = async () => (await registry.getSingleMetric('read_audit_flush_failures_total')!.get()).values[0]?.value ?? 0;
+  const flushFailures = async () =>
+    (await registry.getSingleMetric('read_audit_flush_failures_total')!.get()).values[0]?.value ?? 0;
 
   /** `during` runs while the read_audit table is missing, so every write of the audit fails. */
   async function withoutAuditTable(during: () => Promise<void>): Promise<void> {
@@ -253,7 +321,12 @@ describe('read audit', () => {
     );
     const failed = logs.find('error', /^read audit flush failed$/);
     expect(failed.length).toBeGreaterThan(0);
-    expect(failed[0]).toMatchObject({ rows: 1, kept: 1, dropped: 0, err: { message: expect.stringMatching(/relation "read_audit" does not exist/) } });
+    expect(failed[0]).toMatchObject({
+      rows: 1,
+      kept: 1,
+      dropped: 0,
+      err: { message: expect.stringMatching(/relation "read_audit" does not exist/) },
+    });
     await reads.stop();
     expect(await rows()).toEqual([row(bob, open.id, 'mcp:svc_get_transcript')]);
   });
@@ -272,14 +345,21 @@ describe('read audit', () => {
       // apart, so reads arrive while a batch is being written and after it was.
       for (let list = 0; list < 10; list++) {
         const ctx = readContext('mcp:svc_get_transcripts');
-        for (let m = 0; m < 10; m++) recordRead(t.db, bob.principal, { id: `meeting-${list}-${m}`, teamId: ana.teamId }, ctx);
+        for (let m = 0; m < 10; m++)
+          recordRead(t.db, bob.principal, { id: `meeting-${list}-${m}`, teamId: ana.teamId }, ctx);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       const written = async () => (await t.db('read_audit_statements').select('n')).map((r: { n: number }) => r.n);
-      for (let i = 0; i < 100 && (await written()).reduce((a, n) => a + n, 0) < 100; i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 100 && (await written()).reduce((a, n) => a + n, 0) < 100; i++)
+        await new Promise((r) => setTimeout(r, 20));
       expect(await written()).toEqual([25, 25, 25, 25]);
       // A remainder waits for the interval, or for a flush: one more INSERT of what is left.
-      recordRead(t.db, bob.principal, { id: 'meeting-last', teamId: ana.teamId }, readContext('mcp:svc_get_transcripts'));
+      recordRead(
+        t.db,
+        bob.principal,
+        { id: 'meeting-last', teamId: ana.teamId },
+        readContext('mcp:svc_get_transcripts'),
+      );
       await flushReads(t.db);
       expect(await written()).toEqual([25, 25, 25, 25, 1]);
       expect(Number((await t.db('read_audit').count({ n: '*' }))[0].n)).toBe(101);
@@ -298,7 +378,8 @@ describe('read audit', () => {
       withoutAuditTable(async () => {
         for (let list = 0; list < 4; list++) {
           const ctx = readContext('mcp:svc_get_transcripts');
-          for (let m = 0; m < 5; m++) recordRead(t.db, bob.principal, { id: `meeting-${list}-${m}`, teamId: ana.teamId }, ctx);
+          for (let m = 0; m < 5; m++)
+            recordRead(t.db, bob.principal, { id: `meeting-${list}-${m}`, teamId: ana.teamId }, ctx);
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
         // The first full batch failed; the three that followed waited for the (long) interval.

@@ -20,7 +20,11 @@ describe('audio uploads through an OpenAI-compatible ASR server', () => {
   const wav = silentWav(9);
 
   beforeAll(async () => {
-    rig = await startRecordingRig({ queue: 'audio', ownerName: 'Olga Owner', workerEnv: { ASR_API_KEY: 'asr-secret-key', ASR_MODEL: 'whisper-test' } });
+    rig = await startRecordingRig({
+      queue: 'audio',
+      ownerName: 'Olga Owner',
+      workerEnv: { ASR_API_KEY: 'asr-secret-key', ASR_MODEL: 'whisper-test' },
+    });
     ({ t, gql, media, asr, owner } = rig);
   }, 120_000);
   afterAll(() => rig?.close());
@@ -28,9 +32,18 @@ describe('audio uploads through an OpenAI-compatible ASR server', () => {
   const upload = (input: Record<string, unknown>) => rig.upload(input);
 
   it('sends the file as multipart to /v1/audio/transcriptions and stores the diarized segments', async () => {
-    const url = media.serve('/private/call.wav', { body: wav, contentType: 'audio/wav', authorization: 'Bearer download-token-123' });
+    const url = media.serve('/private/call.wav', {
+      body: wav,
+      contentType: 'audio/wav',
+      authorization: 'Bearer download-token-123',
+    });
     const before = asr.requests.length;
-    const id = await upload({ url: `${url}?sig=presigned-abc`, title: 'Pipeline review', custom_language: 'pt-BR', download_auth: { type: 'bearer_token', bearer: { token: 'download-token-123' } } });
+    const id = await upload({
+      url: `${url}?sig=presigned-abc`,
+      title: 'Pipeline review',
+      custom_language: 'pt-BR',
+      download_auth: { type: 'bearer_token', bearer: { token: 'download-token-123' } },
+    });
     expect(await waitForRun(gql.temporal, id)).toMatchObject({ status: 'completed' });
 
     // The download carried the upload's credentials.
@@ -54,9 +67,30 @@ describe('audio uploads through an OpenAI-compatible ASR server', () => {
     const data = tr.body.data.transcript;
     expect(data.status).toBe('completed');
     expect(data.sentences).toEqual([
-      { index: 0, speaker_name: 'Speaker 1', speaker_id: 0, text: 'Good morning, this is the weekly pipeline review.', start_time: 0, end_time: 2.4 },
-      { index: 1, speaker_name: 'Speaker 2', speaker_id: 1, text: 'Thanks. Can we start with the Contoso renewal?', start_time: 2.6, end_time: 5.1 },
-      { index: 2, speaker_name: 'Speaker 1', speaker_id: 0, text: 'Sure, I will send the revised quote by Friday.', start_time: 5.3, end_time: 8.9 },
+      {
+        index: 0,
+        speaker_name: 'Speaker 1',
+        speaker_id: 0,
+        text: 'Good morning, this is the weekly pipeline review.',
+        start_time: 0,
+        end_time: 2.4,
+      },
+      {
+        index: 1,
+        speaker_name: 'Speaker 2',
+        speaker_id: 1,
+        text: 'Thanks. Can we start with the Contoso renewal?',
+        start_time: 2.6,
+        end_time: 5.1,
+      },
+      {
+        index: 2,
+        speaker_name: 'Speaker 1',
+        speaker_id: 0,
+        text: 'Sure, I will send the revised quote by Friday.',
+        start_time: 5.3,
+        end_time: 8.9,
+      },
     ]);
     // The meeting lasts as long as the audio (9 s by its header), not just until the last word.
     expect(data.meeting_analytics.duration_seconds).toBeCloseTo(9, 2);
@@ -81,7 +115,10 @@ describe('audio uploads through an OpenAI-compatible ASR server', () => {
   it('sends basic credentials when download_auth is basic_auth', async () => {
     const expected = `Basic ${Buffer.from('rec:pa:ss word').toString('base64')}`;
     const url = media.serve('/basic/call.wav', { body: wav, contentType: 'audio/wav', authorization: expected });
-    const id = await upload({ url, download_auth: { type: 'basic_auth', basic: { username: 'rec', password: 'pa:ss word' } } });
+    const id = await upload({
+      url,
+      download_auth: { type: 'basic_auth', basic: { username: 'rec', password: 'pa:ss word' } },
+    });
     expect(await waitForRun(gql.temporal, id)).toMatchObject({ status: 'completed' });
     expect(media.hits('/basic/call.wav').map((h) => h.authorization)).toEqual([expected]);
   });
@@ -96,7 +133,7 @@ describe('audio uploads through an OpenAI-compatible ASR server', () => {
     expect(await t.db('sentences').where({ meeting_id: id }).count({ n: '*' })).toEqual([{ n: '3' }]);
   });
 
-  it('fails the meeting with the server\'s answer when the ASR server refuses the file', async () => {
+  it("fails the meeting with the server's answer when the ASR server refuses the file", async () => {
     const url = media.serve('/refused/call.wav', { body: wav, contentType: 'audio/wav' });
     asr.failNext(10, 400);
     const id = await upload({ url });

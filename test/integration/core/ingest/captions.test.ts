@@ -16,12 +16,22 @@ import { MediaServer, startMediaServer } from './media-server';
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'services', 'cli', 'demo', 'meetings');
 const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as {
-  meetings: { file: string; title: string; date: string; duration: number; organizer_email: string; speakers: Record<string, string> }[];
+  meetings: {
+    file: string;
+    title: string;
+    date: string;
+    duration: number;
+    organizer_email: string;
+    speakers: Record<string, string>;
+  }[];
 };
 const teamFile = JSON.parse(readFileSync(join(FIXTURES, 'team.json'), 'utf8')) as {
   users: { name: string; email: string; role: 'member' | 'admin' | 'super_admin' }[];
 };
-const fixture = (file: string) => ({ meta: manifest.meetings.find((m) => m.file === file)!, bytes: readFileSync(join(FIXTURES, file)) });
+const fixture = (file: string) => ({
+  meta: manifest.meetings.find((m) => m.file === file)!,
+  bytes: readFileSync(join(FIXTURES, file)),
+});
 
 const VTT = fixture('2026-10-05-engineering-standup.vtt');
 const SRT = fixture('2026-10-07-interview-backend-engineer.srt');
@@ -40,7 +50,8 @@ describe('caption uploads end to end', () => {
   beforeAll(async () => {
     t = await createTestDatabase();
     const team = await makeTeam(t.db, { name: 'Ledgerly' });
-    for (const u of teamFile.users) users.set(u.email, await makeUser(t.db, team, { email: u.email, name: u.name, role: u.role }));
+    for (const u of teamFile.users)
+      users.set(u.email, await makeUser(t.db, team, { email: u.email, name: u.name, role: u.role }));
     outsider = await makeUser(t.db, await makeTeam(t.db), { role: 'admin' });
     media = await startMediaServer();
     gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: taskQueue });
@@ -58,12 +69,22 @@ describe('caption uploads end to end', () => {
   const grace = () => users.get('grace@demo.example')!;
 
   it('accepts a WebVTT upload at once and completes it in the background', async () => {
-    const url = media.serve('/recordings/2026-10-05-engineering-standup.vtt', { body: VTT.bytes, contentType: 'text/vtt' });
-    const res = await gql.request(grace().key, UPLOAD_AUDIO, { input: { url, title: VTT.meta.title, meeting_date: VTT.meta.date, client_reference_id: 'standup-1005' } });
+    const url = media.serve('/recordings/2026-10-05-engineering-standup.vtt', {
+      body: VTT.bytes,
+      contentType: 'text/vtt',
+    });
+    const res = await gql.request(grace().key, UPLOAD_AUDIO, {
+      input: { url, title: VTT.meta.title, meeting_date: VTT.meta.date, client_reference_id: 'standup-1005' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.errors).toBeUndefined();
     const up = res.body.data.uploadAudio;
-    expect(up).toMatchObject({ success: true, title: VTT.meta.title, status: 'processing', clientReferenceId: 'standup-1005' });
+    expect(up).toMatchObject({
+      success: true,
+      title: VTT.meta.title,
+      status: 'processing',
+      clientReferenceId: 'standup-1005',
+    });
     expect(up.message).toContain(up.meetingId);
     ids.vtt = up.meetingId;
 
@@ -71,7 +92,12 @@ describe('caption uploads end to end', () => {
     // Post-processing: the automation rules run of this meeting (no webhook is configured here).
     expect(run).toMatchObject({ status: 'completed', result: { status: 'completed', children: [`rules-${ids.vtt}`] } });
     const m = await t.db('meetings').where({ id: ids.vtt }).first();
-    expect(m).toMatchObject({ status: 'completed', failure_reason: null, title: VTT.meta.title, organizer_email: 'grace@demo.example' });
+    expect(m).toMatchObject({
+      status: 'completed',
+      failure_reason: null,
+      title: VTT.meta.title,
+      organizer_email: 'grace@demo.example',
+    });
     expect(new Date(m.date).toISOString()).toBe(new Date(VTT.meta.date).toISOString());
     // The recording lasts until the last cue ends (the manifest's rounded length is a little longer).
     expect(Number(m.duration_seconds)).toBeCloseTo(parseCaptions(VTT.bytes).duration_seconds, 3);
@@ -80,9 +106,13 @@ describe('caption uploads end to end', () => {
     expect(m.upload_options.fetch_secret).toBeUndefined();
   });
 
-  it('serves the file\'s speakers and timestamps through svc_get_transcript', async () => {
+  it("serves the file's speakers and timestamps through svc_get_transcript", async () => {
     const expected = parseCaptions(VTT.bytes).sentences;
-    const res = await mcp.call(grace().key, 'svc_get_transcript', { transcriptId: ids.vtt, format: 'json', maxTokens: 20_000 });
+    const res = await mcp.call(grace().key, 'svc_get_transcript', {
+      transcriptId: ids.vtt,
+      format: 'json',
+      maxTokens: 20_000,
+    });
     expect(res.isError).toBe(false);
     const tr = res.data;
     expect(tr.status).toBe('completed');
@@ -117,8 +147,12 @@ describe('caption uploads end to end', () => {
 
   it('imports SRT with a guest mapped to an email through the attendees list', async () => {
     const url = media.serve('/recordings/interview.srt', { body: SRT.bytes, contentType: 'application/x-subrip' });
-    const attendees = [{ displayName: 'Jordan Reyes', email: 'Jordan.Reyes@candidate.example', phoneNumber: '+1 555 0100' }];
-    const res = await gql.request(grace().key, UPLOAD_AUDIO, { input: { url, attendees, meeting_date: SRT.meta.date } });
+    const attendees = [
+      { displayName: 'Jordan Reyes', email: 'Jordan.Reyes@candidate.example', phoneNumber: '+1 555 0100' },
+    ];
+    const res = await gql.request(grace().key, UPLOAD_AUDIO, {
+      input: { url, attendees, meeting_date: SRT.meta.date },
+    });
     expect(res.body.errors).toBeUndefined();
     // No title given: the file name in the URL.
     expect(res.body.data.uploadAudio.title).toBe('interview');
@@ -130,7 +164,9 @@ describe('caption uploads end to end', () => {
     const data = tr.body.data.transcript;
     const expected = parseCaptions(SRT.bytes).sentences;
     expect(data.status).toBe('completed');
-    expect(data.sentences.map((s: any) => [s.speaker_name, s.start_time, s.end_time])).toEqual(expected.map((s) => [s.speaker_name, s.start_time, s.end_time]));
+    expect(data.sentences.map((s: any) => [s.speaker_name, s.start_time, s.end_time])).toEqual(
+      expected.map((s) => [s.speaker_name, s.start_time, s.end_time]),
+    );
     expect(data.participants.split(', ').sort()).toEqual([...new Set(Object.values(SRT.meta.speakers))].sort());
     expect(data.summary.summary_status).toBe('processed');
     expect(data.meeting_analytics.duration_seconds).toBeGreaterThan(300);
@@ -138,14 +174,17 @@ describe('caption uploads end to end', () => {
     expect(guest.email).toBe('jordan.reyes@candidate.example');
   });
 
-  it('charges the owner\'s minutes exactly once per meeting', async () => {
+  it("charges the owner's minutes exactly once per meeting", async () => {
     const rows = await t.db('meetings').whereIn('id', [ids.vtt, ids.srt]).select('upload_options');
     const seconds = rows.map((r) => Number(r.upload_options.minutes_charged_seconds));
     for (const s of seconds) expect(s).toBeGreaterThan(0);
     const expected = seconds.reduce((n, s) => n + Math.round((s / 60) * 100) / 100, 0);
     const user = await t.db('users').where({ id: grace().id }).first();
     expect(Number(user.minutes_consumed)).toBeCloseTo(expected, 2);
-    const charges = await t.db('audit_log').where({ action: 'meeting.minutes_charged' }).whereIn('target_id', [ids.vtt, ids.srt]);
+    const charges = await t
+      .db('audit_log')
+      .where({ action: 'meeting.minutes_charged' })
+      .whereIn('target_id', [ids.vtt, ids.srt]);
     expect(charges).toHaveLength(2);
   });
 
@@ -168,7 +207,9 @@ describe('caption uploads end to end', () => {
   });
 
   it('writes an audit row for the upload and for the finished transcript', async () => {
-    const actions = (await t.db('audit_log').where({ target_id: ids.vtt }).orderBy('id').select('action')).map((r) => r.action);
+    const actions = (await t.db('audit_log').where({ target_id: ids.vtt }).orderBy('id').select('action')).map(
+      (r) => r.action,
+    );
     expect(actions[0]).toBe('meeting.upload');
     expect(actions).toContain('meeting.transcribed');
   });

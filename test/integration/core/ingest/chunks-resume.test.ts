@@ -59,13 +59,22 @@ describe('chunked transcription across a killed worker', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const startChildWorker = () => startWorkerProcess({ dir, databaseUrl: t.url, taskQueue: queue, env: { ASR_URL: asr.url, TMPDIR: dir, ...CHUNKING } });
+  const startChildWorker = () =>
+    startWorkerProcess({
+      dir,
+      databaseUrl: t.url,
+      taskQueue: queue,
+      env: { ASR_URL: asr.url, TMPDIR: dir, ...CHUNKING },
+    });
 
   const chunkName = (index: number) => `chunk-${String(index + 1).padStart(3, '0')}.wav`;
 
   it('SIGKILL mid-way: the next worker completes the meeting without sending the chunks already done again', async () => {
     child = await startChildWorker();
-    const url = media.serve('/resume/long.mp3', { body: readFileSync(longRecording('mp3', SECONDS)), contentType: 'audio/mpeg' });
+    const url = media.serve('/resume/long.mp3', {
+      body: readFileSync(longRecording('mp3', SECONDS)),
+      contentType: 'audio/mpeg',
+    });
     const res = await gql.request(owner.key, UPLOAD_AUDIO, { input: { url, title: 'Resumed' } });
     expect(res.body.errors).toBeUndefined();
     const id = res.body.data.uploadAudio.meetingId as string;
@@ -76,10 +85,16 @@ describe('chunked transcription across a killed worker', () => {
     while (stored.length < 3) {
       if (Date.now() > deadline) throw new Error(`only ${stored.length} chunks were stored within a minute`);
       await new Promise((r) => setTimeout(r, 50));
-      stored = (await t.db('transcript_chunks').where({ meeting_id: id }).select('chunk_index')).map((r) => r.chunk_index as number);
+      stored = (await t.db('transcript_chunks').where({ meeting_id: id }).select('chunk_index')).map(
+        (r) => r.chunk_index as number,
+      );
     }
     // Meanwhile the meeting says where it is, over GraphQL: transcribing, chunks n of m.
-    const info = await gql.request(owner.key, 'query($id: ID!) { transcript(id: $id) { status meeting_info { message progress { stage percent chunks_done chunks_total } } } }', { id });
+    const info = await gql.request(
+      owner.key,
+      'query($id: ID!) { transcript(id: $id) { status meeting_info { message progress { stage percent chunks_done chunks_total } } } }',
+      { id },
+    );
     expect(info.body.errors).toBeUndefined();
     const { progress, message } = info.body.data.transcript.meeting_info;
     expect(progress).toMatchObject({ stage: 'transcribing' });
@@ -92,7 +107,9 @@ describe('chunked transcription across a killed worker', () => {
     const exited = new Promise((r) => child!.once('exit', r));
     child.kill('SIGKILL');
     await exited;
-    stored = (await t.db('transcript_chunks').where({ meeting_id: id }).select('chunk_index')).map((r) => r.chunk_index as number);
+    stored = (await t.db('transcript_chunks').where({ meeting_id: id }).select('chunk_index')).map(
+      (r) => r.chunk_index as number,
+    );
     const sentBeforeKill = asr.requests.length;
     expect((await t.db('meetings').where({ id }).first('status')).status).toBe('processing');
 
@@ -115,7 +132,10 @@ describe('chunked transcription across a killed worker', () => {
   }, 240_000);
 
   it('a run cancelled while its chunks are at the speech server leaves no temporary file and no transcript', async () => {
-    const url = media.serve('/cancel/long.mp3', { body: readFileSync(longRecording('mp3', SECONDS)), contentType: 'audio/mpeg' });
+    const url = media.serve('/cancel/long.mp3', {
+      body: readFileSync(longRecording('mp3', SECONDS)),
+      contentType: 'audio/mpeg',
+    });
     const before = asr.requests.length;
     const res = await gql.request(owner.key, UPLOAD_AUDIO, { input: { url, title: 'Cancelled' } });
     const id = res.body.data.uploadAudio.meetingId as string;

@@ -11,7 +11,10 @@ import { startTestWorker, TestWorker, waitForRun } from '../../../support/worker
 import { MediaServer, startMediaServer } from './media-server';
 
 const CAP = 4096;
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** A valid WebVTT file of exactly `size` bytes (trailing blank lines pad it). */
 function vttOfSize(size: number): Buffer {
@@ -77,7 +80,11 @@ describe('uploads that fail', () => {
       expect(await t.db(table).where({ meeting_id: id }).count({ n: '*' })).toEqual([{ n: '0' }]);
     }
     const viaGraphql = await gql.request(member.key, TRANSCRIPT, { id });
-    expect(viaGraphql.body.data.transcript).toMatchObject({ status: 'failed', sentences: [], meeting_info: { summary_status: 'failed' } });
+    expect(viaGraphql.body.data.transcript).toMatchObject({
+      status: 'failed',
+      sentences: [],
+      meeting_info: { summary_status: 'failed' },
+    });
     expect(viaGraphql.body.data.transcript.meeting_info.message).toContain(m.failure_reason);
     const viaMcp = await mcp.call(member.key, 'svc_get_transcript', { transcriptId: id, format: 'json' });
     expect(viaMcp.data).toMatchObject({ status: 'failed', sentences: [] });
@@ -104,7 +111,7 @@ describe('uploads that fail', () => {
     await expectFailed(id, new RegExp(`larger than the ${CAP}-byte limit`));
   });
 
-  it('an admin\'s bypass_size_check lifts the cap', async () => {
+  it("an admin's bypass_size_check lifts the cap", async () => {
     const over = media.serve('/cap/admin-over.vtt', { body: vttOfSize(CAP * 2), contentType: 'text/vtt' });
     const { run } = await uploadAndWait(gql, admin, { url: over, bypass_size_check: true });
     expect(run.status).toBe('completed');

@@ -49,7 +49,10 @@ export async function startMediaServer(): Promise<MediaServer> {
       return;
     }
     const body = Buffer.isBuffer(route.body) ? route.body : Buffer.from(route.body);
-    res.writeHead(route.status ?? 200, { 'content-type': route.contentType ?? 'application/octet-stream', 'content-length': String(body.length) });
+    res.writeHead(route.status ?? 200, {
+      'content-type': route.contentType ?? 'application/octet-stream',
+      'content-length': String(body.length),
+    });
     if (!route.stall) {
       res.end(body);
       return;

@@ -12,7 +12,19 @@ import type { TestUser } from '../../../support/factory';
 import type { AsrStandin } from '../../../support/asr-standin';
 import { GraphqlHarness, TRANSCRIPT } from '../../../support/graphql';
 import { TestWorker, waitForRun } from '../../../support/worker';
-import { conversationWav, corruptMp3, durationOf, encoded, longRecording, requireMediaTools, silentVideo, speechRegions, stereoWav, truncatedM4a, type Encoding } from '../../../support/media';
+import {
+  conversationWav,
+  corruptMp3,
+  durationOf,
+  encoded,
+  longRecording,
+  requireMediaTools,
+  silentVideo,
+  speechRegions,
+  stereoWav,
+  truncatedM4a,
+  type Encoding,
+} from '../../../support/media';
 import type { MediaServer } from './media-server';
 import { RecordingRig, startRecordingRig } from './rig';
 
@@ -35,7 +47,9 @@ function loopedTruth(seconds: number): { start: number; end: number }[] {
   const base = speechRegions(conversationWav());
   const out: { start: number; end: number }[] = [];
   for (let k = 0; k * period < seconds; k++) {
-    for (const r of base) if (r.start + k * period < seconds - 0.3) out.push({ start: r.start + k * period, end: Math.min(r.end + k * period, seconds) });
+    for (const r of base)
+      if (r.start + k * period < seconds - 0.3)
+        out.push({ start: r.start + k * period, end: Math.min(r.end + k * period, seconds) });
   }
   return out;
 }
@@ -50,37 +64,57 @@ describe('real recordings through ffmpeg and chunked transcription', () => {
   let owner: TestUser;
 
   beforeAll(async () => {
-    rig = await startRecordingRig({ queue: 'media', ownerName: 'Mia Media', asr: { derive: true, diarize: true }, workerEnv: { ASR_MODEL: 'whisper-1', MEDIA_MAX_SECONDS: '3900' } });
+    rig = await startRecordingRig({
+      queue: 'media',
+      ownerName: 'Mia Media',
+      asr: { derive: true, diarize: true },
+      workerEnv: { ASR_MODEL: 'whisper-1', MEDIA_MAX_SECONDS: '3900' },
+    });
     ({ t, gql, worker, media, asr, owner } = rig);
   }, 120_000);
   afterAll(() => rig?.close());
 
   const upload = (input: Record<string, unknown>) => rig.upload(input);
-  const serveFile = (path: string, name: string) => media.serve(`/rec/${name}`, { body: readFileSync(path), contentType: 'application/octet-stream' });
-  const sentencesOf = (id: string) => t.db('sentences').where({ meeting_id: id }).orderBy('idx').select('idx', 'speaker_name', 'text', 'start_time', 'end_time');
+  const serveFile = (path: string, name: string) =>
+    media.serve(`/rec/${name}`, { body: readFileSync(path), contentType: 'application/octet-stream' });
+  const sentencesOf = (id: string) =>
+    t
+      .db('sentences')
+      .where({ meeting_id: id })
+      .orderBy('idx')
+      .select('idx', 'speaker_name', 'text', 'start_time', 'end_time');
 
   const encodings: Encoding[] = ['wav', 'mp3', 'm4a', 'opus', 'webm', 'mp4'];
-  it.each(encodings)('transcribes the conversation as %s: audio only, 16 kHz mono WAV to the server, speech where it is', async (enc) => {
-    const file = encoded('mono', enc);
-    const url = serveFile(file, `conversation-${enc}.${file.split('.').pop()}`);
-    const before = asr.requests.length;
-    const id = await upload({ url, title: `Conversation ${enc}` });
-    expect(await waitForRun(gql.temporal, id, 60_000)).toMatchObject({ status: 'completed' });
+  it.each(encodings)(
+    'transcribes the conversation as %s: audio only, 16 kHz mono WAV to the server, speech where it is',
+    async (enc) => {
+      const file = encoded('mono', enc);
+      const url = serveFile(file, `conversation-${enc}.${file.split('.').pop()}`);
+      const before = asr.requests.length;
+      const id = await upload({ url, title: `Conversation ${enc}` });
+      expect(await waitForRun(gql.temporal, id, 60_000)).toMatchObject({ status: 'completed' });
 
-    const sent = asr.requests.slice(before);
-    expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatchObject({ fileName: 'chunk-001.wav', fileType: 'audio/wav', channels: 1, responseFormat: 'verbose_json', status: 200 });
-    const rows = await sentencesOf(id);
-    // Where the speech is in the original (lossy encoders add a click of noise at the very end).
-    const truth = speechRegions(conversationWav());
-    expect(truth).toHaveLength(3);
-    expect(rows).toHaveLength(3);
-    rows.forEach((r, i) => {
-      expect(r.start_time).toBeCloseTo(truth[i].start, 1);
-      expect(r.end_time).toBeCloseTo(truth[i].end, 1);
-    });
-    expect(rows.map((r) => r.speaker_name)).toEqual(['Speaker 1', 'Speaker 2', 'Speaker 1']);
-  });
+      const sent = asr.requests.slice(before);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).toMatchObject({
+        fileName: 'chunk-001.wav',
+        fileType: 'audio/wav',
+        channels: 1,
+        responseFormat: 'verbose_json',
+        status: 200,
+      });
+      const rows = await sentencesOf(id);
+      // Where the speech is in the original (lossy encoders add a click of noise at the very end).
+      const truth = speechRegions(conversationWav());
+      expect(truth).toHaveLength(3);
+      expect(rows).toHaveLength(3);
+      rows.forEach((r, i) => {
+        expect(r.start_time).toBeCloseTo(truth[i].start, 1);
+        expect(r.end_time).toBeCloseTo(truth[i].end, 1);
+      });
+      expect(rows.map((r) => r.speaker_name)).toEqual(['Speaker 1', 'Speaker 2', 'Speaker 1']);
+    },
+  );
 
   it('labels a two-channel recording by channel when split_channels is asked, sentences interleaved by time', async () => {
     const file = encoded('stereo', 'm4a');
@@ -138,19 +172,23 @@ describe('real recordings through ffmpeg and chunked transcription', () => {
     ['a corrupt mp3', () => corruptMp3(), /unreadable/],
     ['a truncated m4a', () => truncatedM4a(), /unreadable/],
     ['a recording longer than MEDIA_MAX_SECONDS', () => longRecording('mp3', 4000), /too_long.*MEDIA_MAX_SECONDS/],
-  ])('refuses %s, naming the rule, and stores no transcript', async (_label, make, rule) => {
-    const file = make();
-    const url = serveFile(file, `bad-${Math.random().toString(36).slice(2)}.${file.split('.').pop()}`);
-    const before = asr.requests.length;
-    const id = await upload({ url });
-    expect(await waitForRun(gql.temporal, id, 90_000)).toMatchObject({ status: 'failed' });
-    const m = await t.db('meetings').where({ id }).first();
-    expect(m.status).toBe('failed');
-    expect(m.failure_reason).toMatch(rule);
-    expect(asr.requests.length).toBe(before);
-    expect(await t.db('sentences').where({ meeting_id: id }).count({ n: '*' })).toEqual([{ n: '0' }]);
-    expect(await t.db('transcript_chunks').where({ meeting_id: id }).count({ n: '*' })).toEqual([{ n: '0' }]);
-  }, 120_000);
+  ])(
+    'refuses %s, naming the rule, and stores no transcript',
+    async (_label, make, rule) => {
+      const file = make();
+      const url = serveFile(file, `bad-${Math.random().toString(36).slice(2)}.${file.split('.').pop()}`);
+      const before = asr.requests.length;
+      const id = await upload({ url });
+      expect(await waitForRun(gql.temporal, id, 90_000)).toMatchObject({ status: 'failed' });
+      const m = await t.db('meetings').where({ id }).first();
+      expect(m.status).toBe('failed');
+      expect(m.failure_reason).toMatch(rule);
+      expect(asr.requests.length).toBe(before);
+      expect(await t.db('sentences').where({ meeting_id: id }).count({ n: '*' })).toEqual([{ n: '0' }]);
+      expect(await t.db('transcript_chunks').where({ meeting_id: id }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    },
+    120_000,
+  );
 
   it('leaves no temporary file behind once the runs have ended', () => {
     expect(filesUnder(worker.stageRoot)).toEqual([]);
@@ -173,12 +211,17 @@ describe("a speech server's refusal reaches the meeting", () => {
 
   it('a chunk over 25 MB is answered 413 as OpenAI answers it: the meeting fails saying so, sent once, nothing stored', async () => {
     // 900 s of 16 kHz mono PCM is 28.8 MB: one chunk under these limits, over the server's.
-    const url = rig.media.serve('/refused/long.mp3', { body: readFileSync(longRecording('mp3', 900)), contentType: 'audio/mpeg' });
+    const url = rig.media.serve('/refused/long.mp3', {
+      body: readFileSync(longRecording('mp3', 900)),
+      contentType: 'audio/mpeg',
+    });
     const id = await rig.upload({ url, title: 'Too big for the server' });
     expect(await waitForRun(rig.gql.temporal, id, 120_000)).toMatchObject({ status: 'failed' });
     const m = await rig.t.db('meetings').where({ id }).first();
     expect(m.status).toBe('failed');
-    expect(m.failure_reason).toMatch(/speech-to-text server .*answered 413: .*Maximum content size limit \(26214400\) exceeded/);
+    expect(m.failure_reason).toMatch(
+      /speech-to-text server .*answered 413: .*Maximum content size limit \(26214400\) exceeded/,
+    );
     // A refusal is not retried: the same bytes would be refused again.
     expect(rig.asr.requests).toHaveLength(1);
     expect(rig.asr.requests[0]).toMatchObject({ status: 413, fileType: 'audio/wav' });

@@ -16,7 +16,9 @@ import { GraphqlHarness, startGraphql, UPLOAD_AUDIO } from '../../../support/gra
 import { startTestWorker, TestWorker, waitForRun } from '../../../support/worker';
 import { MediaServer, startMediaServer } from './media-server';
 
-const VTT = readFileSync(join(__dirname, '..', '..', '..', '..', 'services', 'cli', 'demo', 'meetings', '2026-10-05-engineering-standup.vtt'));
+const VTT = readFileSync(
+  join(__dirname, '..', '..', '..', '..', 'services', 'cli', 'demo', 'meetings', '2026-10-05-engineering-standup.vtt'),
+);
 const expectedSentences = parseCaptions(VTT).sentences;
 
 describe('runs that survive their worker', () => {
@@ -61,7 +63,9 @@ describe('runs that survive their worker', () => {
     expect(new Set(rows.map((r) => r.idx)).size).toBe(sentences);
     expect(await t.db('summaries').where({ meeting_id: id }).count({ n: '*' })).toEqual([{ n: '1' }]);
     expect(await t.db('meeting_analytics').where({ meeting_id: id }).count({ n: '*' })).toEqual([{ n: '1' }]);
-    expect(await t.db('audit_log').where({ target_id: id, action: 'meeting.minutes_charged' }).count({ n: '*' })).toEqual([{ n: '1' }]);
+    expect(
+      await t.db('audit_log').where({ target_id: id, action: 'meeting.minutes_charged' }).count({ n: '*' }),
+    ).toEqual([{ n: '1' }]);
   }
 
   it('a worker shut down during a stalled download: a new worker finishes the run, one transcript', async () => {
@@ -112,7 +116,9 @@ describe('runs that survive their worker', () => {
     const ids = new Set(answers.map((a) => a.meetingId));
     expect(ids.size).toBe(1);
     const [id] = [...ids];
-    expect(await t.db('meetings').where({ uploader_id: owner.id, client_reference_id: 'crm-42' }).count({ n: '*' })).toEqual([{ n: '1' }]);
+    expect(
+      await t.db('meetings').where({ uploader_id: owner.id, client_reference_id: 'crm-42' }).count({ n: '*' }),
+    ).toEqual([{ n: '1' }]);
     expect(await waitForRun(gql.temporal, id)).toMatchObject({ status: 'completed' });
 
     const later = await upload(input);
@@ -120,23 +126,35 @@ describe('runs that survive their worker', () => {
     expect(later.message).toMatch(/received before/);
 
     const runs: string[] = [];
-    for await (const wf of gql.temporal.workflow.list({ query: `WorkflowId = 'transcription-${id}'` })) runs.push(wf.runId);
+    for await (const wf of gql.temporal.workflow.list({ query: `WorkflowId = 'transcription-${id}'` }))
+      runs.push(wf.runId);
     expect(runs).toHaveLength(1);
     await expectOneTranscript(id, expectedSentences.length);
 
     // The same reference for a different file is refused, naming the field.
     const other = await gql.request(owner.key, UPLOAD_AUDIO, { input: { ...input, url: `${url}?v=2` } });
-    expect(other.body.errors![0].extensions).toMatchObject({ code: 'invalid_arguments', field: 'input.client_reference_id' });
+    expect(other.body.errors![0].extensions).toMatchObject({
+      code: 'invalid_arguments',
+      field: 'input.client_reference_id',
+    });
   });
 
   it('a repeated persist replaces the transcript rather than adding to it', async () => {
     const [m] = await t.db('meetings').where({ title: 'Sent twice' }).select('id');
     const sentences = parseCaptions(VTT).sentences;
-    const t1 = { meetingId: m.id, sentences, durationSeconds: 170, analytics: analyze(sentences), summary: summarize(sentences) };
+    const t1 = {
+      meetingId: m.id,
+      sentences,
+      durationSeconds: 170,
+      analytics: analyze(sentences),
+      summary: summarize(sentences),
+    };
     const first = await persistTranscript(t.db, t1);
     const second = await persistTranscript(t.db, t1);
     expect(second).toEqual(first);
     await expectOneTranscript(m.id, sentences.length);
-    expect(await t.db('speaker_analytics').where({ meeting_id: m.id }).count({ n: '*' })).toEqual([{ n: String(first.speakers) }]);
+    expect(await t.db('speaker_analytics').where({ meeting_id: m.id }).count({ n: '*' })).toEqual([
+      { n: String(first.speakers) },
+    ]);
   });
 });

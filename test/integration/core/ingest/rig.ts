@@ -22,7 +22,12 @@ export interface RecordingRig {
   close(): Promise<void>;
 }
 
-export async function startRecordingRig(opts: { queue: string; ownerName: string; asr?: StandinOptions; workerEnv?: Record<string, string> }): Promise<RecordingRig> {
+export async function startRecordingRig(opts: {
+  queue: string;
+  ownerName: string;
+  asr?: StandinOptions;
+  workerEnv?: Record<string, string>;
+}): Promise<RecordingRig> {
   const closers: (() => Promise<unknown>)[] = [];
   const close = async () => {
     for (const c of closers.reverse()) await c();
@@ -40,7 +45,10 @@ export async function startRecordingRig(opts: { queue: string; ownerName: string
     closers.push(() => gql.close());
     // The stand-in answers scripted words over synthetic sound: these suites test the speech server's
     // path, so the worker does not diarize unless a suite asks (test/integration/diarization does).
-    const worker = await startTestWorker(t.db, { taskQueue, env: { ASR_URL: asr.url, DIARIZATION: 'off', ...opts.workerEnv } });
+    const worker = await startTestWorker(t.db, {
+      taskQueue,
+      env: { ASR_URL: asr.url, DIARIZATION: 'off', ...opts.workerEnv },
+    });
     closers.push(() => worker.stop());
     const upload = async (input: Record<string, unknown>) => {
       const res = await gql.request(owner.key, UPLOAD_AUDIO, { input });

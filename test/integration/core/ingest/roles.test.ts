@@ -17,7 +17,8 @@ import { UPLOAD_AUDIO } from '../../../support/graphql';
 import { waitForRun } from '../../../support/worker';
 import { MediaServer, startMediaServer } from './media-server';
 
-const VTT = 'WEBVTT\n\n00:00:01.000 --> 00:00:03.000\n<v Rae>Ship it on Friday.\n\n00:00:03.500 --> 00:00:05.000\n<v Sol>Agreed.\n';
+const VTT =
+  'WEBVTT\n\n00:00:01.000 --> 00:00:03.000\n<v Rae>Ship it on Friday.\n\n00:00:03.500 --> 00:00:05.000\n<v Sol>Agreed.\n';
 
 describe('graphql and worker roles', () => {
   let t: TestDatabase;
@@ -42,7 +43,17 @@ describe('graphql and worker roles', () => {
     writeFileSync(bundlePath, (await bundleWorkflows()).code);
     process.env.MI_WORKFLOW_BUNDLE = bundlePath;
     const queue = testTaskQueue('roles');
-    const config = testConfig({ DATABASE_URL: t.url, TEMPORAL_TASK_QUEUE: queue, GRAPHQL_PORT: '0', WORKER_METRICS_PORT: '0', HOST: '127.0.0.1', SHUTDOWN_GRACE_MS: '500' }, 'worker');
+    const config = testConfig(
+      {
+        DATABASE_URL: t.url,
+        TEMPORAL_TASK_QUEUE: queue,
+        GRAPHQL_PORT: '0',
+        WORKER_METRICS_PORT: '0',
+        HOST: '127.0.0.1',
+        SHUTDOWN_GRACE_MS: '500',
+      },
+      'worker',
+    );
     const graphql = await startGraphqlRole(config);
     const worker = await startWorkerRole(config);
     const { client, connection } = createTemporalClient(config);
@@ -51,7 +62,10 @@ describe('graphql and worker roles', () => {
       const ready = await fetch(`${workerBase}/readyz`);
       expect(ready.status).toBe(200);
       expect(((await ready.json()) as { checks: { name: string; ok: boolean }[] }).checks).toEqual(
-        expect.arrayContaining([expect.objectContaining({ name: 'worker', ok: true }), expect.objectContaining({ name: 'database', ok: true })]),
+        expect.arrayContaining([
+          expect.objectContaining({ name: 'worker', ok: true }),
+          expect.objectContaining({ name: 'database', ok: true }),
+        ]),
       );
 
       const url = media.serve('/roles.vtt', { body: VTT, contentType: 'text/vtt' });
@@ -61,7 +75,10 @@ describe('graphql and worker roles', () => {
         body: JSON.stringify({ query: UPLOAD_AUDIO, variables: { input: { url } } }),
       });
       const body = (await res.json()) as { data: { uploadAudio: { meetingId: string } } };
-      expect(await waitForRun(client, body.data.uploadAudio.meetingId)).toMatchObject({ status: 'completed', result: { sentences: 2, speakers: 2 } });
+      expect(await waitForRun(client, body.data.uploadAudio.meetingId)).toMatchObject({
+        status: 'completed',
+        result: { sentences: 2, speakers: 2 },
+      });
 
       const metrics = await (await fetch(worker.url)).text();
       expect(metrics).toMatch(/pipeline_stage_duration_seconds_count\{stage="persist",outcome="ok"\} [1-9]/);
@@ -78,7 +95,17 @@ describe('graphql and worker roles', () => {
 
   it('refuses to start with a workflow bundle path that does not exist', async () => {
     process.env.MI_WORKFLOW_BUNDLE = join(dir, 'missing.js');
-    const config = testConfig({ DATABASE_URL: t.url, TEMPORAL_TASK_QUEUE: testTaskQueue('roles-missing'), WORKER_METRICS_PORT: '0', HOST: '127.0.0.1' }, 'worker');
-    await expect(startWorkerRole(config)).rejects.toThrow(/MI_WORKFLOW_BUNDLE points at .*missing\.js, which does not exist/);
+    const config = testConfig(
+      {
+        DATABASE_URL: t.url,
+        TEMPORAL_TASK_QUEUE: testTaskQueue('roles-missing'),
+        WORKER_METRICS_PORT: '0',
+        HOST: '127.0.0.1',
+      },
+      'worker',
+    );
+    await expect(startWorkerRole(config)).rejects.toThrow(
+      /MI_WORKFLOW_BUNDLE points at .*missing\.js, which does not exist/,
+    );
   });
 });

@@ -29,23 +29,41 @@ describe('speakers across chunks with diarized_json', () => {
       queue: 'speakers',
       ownerName: 'Dia Rized',
       asr: { derive: true },
-      workerEnv: { ASR_MODEL: 'gpt-4o-transcribe-diarize', ASR_RESPONSE_FORMAT: 'diarized_json', ASR_CHUNK_MAX_SECONDS: '40' },
+      workerEnv: {
+        ASR_MODEL: 'gpt-4o-transcribe-diarize',
+        ASR_RESPONSE_FORMAT: 'diarized_json',
+        ASR_CHUNK_MAX_SECONDS: '40',
+      },
     });
     ({ t, gql, media, asr, owner } = rig);
   }, 120_000);
   afterAll(() => rig?.close());
 
   it('sends the first chunk alone, then every other chunk with clips of the speakers it found', async () => {
-    const url = media.serve('/diarize/long.mp3', { body: readFileSync(longRecording('mp3', 120)), contentType: 'audio/mpeg' });
+    const url = media.serve('/diarize/long.mp3', {
+      body: readFileSync(longRecording('mp3', 120)),
+      contentType: 'audio/mpeg',
+    });
     const res = await gql.request(owner.key, UPLOAD_AUDIO, { input: { url, title: 'Diarized' } });
     const id = res.body.data.uploadAudio.meetingId as string;
     expect(await waitForRun(gql.temporal, id, 90_000)).toMatchObject({ status: 'completed' });
 
     const [first, ...rest] = asr.requests;
-    expect(first).toMatchObject({ fileName: 'chunk-001.wav', responseFormat: 'diarized_json', chunkingStrategy: 'auto', knownSpeakerNames: [], status: 200 });
+    expect(first).toMatchObject({
+      fileName: 'chunk-001.wav',
+      responseFormat: 'diarized_json',
+      chunkingStrategy: 'auto',
+      knownSpeakerNames: [],
+      status: 200,
+    });
     expect(rest.length).toBeGreaterThanOrEqual(2);
     for (const r of rest) {
-      expect(r).toMatchObject({ responseFormat: 'diarized_json', knownSpeakerNames: ['A', 'B'], knownSpeakerReferences: 2, status: 200 });
+      expect(r).toMatchObject({
+        responseFormat: 'diarized_json',
+        knownSpeakerNames: ['A', 'B'],
+        knownSpeakerReferences: 2,
+        status: 200,
+      });
       for (const s of r.referenceSeconds!) {
         expect(s).toBeGreaterThanOrEqual(2);
         expect(s).toBeLessThanOrEqual(10);

@@ -47,7 +47,8 @@ describe('a worker killed mid-activity', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const startChildWorker = () => startWorkerProcess({ dir, databaseUrl: t.url, taskQueue: queue, env: { ASR_URL: asr.url } });
+  const startChildWorker = () =>
+    startWorkerProcess({ dir, databaseUrl: t.url, taskQueue: queue, env: { ASR_URL: asr.url } });
 
   it('SIGKILL while the ASR server is thinking: the transcription is retried on another worker within ~40 s and completes', async () => {
     child = await startChildWorker();
@@ -77,13 +78,16 @@ describe('a worker killed mid-activity', () => {
 
     // The retry reaches the ASR server again (on the second worker) within the bound of the kill.
     while (asr.requests.length < 2) {
-      if (Date.now() - killedAt > RETRY_BOUND_MS) throw new Error(`the killed worker's transcription was not retried within ${RETRY_BOUND_MS / 1000} s`);
+      if (Date.now() - killedAt > RETRY_BOUND_MS)
+        throw new Error(`the killed worker's transcription was not retried within ${RETRY_BOUND_MS / 1000} s`);
       await new Promise((r) => setTimeout(r, 100));
     }
     const retriedAfter = Date.now() - killedAt;
     expect(retriedAfter).toBeLessThan(RETRY_BOUND_MS);
 
-    expect(await waitForRun(gql.temporal, id, RETRY_BOUND_MS + 20_000 - retriedAfter)).toMatchObject({ status: 'completed' });
+    expect(await waitForRun(gql.temporal, id, RETRY_BOUND_MS + 20_000 - retriedAfter)).toMatchObject({
+      status: 'completed',
+    });
     expect((await t.db('meetings').where({ id }).first('status')).status).toBe('completed');
     expect(await t.db('sentences').where({ meeting_id: id }).count({ n: '*' })).toEqual([{ n: '3' }]);
   }, 150_000);

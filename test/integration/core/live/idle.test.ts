@@ -22,7 +22,8 @@ describe('a live meeting without activity for LIVE_IDLE_TIMEOUT', () => {
   });
   afterAll(async () => h?.close());
 
-  const append = (id: string, n: number) => h.gql.request(alice.key, APPEND, { id, sentences: [said(n, 'Alice', `Sentence ${n}, still talking.`)] });
+  const append = (id: string, n: number) =>
+    h.gql.request(alice.key, APPEND, { id, sentences: [said(n, 'Alice', `Sentence ${n}, still talking.`)] });
   const row = (id: string) => h.db('meetings').where({ id }).first('status', 'is_live', 'live_state');
 
   /** Poll until the meeting is no longer live; returns when that was seen. */
@@ -36,7 +37,10 @@ describe('a live meeting without activity for LIVE_IDLE_TIMEOUT', () => {
   }
 
   it('stays live while requests keep coming, ends about LIVE_IDLE_TIMEOUT after the last, and is post-processed', async () => {
-    const id: string = ok(await h.gql.request(alice.key, START, { input: { title: 'Forgotten bot' } }), 'startLiveMeeting');
+    const id: string = ok(
+      await h.gql.request(alice.key, START, { input: { title: 'Forgotten bot' } }),
+      'startLiveMeeting',
+    );
     // Five appends 0.7 s apart: 2.8 s in all, longer than the timeout, each within it of the last.
     let last = 0;
     for (let n = 0; n < 5; n++) {
@@ -53,7 +57,10 @@ describe('a live meeting without activity for LIVE_IDLE_TIMEOUT', () => {
     const result = await h.gql.temporal.workflow.getHandle(liveWorkflowId(id)).result();
     expect(result).toMatchObject({ meetingId: id, status: 'completed', endReason: 'idle', sentences: 5 });
     expect(await row(id)).toEqual({ status: 'completed', is_live: false, live_state: null });
-    const ended_ = await h.db('audit_log').where({ target_id: id, action: 'meeting.live_ended' }).first('details', 'actor_user_id');
+    const ended_ = await h
+      .db('audit_log')
+      .where({ target_id: id, action: 'meeting.live_ended' })
+      .first('details', 'actor_user_id');
     expect(ended_).toEqual({ details: { reason: 'idle' }, actor_user_id: null });
     const summary = await h.mcp.call(alice.key, 'svc_get_summary', { transcriptId: id });
     expect(summary.data).toMatchObject({ summary_status: 'processed' });
@@ -61,7 +68,10 @@ describe('a live meeting without activity for LIVE_IDLE_TIMEOUT', () => {
   });
 
   it('a paused meeting idles out too; a meeting with no sentence at all completes empty', async () => {
-    const id: string = ok(await h.gql.request(alice.key, START, { input: { title: 'Paused and left' } }), 'startLiveMeeting');
+    const id: string = ok(
+      await h.gql.request(alice.key, START, { input: { title: 'Paused and left' } }),
+      'startLiveMeeting',
+    );
     ok(await h.gql.request(alice.key, PAUSE, { id }), 'pauseLiveMeeting');
     const paused = Date.now();
     expect(await row(id)).toMatchObject({ is_live: true, live_state: 'paused' });
@@ -73,15 +83,29 @@ describe('a live meeting without activity for LIVE_IDLE_TIMEOUT', () => {
   });
 
   it('the idle clock crosses continueAsNew: a run that starts late still ends on time', async () => {
-    const m = await makeMeeting(h.db, { organizer: alice, title: 'Short runs', isLive: true, liveState: 'active', sentences: [] });
+    const m = await makeMeeting(h.db, {
+      organizer: alice,
+      title: 'Short runs',
+      isLive: true,
+      liveState: 'active',
+      sentences: [],
+    });
     const input: LiveMeetingWorkflowInput = { meetingId: m.id, idleTimeoutMs: IDLE_MS, maxUpdatesPerRun: 2 };
-    const handle = await h.gql.temporal.workflow.start(LIVE_WORKFLOW, { taskQueue: h.queue, workflowId: liveWorkflowId(m.id), args: [input] });
+    const handle = await h.gql.temporal.workflow.start(LIVE_WORKFLOW, {
+      taskQueue: h.queue,
+      workflowId: liveWorkflowId(m.id),
+      args: [input],
+    });
     let last = 0;
     for (let n = 0; n < 5; n++) {
       if (n) await sleep(600);
       ok(await append(m.id, n), 'appendLiveSentences');
       // Updates (not appends) make the runs: pause and resume between the appends.
-      if (n < 4) ok(await h.gql.request(alice.key, n % 2 ? RESUME : PAUSE, { id: m.id }), n % 2 ? 'resumeLiveMeeting' : 'pauseLiveMeeting');
+      if (n < 4)
+        ok(
+          await h.gql.request(alice.key, n % 2 ? RESUME : PAUSE, { id: m.id }),
+          n % 2 ? 'resumeLiveMeeting' : 'pauseLiveMeeting',
+        );
       last = Date.now();
     }
     const ended = await endedAt(m.id);

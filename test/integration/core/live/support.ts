@@ -16,13 +16,46 @@ export const START = /* GraphQL */ `
 
 export const APPEND = /* GraphQL */ `
   mutation Append($id: ID!, $sentences: [LiveSentenceInput!]!) {
-    appendLiveSentences(meetingId: $id, sentences: $sentences) { meetingId state appended replaced sentence_count }
+    appendLiveSentences(meetingId: $id, sentences: $sentences) {
+      meetingId
+      state
+      appended
+      replaced
+      sentence_count
+    }
   }
 `;
 
-export const PAUSE = /* GraphQL */ `mutation Pause($id: ID!) { pauseLiveMeeting(meetingId: $id) { meetingId state is_live sentence_count } }`;
-export const RESUME = /* GraphQL */ `mutation Resume($id: ID!) { resumeLiveMeeting(meetingId: $id) { meetingId state is_live sentence_count } }`;
-export const END = /* GraphQL */ `mutation End($id: ID!) { endLiveMeeting(meetingId: $id) { meetingId state is_live sentence_count } }`;
+export const PAUSE = /* GraphQL */ `
+  mutation Pause($id: ID!) {
+    pauseLiveMeeting(meetingId: $id) {
+      meetingId
+      state
+      is_live
+      sentence_count
+    }
+  }
+`;
+export const RESUME = /* GraphQL */ `
+  mutation Resume($id: ID!) {
+    resumeLiveMeeting(meetingId: $id) {
+      meetingId
+      state
+      is_live
+      sentence_count
+    }
+  }
+`;
+export const END = /* GraphQL */ `
+  mutation End($id: ID!) {
+    endLiveMeeting(meetingId: $id) {
+      meetingId
+      state
+      is_live
+      sentence_count
+    }
+  }
+`;
 
 export interface Said {
   speaker_name: string;
@@ -33,7 +66,13 @@ export interface Said {
 }
 
 /** A sentence a recorder would send: chunk `c<n>`, two seconds each from n*2. */
-export const said = (n: number, speaker: string, text: string): Said => ({ speaker_name: speaker, text, start_time: n * 2, end_time: n * 2 + 1.5, chunk_id: `c${n}` });
+export const said = (n: number, speaker: string, text: string): Said => ({
+  speaker_name: speaker,
+  text,
+  start_time: n * 2,
+  end_time: n * 2 + 1.5,
+  chunk_id: `c${n}`,
+});
 
 export interface LiveHarness {
   t: TestDatabase;
@@ -89,10 +128,18 @@ export function refusal(res: GraphqlResponse): { code: string; field?: string; r
 
 /** Rows of the sentences table, in index order. */
 export async function storedSentences(db: Knex, meetingId: string) {
-  return db('sentences').where({ meeting_id: meetingId }).orderBy('idx').select('idx', 'chunk_id', 'speaker_name', 'speaker_id', 'text');
+  return db('sentences')
+    .where({ meeting_id: meetingId })
+    .orderBy('idx')
+    .select('idx', 'chunk_id', 'speaker_name', 'speaker_id', 'text');
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();

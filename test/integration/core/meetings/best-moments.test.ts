@@ -22,7 +22,21 @@ afterAll(async () => {
 });
 
 // Few words, so that words recur within a sentence (ranks differ) and across many (ties, and more than 10).
-const WORDS = ['budget', 'budgets', 'plan', 'planning', "o'brien's", 'review', 'hiring', 'cost', 'costs', 'launch', 'the', 'and', 'we'];
+const WORDS = [
+  'budget',
+  'budgets',
+  'plan',
+  'planning',
+  "o'brien's",
+  'review',
+  'hiring',
+  'cost',
+  'costs',
+  'launch',
+  'the',
+  'and',
+  'we',
+];
 
 function sentencesOf(seed: number, n: number) {
   const r = createPrng(seed);
@@ -36,7 +50,10 @@ function sentencesOf(seed: number, n: number) {
 
 /** The meeting's words as PostgreSQL stems them. */
 async function wordsOf(meetingId: string): Promise<string[]> {
-  const { rows } = await t.db.raw('select distinct u.lexeme from sentences s, unnest(s.tsv) u where s.meeting_id = ? order by 1', [meetingId]);
+  const { rows } = await t.db.raw(
+    'select distinct u.lexeme from sentences s, unnest(s.tsv) u where s.meeting_id = ? order by 1',
+    [meetingId],
+  );
   return rows.map((x: { lexeme: string }) => x.lexeme);
 }
 
@@ -69,13 +86,23 @@ async function expectRowsCurrent(ids: string[]) {
     'select m.id, b.by_word is not distinct from meeting_best_moments(m.id) as current, b.meeting_id is not null as present from meetings m left join best_moments b on b.meeting_id = m.id where m.id = any(?)',
     [ids],
   );
-  for (const r of rows) expect({ id: r.id, current: r.current, present: r.present }).toEqual({ id: r.id, current: true, present: true });
+  for (const r of rows)
+    expect({ id: r.id, current: r.current, present: r.present }).toEqual({ id: r.id, current: true, present: true });
 }
 
 describe('best_moments', () => {
   const ids: string[] = [];
   beforeAll(async () => {
-    for (let i = 0; i < 4; i++) ids.push((await makeMeeting(t.db, { organizer: owner, title: `Weekly ${i}`, sentences: sentencesOf(i + 1, 40 + i * 20) })).id);
+    for (let i = 0; i < 4; i++)
+      ids.push(
+        (
+          await makeMeeting(t.db, {
+            organizer: owner,
+            title: `Weekly ${i}`,
+            sentences: sentencesOf(i + 1, 40 + i * 20),
+          })
+        ).id,
+      );
   });
 
   it('answers what searching the sentences answers, for every word and number of moments', async () => {
@@ -87,7 +114,10 @@ describe('best_moments', () => {
     const [id] = ids;
     const before = await moments([id], 'budget', 3, true);
     expect(before.length).toBeGreaterThan(0);
-    await t.db('best_moments').where({ meeting_id: id }).update({ by_word: JSON.stringify({ budget: [] }) });
+    await t
+      .db('best_moments')
+      .where({ meeting_id: id })
+      .update({ by_word: JSON.stringify({ budget: [] }) });
     expect(await moments([id], 'budget', 3, true)).toEqual([]);
     await t.db.raw('select refresh_best_moments(?::text[])', [[id]]);
     expect(await moments([id], 'budget', 3, true)).toEqual(before);
@@ -95,14 +125,36 @@ describe('best_moments', () => {
 
   it('follows sentences inserted, edited and deleted, and a transcript replaced in one transaction', async () => {
     const [a, b, c] = ids;
-    const extra = sentencesOf(99, 30).map((s, i) => ({ meeting_id: a, idx: 1000 + i, speaker_name: s.speaker, speaker_id: 0, text: `budget budget budget ${s.text}`, raw_text: s.text, start_time: 900 + i, end_time: 901 + i }));
+    const extra = sentencesOf(99, 30).map((s, i) => ({
+      meeting_id: a,
+      idx: 1000 + i,
+      speaker_name: s.speaker,
+      speaker_id: 0,
+      text: `budget budget budget ${s.text}`,
+      raw_text: s.text,
+      start_time: 900 + i,
+      end_time: 901 + i,
+    }));
     await t.db('sentences').insert(extra);
-    await t.db('sentences').where({ meeting_id: b }).where('idx', '<', 10).update({ text: 'costs and costs and costs of hiring.' });
+    await t
+      .db('sentences')
+      .where({ meeting_id: b })
+      .where('idx', '<', 10)
+      .update({ text: 'costs and costs and costs of hiring.' });
     await t.db('sentences').where({ meeting_id: c }).whereRaw('idx % 2 = 0').delete();
     await t.db.transaction(async (tx) => {
       await tx('sentences').where({ meeting_id: ids[3] }).delete();
       await tx('sentences').insert(
-        sentencesOf(7, 25).map((s, i) => ({ meeting_id: ids[3], idx: i, speaker_name: s.speaker, speaker_id: 0, text: s.text, raw_text: s.text, start_time: i, end_time: i + 1 })),
+        sentencesOf(7, 25).map((s, i) => ({
+          meeting_id: ids[3],
+          idx: i,
+          speaker_name: s.speaker,
+          speaker_id: 0,
+          text: s.text,
+          raw_text: s.text,
+          start_time: i,
+          end_time: i + 1,
+        })),
       );
     });
     await expectRowsCurrent(ids);
@@ -116,13 +168,30 @@ describe('best_moments', () => {
   it('holds no row for a live meeting, whose moments are searched; a meeting deleted takes its row', async () => {
     const live = await makeMeeting(t.db, { organizer: owner, isLive: true, sentences: [] });
     await t.db('meetings').where({ id: live.id }).update({ transcript_tsv: null });
-    await t.db('sentences').insert(
-      sentencesOf(5, 12).map((s, i) => ({ meeting_id: live.id, idx: i, speaker_name: s.speaker, speaker_id: 0, text: s.text, raw_text: s.text, start_time: i, end_time: i + 1 })),
-    );
+    await t
+      .db('sentences')
+      .insert(
+        sentencesOf(5, 12).map((s, i) => ({
+          meeting_id: live.id,
+          idx: i,
+          speaker_name: s.speaker,
+          speaker_id: 0,
+          text: s.text,
+          raw_text: s.text,
+          start_time: i,
+          end_time: i + 1,
+        })),
+      );
     expect(await t.db('best_moments').where({ meeting_id: live.id }).first()).toBeUndefined();
     const both = [live.id, ids[0]];
     await expectReadAsSearched(both);
-    const found = await findMoments(t.db, both.map((id) => ({ id, transcript_url: `https://mi.example/meetings/${id}` })), "'budget'", 3, 'budget');
+    const found = await findMoments(
+      t.db,
+      both.map((id) => ({ id, transcript_url: `https://mi.example/meetings/${id}` })),
+      "'budget'",
+      3,
+      'budget',
+    );
     expect(found[0].length).toBeGreaterThan(0);
     expect(found[0].every((m) => m.meeting_id === live.id && /\*\*budgets?\*\*/.test(m.text))).toBe(true);
 

@@ -12,7 +12,14 @@ import type { Principal } from '../../../../services/core/principal';
 import { runSql } from '../../../../services/platform/sql';
 import { createDb } from '../../../../services/platform/db';
 import { keywordQuery, MeetingFilters, TOTAL_BOUND } from '../../../../services/core/meetings';
-import { estimatedMatches, findMeetings, listShape, listStatement, MATERIALIZE_BOUND, PREPARED_WALK_ROWS } from '../../../../services/core/meetings/list-plan';
+import {
+  estimatedMatches,
+  findMeetings,
+  listShape,
+  listStatement,
+  MATERIALIZE_BOUND,
+  PREPARED_WALK_ROWS,
+} from '../../../../services/core/meetings/list-plan';
 import { listQuery, ListShape, MeetingListRow, type WalkAccess } from '../../../../services/core/meetings/list-sql';
 import { resolveFilters } from '../../../../services/core/meetings/filters';
 
@@ -24,7 +31,8 @@ afterAll(async () => {
   await t.drop();
 });
 
-const lines = (...texts: string[]) => texts.map((text, i) => ({ speaker: 'Ana', text, start: i * 10, end: i * 10 + 9 }));
+const lines = (...texts: string[]) =>
+  texts.map((text, i) => ({ speaker: 'Ana', text, start: i * 10, end: i * 10 + 9 }));
 
 /** Titles only, in bulk: `n` completed meetings of `u` named `<word> <i>`, an hour apart. */
 async function titled(u: TestUser, word: string, n: number) {
@@ -78,24 +86,59 @@ describe('walk and materialize answer alike', () => {
       await makeMeeting(t.db, spec);
     }
     // Read sentence by sentence: a live meeting (no lexeme sets yet).
-    await makeMeeting(t.db, { organizer: owner, title: 'Live one', date: '2026-04-01T10:00:00Z', isLive: true, liveState: 'active', sentences: lines('Alpha beta live.', 'Gamma delta live.') });
+    await makeMeeting(t.db, {
+      organizer: owner,
+      title: 'Live one',
+      date: '2026-04-01T10:00:00Z',
+      isLive: true,
+      liveState: 'active',
+      sentences: lines('Alpha beta live.', 'Gamma delta live.'),
+    });
     // Other teams' meetings, shared with the member or not.
-    const shared = await makeMeeting(t.db, { organizer: outsider, title: 'Alpha shared', date: '2026-03-15T12:00:00Z', privacy: 'owner', sentences: said[0] });
-    await makeMeeting(t.db, { organizer: outsider, title: 'Alpha not shared', date: '2026-03-16T12:00:00Z', sentences: said[0] });
+    const shared = await makeMeeting(t.db, {
+      organizer: outsider,
+      title: 'Alpha shared',
+      date: '2026-03-15T12:00:00Z',
+      privacy: 'owner',
+      sentences: said[0],
+    });
+    await makeMeeting(t.db, {
+      organizer: outsider,
+      title: 'Alpha not shared',
+      date: '2026-03-16T12:00:00Z',
+      sentences: said[0],
+    });
     await shareMeeting(t.db, shared.id, member.email);
     // Past the total's bound for one word.
     await titled(owner, 'Quasar', TOTAL_BOUND + 5);
-    for (const [name, u] of Object.entries({ admin, owner, member, outsider })) callers[name] = await authenticateApiKey(t.db, u.key);
+    for (const [name, u] of Object.entries({ admin, owner, member, outsider }))
+      callers[name] = await authenticateApiKey(t.db, u.key);
   });
 
-  const keywords = ['alpha', 'beta', 'alpha beta', 'alpha -beta', '"gamma delta"', '"delta gamma"', 'beta or zeta', '"the gamma delta review"', 'the', 'quasar', 'nothingmatches', 'alpha "gamma delta" -zeta'];
+  const keywords = [
+    'alpha',
+    'beta',
+    'alpha beta',
+    'alpha -beta',
+    '"gamma delta"',
+    '"delta gamma"',
+    'beta or zeta',
+    '"the gamma delta review"',
+    'the',
+    'quasar',
+    'nothingmatches',
+    'alpha "gamma delta" -zeta',
+  ];
 
   /** What a caller is answered: the page's rows and the total as a list reports it. */
   async function answer(p: Principal, filters: MeetingFilters, shape: ListShape, walk?: WalkAccess) {
     const f = resolveFilters(filters);
     const rows = await runSql<MeetingListRow>(t.db, listQuery(p, f, await keywordQuery(t.db, f.keyword!), shape, walk));
     const n = rows.length ? Number(rows[0].matched) : null;
-    return { rows: rows.map((r) => [r.id, r.participants, r.short_summary]), total: n === null ? null : [Math.min(n, TOTAL_BOUND), n > TOTAL_BOUND] };
+    return {
+      rows: rows.map((r) => [r.id, r.participants, r.short_summary]),
+      total: n === null ? null : [Math.min(n, TOTAL_BOUND), n > TOTAL_BOUND],
+    };
   }
 
   it('for every keyword form, scope and caller, page by page', async () => {
@@ -113,7 +156,12 @@ describe('walk and materialize answer alike', () => {
               if (sort === 'date') {
                 for (const ownTotal of ['rows', 'index'] as const) {
                   const access: WalkAccess = { page: 'rows', ownTotal, othersTotal: 'rows' };
-                  expect({ ...args, name, ownTotal, ...(await answer(p, args, 'walk', access)) }).toEqual({ ...args, name, ownTotal, ...walk });
+                  expect({ ...args, name, ownTotal, ...(await answer(p, args, 'walk', access)) }).toEqual({
+                    ...args,
+                    name,
+                    ownTotal,
+                    ...walk,
+                  });
                 }
               }
             }
@@ -137,7 +185,11 @@ describe('walk and materialize answer alike', () => {
       for (const extra of filters) {
         for (const [name, p] of Object.entries(callers)) {
           const args = { keyword, limit: 50, ...extra };
-          expect({ name, args, ...(await answer(p, args, 'materialize')) }).toEqual({ name, args, ...(await answer(p, args, 'walk')) });
+          expect({ name, args, ...(await answer(p, args, 'materialize')) }).toEqual({
+            name,
+            args,
+            ...(await answer(p, args, 'walk')),
+          });
         }
       }
     }
@@ -159,11 +211,19 @@ describe('walk and materialize answer alike', () => {
             const found = await findMeetings(one, p, f);
             const walk = await answer(p, { keyword, sort, limit: 4 }, 'walk');
             // The statement answers one row past the page, to learn has_more.
-            expect({ keyword, name, rows: found.rows.map((r) => [r.id, r.participants, r.short_summary]), more: found.hasMore }).toEqual({ keyword, name, rows: walk.rows.slice(0, 4), more: walk.rows.length > 4 });
+            expect({
+              keyword,
+              name,
+              rows: found.rows.map((r) => [r.id, r.participants, r.short_summary]),
+              more: found.hasMore,
+            }).toEqual({ keyword, name, rows: walk.rows.slice(0, 4), more: walk.rows.length > 4 });
             if (walk.total) expect([found.total, found.totalIsLowerBound]).toEqual(walk.total);
           }
           expect(statementName).toBeDefined();
-          const [plans] = await runSql<{ generic_plans: string }>(one, { text: 'select generic_plans from pg_prepared_statements where name = $1', values: [statementName] });
+          const [plans] = await runSql<{ generic_plans: string }>(one, {
+            text: 'select generic_plans from pg_prepared_statements where name = $1',
+            values: [statementName],
+          });
           expect(Number(plans.generic_plans)).toBeGreaterThan(0);
         }
       }
@@ -174,7 +234,10 @@ describe('walk and materialize answer alike', () => {
 
   it('totals past the bound are a lower bound in both shapes', async () => {
     for (const shape of ['walk', 'materialize'] as const) {
-      expect((await answer(callers.admin, { keyword: 'quasar', scope: 'title', limit: 2 }, shape)).total).toEqual([TOTAL_BOUND, true]);
+      expect((await answer(callers.admin, { keyword: 'quasar', scope: 'title', limit: 2 }, shape)).total).toEqual([
+        TOTAL_BOUND,
+        true,
+      ]);
     }
   });
 });
@@ -198,7 +261,9 @@ describe('the shape a list takes', () => {
 
   it('reads every match of a keyword few meetings match, and walks for one most match', async () => {
     const f = resolveFilters({ keyword: 'omnipresent' });
-    expect(await estimatedMatches(t.db, p, f, await keywordQuery(t.db, 'omnipresent'))).toBeGreaterThan(MATERIALIZE_BOUND);
+    expect(await estimatedMatches(t.db, p, f, await keywordQuery(t.db, 'omnipresent'))).toBeGreaterThan(
+      MATERIALIZE_BOUND,
+    );
     expect(await shapeOf({ keyword: 'omnipresent' })).toBe('walk');
     expect(await shapeOf({ keyword: 'rarity' })).toBe('materialize');
     // Both words: no more than the rarer one.
@@ -214,7 +279,9 @@ describe('the shape a list takes', () => {
     // A tsquery the parser could not read is matched sentence by sentence: no index to read its matches from.
     const rare = await keywordQuery(t.db, 'rarity');
     expect(await listShape(t.db, p, resolveFilters({ keyword: 'rarity' }), rare)).toBe('materialize');
-    expect(await listShape(t.db, p, resolveFilters({ keyword: 'rarity' }), { ...rare, tree: null, opaque: true })).toBe('walk');
+    expect(await listShape(t.db, p, resolveFilters({ keyword: 'rarity' }), { ...rare, tree: null, opaque: true })).toBe(
+      'walk',
+    );
   });
 
   it('walks a first page prepared: the generic plan walks newest first and answers as a plan for the values does', async () => {
@@ -230,7 +297,11 @@ describe('the shape a list takes', () => {
         const planned = await runSql<MeetingListRow>(t.db, listQuery(p, f, kq, 'walk'));
         for (let run = 0; run < 3; run++) {
           const found = await findMeetings(one, p, f);
-          expect([found.rows.map((r) => r.id), found.hasMore, found.total]).toEqual([planned.slice(0, 5).map((r) => r.id), true, TOTAL_BOUND]);
+          expect([found.rows.map((r) => r.id), found.hasMore, found.total]).toEqual([
+            planned.slice(0, 5).map((r) => r.id),
+            true,
+            TOTAL_BOUND,
+          ]);
         }
         const [stats] = await runSql<{ generic_plans: string; custom_plans: string }>(one, {
           text: 'select generic_plans, custom_plans from pg_prepared_statements where name = $1',
@@ -254,7 +325,11 @@ describe('the shape a list takes', () => {
         expect((await one.raw('show plan_cache_mode')).rows[0].plan_cache_mode).toBe('auto');
       }
       // Past the first pages, a relevance order, a person or a channel filter: planned for the values.
-      for (const filters of [{ skip: PREPARED_WALK_ROWS }, { sort: 'relevance' as const }, { participants: [p.email] }]) {
+      for (const filters of [
+        { skip: PREPARED_WALK_ROWS },
+        { sort: 'relevance' as const },
+        { participants: [p.email] },
+      ]) {
         const f = resolveFilters({ keyword: 'omnipresent', ...filters });
         expect(await listStatement(one, p, f, kq)).toEqual({ ...listQuery(p, f, kq, 'walk'), name: undefined });
       }
@@ -263,7 +338,7 @@ describe('the shape a list takes', () => {
     }
   });
 
-  it('counts the total of a word said in most of a large team\'s meetings by rows, of a less common one from its bitmap', async () => {
+  it("counts the total of a word said in most of a large team's meetings by rows, of a less common one from its bitmap", async () => {
     const big = await makeUser(t.db, await makeTeam(t.db), { role: 'admin' });
     await titled(big, 'Ubiquitous', 10_000);
     await titled(big, 'Ubiquitous seldom', 40);
@@ -271,11 +346,15 @@ describe('the shape a list takes', () => {
     const caller = await authenticateApiKey(t.db, big.key);
     const rowsTotal = { page: 'rows', ownTotal: 'rows', othersTotal: 'rows' } as const;
     const bitmapTotal = { ...rowsTotal, ownTotal: 'index' } as const;
-    for (const [keyword, access] of [['ubiquitous', rowsTotal], ['seldom', bitmapTotal]] as const) {
+    for (const [keyword, access] of [
+      ['ubiquitous', rowsTotal],
+      ['seldom', bitmapTotal],
+    ] as const) {
       const f = resolveFilters({ keyword, limit: 5 });
       const kq = await keywordQuery(t.db, keyword);
       // `seldom` matches too few to walk at all: its walk is asked for here, as a list past MATERIALIZE_BOUND would take it.
-      const statement = keyword === 'seldom' ? listQuery(caller, f, kq, 'walk', access) : await listStatement(t.db, caller, f, kq);
+      const statement =
+        keyword === 'seldom' ? listQuery(caller, f, kq, 'walk', access) : await listStatement(t.db, caller, f, kq);
       expect(statement.text).toBe(listQuery(caller, f, kq, 'walk', access).text);
       const rows = await runSql<MeetingListRow>(t.db, statement);
       const planned = await runSql<MeetingListRow>(t.db, listQuery(caller, f, kq, 'walk'));
@@ -285,9 +364,19 @@ describe('the shape a list takes', () => {
 
   it('answers either way through findMeetings: the page, has_more and the total', async () => {
     const common = await findMeetings(t.db, p, resolveFilters({ keyword: 'omnipresent', limit: 5 }));
-    expect([common.rows.length, common.hasMore, common.total, common.totalIsLowerBound]).toEqual([5, true, TOTAL_BOUND, true]);
+    expect([common.rows.length, common.hasMore, common.total, common.totalIsLowerBound]).toEqual([
+      5,
+      true,
+      TOTAL_BOUND,
+      true,
+    ]);
     const rare = await findMeetings(t.db, p, resolveFilters({ keyword: 'rarity', limit: 2 }));
-    expect([rare.rows.map((r) => r.title), rare.hasMore, rare.total, rare.totalIsLowerBound]).toEqual([['Omnipresent rarity 2', 'Omnipresent rarity 1'], true, 3, false]);
+    expect([rare.rows.map((r) => r.title), rare.hasMore, rare.total, rare.totalIsLowerBound]).toEqual([
+      ['Omnipresent rarity 2', 'Omnipresent rarity 1'],
+      true,
+      3,
+      false,
+    ]);
     const past = await findMeetings(t.db, p, resolveFilters({ keyword: 'rarity', skip: 10 }));
     expect([past.rows.length, past.hasMore, past.total]).toEqual([0, false, 3]);
   });

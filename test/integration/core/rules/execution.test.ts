@@ -68,14 +68,20 @@ describe('automation rules: execution', () => {
 
   /** Run RuleExecutionWorkflow for a meeting (again, if it ran before) and wait for its result. */
   async function runRules(meetingId: string): Promise<RuleExecutionResult> {
-    return gql.temporal.workflow.execute('RuleExecutionWorkflow', { taskQueue, workflowId: `rules-${meetingId}`, args: [{ meetingId }], workflowExecutionTimeout: '1 minute' });
+    return gql.temporal.workflow.execute('RuleExecutionWorkflow', {
+      taskQueue,
+      workflowId: `rules-${meetingId}`,
+      args: [{ meetingId }],
+      workflowExecutionTimeout: '1 minute',
+    });
   }
 
   async function createRule(input: Record<string, unknown>, user = grace): Promise<string> {
     return (await ok(gql, user.key, CREATE_RULE, { input })).createRule.id;
   }
 
-  const executionsOf = (meetingId: string) => t.db('rule_executions').where({ meeting_id: meetingId }).orderBy('executed_at');
+  const executionsOf = (meetingId: string) =>
+    t.db('rule_executions').where({ meeting_id: meetingId }).orderBy('executed_at');
   const sharesOf = (meetingId: string) => t.db('meeting_shares').where({ meeting_id: meetingId }).orderBy('email');
   const counter = async (status: string) => {
     const m = await registry.getSingleMetric('rule_executions_total')!.get();
@@ -97,7 +103,9 @@ describe('automation rules: execution', () => {
       });
       successesBefore = await counter('success');
       const url = media.serve('/recordings/q1-board-kickoff.vtt', { body: KICKOFF, contentType: 'text/vtt' });
-      const res = await gql.request(priya.key, UPLOAD_AUDIO, { input: { url, title: 'Q1 Board planning kickoff', meeting_date: '2026-11-05T15:00:00Z' } });
+      const res = await gql.request(priya.key, UPLOAD_AUDIO, {
+        input: { url, title: 'Q1 Board planning kickoff', meeting_date: '2026-11-05T15:00:00Z' },
+      });
       expect(res.body.errors).toBeUndefined();
       boardMeeting = res.body.data.uploadAudio.meetingId;
     });
@@ -107,22 +115,39 @@ describe('automation rules: execution', () => {
       expect(run).toMatchObject({ status: 'completed', result: { status: 'completed' } });
       expect(run.status === 'completed' && run.result.children).toContain(`rules-${boardMeeting}`);
       const result: RuleExecutionResult = await rules(boardMeeting).result();
-      expect(result).toMatchObject({ meetingId: boardMeeting, runKey: meetingRunKey(boardMeeting), skipped: null, evaluated: 1, matched: 1 });
-      expect(result.executions).toEqual([{ ruleId: boardRuleId, status: 'success', executionId: expect.any(String), dryRun: false }]);
+      expect(result).toMatchObject({
+        meetingId: boardMeeting,
+        runKey: meetingRunKey(boardMeeting),
+        skipped: null,
+        evaluated: 1,
+        matched: 1,
+      });
+      expect(result.executions).toEqual([
+        { ruleId: boardRuleId, status: 'success', executionId: expect.any(String), dryRun: false },
+      ]);
       // The child outlives its parent (parent-close policy ABANDON) and was started by it.
       const description = await rules(boardMeeting).describe();
       expect(description.parentExecution?.workflowId).toBe(`transcription-${boardMeeting}`);
     });
 
-    it('leaves the meeting shared for 7 days, in the channel, open to teammates, done by the rule\'s author', async () => {
+    it("leaves the meeting shared for 7 days, in the channel, open to teammates, done by the rule's author", async () => {
       const m = await t.db('meetings').where({ id: boardMeeting }).first();
-      expect(m).toMatchObject({ status: 'completed', privacy: 'teammates', channel_id: boardChannel, organizer_email: priya.email });
+      expect(m).toMatchObject({
+        status: 'completed',
+        privacy: 'teammates',
+        channel_id: boardChannel,
+        organizer_email: priya.email,
+      });
       const shares = await sharesOf(boardMeeting);
       expect(shares).toHaveLength(1);
       expect(shares[0]).toMatchObject({ email: 'x@y.test', shared_by: grace.id, revoked_at: null });
       const expires = new Date(shares[0].expires_at).getTime();
       expect(Math.abs(expires - (Date.now() + 7 * DAY))).toBeLessThan(5 * 60_000);
-      const audit = await t.db('audit_log').where({ target_id: boardMeeting }).whereIn('action', ['meeting.share', 'meeting.move', 'meeting.update_privacy']).orderBy('id');
+      const audit = await t
+        .db('audit_log')
+        .where({ target_id: boardMeeting })
+        .whereIn('action', ['meeting.share', 'meeting.move', 'meeting.update_privacy'])
+        .orderBy('id');
       expect(audit.map((a) => [a.action, a.actor_user_id])).toEqual([
         ['meeting.share', grace.id],
         ['meeting.move', grace.id],
@@ -137,7 +162,12 @@ describe('automation rules: execution', () => {
       expect(res.data).toMatchObject({ has_more: false, next_cursor: null });
       expect(res.data.meetings).toHaveLength(1);
       const group = res.data.meetings[0];
-      expect(group).toMatchObject({ meeting_id: boardMeeting, meeting: 'Q1 Board planning kickoff', execution_count: 1, executions_has_more: false });
+      expect(group).toMatchObject({
+        meeting_id: boardMeeting,
+        meeting: 'Q1 Board planning kickoff',
+        execution_count: 1,
+        executions_has_more: false,
+      });
       expect(group.executions).toEqual([
         {
           id: expect.any(String),
@@ -155,9 +185,14 @@ describe('automation rules: execution', () => {
     it('a retried run neither shares twice nor adds a log row; it updates the one it wrote', async () => {
       const [before] = await executionsOf(boardMeeting);
       const sharesBefore = await sharesOf(boardMeeting);
-      const auditShares = async () => Number((await t.db('audit_log').where({ target_id: boardMeeting, action: 'meeting.share' }).count({ n: '*' }))[0].n);
+      const auditShares = async () =>
+        Number(
+          (await t.db('audit_log').where({ target_id: boardMeeting, action: 'meeting.share' }).count({ n: '*' }))[0].n,
+        );
       const again = await runRules(boardMeeting);
-      expect(again.executions).toEqual([{ ruleId: boardRuleId, status: 'success', executionId: before.id, dryRun: false }]);
+      expect(again.executions).toEqual([
+        { ruleId: boardRuleId, status: 'success', executionId: before.id, dryRun: false },
+      ]);
       // And once more through the helper API pods and the live-meeting issue use.
       await startRuleExecution(gql.temporal, taskQueue, boardMeeting);
       await rules(boardMeeting).result();
@@ -169,7 +204,9 @@ describe('automation rules: execution', () => {
       const shares = await sharesOf(boardMeeting);
       expect(shares.map((s) => [s.id, s.email])).toEqual(sharesBefore.map((s) => [s.id, s.email]));
       // Sharing again renews the expiry (and is audited as such), never a second row.
-      expect(new Date(shares[0].expires_at).getTime()).toBeGreaterThanOrEqual(new Date(sharesBefore[0].expires_at).getTime());
+      expect(new Date(shares[0].expires_at).getTime()).toBeGreaterThanOrEqual(
+        new Date(sharesBefore[0].expires_at).getTime(),
+      );
       expect(await auditShares()).toBe(3);
       expect(await counter('success')).toBe(successesBefore + 1);
     });
@@ -200,7 +237,11 @@ describe('automation rules: execution', () => {
           { type: 'share', emails: ['cfo@partner.test'], expiry_days: 14 },
         ],
       });
-      const second = await createRule({ name: 'Finance copy', conditions: [{ type: 'title_contains', text: 'Finance' }], actions: [{ type: 'share', emails: ['audit@partner.test'] }] });
+      const second = await createRule({
+        name: 'Finance copy',
+        conditions: [{ type: 'title_contains', text: 'Finance' }],
+        actions: [{ type: 'share', emails: ['audit@partner.test'] }],
+      });
       rulesToDisable = [first, second];
       // The channel is deleted between the rule's creation and its run.
       await t.db('channels').where({ id: finance }).delete();
@@ -238,8 +279,22 @@ describe('automation rules: execution', () => {
       const team = await t.db('teams').where({ id: grace.teamId }).first();
       const lena = await makeUser(t.db, team, { role: 'admin', email: 'lena@demo.example' });
       const sam = await makeUser(t.db, team, { role: 'admin', email: 'sam@demo.example' });
-      const byLena = await createRule({ name: 'Lena\'s rule', conditions: [{ type: 'title_contains', text: 'Audit' }], actions: [{ type: 'privacy', privacy: 'link' }] }, lena);
-      const bySam = await createRule({ name: 'Sam\'s rule', conditions: [{ type: 'title_contains', text: 'Audit' }], actions: [{ type: 'share', emails: ['sam-guest@partner.test'] }] }, sam);
+      const byLena = await createRule(
+        {
+          name: "Lena's rule",
+          conditions: [{ type: 'title_contains', text: 'Audit' }],
+          actions: [{ type: 'privacy', privacy: 'link' }],
+        },
+        lena,
+      );
+      const bySam = await createRule(
+        {
+          name: "Sam's rule",
+          conditions: [{ type: 'title_contains', text: 'Audit' }],
+          actions: [{ type: 'share', emails: ['sam-guest@partner.test'] }],
+        },
+        sam,
+      );
       rulesToDisable.push(byLena, bySam);
       await t.db('users').where({ id: lena.id }).update({ role: 'member' });
       await t.db('users').where({ id: sam.id }).delete();
@@ -249,7 +304,10 @@ describe('automation rules: execution', () => {
       const result = await runRules(meeting);
       expect(result.executions.map((e) => e.status)).toEqual(['failed', 'failed']);
       const rows = Object.fromEntries((await executionsOf(meeting)).map((r) => [r.rule_id, r]));
-      expect(rows[byLena]).toMatchObject({ status: 'failed', actions: [{ type: 'privacy', privacy: 'link', status: 'not_run' }] });
+      expect(rows[byLena]).toMatchObject({
+        status: 'failed',
+        actions: [{ type: 'privacy', privacy: 'link', status: 'not_run' }],
+      });
       expect(rows[byLena].error).toMatch(/lena@demo\.example is no longer a team admin/);
       expect(rows[bySam].error).toMatch(/author no longer exists/);
       expect((await t.db('meetings').where({ id: meeting }).first()).privacy).toBe('teammatesandparticipants');
@@ -257,25 +315,43 @@ describe('automation rules: execution', () => {
       expect(after).toEqual({ ...before, executions: before.executions + 2 });
 
       // Saving the rule again makes the saving admin its author: the next run acts.
-      await ok(gql, grace.key, UPDATE_RULE, { id: byLena, input: { name: 'Lena\'s rule (Grace)' } });
+      await ok(gql, grace.key, UPDATE_RULE, { id: byLena, input: { name: "Lena's rule (Grace)" } });
       await runRules(meeting);
-      expect((await t.db('rule_executions').where({ meeting_id: meeting, rule_id: byLena }).first()).status).toBe('success');
+      expect((await t.db('rule_executions').where({ meeting_id: meeting, rule_id: byLena }).first()).status).toBe(
+        'success',
+      );
       expect((await t.db('meetings').where({ id: meeting }).first()).privacy).toBe('link');
     });
 
     it('a rule that keeps failing is recorded failed once its retries run out, and the next rule still runs', async () => {
-      const broken = await createRule({ name: 'Broken', conditions: [{ type: 'title_contains', text: 'Retention' }], actions: [{ type: 'privacy', privacy: 'owner' }] });
-      const fine = await createRule({ name: 'Fine', conditions: [{ type: 'title_contains', text: 'Retention' }], actions: [{ type: 'share', emails: ['keeper@partner.test'] }] });
+      const broken = await createRule({
+        name: 'Broken',
+        conditions: [{ type: 'title_contains', text: 'Retention' }],
+        actions: [{ type: 'privacy', privacy: 'owner' }],
+      });
+      const fine = await createRule({
+        name: 'Fine',
+        conditions: [{ type: 'title_contains', text: 'Retention' }],
+        actions: [{ type: 'share', emails: ['keeper@partner.test'] }],
+      });
       rulesToDisable.push(fine);
       // Stored actions no code can read: running the rule throws (not a refusal), every attempt.
-      await t.db('rules').where({ id: broken }).update({ actions: JSON.stringify({ not: 'a list' }) });
+      await t
+        .db('rules')
+        .where({ id: broken })
+        .update({ actions: JSON.stringify({ not: 'a list' }) });
       const meeting = (await makeMeeting(t.db, { organizer: priya, title: 'Retention review' })).id;
       const { result, logs } = await whileCapturing('error', () => runRules(meeting));
       // The details go to the worker's log, once for each of the five attempts the retry policy makes.
       const logged = logs.find('error', /^automation rule step failed$/);
       expect(logged).toHaveLength(5);
       for (const line of logged) {
-        expect(line).toMatchObject({ step: 'running the rule', meetingId: meeting, ruleId: broken, err: { type: 'TypeError', message: 'actions is not iterable' } });
+        expect(line).toMatchObject({
+          step: 'running the rule',
+          meetingId: meeting,
+          ruleId: broken,
+          err: { type: 'TypeError', message: 'actions is not iterable' },
+        });
         expect(line.err!.stack).toMatch(/services\/core\/rules\//);
       }
       expect(result.executions).toEqual([
@@ -284,18 +360,36 @@ describe('automation rules: execution', () => {
       ]);
       const row = await t.db('rule_executions').where({ meeting_id: meeting, rule_id: broken }).first();
       expect(row).toMatchObject({ status: 'failed', actions: [] });
-      expect(row.error).toBe('the rule could not be run: running the rule failed on the server side (logged); some of its actions may have been done');
+      expect(row.error).toBe(
+        'the rule could not be run: running the rule failed on the server side (logged); some of its actions may have been done',
+      );
       expect((await sharesOf(meeting)).map((s) => s.email)).toEqual(['keeper@partner.test']);
       await t.db('rules').where({ id: broken }).update({ enabled: false });
     }, 60_000);
 
-    it('a rule that could not be run at all is recorded failed by the workflow\'s last step', async () => {
+    it("a rule that could not be run at all is recorded failed by the workflow's last step", async () => {
       const meeting = (await makeMeeting(t.db, { organizer: priya, title: 'Unrelated' })).id;
-      expect(await recordRuleFailure(t.db, { meetingId: meeting, ruleId: boardRuleId, runKey: meetingRunKey(meeting), reason: 'running the rule failed on the server side (logged)' })).toBe(true);
+      expect(
+        await recordRuleFailure(t.db, {
+          meetingId: meeting,
+          ruleId: boardRuleId,
+          runKey: meetingRunKey(meeting),
+          reason: 'running the rule failed on the server side (logged)',
+        }),
+      ).toBe(true);
       const row = await t.db('rule_executions').where({ meeting_id: meeting }).first();
       expect(row).toMatchObject({ rule_id: boardRuleId, status: 'failed', rule_name: 'Board meetings' });
-      expect(row.error).toBe('the rule could not be run: running the rule failed on the server side (logged); some of its actions may have been done');
-      expect(await recordRuleFailure(t.db, { meetingId: meeting, ruleId: newId(), runKey: meetingRunKey(meeting), reason: 'x' })).toBe(false);
+      expect(row.error).toBe(
+        'the rule could not be run: running the rule failed on the server side (logged); some of its actions may have been done',
+      );
+      expect(
+        await recordRuleFailure(t.db, {
+          meetingId: meeting,
+          ruleId: newId(),
+          runKey: meetingRunKey(meeting),
+          reason: 'x',
+        }),
+      ).toBe(false);
     });
   });
 
@@ -304,25 +398,37 @@ describe('automation rules: execution', () => {
       const id = await createRule({
         name: 'Preview: lock retros',
         conditions: [{ type: 'title_contains', text: 'retro' }],
-        actions: [{ type: 'privacy', privacy: 'owner' }, { type: 'share', emails: ['coach@partner.test'], expiry_days: 30 }],
+        actions: [
+          { type: 'privacy', privacy: 'owner' },
+          { type: 'share', emails: ['coach@partner.test'], expiry_days: 30 },
+        ],
         dry_run: true,
       });
       const meeting = (await makeMeeting(t.db, { organizer: priya, title: 'Sprint 44 retro' })).id;
       const before = await snapshot(t.db);
       const result = await runRules(meeting);
-      expect(result.executions).toEqual([{ ruleId: id, status: 'success', executionId: expect.any(String), dryRun: true }]);
+      expect(result.executions).toEqual([
+        { ruleId: id, status: 'success', executionId: expect.any(String), dryRun: true },
+      ]);
       const [row] = await executionsOf(meeting);
       expect(row).toMatchObject({ dry_run: true, status: 'success', error: null });
       expect(row.actions.map((a: { status: string }) => a.status)).toEqual(['would_do', 'would_do']);
       expect(await snapshot(t.db)).toEqual({ ...before, executions: before.executions + 1 });
       expect((await t.db('meetings').where({ id: meeting }).first()).privacy).toBe('teammatesandparticipants');
       const log = await mcp.call(grace.key, TOOL, { meetingId: meeting });
-      expect(log.data.meetings[0].executions[0]).toMatchObject({ dry_run: true, actions: 'privacy(privacy=owner) -> would_do; share(emails=coach@partner.test, expiry_days=30) -> would_do' });
+      expect(log.data.meetings[0].executions[0]).toMatchObject({
+        dry_run: true,
+        actions: 'privacy(privacy=owner) -> would_do; share(emails=coach@partner.test, expiry_days=30) -> would_do',
+      });
       await ok(gql, grace.key, SET_RULE_ENABLED, { id, enabled: false });
     });
 
     it('a disabled rule does not run', async () => {
-      const id = await createRule({ name: 'Off', conditions: [{ type: 'title_contains', text: 'Quiet' }], actions: [{ type: 'privacy', privacy: 'owner' }] });
+      const id = await createRule({
+        name: 'Off',
+        conditions: [{ type: 'title_contains', text: 'Quiet' }],
+        actions: [{ type: 'privacy', privacy: 'owner' }],
+      });
       await ok(gql, grace.key, SET_RULE_ENABLED, { id, enabled: false });
       const meeting = (await makeMeeting(t.db, { organizer: priya, title: 'Quiet hour' })).id;
       const result = await runRules(meeting);
@@ -337,12 +443,20 @@ describe('automation rules: execution', () => {
       await t.db('teams').where({ id: team.id }).update({ tier: 'business' });
       const meeting = (await makeMeeting(t.db, { organizer: boss, title: 'Any meeting' })).id;
       const result = await runRules(meeting);
-      expect(result).toMatchObject({ skipped: 'automation rules need the Enterprise tier; the team is on business', evaluated: 0, matched: 0, executions: [] });
+      expect(result).toMatchObject({
+        skipped: 'automation rules need the Enterprise tier; the team is on business',
+        evaluated: 0,
+        matched: 0,
+        executions: [],
+      });
       expect(await executionsOf(meeting)).toEqual([]);
     });
 
     it('a meeting that no longer exists is skipped', async () => {
-      expect(await runRules('01NOSUCHMEETING0000000000')).toMatchObject({ skipped: 'the meeting no longer exists', executions: [] });
+      expect(await runRules('01NOSUCHMEETING0000000000')).toMatchObject({
+        skipped: 'the meeting no longer exists',
+        executions: [],
+      });
     });
   });
 
@@ -362,7 +476,10 @@ describe('automation rules: execution', () => {
         execution: { rule_id: boardRuleId, rule_name: 'Board meetings', status: 'success', dry_run: true, error: null },
       });
       expect(await snapshot(t.db)).toEqual({ ...before, executions: before.executions + 1 });
-      expect(await t.db('meetings').where({ id: meeting }).first()).toMatchObject({ privacy: 'owner', channel_id: null });
+      expect(await t.db('meetings').where({ id: meeting }).first()).toMatchObject({
+        privacy: 'owner',
+        channel_id: null,
+      });
       // Testing again replaces the entry rather than adding one.
       const again = (await ok(gql, grace.key, TEST_RULE, { ruleId: boardRuleId, meetingId: meeting })).testRule;
       expect(again.execution.id).toBe(first.execution.id);
@@ -380,19 +497,47 @@ describe('automation rules: execution', () => {
         actions: [{ type: 'privacy', privacy: 'participants' }],
       });
       await ok(gql, grace.key, SET_RULE_ENABLED, { id, enabled: false });
-      const meeting = (await makeMeeting(t.db, { organizer: priya, title: 'Customer call', participants: [{ email: 'buyer@customer.test' }] })).id;
+      const meeting = (
+        await makeMeeting(t.db, {
+          organizer: priya,
+          title: 'Customer call',
+          participants: [{ email: 'buyer@customer.test' }],
+        })
+      ).id;
       const res = (await ok(gql, grace.key, TEST_RULE, { ruleId: id, meetingId: meeting })).testRule;
       expect(res.matched).toBe(false);
       expect(res.conditions.map((c: { held: boolean }) => c.held)).toEqual([true, false, true]);
       expect(res.conditions[1].detail).toBe('not (meeting lasts at least 1 min): meeting lasts 0.1 min');
-      expect(res.actions).toEqual([{ type: 'privacy', privacy: 'participants', status: 'not_run', error: null, emails: null, expiry_days: null, channel_id: null }]);
-      expect(res.execution).toMatchObject({ status: 'skipped', dry_run: true, actions: 'privacy(privacy=participants) -> not_run' });
-      expect(res.execution.error).toBe('conditions not met: condition 1 (min_duration) does not hold: not (meeting lasts at least 1 min): meeting lasts 0.1 min');
+      expect(res.actions).toEqual([
+        {
+          type: 'privacy',
+          privacy: 'participants',
+          status: 'not_run',
+          error: null,
+          emails: null,
+          expiry_days: null,
+          channel_id: null,
+        },
+      ]);
+      expect(res.execution).toMatchObject({
+        status: 'skipped',
+        dry_run: true,
+        actions: 'privacy(privacy=participants) -> not_run',
+      });
+      expect(res.execution.error).toBe(
+        'conditions not met: condition 1 (min_duration) does not hold: not (meeting lasts at least 1 min): meeting lasts 0.1 min',
+      );
     });
 
     it('predicts a failing action without doing the others', async () => {
       const doomed = (await makeChannel(t.db, grace.teamId, 'Doomed', [])).id;
-      const id = await createRule({ name: 'Doomed move', actions: [{ type: 'move', channel_id: doomed }, { type: 'privacy', privacy: 'link' }] });
+      const id = await createRule({
+        name: 'Doomed move',
+        actions: [
+          { type: 'move', channel_id: doomed },
+          { type: 'privacy', privacy: 'link' },
+        ],
+      });
       await ok(gql, grace.key, SET_RULE_ENABLED, { id, enabled: false });
       await t.db('channels').where({ id: doomed }).delete();
       const meeting = (await makeMeeting(t.db, { organizer: priya, title: 'Anything' })).id;
@@ -420,7 +565,11 @@ describe('automation rules: execution', () => {
 
   describe('keyword conditions', () => {
     it('match exactly the meetings svc_get_transcripts finds with the same keyword in scope sentences', async () => {
-      const id = await createRule({ name: 'Keyword probe', conditions: [{ type: 'keyword', text: 'payments' }], actions: [{ type: 'privacy', privacy: 'owner' }] });
+      const id = await createRule({
+        name: 'Keyword probe',
+        conditions: [{ type: 'keyword', text: 'payments' }],
+        actions: [{ type: 'privacy', privacy: 'owner' }],
+      });
       await ok(gql, grace.key, SET_RULE_ENABLED, { id, enabled: false });
       const keywords: [string, boolean][] = [
         ['partial payments', true],
@@ -438,7 +587,12 @@ describe('automation rules: execution', () => {
       for (const [keyword, expected] of keywords) {
         await ok(gql, grace.key, UPDATE_RULE, { id, input: { conditions: [{ type: 'keyword', text: keyword }] } });
         const tested = (await ok(gql, grace.key, TEST_RULE, { ruleId: id, meetingId: boardMeeting })).testRule;
-        const search = await mcp.call(grace.key, 'svc_get_transcripts', { keyword, scope: 'sentences', limit: 50, format: 'json' });
+        const search = await mcp.call(grace.key, 'svc_get_transcripts', {
+          keyword,
+          scope: 'sentences',
+          limit: 50,
+          format: 'json',
+        });
         expect(search.isError).toBe(false);
         const found = search.data.meetings.some((m: { id: string }) => m.id === boardMeeting);
         expect([keyword, tested.matched, found]).toEqual([keyword, expected, expected]);
@@ -450,11 +604,25 @@ describe('automation rules: execution', () => {
     it('pages through 120 meetings of real executions, each group exactly once', async () => {
       const team = await makeTeam(t.db, { tier: 'enterprise' });
       const boss = await makeUser(t.db, team, { role: 'admin' });
-      const ruleId = await createRule({ name: 'Open to the team', actions: [{ type: 'privacy', privacy: 'teammates' }] }, boss);
-      const ids = Array.from({ length: 120 }, () => newId());
-      await t.db('meetings').insert(
-        ids.map((id, i) => ({ id, team_id: team.id, organizer_id: boss.id, organizer_email: boss.email, title: `Weekly ${i}`, date: new Date('2026-11-02T10:00:00Z'), status: 'completed', privacy: 'owner' })),
+      const ruleId = await createRule(
+        { name: 'Open to the team', actions: [{ type: 'privacy', privacy: 'teammates' }] },
+        boss,
       );
+      const ids = Array.from({ length: 120 }, () => newId());
+      await t
+        .db('meetings')
+        .insert(
+          ids.map((id, i) => ({
+            id,
+            team_id: team.id,
+            organizer_id: boss.id,
+            organizer_email: boss.email,
+            title: `Weekly ${i}`,
+            date: new Date('2026-11-02T10:00:00Z'),
+            status: 'completed',
+            privacy: 'owner',
+          })),
+        );
       for (const id of ids) {
         // What the workflow's activities do, without 120 workflow round trips.
         const plan = await planRuleRun(t.db, id);
@@ -469,14 +637,19 @@ describe('automation rules: execution', () => {
         expect(res.isError).toBe(false);
         pages++;
         for (const g of res.data.meetings) {
-          expect(g).toMatchObject({ execution_count: 1, executions: [{ rule_id: ruleId, status: 'success', actions: 'privacy(privacy=teammates) -> done' }] });
+          expect(g).toMatchObject({
+            execution_count: 1,
+            executions: [{ rule_id: ruleId, status: 'success', actions: 'privacy(privacy=teammates) -> done' }],
+          });
           seen.push(g.meeting_id);
         }
         cursor = res.data.next_cursor;
       } while (cursor);
       expect(pages).toBe(3);
       expect(seen).toEqual([...ids].reverse());
-      expect(Number((await t.db('meetings').where({ team_id: team.id, privacy: 'teammates' }).count({ n: '*' }))[0].n)).toBe(120);
+      expect(
+        Number((await t.db('meetings').where({ team_id: team.id, privacy: 'teammates' }).count({ n: '*' }))[0].n),
+      ).toBe(120);
     }, 120_000);
   });
 });

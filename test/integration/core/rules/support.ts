@@ -24,7 +24,12 @@ export const TEST_RULE = `mutation TestRule($ruleId: ID!, $meetingId: ID!) {
 }`;
 
 /** The data of a request that must succeed. */
-export async function ok(gql: GraphqlHarness, key: string, query: string, variables?: Record<string, unknown>): Promise<any> {
+export async function ok(
+  gql: GraphqlHarness,
+  key: string,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<any> {
   const res = await gql.request(key, query, variables);
   if (res.body.errors) throw new Error(`unexpected errors: ${JSON.stringify(res.body.errors)}`);
   expect(res.status).toBe(200);
@@ -32,7 +37,12 @@ export async function ok(gql: GraphqlHarness, key: string, query: string, variab
 }
 
 /** The one error of a request that must be refused. */
-export async function refusedWith(gql: GraphqlHarness, key: string, query: string, variables?: Record<string, unknown>): Promise<NonNullable<GraphqlResponse['body']['errors']>[number]> {
+export async function refusedWith(
+  gql: GraphqlHarness,
+  key: string,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<NonNullable<GraphqlResponse['body']['errors']>[number]> {
   const res = await gql.request(key, query, variables);
   expect(res.body.errors).toHaveLength(1);
   expect(res.body.data ?? null).toBeNull();
@@ -43,5 +53,10 @@ export async function refusedWith(gql: GraphqlHarness, key: string, query: strin
 /** Counts of the rows a refusal must leave untouched. */
 export async function snapshot(db: Knex) {
   const count = async (table: string) => Number((await db(table).count({ n: '*' }))[0].n);
-  return { rules: await count('rules'), executions: await count('rule_executions'), audit: await count('audit_log'), shares: await count('meeting_shares') };
+  return {
+    rules: await count('rules'),
+    executions: await count('rule_executions'),
+    audit: await count('audit_log'),
+    shares: await count('meeting_shares'),
+  };
 }

@@ -33,7 +33,9 @@ function consumerVerifies(secret: string, raw: Buffer, header: unknown): boolean
 function standardVerifies(secret: string, r: ReceivedRequest): boolean {
   const id = r.headers['webhook-id'] as string;
   const ts = r.headers['webhook-timestamp'] as string;
-  const expected = createHmac('sha256', secret).update(`${id}.${ts}.${r.rawBody.toString('utf8')}`).digest('base64');
+  const expected = createHmac('sha256', secret)
+    .update(`${id}.${ts}.${r.rawBody.toString('utf8')}`)
+    .digest('base64');
   return String(r.headers['webhook-signature'] ?? '')
     .split(' ')
     .some((entry) => entry === `v1,${expected}`);
@@ -102,7 +104,8 @@ describe('WebhookDeliveryWorkflow', () => {
   }
 
   const result = (p: PreparedDelivery) => client.workflow.getHandle(p.workflowId).result();
-  const attempts = (deliveryId: string) => t.db('webhook_attempts').where({ delivery_id: deliveryId }).orderBy('attempt_no');
+  const attempts = (deliveryId: string) =>
+    t.db('webhook_attempts').where({ delivery_id: deliveryId }).orderBy('attempt_no');
 
   it('signs the exact bytes it sends: x-hub-signature and the Standard Webhooks signature verify with the secret', async () => {
     const secret = 'consumer-secret-1234';
@@ -118,7 +121,9 @@ describe('WebhookDeliveryWorkflow', () => {
     const [r] = await rx.waitFor('/ana', 1);
     expect(rx.requests('/ana')).toHaveLength(1);
     expect(r.method).toBe('POST');
-    expect(r.rawBody.toString('utf8')).toBe(`{"meetingId":"${meetingId}","eventType":"Transcription completed","clientReferenceId":"crm-7"}`);
+    expect(r.rawBody.toString('utf8')).toBe(
+      `{"meetingId":"${meetingId}","eventType":"Transcription completed","clientReferenceId":"crm-7"}`,
+    );
     expect(r.headers['content-type']).toBe('application/json');
     expect(r.headers['user-agent']).toMatch(/^meeting-intelligence-webhooks\//);
     expect(r.headers['x-delivery-id']).toBe(p.input.deliveryId);
@@ -133,10 +138,23 @@ describe('WebhookDeliveryWorkflow', () => {
     expect(standardVerifies(secret, r)).toBe(true);
     // A wrong secret or a changed body does not verify.
     expect(consumerVerifies('another-secret-12345', r.rawBody, r.headers['x-hub-signature'])).toBe(false);
-    expect(consumerVerifies(secret, Buffer.from(r.rawBody.toString().replace('crm-7', 'crm-8')), r.headers['x-hub-signature'])).toBe(false);
+    expect(
+      consumerVerifies(
+        secret,
+        Buffer.from(r.rawBody.toString().replace('crm-7', 'crm-8')),
+        r.headers['x-hub-signature'],
+      ),
+    ).toBe(false);
 
     const row = await t.db('webhook_deliveries').where({ id: p.input.deliveryId }).first();
-    expect(row).toMatchObject({ status: 'delivered', attempts_count: 1, target: 'owner', user_id: ana.id, last_error: null, url: rx.url('/ana') });
+    expect(row).toMatchObject({
+      status: 'delivered',
+      attempts_count: 1,
+      target: 'owner',
+      user_id: ana.id,
+      last_error: null,
+      url: rx.url('/ana'),
+    });
     expect(row.payload).toBe(r.rawBody.toString('utf8'));
     expect(row.delivered_at).not.toBeNull();
     const [a] = await attempts(p.input.deliveryId);
@@ -182,7 +200,11 @@ describe('WebhookDeliveryWorkflow', () => {
     expect(rows[0].error).toMatch(/^webhook: could not connect to 127\.0\.0\.1:\d+ \(ECONNRESET\)$/);
     expect(rows[1].error).toBe('receiver answered 503');
     expect(rows[2].error).toBeNull();
-    expect(await t.db('webhook_deliveries').where({ id: p.input.deliveryId }).first()).toMatchObject({ status: 'delivered', attempts_count: 3, last_error: null });
+    expect(await t.db('webhook_deliveries').where({ id: p.input.deliveryId }).first()).toMatchObject({
+      status: 'delivered',
+      attempts_count: 3,
+      last_error: null,
+    });
     expect(await metric('webhook_attempts_total')).toBe(attemptsBefore + 3);
   });
 
@@ -193,7 +215,12 @@ describe('WebhookDeliveryWorkflow', () => {
     const [p] = await deliver(await meetingOf(u));
     expect(await result(p)).toEqual({ deliveryId: p.input.deliveryId, status: 'failed', attempts: 3 });
     const row = await t.db('webhook_deliveries').where({ id: p.input.deliveryId }).first();
-    expect(row).toMatchObject({ status: 'failed', attempts_count: 3, last_error: 'receiver answered 500', delivered_at: null });
+    expect(row).toMatchObject({
+      status: 'failed',
+      attempts_count: 3,
+      last_error: 'receiver answered 500',
+      delivered_at: null,
+    });
     expect((await attempts(p.input.deliveryId)).map((a) => a.status_code)).toEqual([500, 500, 500]);
     await new Promise((r) => setTimeout(r, 600));
     expect(rx.requests('/down')).toHaveLength(3);
@@ -207,11 +234,16 @@ describe('WebhookDeliveryWorkflow', () => {
     expect(await result(p)).toMatchObject({ status: 'disabled', attempts: 1 });
     await new Promise((r) => setTimeout(r, 500));
     expect(rx.requests('/gone')).toHaveLength(1);
-    expect(await t.db('webhook_deliveries').where({ id: p.input.deliveryId }).first()).toMatchObject({ status: 'disabled', attempts_count: 1 });
+    expect(await t.db('webhook_deliveries').where({ id: p.input.deliveryId }).first()).toMatchObject({
+      status: 'disabled',
+      attempts_count: 1,
+    });
     const ep = await t.db('webhook_endpoints').where({ scope: 'user', user_id: u.id }).first();
     expect(ep.disabled_at).not.toBeNull();
     expect(ep.disabled_reason).toContain('410');
-    expect(await t.db('audit_log').where({ action: 'webhook.endpoint_disabled', target_id: ep.id }).count({ n: '*' })).toEqual([{ n: '1' }]);
+    expect(
+      await t.db('audit_log').where({ action: 'webhook.endpoint_disabled', target_id: ep.id }).count({ n: '*' }),
+    ).toEqual([{ n: '1' }]);
 
     const later = await meetingOf(u);
     expect(await deliver(later)).toEqual([]);
@@ -228,11 +260,19 @@ describe('WebhookDeliveryWorkflow', () => {
 
   it('honours Retry-After in seconds, capped at the longest delay of the schedule', async () => {
     const u = await subscriber('/busy', 'busy-secret-12345678');
-    rx.script('/busy', [{ status: 503, headers: { 'retry-after': '1' } }, { status: 429, headers: { 'retry-after': '3600' } }, 200]);
+    rx.script('/busy', [
+      { status: 503, headers: { 'retry-after': '1' } },
+      { status: 429, headers: { 'retry-after': '3600' } },
+      200,
+    ]);
     const meetingId = await meetingOf(u);
     const [p] = await prepareDeliveries(t.db, worker.config, meetingId);
     const input: WebhookDeliveryInput = { ...p.input, scheduleMs: [0, 100, 1500] };
-    await client.workflow.start('WebhookDeliveryWorkflow', { taskQueue: queue, workflowId: p.workflowId, args: [input] });
+    await client.workflow.start('WebhookDeliveryWorkflow', {
+      taskQueue: queue,
+      workflowId: p.workflowId,
+      args: [input],
+    });
     expect(await result(p)).toMatchObject({ status: 'delivered', attempts: 3 });
     const seen = rx.requests('/busy');
     // 1 s asked for, although the schedule said 100 ms.
@@ -244,7 +284,10 @@ describe('WebhookDeliveryWorkflow', () => {
 
   it('counts a 2xx only within WEBHOOK_TIMEOUT (2 s here): a later one is a timeout and retried; a large answer is cut and dropped', async () => {
     const u = await subscriber('/slowpoke', 'slowpoke-secret-1234');
-    rx.script('/slowpoke', [{ status: 200, delayMs: 3000 }, { status: 200, delayMs: 1000, body: 'x'.repeat(1_000_000) }]);
+    rx.script('/slowpoke', [
+      { status: 200, delayMs: 3000 },
+      { status: 200, delayMs: 1000, body: 'x'.repeat(1_000_000) },
+    ]);
     const timeoutsBefore = await metric('webhook_attempts_total', { result: 'timeout' });
     const [p] = await deliver(await meetingOf(u));
     expect(await result(p)).toMatchObject({ status: 'delivered', attempts: 2 });
@@ -293,7 +336,10 @@ describe('WebhookDeliveryWorkflow', () => {
     expect(standardVerifies('new-secret-987654321', r)).toBe(true);
     expect(standardVerifies('old-secret-123456789', r)).toBe(true);
 
-    await t.db('webhook_endpoints').where({ scope: 'user', user_id: u.id }).update({ previous_secret_expires_at: new Date(Date.now() - 1000) });
+    await t
+      .db('webhook_endpoints')
+      .where({ scope: 'user', user_id: u.id })
+      .update({ previous_secret_expires_at: new Date(Date.now() - 1000) });
     const [q] = await deliver(await meetingOf(u));
     await result(q);
     const [, r2] = await rx.waitFor('/rotating', 2);
@@ -364,7 +410,7 @@ describe('WebhookDeliveryWorkflow', () => {
       }
     });
 
-    it('lists the caller\'s deliveries newest first with their attempts, page by page', async () => {
+    it("lists the caller's deliveries newest first with their attempts, page by page", async () => {
       const first = (await ok(gql, owner.key, DELIVERIES, { limit: 2 })).webhookDeliveries;
       expect(first.deliveries.map((d: any) => d.id)).toEqual([ids[2], ids[1]]);
       expect(first.has_more).toBe(true);
@@ -372,15 +418,27 @@ describe('WebhookDeliveryWorkflow', () => {
       expect(oldest.deliveries.map((d: any) => d.id)).toEqual([ids[0]]);
       expect(oldest).toMatchObject({ has_more: false, next_cursor: null });
       const d0 = oldest.deliveries[0];
-      expect(d0).toMatchObject({ target: 'owner', status: 'delivered', attempts_count: 2, redelivery_count: 0, url: rx.url('/ledger'), last_error: null });
-      expect(JSON.parse(d0.payload)).toMatchObject({ eventType: 'Transcription completed', clientReferenceId: 'ref-0' });
+      expect(d0).toMatchObject({
+        target: 'owner',
+        status: 'delivered',
+        attempts_count: 2,
+        redelivery_count: 0,
+        url: rx.url('/ledger'),
+        last_error: null,
+      });
+      expect(JSON.parse(d0.payload)).toMatchObject({
+        eventType: 'Transcription completed',
+        clientReferenceId: 'ref-0',
+      });
       expect(d0.attempts.map((a: any) => [a.attempt_no, a.status_code, a.error])).toEqual([
         [1, 503, 'receiver answered 503'],
         [2, 200, null],
       ]);
       expect(typeof d0.attempts[0].latency_ms).toBe('number');
       // Another user sees none of them.
-      expect((await ok(gql, other.key, DELIVERIES, {})).webhookDeliveries.deliveries.map((d: any) => d.id)).not.toContain(ids[0]);
+      expect(
+        (await ok(gql, other.key, DELIVERIES, {})).webhookDeliveries.deliveries.map((d: any) => d.id),
+      ).not.toContain(ids[0]);
     });
 
     it('filters by meeting and status, and takes limit 1 to 50', async () => {
@@ -392,7 +450,11 @@ describe('WebhookDeliveryWorkflow', () => {
       expect((await ok(gql, owner.key, DELIVERIES, { limit: 50 })).webhookDeliveries.deliveries).toHaveLength(3);
       for (const limit of [0, 51]) {
         const error = await refused(gql, owner.key, DELIVERIES, { limit });
-        expect(error.extensions).toMatchObject({ code: 'invalid_arguments', field: 'limit', rule: 'whole number 1 to 50' });
+        expect(error.extensions).toMatchObject({
+          code: 'invalid_arguments',
+          field: 'limit',
+          rule: 'whole number 1 to 50',
+        });
       }
       const badCursor = await refused(gql, owner.key, DELIVERIES, { cursor: 'not-a-cursor' });
       expect(badCursor.extensions).toMatchObject({ code: 'invalid_arguments', field: 'cursor' });
@@ -416,16 +478,27 @@ describe('WebhookDeliveryWorkflow', () => {
       expect(consumerVerifies('ledger-secret-123456', again.rawBody, again.headers['x-hub-signature'])).toBe(true);
       const d = (await ok(gql, owner.key, DELIVERY, { id: ids[0] })).webhookDelivery;
       expect(d.attempts.map((a: any) => a.attempt_no)).toEqual([1, 2, 3]);
-      expect(await t.db('audit_log').where({ action: 'webhook.redelivered', target_id: ids[0] }).count({ n: '*' })).toEqual([{ n: '1' }]);
+      expect(
+        await t.db('audit_log').where({ action: 'webhook.redelivered', target_id: ids[0] }).count({ n: '*' }),
+      ).toEqual([{ n: '1' }]);
     });
 
-    it('refuses to redeliver or show a delivery that is not the caller\'s (not found), changing nothing', async () => {
+    it("refuses to redeliver or show a delivery that is not the caller's (not found), changing nothing", async () => {
       for (const query of [REDELIVER, DELIVERY]) {
-        const error = await refused(gql, other.key, query, query === REDELIVER ? { deliveryId: ids[1] } : { id: ids[1] });
+        const error = await refused(
+          gql,
+          other.key,
+          query,
+          query === REDELIVER ? { deliveryId: ids[1] } : { id: ids[1] },
+        );
         expect(error.extensions!.code).toBe('object_not_found');
       }
       expect((await refused(gql, owner.key, DELIVERY, { id: 'nope' })).extensions!.code).toBe('object_not_found');
-      expect(await t.db('webhook_deliveries').where({ id: ids[1] }).first()).toMatchObject({ redelivery_count: 0, attempts_count: 1, status: 'delivered' });
+      expect(await t.db('webhook_deliveries').where({ id: ids[1] }).first()).toMatchObject({
+        redelivery_count: 0,
+        attempts_count: 1,
+        status: 'delivered',
+      });
     });
 
     it('refuses to redeliver to a saved webhook that can no longer receive', async () => {
@@ -433,7 +506,10 @@ describe('WebhookDeliveryWorkflow', () => {
       const error = await refused(gql, owner.key, REDELIVER, { deliveryId: ids[2] });
       expect(error.extensions).toMatchObject({ code: 'invalid_arguments', field: 'deliveryId' });
       expect(error.message).toMatch(/URL was cleared/);
-      expect(await t.db('webhook_deliveries').where({ id: ids[2] }).first()).toMatchObject({ status: 'delivered', redelivery_count: 0 });
+      expect(await t.db('webhook_deliveries').where({ id: ids[2] }).first()).toMatchObject({
+        status: 'delivered',
+        redelivery_count: 0,
+      });
     });
   });
 });

@@ -16,13 +16,16 @@ import { startWebhookReceiver, WebhookReceiver, type ReceivedRequest } from '../
 import { MediaServer, startMediaServer } from '../ingest/media-server';
 import { eventually, ok, refused, REDELIVER, SET_SECRET, settled } from './support';
 
-const VTT = readFileSync(join(__dirname, '..', '..', '..', '..', 'services', 'cli', 'demo', 'meetings', '2026-10-08-q4-roadmap-planning.vtt'));
+const VTT = readFileSync(
+  join(__dirname, '..', '..', '..', '..', 'services', 'cli', 'demo', 'meetings', '2026-10-08-q4-roadmap-planning.vtt'),
+);
 const SAVE = `mutation S($url: String!, $events: [String!]) { saveWebhookUrl(url: $url, events: $events) { url events } }`;
 const SET_TEAM = `mutation T($url: String!, $events: [String!]) { setTeamWebhook(url: $url, events: $events) { secret settings { events } } }`;
 const V2 = ['meeting.transcribed', 'meeting.summarized', 'action_items.created'];
 
 const body = (r: ReceivedRequest) => JSON.parse(r.rawBody.toString());
-const hmacHex = (secret: string, raw: Buffer) => createHmac('sha256', Buffer.from(secret, 'utf8')).update(raw).digest('hex');
+const hmacHex = (secret: string, raw: Buffer) =>
+  createHmac('sha256', Buffer.from(secret, 'utf8')).update(raw).digest('hex');
 
 describe('webhooks V2 beside V1', () => {
   let t: TestDatabase;
@@ -40,9 +43,16 @@ describe('webhooks V2 beside V1', () => {
   let peteMeeting: string;
   let started: number;
 
-  const upload = async (u: TestUser, input: Record<string, unknown>) => (await ok(gql, u.key, UPLOAD_AUDIO, { input: { url, ...input } })).uploadAudio.meetingId as string;
+  const upload = async (u: TestUser, input: Record<string, unknown>) =>
+    (await ok(gql, u.key, UPLOAD_AUDIO, { input: { url, ...input } })).uploadAudio.meetingId as string;
   const allSettled = () =>
-    eventually(async () => ((await t.db('webhook_deliveries').where({ status: 'pending' }).count({ n: '*' }))[0].n === '0' ? true : undefined), 120_000);
+    eventually(
+      async () =>
+        (await t.db('webhook_deliveries').where({ status: 'pending' }).count({ n: '*' }))[0].n === '0'
+          ? true
+          : undefined,
+      120_000,
+    );
 
   beforeAll(async () => {
     t = await createTestDatabase();
@@ -58,17 +68,30 @@ describe('webhooks V2 beside V1', () => {
 
     expect((await ok(gql, olga.key, SAVE, { url: rx.url('/olga'), events: V2 })).saveWebhookUrl.events).toEqual(V2);
     secrets['/olga'] = (await ok(gql, olga.key, SET_SECRET, { generate: true })).setWebhookSecret.secret;
-    expect((await ok(gql, pete.key, SAVE, { url: rx.url('/pete') })).saveWebhookUrl.events).toEqual(['Transcription completed']);
+    expect((await ok(gql, pete.key, SAVE, { url: rx.url('/pete') })).saveWebhookUrl.events).toEqual([
+      'Transcription completed',
+    ]);
     secrets['/pete'] = (await ok(gql, pete.key, SET_SECRET, { generate: true })).setWebhookSecret.secret;
-    const teamHook = (await ok(gql, sam.key, SET_TEAM, { url: rx.url('/team'), events: ['meeting.summarized', 'Transcription completed'] })).setTeamWebhook;
+    const teamHook = (
+      await ok(gql, sam.key, SET_TEAM, {
+        url: rx.url('/team'),
+        events: ['meeting.summarized', 'Transcription completed'],
+      })
+    ).setTeamWebhook;
     expect(teamHook.settings.events).toEqual(['Transcription completed', 'meeting.summarized']);
     secrets['/team'] = teamHook.secret;
 
     url = media.serve('/planning.vtt', { body: VTT, contentType: 'text/vtt' });
     started = Date.now();
-    olgaMeeting = await upload(olga, { title: 'Q4 planning', webhook: rx.url('/upload-1'), webhook_events: ['meeting.transcribed'], client_reference_id: 'ref-1' });
+    olgaMeeting = await upload(olga, {
+      title: 'Q4 planning',
+      webhook: rx.url('/upload-1'),
+      webhook_events: ['meeting.transcribed'],
+      client_reference_id: 'ref-1',
+    });
     peteMeeting = await upload(pete, { title: 'Pete plans' });
-    for (const id of [olgaMeeting, peteMeeting]) expect(await waitForRun(gql.temporal, id, 120_000)).toMatchObject({ status: 'completed' });
+    for (const id of [olgaMeeting, peteMeeting])
+      expect(await waitForRun(gql.temporal, id, 120_000)).toMatchObject({ status: 'completed' });
     await allSettled();
   }, 240_000);
   afterAll(async () => {
@@ -90,24 +113,37 @@ describe('webhooks V2 beside V1', () => {
       expect(b.timestamp).toBeLessThanOrEqual(Date.now());
       expect(r.headers['x-hub-signature']).toBe(`sha256=${hmacHex(secrets['/olga'], r.rawBody)}`);
       // The Standard Webhooks option keeps working: v1,<base64 HMAC of "id.timestamp.body">.
-      const expected = createHmac('sha256', Buffer.from(secrets['/olga'], 'utf8')).update(`${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.`).update(r.rawBody).digest('base64');
+      const expected = createHmac('sha256', Buffer.from(secrets['/olga'], 'utf8'))
+        .update(`${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.`)
+        .update(r.rawBody)
+        .digest('base64');
       expect(r.headers['webhook-signature']).toBe(`v1,${expected}`);
     }
     const created = body(seen.find((r) => body(r).event === 'action_items.created')!);
-    const stored = await t.db('action_items').where({ meeting_id: olgaMeeting }).orderBy(['sentence_index', 'id']).select('id', 'text', 'start_time');
+    const stored = await t
+      .db('action_items')
+      .where({ meeting_id: olgaMeeting })
+      .orderBy(['sentence_index', 'id'])
+      .select('id', 'text', 'start_time');
     expect(stored.length).toBeGreaterThan(0);
     expect(created.action_items.map((a: { id: string }) => a.id)).toEqual(stored.map((s) => s.id));
-    expect(created.action_items[0].link).toBe(`${gql.config.publicBaseUrl}/meetings/${olgaMeeting}#t=${Math.floor(stored[0].start_time)}`);
+    expect(created.action_items[0].link).toBe(
+      `${gql.config.publicBaseUrl}/meetings/${olgaMeeting}#t=${Math.floor(stored[0].start_time)}`,
+    );
   });
 
-  it("keeps V1 exactly for V1 subscribers, beside V2 events on the same endpoint where both are chosen", async () => {
+  it('keeps V1 exactly for V1 subscribers, beside V2 events on the same endpoint where both are chosen', async () => {
     const pete1 = rx.requests('/pete');
     expect(pete1).toHaveLength(1);
     expect(pete1[0].rawBody.toString()).toBe(`{"meetingId":"${peteMeeting}","eventType":"Transcription completed"}`);
     expect(pete1[0].headers['x-hub-signature']).toBe(hmacHex(secrets['/pete'], pete1[0].rawBody));
 
     const team = rx.requests('/team');
-    const byMeeting = (id: string) => team.filter((r) => (body(r).meetingId ?? body(r).meeting_id) === id).map((r) => body(r).eventType ?? body(r).event).sort();
+    const byMeeting = (id: string) =>
+      team
+        .filter((r) => (body(r).meetingId ?? body(r).meeting_id) === id)
+        .map((r) => body(r).eventType ?? body(r).event)
+        .sort();
     expect(byMeeting(olgaMeeting)).toEqual(['Transcription completed', 'meeting.summarized']);
     expect(byMeeting(peteMeeting)).toEqual(['Transcription completed', 'meeting.summarized']);
     for (const r of team) {
@@ -117,25 +153,55 @@ describe('webhooks V2 beside V1', () => {
 
     // The upload's own webhook: only the event it chose, signed with the uploader's secret.
     const up = rx.requests('/upload-1');
-    expect(up.map((r) => r.rawBody.toString())).toEqual([expect.stringMatching(new RegExp(`^\\{"event":"meeting\\.transcribed","timestamp":\\d+,"meeting_id":"${olgaMeeting}","client_reference_id":"ref-1"\\}$`))]);
+    expect(up.map((r) => r.rawBody.toString())).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^\\{"event":"meeting\\.transcribed","timestamp":\\d+,"meeting_id":"${olgaMeeting}","client_reference_id":"ref-1"\\}$`,
+        ),
+      ),
+    ]);
     expect(up[0].headers['x-hub-signature']).toBe(`sha256=${hmacHex(secrets['/olga'], up[0].rawBody)}`);
   });
 
   it('fires each event once per meeting and target: preparing again finds the same deliveries', async () => {
-    const before = await t.db('webhook_deliveries').where({ meeting_id: olgaMeeting }).orderBy('id').select('id', 'target', 'event', 'status');
+    const before = await t
+      .db('webhook_deliveries')
+      .where({ meeting_id: olgaMeeting })
+      .orderBy('id')
+      .select('id', 'target', 'event', 'status');
     expect(before.map((d) => `${d.target} ${d.event}`).sort()).toEqual(
-      ['owner action_items.created', 'owner meeting.summarized', 'owner meeting.transcribed', 'team Transcription completed', 'team meeting.summarized', 'upload meeting.transcribed'].sort(),
+      [
+        'owner action_items.created',
+        'owner meeting.summarized',
+        'owner meeting.transcribed',
+        'team Transcription completed',
+        'team meeting.summarized',
+        'upload meeting.transcribed',
+      ].sort(),
     );
     const again = await recordDeliveries(t.db, gql.config, olgaMeeting);
     expect(again.map((d) => d.deliveryId).sort()).toEqual(before.map((d) => d.id).sort());
-    expect(await t.db('webhook_deliveries').where({ meeting_id: olgaMeeting }).orderBy('id').select('id', 'target', 'event', 'status')).toEqual(before);
+    expect(
+      await t
+        .db('webhook_deliveries')
+        .where({ meeting_id: olgaMeeting })
+        .orderBy('id')
+        .select('id', 'target', 'event', 'status'),
+    ).toEqual(before);
     const perDelivery = new Map<string, number>();
-    for (const r of rx.requests()) perDelivery.set(String(r.headers['x-delivery-id']), (perDelivery.get(String(r.headers['x-delivery-id'])) ?? 0) + 1);
+    for (const r of rx.requests())
+      perDelivery.set(
+        String(r.headers['x-delivery-id']),
+        (perDelivery.get(String(r.headers['x-delivery-id'])) ?? 0) + 1,
+      );
     expect([...perDelivery.values()].every((n) => n === 1)).toBe(true);
   });
 
   it('redelivers a V2 delivery with the same bytes, delivery id and V2 signature', async () => {
-    const d = await t.db('webhook_deliveries').where({ meeting_id: olgaMeeting, target: 'owner', event: 'meeting.summarized' }).first();
+    const d = await t
+      .db('webhook_deliveries')
+      .where({ meeting_id: olgaMeeting, target: 'owner', event: 'meeting.summarized' })
+      .first();
     const first = rx.requests('/olga').find((r) => r.headers['x-delivery-id'] === d.id)!;
     const again = await ok(gql, olga.key, REDELIVER, { deliveryId: d.id });
     expect(again.redeliverWebhook).toMatchObject({ id: d.id, status: 'pending' });
@@ -151,7 +217,10 @@ describe('webhooks V2 beside V1', () => {
     const id = await upload(olga, { title: 'Gone', client_reference_id: 'ref-2' });
     expect(await waitForRun(gql.temporal, id, 120_000)).toMatchObject({ status: 'completed' });
     await allSettled();
-    const rows = await t.db('webhook_deliveries').where({ meeting_id: id, target: 'owner' }).select('status', 'attempts_count');
+    const rows = await t
+      .db('webhook_deliveries')
+      .where({ meeting_id: id, target: 'owner' })
+      .select('status', 'attempts_count');
     expect(rows.length).toBe(3);
     expect(rows.some((r) => r.status === 'disabled')).toBe(true);
     expect(rows.every((r) => ['disabled', 'skipped'].includes(r.status) && r.attempts_count <= 1)).toBe(true);
@@ -159,10 +228,23 @@ describe('webhooks V2 beside V1', () => {
   });
 
   it('refuses unknown or repeated events, naming the field', async () => {
-    expect((await refused(gql, olga.key, SAVE, { url: rx.url('/olga'), events: ['meeting.deleted'] })).extensions).toMatchObject({ code: 'invalid_arguments', field: 'events.0' });
-    expect((await refused(gql, olga.key, SAVE, { url: rx.url('/olga'), events: [] })).extensions).toMatchObject({ field: 'events' });
-    expect((await refused(gql, olga.key, SAVE, { url: rx.url('/olga'), events: ['meeting.summarized', 'meeting.summarized'] })).extensions).toMatchObject({ field: 'events' });
-    const noHook = await refused(gql, olga.key, UPLOAD_AUDIO, { input: { url, webhook_events: ['meeting.summarized'] } });
+    expect(
+      (await refused(gql, olga.key, SAVE, { url: rx.url('/olga'), events: ['meeting.deleted'] })).extensions,
+    ).toMatchObject({ code: 'invalid_arguments', field: 'events.0' });
+    expect((await refused(gql, olga.key, SAVE, { url: rx.url('/olga'), events: [] })).extensions).toMatchObject({
+      field: 'events',
+    });
+    expect(
+      (
+        await refused(gql, olga.key, SAVE, {
+          url: rx.url('/olga'),
+          events: ['meeting.summarized', 'meeting.summarized'],
+        })
+      ).extensions,
+    ).toMatchObject({ field: 'events' });
+    const noHook = await refused(gql, olga.key, UPLOAD_AUDIO, {
+      input: { url, webhook_events: ['meeting.summarized'] },
+    });
     expect(noHook.extensions).toMatchObject({ code: 'invalid_arguments', field: 'input.webhook_events' });
   });
 });

@@ -56,7 +56,11 @@ describe('webhook delivery across worker restarts', () => {
     const { id } = await makeMeeting(t.db, { organizer: user });
     const [p] = await prepareDeliveries(t.db, config, id);
     p.input.scheduleMs = scheduleMs;
-    await client.workflow.start('WebhookDeliveryWorkflow', { taskQueue: queue, workflowId: p.workflowId, args: [p.input] });
+    await client.workflow.start('WebhookDeliveryWorkflow', {
+      taskQueue: queue,
+      workflowId: p.workflowId,
+      args: [p.input],
+    });
     return { p, user };
   }
 
@@ -92,7 +96,9 @@ describe('webhook delivery across worker restarts', () => {
     // The schedule is timers between single attempts (local activities, one marker each), not activity retries.
     const history = await client.workflow.getHandle(p.workflowId).fetchHistory();
     const events = history.events ?? [];
-    const timers = events.filter((e) => e.timerStartedEventAttributes).map((e) => Number(e.timerStartedEventAttributes!.startToFireTimeout!.seconds ?? 0));
+    const timers = events
+      .filter((e) => e.timerStartedEventAttributes)
+      .map((e) => Number(e.timerStartedEventAttributes!.startToFireTimeout!.seconds ?? 0));
     expect(timers).toHaveLength(1);
     expect(timers[0]).toBeGreaterThanOrEqual(3);
     expect(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(2);
@@ -108,7 +114,9 @@ describe('webhook delivery across worker restarts', () => {
     const { p } = await delivery('/slow', [0, 500, 500]);
     await rx.waitFor('/slow', 1);
     await w.stop();
-    expect(await t.db('webhook_deliveries').where({ id: p.input.deliveryId }).first('status')).toEqual({ status: 'delivered' });
+    expect(await t.db('webhook_deliveries').where({ id: p.input.deliveryId }).first('status')).toEqual({
+      status: 'delivered',
+    });
     await startWorker();
     const result = await client.workflow.getHandle(p.workflowId).result();
     expect(result).toEqual({ deliveryId: p.input.deliveryId, status: 'delivered', attempts: 1 });
@@ -124,18 +132,42 @@ describe('webhook delivery across worker restarts', () => {
     const [p] = await prepareDeliveries(t.db, config, meeting.id);
     const deps = { db: t.db, config };
 
-    const first = await recordLostAttempt(deps, { deliveryId: p.input.deliveryId, attemptId: 'lost-1', final: false, error: 'worker lost' });
-    expect(first).toMatchObject({ status: 'pending', done: false, attemptNo: 1, error: 'the attempt did not complete: worker lost' });
+    const first = await recordLostAttempt(deps, {
+      deliveryId: p.input.deliveryId,
+      attemptId: 'lost-1',
+      final: false,
+      error: 'worker lost',
+    });
+    expect(first).toMatchObject({
+      status: 'pending',
+      done: false,
+      attemptNo: 1,
+      error: 'the attempt did not complete: worker lost',
+    });
     // The same attempt reported again (a retried activity) is not counted twice.
-    expect(await recordLostAttempt(deps, { deliveryId: p.input.deliveryId, attemptId: 'lost-1', final: false, error: 'worker lost' })).toMatchObject({ attemptNo: 1 });
-    const last = await recordLostAttempt(deps, { deliveryId: p.input.deliveryId, attemptId: 'lost-2', final: true, error: 'timed out' });
+    expect(
+      await recordLostAttempt(deps, {
+        deliveryId: p.input.deliveryId,
+        attemptId: 'lost-1',
+        final: false,
+        error: 'worker lost',
+      }),
+    ).toMatchObject({ attemptNo: 1 });
+    const last = await recordLostAttempt(deps, {
+      deliveryId: p.input.deliveryId,
+      attemptId: 'lost-2',
+      final: true,
+      error: 'timed out',
+    });
     expect(last).toMatchObject({ status: 'failed', done: true, attemptNo: 2 });
 
     expect((await attemptRows(p.input.deliveryId)).map((a) => [a.attempt_no, a.status_code, a.error])).toEqual([
       [1, null, 'the attempt did not complete: worker lost'],
       [2, null, 'the attempt did not complete: timed out'],
     ]);
-    expect(await t.db('webhook_deliveries').where({ id: p.input.deliveryId }).first('status', 'attempts_count')).toEqual({ status: 'failed', attempts_count: 2 });
+    expect(
+      await t.db('webhook_deliveries').where({ id: p.input.deliveryId }).first('status', 'attempts_count'),
+    ).toEqual({ status: 'failed', attempts_count: 2 });
     expect(rx.requests('/never')).toHaveLength(0);
   });
 });

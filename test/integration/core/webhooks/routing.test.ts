@@ -16,7 +16,9 @@ import { startWebhookReceiver, WebhookReceiver } from '../../../support/webhook-
 import { MediaServer, startMediaServer } from '../ingest/media-server';
 import { DELIVERIES, eventually, ok, refused, SAVE_URL, SET_SECRET, SET_TEAM } from './support';
 
-const VTT = readFileSync(join(__dirname, '..', '..', '..', '..', 'services', 'cli', 'demo', 'meetings', '2026-10-05-engineering-standup.vtt'));
+const VTT = readFileSync(
+  join(__dirname, '..', '..', '..', '..', 'services', 'cli', 'demo', 'meetings', '2026-10-05-engineering-standup.vtt'),
+);
 
 describe('webhook targets of real uploads', () => {
   let t: TestDatabase;
@@ -30,7 +32,12 @@ describe('webhook targets of real uploads', () => {
   let xavier: TestUser; // another Enterprise team
   const secrets: Record<string, string> = {};
   const queue = testTaskQueue('webhook-routing');
-  const meetings: Record<'olgaWithHook' | 'olgaPlain' | 'pete' | 'otherTeam', string> = { olgaWithHook: '', olgaPlain: '', pete: '', otherTeam: '' };
+  const meetings: Record<'olgaWithHook' | 'olgaPlain' | 'pete' | 'otherTeam', string> = {
+    olgaWithHook: '',
+    olgaPlain: '',
+    pete: '',
+    otherTeam: '',
+  };
 
   beforeAll(async () => {
     t = await createTestDatabase();
@@ -38,7 +45,9 @@ describe('webhook targets of real uploads', () => {
     olga = await makeUser(t.db, team, { name: 'Olga Organizer' });
     pete = await makeUser(t.db, team, { name: 'Pete Participant' });
     sam = await makeUser(t.db, team, { role: 'super_admin' });
-    xavier = await makeUser(t.db, await makeTeam(t.db, { tier: 'enterprise', name: 'Elsewhere' }), { role: 'super_admin' });
+    xavier = await makeUser(t.db, await makeTeam(t.db, { tier: 'enterprise', name: 'Elsewhere' }), {
+      role: 'super_admin',
+    });
     rx = await startWebhookReceiver();
     media = await startMediaServer();
     const env = { WEBHOOK_RETRY_SCHEDULE: '0s,200ms,400ms', WEBHOOK_TIMEOUT: '2s' };
@@ -67,10 +76,14 @@ describe('webhook targets of real uploads', () => {
       client_reference_id: 'olga-1',
       attendees: [{ displayName: pete.name, email: pete.email }],
     });
-    meetings.olgaPlain = await upload(olga, { title: 'Olga without a webhook', attendees: [{ displayName: pete.name, email: pete.email }] });
+    meetings.olgaPlain = await upload(olga, {
+      title: 'Olga without a webhook',
+      attendees: [{ displayName: pete.name, email: pete.email }],
+    });
     meetings.pete = await upload(pete, { title: 'Pete organizes' });
     meetings.otherTeam = await upload(xavier, { title: 'Another team' });
-    for (const id of Object.values(meetings)) expect(await waitForRun(gql.temporal, id, 120_000)).toMatchObject({ status: 'completed' });
+    for (const id of Object.values(meetings))
+      expect(await waitForRun(gql.temporal, id, 120_000)).toMatchObject({ status: 'completed' });
     // Every delivery prepared by the runs has settled.
     await eventually(async () => {
       const pending = await t.db('webhook_deliveries').where({ status: 'pending' }).count({ n: '*' });
@@ -86,16 +99,25 @@ describe('webhook targets of real uploads', () => {
     await t?.drop();
   });
 
-  const meetingIdsAt = (path: string) => rx.requests(path).map((r) => JSON.parse(r.rawBody.toString()).meetingId as string);
+  const meetingIdsAt = (path: string) =>
+    rx.requests(path).map((r) => JSON.parse(r.rawBody.toString()).meetingId as string);
   const signedWith = (path: string) =>
-    rx.requests(path).every((r) => r.headers['x-hub-signature'] === createHmac('sha256', secrets[path] ?? secrets['/olga']).update(r.rawBody).digest('hex'));
+    rx.requests(path).every(
+      (r) =>
+        r.headers['x-hub-signature'] ===
+        createHmac('sha256', secrets[path] ?? secrets['/olga'])
+          .update(r.rawBody)
+          .digest('hex'),
+    );
 
   it('starts one delivery per target from the transcription run', async () => {
     const run = await waitForRun(gql.temporal, meetings.olgaWithHook);
     expect(run.status).toBe('completed');
     const children = (run as { result: { children: string[] } }).result.children;
     const id = meetings.olgaWithHook;
-    expect(children).toEqual(expect.arrayContaining([`webhook-${id}-upload`, `webhook-${id}-owner`, `webhook-${id}-team`]));
+    expect(children).toEqual(
+      expect.arrayContaining([`webhook-${id}-upload`, `webhook-${id}-owner`, `webhook-${id}-team`]),
+    );
     const rows = await t.db('webhook_deliveries').where({ meeting_id: id }).orderBy('target');
     expect(rows.map((r) => [r.target, r.status])).toEqual([
       ['owner', 'delivered'],
@@ -119,35 +141,60 @@ describe('webhook targets of real uploads', () => {
     expect(await t.db('webhook_deliveries').where({ user_id: pete.id }).pluck('meeting_id')).toEqual([meetings.pete]);
   });
 
-  it('fires the team-wide webhook for every meeting of the team, signed with its secret, and no other team\'s', async () => {
+  it("fires the team-wide webhook for every meeting of the team, signed with its secret, and no other team's", async () => {
     expect(meetingIdsAt('/team').sort()).toEqual([meetings.olgaWithHook, meetings.olgaPlain, meetings.pete].sort());
     expect(signedWith('/team')).toBe(true);
     expect(meetingIdsAt('/team-x')).toEqual([meetings.otherTeam]);
     expect(signedWith('/team-x')).toBe(true);
   });
 
-  it('fires a per-upload webhook for its upload only, with the exact payload, signed with the uploader\'s secret', async () => {
+  it("fires a per-upload webhook for its upload only, with the exact payload, signed with the uploader's secret", async () => {
     const seen = rx.requests('/upload-1');
     expect(seen).toHaveLength(1);
-    expect(seen[0].rawBody.toString()).toBe(`{"meetingId":"${meetings.olgaWithHook}","eventType":"Transcription completed","clientReferenceId":"olga-1"}`);
-    expect(seen[0].headers['x-hub-signature']).toBe(createHmac('sha256', secrets['/olga']).update(seen[0].rawBody).digest('hex'));
-    expect(await t.db('webhook_deliveries').where({ target: 'upload' }).pluck('meeting_id')).toEqual([meetings.olgaWithHook]);
+    expect(seen[0].rawBody.toString()).toBe(
+      `{"meetingId":"${meetings.olgaWithHook}","eventType":"Transcription completed","clientReferenceId":"olga-1"}`,
+    );
+    expect(seen[0].headers['x-hub-signature']).toBe(
+      createHmac('sha256', secrets['/olga']).update(seen[0].rawBody).digest('hex'),
+    );
+    expect(await t.db('webhook_deliveries').where({ target: 'upload' }).pluck('meeting_id')).toEqual([
+      meetings.olgaWithHook,
+    ]);
   });
 
   it('delivers each target exactly once', async () => {
     const perDelivery = new Map<string, number>();
-    for (const r of rx.requests()) perDelivery.set(String(r.headers['x-delivery-id']), (perDelivery.get(String(r.headers['x-delivery-id'])) ?? 0) + 1);
+    for (const r of rx.requests())
+      perDelivery.set(
+        String(r.headers['x-delivery-id']),
+        (perDelivery.get(String(r.headers['x-delivery-id'])) ?? 0) + 1,
+      );
     expect([...perDelivery.values()].every((n) => n === 1)).toBe(true);
-    expect(perDelivery.size).toBe(await t.db('webhook_deliveries').count({ n: '*' }).then((r) => Number(r[0].n)));
+    expect(perDelivery.size).toBe(
+      await t
+        .db('webhook_deliveries')
+        .count({ n: '*' })
+        .then((r) => Number(r[0].n)),
+    );
   });
 
   it("lists the team webhook's deliveries to the team's super admin only", async () => {
     const page = (await ok(gql, sam.key, DELIVERIES, { scope: 'team', limit: 50 })).webhookDeliveries;
-    expect(page.deliveries.map((d: any) => d.meeting_id).sort()).toEqual([meetings.olgaWithHook, meetings.olgaPlain, meetings.pete].sort());
-    expect(page.deliveries.every((d: any) => d.target === 'team' && d.status === 'delivered' && d.attempts.length === 1)).toBe(true);
+    expect(page.deliveries.map((d: any) => d.meeting_id).sort()).toEqual(
+      [meetings.olgaWithHook, meetings.olgaPlain, meetings.pete].sort(),
+    );
+    expect(
+      page.deliveries.every((d: any) => d.target === 'team' && d.status === 'delivered' && d.attempts.length === 1),
+    ).toBe(true);
     // Sam's own (user) ledger is empty; Olga sees her own deliveries but not the team's.
     expect((await ok(gql, sam.key, DELIVERIES, {})).webhookDeliveries.deliveries).toEqual([]);
-    expect((await ok(gql, olga.key, DELIVERIES, { limit: 50 })).webhookDeliveries.deliveries.map((d: any) => d.target).sort()).toEqual(['owner', 'owner', 'upload']);
-    expect((await refused(gql, olga.key, DELIVERIES, { scope: 'team' })).extensions!.code).toBe('require_elevated_privilege');
+    expect(
+      (await ok(gql, olga.key, DELIVERIES, { limit: 50 })).webhookDeliveries.deliveries
+        .map((d: any) => d.target)
+        .sort(),
+    ).toEqual(['owner', 'owner', 'upload']);
+    expect((await refused(gql, olga.key, DELIVERIES, { scope: 'team' })).extensions!.code).toBe(
+      'require_elevated_privilege',
+    );
   });
 });

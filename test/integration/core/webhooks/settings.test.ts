@@ -8,7 +8,18 @@ import { openSecret } from '../../../../services/core/webhooks/secrets';
 import { createTestDatabase, TestDatabase } from '../../../support/testDb';
 import { makeTeam, makeUser, TestUser } from '../../../support/factory';
 import { GraphqlHarness, startGraphql } from '../../../support/graphql';
-import { CLEAR_TEAM, CLEAR_URL, DEVELOPER_SETTINGS, ok, refused, SAVE_URL, SET_SECRET, SET_TEAM, SET_TEAM_SECRET, TEAM_WEBHOOK } from './support';
+import {
+  CLEAR_TEAM,
+  CLEAR_URL,
+  DEVELOPER_SETTINGS,
+  ok,
+  refused,
+  SAVE_URL,
+  SET_SECRET,
+  SET_TEAM,
+  SET_TEAM_SECRET,
+  TEAM_WEBHOOK,
+} from './support';
 
 describe('webhook developer settings', () => {
   let t: TestDatabase;
@@ -43,13 +54,21 @@ describe('webhook developer settings', () => {
   describe('webhook URL', () => {
     it('starts empty, with a notice', async () => {
       const data = await ok(gql, ana.key, DEVELOPER_SETTINGS);
-      expect(data.developerSettings).toMatchObject({ url: null, secret_set: false, disabled_at: null, previous_secret_expires_at: null });
+      expect(data.developerSettings).toMatchObject({
+        url: null,
+        secret_set: false,
+        disabled_at: null,
+        previous_secret_expires_at: null,
+      });
       expect(data.developerSettings.notice).toMatch(/No webhook URL/);
     });
 
     it('saves a valid https URL, audited, and says a secret is still needed', async () => {
       const data = await ok(gql, ana.key, SAVE_URL, { url: ' https://hooks.example.com/transcripts?team=7 ' });
-      expect(data.saveWebhookUrl).toMatchObject({ url: 'https://hooks.example.com/transcripts?team=7', secret_set: false });
+      expect(data.saveWebhookUrl).toMatchObject({
+        url: 'https://hooks.example.com/transcripts?team=7',
+        secret_set: false,
+      });
       expect(data.saveWebhookUrl.notice).toMatch(/No secret is set.*never sent unsigned/);
       expect((await endpoint(ana.id)).url).toBe('https://hooks.example.com/transcripts?team=7');
       const audited = await t.db('audit_log').where({ actor_user_id: ana.id, action: 'webhook.url_saved' }).first();
@@ -57,12 +76,36 @@ describe('webhook developer settings', () => {
     });
 
     it.each([
-      ['an http URL', 'http://hooks.example.com/transcripts', 'invalid_arguments', 'must be a valid https URL', /got a http URL/],
-      ['a malformed URL', 'hooks.example.com/transcripts', 'invalid_arguments', 'must be a valid https URL', /is not a URL/],
+      [
+        'an http URL',
+        'http://hooks.example.com/transcripts',
+        'invalid_arguments',
+        'must be a valid https URL',
+        /got a http URL/,
+      ],
+      [
+        'a malformed URL',
+        'hooks.example.com/transcripts',
+        'invalid_arguments',
+        'must be a valid https URL',
+        /is not a URL/,
+      ],
       ['an https URL without a host', 'https://', 'invalid_arguments', 'must be a valid https URL', /./],
       ['an ftp URL', 'ftp://hooks.example.com/x', 'invalid_arguments', 'must be a valid https URL', /got a ftp URL/],
-      ['credentials in the URL', 'https://user:pw@hooks.example.com/x', 'invalid_arguments', 'no credentials in the URL', /user name or password/],
-      ['a loopback address', 'https://127.0.0.1/hook', 'invalid_arguments', 'must be a public address', /private, loopback or reserved/],
+      [
+        'credentials in the URL',
+        'https://user:pw@hooks.example.com/x',
+        'invalid_arguments',
+        'no credentials in the URL',
+        /user name or password/,
+      ],
+      [
+        'a loopback address',
+        'https://127.0.0.1/hook',
+        'invalid_arguments',
+        'must be a public address',
+        /private, loopback or reserved/,
+      ],
       ['a private address', 'https://10.1.2.3/hook', 'invalid_arguments', 'must be a public address', /private/],
       ['localhost', 'https://localhost:8443/hook', 'invalid_arguments', 'must be a public address', /localhost/],
       ['an empty string', '  ', 'args_required', 'required', /url is required/],
@@ -78,7 +121,11 @@ describe('webhook developer settings', () => {
       const base = 'https://hooks.example.com/';
       const at = (n: number) => base + 'a'.repeat(n - base.length);
       const error = await refused(gql, ben.key, SAVE_URL, { url: at(2049) });
-      expect(error.extensions).toMatchObject({ code: 'invalid_arguments', field: 'url', rule: 'at most 2048 characters' });
+      expect(error.extensions).toMatchObject({
+        code: 'invalid_arguments',
+        field: 'url',
+        rule: 'at most 2048 characters',
+      });
       expect(await endpoint(ben.id)).toBeUndefined();
       const data = await ok(gql, ben.key, SAVE_URL, { url: at(2048) });
       expect(data.saveWebhookUrl.url).toHaveLength(2048);
@@ -103,7 +150,11 @@ describe('webhook developer settings', () => {
     ])('refuses %i characters, naming the field and the rule, and stores nothing', async (n) => {
       const before = await endpoint(member.id);
       const error = await refused(gql, member.key, SET_SECRET, { secret: 's'.repeat(n) });
-      expect(error.extensions).toMatchObject({ code: 'invalid_arguments', field: 'secret', rule: 'length 16 to 32 characters' });
+      expect(error.extensions).toMatchObject({
+        code: 'invalid_arguments',
+        field: 'secret',
+        rule: 'length 16 to 32 characters',
+      });
       expect(error.message).toContain(`got ${n}`);
       expect(await endpoint(member.id)).toEqual(before);
     });
@@ -127,14 +178,29 @@ describe('webhook developer settings', () => {
 
     it('refuses control characters, surrounding spaces, both or neither of secret and generate', async () => {
       const before = await endpoint(ana.id);
-      expect((await refused(gql, ana.key, SET_SECRET, { secret: 'abcdefgh\nijklmnop' })).extensions).toMatchObject({ field: 'secret', rule: 'printable characters only' });
-      expect((await refused(gql, ana.key, SET_SECRET, { secret: ' abcdefghijklmnop' })).extensions).toMatchObject({ field: 'secret', rule: 'no leading or trailing spaces' });
-      expect((await refused(gql, ana.key, SET_SECRET, { secret: 'abcdefghijklmnopq', generate: true })).extensions).toMatchObject({
+      expect((await refused(gql, ana.key, SET_SECRET, { secret: 'abcdefgh\nijklmnop' })).extensions).toMatchObject({
+        field: 'secret',
+        rule: 'printable characters only',
+      });
+      expect((await refused(gql, ana.key, SET_SECRET, { secret: ' abcdefghijklmnop' })).extensions).toMatchObject({
+        field: 'secret',
+        rule: 'no leading or trailing spaces',
+      });
+      expect(
+        (await refused(gql, ana.key, SET_SECRET, { secret: 'abcdefghijklmnopq', generate: true })).extensions,
+      ).toMatchObject({
         code: 'invalid_arguments',
         field: 'generate',
       });
-      expect((await refused(gql, ana.key, SET_SECRET, {})).extensions).toMatchObject({ code: 'args_required', field: 'secret', rule: 'required' });
-      expect((await refused(gql, ana.key, SET_SECRET, { generate: false })).extensions).toMatchObject({ code: 'args_required', field: 'secret' });
+      expect((await refused(gql, ana.key, SET_SECRET, {})).extensions).toMatchObject({
+        code: 'args_required',
+        field: 'secret',
+        rule: 'required',
+      });
+      expect((await refused(gql, ana.key, SET_SECRET, { generate: false })).extensions).toMatchObject({
+        code: 'args_required',
+        field: 'secret',
+      });
       expect(await endpoint(ana.id)).toEqual(before);
     });
 
@@ -142,14 +208,22 @@ describe('webhook developer settings', () => {
       const data = await ok(gql, ana.key, SET_SECRET, { generate: true });
       const secret = data.setWebhookSecret.secret;
       expect(secret).toMatch(/^[A-Za-z0-9_-]{32}$/);
-      expect(data.setWebhookSecret.settings).toMatchObject({ secret_set: true, previous_secret_expires_at: null, notice: null });
+      expect(data.setWebhookSecret.settings).toMatchObject({
+        secret_set: true,
+        previous_secret_expires_at: null,
+        notice: null,
+      });
       expect(openSecret(key(), (await endpoint(ana.id)).secret_ciphertext)).toBe(secret);
       const again = await gql.request(ana.key, DEVELOPER_SETTINGS);
       expect(JSON.stringify(again.body)).not.toContain(secret);
       // The audit log says a secret was set, never which.
       const rows = await t.db('audit_log').where({ actor_user_id: ana.id });
       expect(JSON.stringify(rows)).not.toContain(secret);
-      expect(rows.find((r) => r.action === 'webhook.secret_set')?.details).toMatchObject({ scope: 'user', generated: true, rotated: false });
+      expect(rows.find((r) => r.action === 'webhook.secret_set')?.details).toMatchObject({
+        scope: 'user',
+        generated: true,
+        rotated: false,
+      });
     });
 
     it('rotating keeps the old secret for WEBHOOK_SECRET_OVERLAP (24h by default)', async () => {
@@ -183,21 +257,38 @@ describe('webhook developer settings', () => {
       ] as const) {
         const error = await refused(gql, u.key, query, variables);
         expect(error.extensions!.code).toBe(code);
-        expect(error.message).toMatch(code === 'paid_required' ? /Enterprise tier; your team is on business/ : /super admin/);
+        expect(error.message).toMatch(
+          code === 'paid_required' ? /Enterprise tier; your team is on business/ : /super admin/,
+        );
       }
       expect(await teamRow(u.teamId)).toBeUndefined();
     });
 
     it('lets a super admin of an Enterprise team set it, always with a secret (generated once when none is given)', async () => {
       const refusedUrl = await refused(gql, superAdmin.key, SET_TEAM, { url: 'http://hooks.example.com/team' });
-      expect(refusedUrl.extensions).toMatchObject({ code: 'invalid_arguments', field: 'url', rule: 'must be a valid https URL' });
-      const shortSecret = await refused(gql, superAdmin.key, SET_TEAM, { url: 'https://hooks.example.com/team', secret: 'x'.repeat(15) });
-      expect(shortSecret.extensions).toMatchObject({ code: 'invalid_arguments', field: 'secret', rule: 'length 16 to 32 characters' });
+      expect(refusedUrl.extensions).toMatchObject({
+        code: 'invalid_arguments',
+        field: 'url',
+        rule: 'must be a valid https URL',
+      });
+      const shortSecret = await refused(gql, superAdmin.key, SET_TEAM, {
+        url: 'https://hooks.example.com/team',
+        secret: 'x'.repeat(15),
+      });
+      expect(shortSecret.extensions).toMatchObject({
+        code: 'invalid_arguments',
+        field: 'secret',
+        rule: 'length 16 to 32 characters',
+      });
       expect(await teamRow(superAdmin.teamId)).toBeUndefined();
 
       const data = await ok(gql, superAdmin.key, SET_TEAM, { url: 'https://hooks.example.com/team' });
       expect(data.setTeamWebhook.secret).toMatch(/^[A-Za-z0-9_-]{32}$/);
-      expect(data.setTeamWebhook.settings).toMatchObject({ url: 'https://hooks.example.com/team', secret_set: true, notice: null });
+      expect(data.setTeamWebhook.settings).toMatchObject({
+        url: 'https://hooks.example.com/team',
+        secret_set: true,
+        notice: null,
+      });
       const row = await teamRow(superAdmin.teamId);
       expect(row.user_id).toBeNull();
       expect(openSecret(key(), row.secret_ciphertext)).toBe(data.setTeamWebhook.secret);
@@ -211,7 +302,10 @@ describe('webhook developer settings', () => {
       expect(openSecret(key(), (await teamRow(superAdmin.teamId)).secret_ciphertext)).toBe('T'.repeat(32));
 
       expect((await ok(gql, superAdmin.key, TEAM_WEBHOOK)).teamWebhook.url).toBe('https://hooks.example.com/team2');
-      expect((await ok(gql, superAdmin.key, CLEAR_TEAM)).clearTeamWebhook).toMatchObject({ url: null, secret_set: true });
+      expect((await ok(gql, superAdmin.key, CLEAR_TEAM)).clearTeamWebhook).toMatchObject({
+        url: null,
+        secret_set: true,
+      });
     });
 
     it('is not the same thing as a user setting: a user endpoint of the super admin is untouched', async () => {

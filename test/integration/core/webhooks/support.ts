@@ -2,7 +2,8 @@
 import type { Knex } from 'knex';
 import type { GraphqlHarness } from '../../../support/graphql';
 
-export const SETTINGS_FIELDS = 'url secret_set previous_secret_expires_at disabled_at disabled_reason updated_at notice';
+export const SETTINGS_FIELDS =
+  'url secret_set previous_secret_expires_at disabled_at disabled_reason updated_at notice';
 
 export const DEVELOPER_SETTINGS = `query { developerSettings { ${SETTINGS_FIELDS} } }`;
 export const SAVE_URL = `mutation S($url: String!) { saveWebhookUrl(url: $url) { ${SETTINGS_FIELDS} } }`;
@@ -13,7 +14,8 @@ export const SET_TEAM = `mutation T($url: String!, $secret: String) { setTeamWeb
 export const SET_TEAM_SECRET = `mutation T($secret: String, $generate: Boolean) { setTeamWebhookSecret(secret: $secret, generate: $generate) { secret settings { ${SETTINGS_FIELDS} } } }`;
 export const CLEAR_TEAM = `mutation { clearTeamWebhook { ${SETTINGS_FIELDS} } }`;
 
-const DELIVERY_FIELDS = 'id meeting_id target url status attempts_count redelivery_count payload ready_at delivered_at last_error created_at attempts { attempt_no status_code latency_ms error created_at }';
+const DELIVERY_FIELDS =
+  'id meeting_id target url status attempts_count redelivery_count payload ready_at delivered_at last_error created_at attempts { attempt_no status_code latency_ms error created_at }';
 export const DELIVERIES = `query D($scope: WebhookScope, $meetingId: ID, $status: WebhookDeliveryStatus, $limit: Int, $cursor: String) {
   webhookDeliveries(scope: $scope, meetingId: $meetingId, status: $status, limit: $limit, cursor: $cursor) { has_more next_cursor deliveries { ${DELIVERY_FIELDS} } }
 }`;
@@ -21,7 +23,12 @@ export const DELIVERY = `query D($id: ID!) { webhookDelivery(id: $id) { ${DELIVE
 export const REDELIVER = `mutation R($deliveryId: ID!) { redeliverWebhook(deliveryId: $deliveryId) { ${DELIVERY_FIELDS} } }`;
 
 /** The data of a successful operation (fails the test with the first error otherwise). */
-export async function ok(gql: GraphqlHarness, key: string, query: string, variables?: Record<string, unknown>): Promise<any> {
+export async function ok(
+  gql: GraphqlHarness,
+  key: string,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<any> {
   const res = await gql.request(key, query, variables);
   if (res.body.errors?.length) throw new Error(`unexpected GraphQL error: ${JSON.stringify(res.body.errors[0])}`);
   return res.body.data;
@@ -35,7 +42,11 @@ export async function refused(gql: GraphqlHarness, key: string, query: string, v
 }
 
 /** Poll until `check` returns a value (not undefined) or the time is up. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 30_000, what = 'the condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  what = 'the condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();

@@ -15,7 +15,9 @@ const TABLE: Record<LiveWorkflowState, Record<LiveAction, RegExp | null>> = {
 };
 
 describe('live meeting transitions', () => {
-  const cases = (Object.keys(TABLE) as LiveWorkflowState[]).flatMap((state) => ACTIONS.map((action) => [state, action, TABLE[state][action]] as const));
+  const cases = (Object.keys(TABLE) as LiveWorkflowState[]).flatMap((state) =>
+    ACTIONS.map((action) => [state, action, TABLE[state][action]] as const),
+  );
   it.each(cases)('%s + %s', (state, action, expected) => {
     const why = refusal(state, action);
     if (expected === null) expect(why).toBeNull();

@@ -36,7 +36,11 @@ describe('resolveFilters', () => {
   });
 
   it('checks sort, moments and channelId', () => {
-    expect(resolveFilters({ sort: 'relevance', moments: 0, channelId: ' c1 ' })).toMatchObject({ sort: 'relevance', moments: 0, channelId: 'c1' });
+    expect(resolveFilters({ sort: 'relevance', moments: 0, channelId: ' c1 ' })).toMatchObject({
+      sort: 'relevance',
+      moments: 0,
+      channelId: 'c1',
+    });
     expect(() => resolveFilters({ sort: 'best' as never })).toThrow(/sort must be one of date, relevance/);
     expect(() => resolveFilters({ moments: 11 })).toThrow(/moments must be a whole number from 0 to 10/);
     expect(() => resolveFilters({ moments: -1 })).toThrow(/moments/);
@@ -49,15 +53,21 @@ describe('resolveFilters', () => {
   });
 
   it('lower-cases emails and drops duplicates', () => {
-    expect(resolveFilters({ organizers: ['Ana@X.io', 'ana@x.io', 'bo@x.io'], participants: ['C@X.IO'] })).toMatchObject({
-      organizers: ['ana@x.io', 'bo@x.io'],
-      participants: ['c@x.io'],
-    });
+    expect(resolveFilters({ organizers: ['Ana@X.io', 'ana@x.io', 'bo@x.io'], participants: ['C@X.IO'] })).toMatchObject(
+      {
+        organizers: ['ana@x.io', 'bo@x.io'],
+        participants: ['c@x.io'],
+      },
+    );
   });
 
   it('holds every limit on both sides of its boundary, naming the structured parameter', () => {
     expect(resolveFilters({ keyword: 'k'.repeat(255) }).keyword).toHaveLength(255);
-    expect(refusal({ keyword: 'k'.repeat(256) })).toEqual({ code: 'invalid_arguments', field: 'keyword', rule: 'at most 255 characters' });
+    expect(refusal({ keyword: 'k'.repeat(256) })).toEqual({
+      code: 'invalid_arguments',
+      field: 'keyword',
+      rule: 'at most 255 characters',
+    });
     expect(resolveFilters({ limit: 50 }).limit).toBe(50);
     expect(resolveFilters({ limit: 1 }).limit).toBe(1);
     expect(refusal({ limit: 51 })).toMatchObject({ field: 'limit', rule: 'a whole number from 1 to 50' });
@@ -72,12 +82,24 @@ describe('resolveFilters', () => {
   });
 
   it('refuses malformed emails, dates, order and scope', () => {
-    expect(refusal({ organizers: ['a@b.co', 'nope'] })).toMatchObject({ field: 'organizers', rule: 'every item an email address like name@example.com' });
+    expect(refusal({ organizers: ['a@b.co', 'nope'] })).toMatchObject({
+      field: 'organizers',
+      rule: 'every item an email address like name@example.com',
+    });
     expect(refusal({ participants: ['a\u0000@b.co'] })).toMatchObject({ field: 'participants' });
-    expect(refusal({ fromDate: '2026-02-30' })).toMatchObject({ field: 'fromDate', rule: 'a real calendar date written YYYY-MM-DD' });
+    expect(refusal({ fromDate: '2026-02-30' })).toMatchObject({
+      field: 'fromDate',
+      rule: 'a real calendar date written YYYY-MM-DD',
+    });
     expect(refusal({ toDate: '26-02-01' })).toMatchObject({ field: 'toDate' });
-    expect(refusal({ fromDate: '2026-02-02', toDate: '2026-02-01' })).toMatchObject({ field: 'fromDate', rule: 'must not be after toDate' });
-    expect(resolveFilters({ fromDate: '2026-02-01', toDate: '2026-02-01' })).toMatchObject({ fromDate: '2026-02-01', toDate: '2026-02-01' });
+    expect(refusal({ fromDate: '2026-02-02', toDate: '2026-02-01' })).toMatchObject({
+      field: 'fromDate',
+      rule: 'must not be after toDate',
+    });
+    expect(resolveFilters({ fromDate: '2026-02-01', toDate: '2026-02-01' })).toMatchObject({
+      fromDate: '2026-02-01',
+      toDate: '2026-02-01',
+    });
     expect(refusal({ scope: 'body' })).toMatchObject({ field: 'scope', rule: 'one of title, sentences, all' });
     expect(refusal({ keyword: 'a\u0007b' })).toMatchObject({ field: 'keyword', rule: 'no control characters' });
   });

@@ -16,7 +16,8 @@ function parseOrRefusal(query: string): MeetingFilters | ServiceError {
   try {
     return parseSearchQuery(query);
   } catch (e) {
-    if (!(e instanceof ServiceError)) throw new Error(`threw a non-ServiceError for ${JSON.stringify(query)}: ${String(e)}`);
+    if (!(e instanceof ServiceError))
+      throw new Error(`threw a non-ServiceError for ${JSON.stringify(query)}: ${String(e)}`);
     if (e.code !== 'invalid_arguments') throw new Error(`code ${e.code} for ${JSON.stringify(query)}`);
     if (!e.details.field || !e.details.rule) throw new Error(`no field/rule for ${JSON.stringify(query)}`);
     return e;
@@ -50,16 +51,43 @@ describe('svc_search grammar (fuzz)', () => {
   });
 
   // Pieces that sit near the grammar's edges: token names, quotes, escapes, colons, commas, numbers.
-  const name = fc.oneof(fc.constantFrom(...TOKENS), fc.constantFrom('KEYWORD', 'Limit', 'foo', 'x', 'from_', 'to2'), fc.stringMatching(/^[a-z]{1,6}$/));
+  const name = fc.oneof(
+    fc.constantFrom(...TOKENS),
+    fc.constantFrom('KEYWORD', 'Limit', 'foo', 'x', 'from_', 'to2'),
+    fc.stringMatching(/^[a-z]{1,6}$/),
+  );
   const rawValue = fc.oneof(
-    fc.constantFrom('', '"', '""', '"\\"', '\\', ',', ',,', 'title', 'all', 'TRUE', 'false', '0', '50', '51', '-1', '1e3', '2026-02-30', '2024-02-29'),
+    fc.constantFrom(
+      '',
+      '"',
+      '""',
+      '"\\"',
+      '\\',
+      ',',
+      ',,',
+      'title',
+      'all',
+      'TRUE',
+      'false',
+      '0',
+      '50',
+      '51',
+      '-1',
+      '1e3',
+      '2026-02-30',
+      '2024-02-29',
+    ),
     fc.constantFrom('a@b.co', 'A@B.CO,c@d.io', 'a@b', '@b.co', 'a@b.co,', ' a@b.co'),
     fc.integer({ min: -5, max: 200000 }).map(String),
     fc.string({ unit: 'grapheme-ascii', maxLength: 12 }),
     fc.string({ unit: 'binary', maxLength: 8 }),
   );
   const quoted = (v: string) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-  const value = fc.oneof(rawValue, rawValue.map(quoted), rawValue.map((v) => `"${v}`));
+  const value = fc.oneof(
+    rawValue,
+    rawValue.map(quoted),
+    rawValue.map((v) => `"${v}`),
+  );
   const chunk = fc.oneof(
     fc.tuple(name, value).map(([n, v]) => `${n}:${v}`),
     value,
@@ -68,21 +96,33 @@ describe('svc_search grammar (fuzz)', () => {
   const separator = fc.constantFrom(' ', '  ', '\t', '\n', '\u00a0', '');
 
   it('never crashes on token soups, and what parses is within the limits', () => {
-    const soup = fc.array(fc.tuple(chunk, separator), { maxLength: 12 }).map((parts) => parts.map(([c, s]) => c + s).join(''));
+    const soup = fc
+      .array(fc.tuple(chunk, separator), { maxLength: 12 })
+      .map((parts) => parts.map(([c, s]) => c + s).join(''));
     fc.assert(fc.property(soup, check), { numRuns: RUNS * 2 });
   });
 
   // ---- well-formed queries round-trip --------------------------------------------------------------
 
-  const word = fc.stringMatching(/^[a-z][a-z0-9]{0,9}$/).filter((w) => !/^(keyword|scope|from|to|limit|skip|organizers|participants|mine)$/.test(w));
+  const word = fc
+    .stringMatching(/^[a-z][a-z0-9]{0,9}$/)
+    .filter((w) => !/^(keyword|scope|from|to|limit|skip|organizers|participants|mine)$/.test(w));
   const term = fc.oneof(
     word.map((w) => ({ spelled: [w, `keyword:${w}`, `keyword:"${w}"`], expected: w })),
-    fc.array(word, { minLength: 2, maxLength: 3 }).map((ws) => ({ spelled: [`"${ws.join(' ')}"`, `keyword:"${ws.join('  ')}"`], expected: `"${ws.join(' ')}"` })),
+    fc
+      .array(word, { minLength: 2, maxLength: 3 })
+      .map((ws) => ({ spelled: [`"${ws.join(' ')}"`, `keyword:"${ws.join('  ')}"`], expected: `"${ws.join(' ')}"` })),
   );
   const email = fc
-    .tuple(fc.stringMatching(/^[a-zA-Z0-9][a-zA-Z0-9._+-]{0,8}$/), fc.stringMatching(/^[a-z]{1,8}$/), fc.constantFrom('com', 'io', 'co.uk', 'test'))
+    .tuple(
+      fc.stringMatching(/^[a-zA-Z0-9][a-zA-Z0-9._+-]{0,8}$/),
+      fc.stringMatching(/^[a-z]{1,8}$/),
+      fc.constantFrom('com', 'io', 'co.uk', 'test'),
+    )
     .map(([local, domain, tld]) => `${local}@${domain}.${tld}`);
-  const date = fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+  const date = fc
+    .date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T00:00:00Z'), noInvalidDate: true })
+    .map((d) => d.toISOString().slice(0, 10));
   const spell = <T>(variants: T[]) => fc.constantFrom(...variants);
 
   interface Piece {
@@ -91,20 +131,27 @@ describe('svc_search grammar (fuzz)', () => {
   }
 
   const termPiece = term.chain((t) =>
-    spell(t.spelled).map((text): Piece => ({ text, apply: (f) => void (f.keyword = f.keyword ? `${f.keyword} ${t.expected}` : t.expected) })),
+    spell(t.spelled).map((text): Piece => ({
+      text,
+      apply: (f) => void (f.keyword = f.keyword ? `${f.keyword} ${t.expected}` : t.expected),
+    })),
   );
   const emailPiece = (key: 'organizers' | 'participants') =>
-    fc.tuple(fc.array(email, { minLength: 1, maxLength: 3 }), fc.boolean(), fc.constantFrom(key, key.toUpperCase())).map(
-      ([list, quote, tokenName]): Piece => ({
+    fc
+      .tuple(fc.array(email, { minLength: 1, maxLength: 3 }), fc.boolean(), fc.constantFrom(key, key.toUpperCase()))
+      .map(([list, quote, tokenName]): Piece => ({
         text: `${tokenName}:${quote ? `" ${list.join(' , ')} "` : list.join(',')}`,
         apply: (f) => void (f[key] = [...(f[key] ?? []), ...list]),
-      }),
-    );
+      }));
   const scalarPieces = fc.record(
     {
       scope: fc.constantFrom(...SCOPES).map((s): Piece => ({ text: `scope:${s}`, apply: (f) => void (f.scope = s) })),
-      limit: fc.integer({ min: 1, max: 50 }).map((n): Piece => ({ text: `limit:${n}`, apply: (f) => void (f.limit = n) })),
-      skip: fc.integer({ min: 0, max: 100000 }).map((n): Piece => ({ text: `skip:"${n}"`, apply: (f) => void (f.skip = n) })),
+      limit: fc
+        .integer({ min: 1, max: 50 })
+        .map((n): Piece => ({ text: `limit:${n}`, apply: (f) => void (f.limit = n) })),
+      skip: fc
+        .integer({ min: 0, max: 100000 })
+        .map((n): Piece => ({ text: `skip:"${n}"`, apply: (f) => void (f.skip = n) })),
       mine: fc.boolean().map((b): Piece => ({ text: `Mine:${b}`, apply: (f) => void (f.mine = b) })),
       dates: fc.tuple(date, date, fc.constantFrom('both', 'from', 'to')).map(([a, b, which]): Piece[] => {
         const [from, to] = a <= b ? [a, b] : [b, a];
@@ -126,7 +173,9 @@ describe('svc_search grammar (fuzz)', () => {
     )
     .chain(([scalars, terms, emails, gaps]) => {
       const pieces = [...Object.values(scalars).flat(), ...terms, ...emails] as Piece[];
-      return fc.shuffledSubarray(pieces, { minLength: pieces.length, maxLength: pieces.length }).map((order) => ({ order, gaps }));
+      return fc
+        .shuffledSubarray(pieces, { minLength: pieces.length, maxLength: pieces.length })
+        .map((order) => ({ order, gaps }));
     })
     .map(({ order, gaps }) => {
       // Expected filters follow the query's order: keyword terms and email lists accumulate left to right.

@@ -39,7 +39,9 @@ describe('svc_search grammar', () => {
 
   it('takes bare words and quoted phrases as keyword terms that must all match', () => {
     expect(parseSearchQuery('budget roadmap')).toEqual({ keyword: 'budget roadmap' });
-    expect(parseSearchQuery('"pricing page" keyword:launch  keyword:"go live"')).toEqual({ keyword: '"pricing page" launch "go live"' });
+    expect(parseSearchQuery('"pricing page" keyword:launch  keyword:"go live"')).toEqual({
+      keyword: '"pricing page" launch "go live"',
+    });
     // A one-word quoted term needs no phrase quotes; inner whitespace is collapsed.
     expect(parseSearchQuery('keyword:"  budget  "')).toEqual({ keyword: 'budget' });
     expect(parseSearchQuery('keyword:"a \t b"')).toEqual({ keyword: '"a b"' });
@@ -54,7 +56,9 @@ describe('svc_search grammar', () => {
   });
 
   it('accepts quoted values for every token, and token names in any case', () => {
-    expect(parseSearchQuery('LIMIT:"5" Scope:Title MINE:False participants:" ana@example.com , bo@example.com "')).toEqual({
+    expect(
+      parseSearchQuery('LIMIT:"5" Scope:Title MINE:False participants:" ana@example.com , bo@example.com "'),
+    ).toEqual({
       limit: 5,
       scope: 'title',
       mine: false,
@@ -63,20 +67,26 @@ describe('svc_search grammar', () => {
   });
 
   it('accumulates organizers and participants across repeats (any of them matches)', () => {
-    expect(parseSearchQuery('organizers:a@x.io organizers:b@x.io,c@x.io participants:d@x.io participants:e@x.io')).toEqual({
+    expect(
+      parseSearchQuery('organizers:a@x.io organizers:b@x.io,c@x.io participants:d@x.io participants:e@x.io'),
+    ).toEqual({
       organizers: ['a@x.io', 'b@x.io', 'c@x.io'],
       participants: ['d@x.io', 'e@x.io'],
     });
   });
 
-  it.each(['scope:title scope:all', 'from:2026-01-01 from:2026-01-02', 'to:2026-01-01 to:2026-01-01', 'limit:5 limit:5', 'skip:0 skip:10', 'mine:true mine:false'])(
-    'refuses a repeated scalar as ambiguous: %s',
-    (q) => {
-      const e = errorOf(q);
-      expect(e.code).toBe('invalid_arguments');
-      expect(e.details).toEqual({ field: q.split(':')[0], rule: 'at most once' });
-    },
-  );
+  it.each([
+    'scope:title scope:all',
+    'from:2026-01-01 from:2026-01-02',
+    'to:2026-01-01 to:2026-01-01',
+    'limit:5 limit:5',
+    'skip:0 skip:10',
+    'mine:true mine:false',
+  ])('refuses a repeated scalar as ambiguous: %s', (q) => {
+    const e = errorOf(q);
+    expect(e.code).toBe('invalid_arguments');
+    expect(e.details).toEqual({ field: q.split(':')[0], rule: 'at most once' });
+  });
 
   it('bounds limit to 1..50 and skip to 0..100000', () => {
     expect(parseSearchQuery('limit:50')).toEqual({ limit: 50 });
@@ -84,7 +94,15 @@ describe('svc_search grammar', () => {
     expect(parseSearchQuery('limit:007')).toEqual({ limit: 7 });
     expect(parseSearchQuery('skip:0')).toEqual({ skip: 0 });
     expect(parseSearchQuery('skip:100000')).toEqual({ skip: 100000 });
-    for (const q of ['limit:51', 'limit:0', 'limit:-1', 'limit:5.5', 'limit:ten', 'limit:+5', 'limit:99999999999999999999']) {
+    for (const q of [
+      'limit:51',
+      'limit:0',
+      'limit:-1',
+      'limit:5.5',
+      'limit:ten',
+      'limit:+5',
+      'limit:99999999999999999999',
+    ]) {
       const e = errorOf(q);
       expect({ q, code: e.code, field: e.details.field }).toEqual({ q, code: 'invalid_arguments', field: 'limit' });
     }
@@ -104,27 +122,47 @@ describe('svc_search grammar', () => {
       ['from:yesterday', 'from'],
     ]) {
       const e = errorOf(q);
-      expect({ q, field: e.details.field, rule: e.details.rule }).toEqual({ q, field, rule: 'a real calendar date written YYYY-MM-DD' });
+      expect({ q, field: e.details.field, rule: e.details.rule }).toEqual({
+        q,
+        field,
+        rule: 'a real calendar date written YYYY-MM-DD',
+      });
     }
     const order = errorOf('to:2026-01-01 from:2026-01-02');
     expect(order.details).toEqual({ field: 'from', rule: 'must not be after to' });
   });
 
   it('refuses malformed emails naming the token', () => {
-    for (const q of ['organizers:ana', 'participants:ana@example', 'participants:a@x.io,', 'organizers:a@x.io,,b@x.io', 'participants:"a b@x.io"']) {
+    for (const q of [
+      'organizers:ana',
+      'participants:ana@example',
+      'participants:a@x.io,',
+      'organizers:a@x.io,,b@x.io',
+      'participants:"a b@x.io"',
+    ]) {
       const e = errorOf(q);
-      expect({ q, field: e.details.field, rule: e.details.rule }).toEqual({ q, field: q.split(':')[0], rule: 'comma-separated email addresses' });
+      expect({ q, field: e.details.field, rule: e.details.rule }).toEqual({
+        q,
+        field: q.split(':')[0],
+        rule: 'comma-separated email addresses',
+      });
     }
   });
 
   it('caps the emails of one filter at 50 across repeats', () => {
     const list = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `u${from + i}@x.io`).join(',');
     expect(parseSearchQuery(`participants:${list(50)}`).participants).toHaveLength(50);
-    expect(errorOf(`participants:${list(30)} participants:${list(21, 30)}`).details).toEqual({ field: 'participants', rule: 'at most 50 emails' });
+    expect(errorOf(`participants:${list(30)} participants:${list(21, 30)}`).details).toEqual({
+      field: 'participants',
+      rule: 'at most 50 emails',
+    });
   });
 
   it('refuses unknown tokens, empty values and bad scalars naming the token', () => {
-    expect(errorOf('foo:bar').details).toEqual({ field: 'foo', rule: expect.stringMatching(/^a known token: keyword, scope/) });
+    expect(errorOf('foo:bar').details).toEqual({
+      field: 'foo',
+      rule: expect.stringMatching(/^a known token: keyword, scope/),
+    });
     expect(errorOf('https://example.com').details.field).toBe('https');
     expect(errorOf('limit:').details).toEqual({ field: 'limit', rule: 'needs a value' });
     expect(errorOf('keyword: budget').details).toEqual({ field: 'keyword', rule: 'needs a value' });

@@ -1,5 +1,13 @@
 import fc from 'fast-check';
-import { hasPhrase, necessary, parseTsquery, phrasePairs, plainLexeme, serialize, TsNode } from '../../../../services/core/meetings/tsquery';
+import {
+  hasPhrase,
+  necessary,
+  parseTsquery,
+  phrasePairs,
+  plainLexeme,
+  serialize,
+  TsNode,
+} from '../../../../services/core/meetings/tsquery';
 import { momentWord } from '../../../../services/core/meetings/list-sql';
 
 describe('tsquery text', () => {
@@ -13,14 +21,18 @@ describe('tsquery text', () => {
     const tree = parseTsquery("!( 'a' <-> 'it''s' ) & ( 'c\\\\d' | 'e':* )");
     expect(tree).toEqual({
       kind: 'and',
-      left: { kind: 'not', arg: { kind: 'phrase', op: '<->', left: { kind: 'lex', text: "'a'" }, right: { kind: 'lex', text: "'it''s'" } } },
+      left: {
+        kind: 'not',
+        arg: { kind: 'phrase', op: '<->', left: { kind: 'lex', text: "'a'" }, right: { kind: 'lex', text: "'it''s'" } },
+      },
       right: { kind: 'or', left: { kind: 'lex', text: "'c\\\\d'" }, right: { kind: 'lex', text: "'e':*" } },
     });
   });
 
   it('answers null for the empty query (only stop words) and throws on text it cannot read', () => {
     expect(parseTsquery('')).toBeNull();
-    for (const bad of ["'a", "'a' &", "'a' 'b'", "('a'", "'a' <x> 'b'", 'a', "'a' )"]) expect(() => parseTsquery(bad)).toThrow();
+    for (const bad of ["'a", "'a' &", "'a' 'b'", "('a'", "'a' <x> 'b'", 'a', "'a' )"])
+      expect(() => parseTsquery(bad)).toThrow();
   });
 
   it('finds phrases anywhere in the tree', () => {
@@ -44,7 +56,8 @@ describe('tsquery text', () => {
     expect(pairs("'a' <-> 'b' <-> 'c'")).toEqual(["'a b'", "'b c'"]);
     expect(pairs("'a' <-> ( 'b' <-> 'c' )")).toEqual(["'a b'", "'b c'"]);
     expect(pairs("'it''s' <-> 'c\\\\d'")).toEqual(["'it''s c\\\\d'"]);
-    for (const other of ["'a' <2> 'b'", "'a':* <-> 'b'", "'a' <-> !'b'", "'a' <-> ( 'b' | 'c' )", "'a'"]) expect(pairs(other)).toBeNull();
+    for (const other of ["'a' <2> 'b'", "'a':* <-> 'b'", "'a' <-> !'b'", "'a' <-> ( 'b' | 'c' )", "'a'"])
+      expect(pairs(other)).toBeNull();
   });
 
   /** A tiny evaluator over a set of words, positions ignored: what necessary() must over-approximate. */
@@ -68,8 +81,12 @@ describe('tsquery text', () => {
       { depthSize: 'small', withCrossShrink: true },
       fc.constantFrom("'a'", "'b'", "'c'", "'d'").map((text): TsNode => ({ kind: 'lex', text })),
       tie('node').map((arg): TsNode => ({ kind: 'not', arg })),
-      fc.tuple(fc.constantFrom('and' as const, 'or' as const), tie('node'), tie('node')).map(([kind, left, right]): TsNode => ({ kind, left, right })),
-      fc.tuple(fc.constantFrom('<->', '<2>'), tie('node'), tie('node')).map(([op, left, right]): TsNode => ({ kind: 'phrase', op, left, right })),
+      fc
+        .tuple(fc.constantFrom('and' as const, 'or' as const), tie('node'), tie('node'))
+        .map(([kind, left, right]): TsNode => ({ kind, left, right })),
+      fc
+        .tuple(fc.constantFrom('<->', '<2>'), tie('node'), tie('node'))
+        .map(([op, left, right]): TsNode => ({ kind: 'phrase', op, left, right })),
     ),
   })).node;
 
@@ -96,7 +113,10 @@ describe('tsquery text', () => {
   });
 
   it('serialises any tree so that it reads back as the same tree', () => {
-    fc.assert(fc.property(tree, (t) => expect(parseTsquery(serialize(t))).toEqual(t)), { numRuns: 500 });
+    fc.assert(
+      fc.property(tree, (t) => expect(parseTsquery(serialize(t))).toEqual(t)),
+      { numRuns: 500 },
+    );
   });
 
   it('necessary() holds for every set of words the full query matches', () => {
@@ -104,7 +124,8 @@ describe('tsquery text', () => {
       fc.property(tree, fc.subarray(["'a'", "'b'", "'c'", "'d'"]), fc.boolean(), (t, words, phraseHolds) => {
         const set = new Set(words);
         const nec = necessary(t);
-        if (matches(t, set, phraseHolds) && nec !== null) expect(matches(parseTsquery(nec)!, set, phraseHolds)).toBe(true);
+        if (matches(t, set, phraseHolds) && nec !== null)
+          expect(matches(parseTsquery(nec)!, set, phraseHolds)).toBe(true);
       }),
       { numRuns: 2000 },
     );

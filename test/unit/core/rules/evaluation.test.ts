@@ -6,7 +6,10 @@ import type { Knex } from 'knex';
 import { errorsOf, statusOf, ActionOutcome } from '../../../../services/core/rules/actions';
 import { allHeld, evaluateConditions, MeetingFacts, unmetReason } from '../../../../services/core/rules/conditions';
 import type { RuleCondition } from '../../../../services/core/rules/validation';
-import { ruleExecutionWorkflowId as coreWorkflowId, RULE_EXECUTION_WORKFLOW as CORE_TYPE } from '../../../../workflows/contracts';
+import {
+  ruleExecutionWorkflowId as coreWorkflowId,
+  RULE_EXECUTION_WORKFLOW as CORE_TYPE,
+} from '../../../../workflows/contracts';
 import { postProcessingChildren } from '../../../../workflows/post-processing';
 import { RULE_EXECUTION_WORKFLOW, ruleExecutionWorkflowId } from '../../../../workflows/contracts';
 import { ruleExecutionChild } from '../../../../workflows/post-processing';
@@ -51,13 +54,17 @@ describe('conditions against a meeting', () => {
     expect(await holds({ type: 'participant', domain: 'partner.test' })).toBe(true);
     expect(await holds({ type: 'participant', domain: 'eu.partner.test' })).toBe(true);
     expect(await holds({ type: 'participant', domain: 'other.test' })).toBe(false);
-    expect(await holds({ type: 'participant', domain: 'partner.test' }, { ...facts, participants: ['cy@eu.partner.test'] })).toBe(false);
+    expect(
+      await holds({ type: 'participant', domain: 'partner.test' }, { ...facts, participants: ['cy@eu.partner.test'] }),
+    ).toBe(false);
   });
 
   it('meeting_type, channel', async () => {
     expect(await holds({ type: 'meeting_type', meeting_type: 'planning' })).toBe(true);
     expect(await holds({ type: 'meeting_type', meeting_type: 'sales' })).toBe(false);
-    expect(await holds({ type: 'meeting_type', meeting_type: 'general' }, { ...facts, meeting_type: null })).toBe(false);
+    expect(await holds({ type: 'meeting_type', meeting_type: 'general' }, { ...facts, meeting_type: null })).toBe(
+      false,
+    );
     expect(await holds({ type: 'channel', channel_id: 'C1' })).toBe(true);
     expect(await holds({ type: 'channel', channel_id: 'C2' })).toBe(false);
     expect(await holds({ type: 'channel', channel_id: 'C1' }, { ...facts, channel_id: null })).toBe(false);
@@ -81,14 +88,21 @@ describe('conditions against a meeting', () => {
     expect(allHeld(some, conditions)).toBe(false);
     const all = await evaluateConditions(noDb, facts, conditions, { all: true });
     expect(all.map((o) => o.held)).toEqual([true, false, true]);
-    expect(unmetReason(all)).toBe('conditions not met: condition 1 (channel) does not hold: not (meeting is in channel C9): meeting is in channel C1');
+    expect(unmetReason(all)).toBe(
+      'conditions not met: condition 1 (channel) does not hold: not (meeting is in channel C9): meeting is in channel C1',
+    );
     expect(allHeld([], [])).toBe(true);
     expect(unmetReason(await evaluateConditions(noDb, facts, [conditions[0]]))).toBeNull();
   });
 });
 
 describe('execution status', () => {
-  const o = (status: ActionOutcome['status'], error?: string): ActionOutcome => ({ type: 'privacy', privacy: 'owner', status, ...(error ? { error } : {}) });
+  const o = (status: ActionOutcome['status'], error?: string): ActionOutcome => ({
+    type: 'privacy',
+    privacy: 'owner',
+    status,
+    ...(error ? { error } : {}),
+  });
 
   it('is success when every action is done (or would be), failed when none, partial otherwise', () => {
     expect(statusOf([o('done'), o('done')])).toBe('success');
@@ -100,7 +114,9 @@ describe('execution status', () => {
   });
 
   it('names each failed action by position in the error', () => {
-    expect(errorsOf([o('done'), o('failed', 'channel "C" was not found')])).toBe('actions.1 (privacy): channel "C" was not found');
+    expect(errorsOf([o('done'), o('failed', 'channel "C" was not found')])).toBe(
+      'actions.1 (privacy): channel "C" was not found',
+    );
     expect(errorsOf([o('done')])).toBeNull();
   });
 });
@@ -115,6 +131,10 @@ describe('workflow helpers', () => {
   it('are started after every transcript, with an id derived from the meeting', () => {
     const children = postProcessingChildren({ meetingId: '01ABC' });
     expect(children).toContainEqual(ruleExecutionChild({ meetingId: '01ABC' }));
-    expect(children.find((c) => c.workflowType === 'RuleExecutionWorkflow')).toEqual({ workflowType: 'RuleExecutionWorkflow', workflowId: 'rules-01ABC', args: [{ meetingId: '01ABC' }] });
+    expect(children.find((c) => c.workflowType === 'RuleExecutionWorkflow')).toEqual({
+      workflowType: 'RuleExecutionWorkflow',
+      workflowId: 'rules-01ABC',
+      args: [{ meetingId: '01ABC' }],
+    });
   });
 });

@@ -6,9 +6,18 @@ import type { Principal } from '../../../../services/core/principal';
 import { UPLOAD_LIMITS, validateUpload } from '../../../../services/core/uploads/validate';
 import { ServiceError } from '../../../../services/platform/errors';
 
-const member: Principal = { userId: 'u1', teamId: 't1', email: 'a@example.com', name: 'A', role: 'member', tier: 'pro', flags: [] };
+const member: Principal = {
+  userId: 'u1',
+  teamId: 't1',
+  email: 'a@example.com',
+  name: 'A',
+  role: 'member',
+  tier: 'pro',
+  flags: [],
+};
 const config = { allowPrivateNetwork: false };
-const upload = (speaker_count: unknown) => validateUpload(member, { url: 'https://media.example.com/call.mp3', speaker_count: speaker_count as number }, config);
+const upload = (speaker_count: unknown) =>
+  validateUpload(member, { url: 'https://media.example.com/call.mp3', speaker_count: speaker_count as number }, config);
 
 describe('speaker_count', () => {
   it('is optional', () => {
@@ -30,6 +39,8 @@ describe('speaker_count', () => {
     }
     expect(error).toBeInstanceOf(ServiceError);
     expect((error as ServiceError).details).toEqual({ field: 'speaker_count', rule: 'an integer from 1 to 50' });
-    expect((error as ServiceError).message).toBe(`speaker_count must be an integer from 1 to 50 (how many people speak); got ${JSON.stringify(n)}`);
+    expect((error as ServiceError).message).toBe(
+      `speaker_count must be an integer from 1 to 50 (how many people speak); got ${JSON.stringify(n)}`,
+    );
   });
 });

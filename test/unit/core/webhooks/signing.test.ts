@@ -3,16 +3,36 @@
  * the headers of one attempt, the schedule's waits (jitter, Retry-After, the cap), and the
  * post-processing list of delivery children.
  */
-import { hubSignature, standardSignature, verifyHubSignature, verifyStandardSignature, webhookHeaders } from '../../../../services/core/webhooks/signing';
+import {
+  hubSignature,
+  standardSignature,
+  verifyHubSignature,
+  verifyStandardSignature,
+  webhookHeaders,
+} from '../../../../services/core/webhooks/signing';
 import { webhookPayload } from '../../../../services/core/webhooks/deliveries';
 import { delayBefore, withJitter } from '../../../../workflows/webhook-delivery';
 import { postProcessingChildren, webhookDeliveryChildren } from '../../../../workflows/post-processing';
 
 describe('webhook signing', () => {
   it('matches the published HMAC-SHA256 example (GitHub webhooks docs), as lowercase hex without prefix', () => {
-    expect(hubSignature("It's a Secret to Everybody", 'Hello, World!')).toBe('757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17');
-    expect(verifyHubSignature("It's a Secret to Everybody", Buffer.from('Hello, World!'), '757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17')).toBe(true);
-    expect(verifyHubSignature("It's a Secret to Everybody", Buffer.from('Hello, World?'), '757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17')).toBe(false);
+    expect(hubSignature("It's a Secret to Everybody", 'Hello, World!')).toBe(
+      '757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17',
+    );
+    expect(
+      verifyHubSignature(
+        "It's a Secret to Everybody",
+        Buffer.from('Hello, World!'),
+        '757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17',
+      ),
+    ).toBe(true);
+    expect(
+      verifyHubSignature(
+        "It's a Secret to Everybody",
+        Buffer.from('Hello, World?'),
+        '757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17',
+      ),
+    ).toBe(false);
     expect(verifyHubSignature("It's a Secret to Everybody", 'Hello, World!', 'abc')).toBe(false);
     expect(verifyHubSignature("It's a Secret to Everybody", 'Hello, World!', undefined)).toBe(false);
   });
@@ -29,7 +49,13 @@ describe('webhook signing', () => {
       'x-delivery-attempt': '2',
     });
 
-    const h = webhookHeaders({ deliveryId: 'D1', attemptNo: 1, timestamp: 1_800_000_000, body, secrets: { current: 'new-secret-00000000', previous: 'old-secret-00000000' } });
+    const h = webhookHeaders({
+      deliveryId: 'D1',
+      attemptNo: 1,
+      timestamp: 1_800_000_000,
+      body,
+      secrets: { current: 'new-secret-00000000', previous: 'old-secret-00000000' },
+    });
     expect(h['x-hub-signature']).toBe(hubSignature('new-secret-00000000', body));
     expect(h['x-hub-signature-previous']).toBe(hubSignature('old-secret-00000000', body));
     expect(h['webhook-id']).toBe('D1');
@@ -38,8 +64,12 @@ describe('webhook signing', () => {
       `v1,${standardSignature('new-secret-00000000', 'D1', 1_800_000_000, body)} v1,${standardSignature('old-secret-00000000', 'D1', 1_800_000_000, body)}`,
     );
     expect(verifyStandardSignature('old-secret-00000000', 'D1', '1800000000', body, h['webhook-signature'])).toBe(true);
-    expect(verifyStandardSignature('new-secret-00000000', 'D1', '1800000001', body, h['webhook-signature'])).toBe(false);
-    expect(verifyStandardSignature('other-secret-000000', 'D1', '1800000000', body, h['webhook-signature'])).toBe(false);
+    expect(verifyStandardSignature('new-secret-00000000', 'D1', '1800000001', body, h['webhook-signature'])).toBe(
+      false,
+    );
+    expect(verifyStandardSignature('other-secret-000000', 'D1', '1800000000', body, h['webhook-signature'])).toBe(
+      false,
+    );
   });
 });
 
@@ -67,7 +97,13 @@ describe('the schedule', () => {
 
 describe('post-processing list', () => {
   it('has one WebhookDeliveryWorkflow per prepared delivery, after the other children', () => {
-    const input = (deliveryId: string, target: 'upload' | 'team') => ({ deliveryId, meetingId: 'M', target, scheduleMs: [0], timeoutMs: 1000 });
+    const input = (deliveryId: string, target: 'upload' | 'team') => ({
+      deliveryId,
+      meetingId: 'M',
+      target,
+      scheduleMs: [0],
+      timeoutMs: 1000,
+    });
     const webhooks = [
       { workflowId: 'webhook-M-upload', input: input('D1', 'upload') },
       { workflowId: 'webhook-M-team', input: input('D2', 'team') },

@@ -12,7 +12,7 @@ const turns: SpeakerTurn[] = [
 const s = (start_time: number, end_time: number) => ({ start_time, end_time });
 
 describe('assignSpeakers', () => {
-  it('gives each sentence the speaker whose turns cover most of it, summing a speaker\'s turns', () => {
+  it("gives each sentence the speaker whose turns cover most of it, summing a speaker's turns", () => {
     // 3.5–6.5: speaker 0 for 0.5 + 1.0 s, speaker 1 for 2 s. 3–7: speaker 0 for 1 + 1.5 s (two turns,
     // each shorter than speaker 1's 2 s).
     expect(assignSpeakers([s(0.2, 3.8), s(3.5, 6.5), s(3, 7), s(12.5, 14)], turns)).toEqual([0, 1, 0, 2]);
@@ -34,7 +34,11 @@ describe('assignSpeakers', () => {
   });
 
   it('rejects a sentence that ends before it starts and a negative maxGap, naming the field', () => {
-    expect(() => assignSpeakers([s(0, 1), s(3, 2)], turns)).toThrow('sentences[1]: end_time must not be before start_time');
-    expect(() => assignSpeakers([s(0, 1)], turns, { maxGap: -1 })).toThrow('maxGap: must be a number of seconds >= 0, got -1');
+    expect(() => assignSpeakers([s(0, 1), s(3, 2)], turns)).toThrow(
+      'sentences[1]: end_time must not be before start_time',
+    );
+    expect(() => assignSpeakers([s(0, 1)], turns, { maxGap: -1 })).toThrow(
+      'maxGap: must be a number of seconds >= 0, got -1',
+    );
   });
 });

@@ -10,7 +10,10 @@ describe('diarizationErrorRate', () => {
   it('is zero for the reference under other names', () => {
     const r = diarizationErrorRate([t('a', 0, 5), t('b', 5, 10)], [t('x', 0, 5), t('y', 5, 10)]);
     expect(r.der).toBe(0);
-    expect([...r.mapping]).toEqual([['a', 'x'], ['b', 'y']]);
+    expect([...r.mapping]).toEqual([
+      ['a', 'x'],
+      ['b', 'y'],
+    ]);
   });
 
   it('counts missed speech, false alarm and confusion over the reference speech', () => {
@@ -48,7 +51,9 @@ describe('diarizationErrorRate', () => {
 
 describe('parseRttm', () => {
   it('reads start, duration and speaker of SPEAKER lines and rejects a malformed one by line number', () => {
-    expect(parseRttm('SPEAKER f 1 6.690 0.430 <NA> <NA> spk1 <NA> <NA>\n\nSPEAKER f 1 7.5 1 <NA> <NA> spk2 <NA> <NA>\n')).toEqual([
+    expect(
+      parseRttm('SPEAKER f 1 6.690 0.430 <NA> <NA> spk1 <NA> <NA>\n\nSPEAKER f 1 7.5 1 <NA> <NA> spk2 <NA> <NA>\n'),
+    ).toEqual([
       { start: 6.69, end: 6.69 + 0.43, speaker: 'spk1' },
       { start: 7.5, end: 8.5, speaker: 'spk2' },
     ]);

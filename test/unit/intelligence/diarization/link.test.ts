@@ -16,8 +16,16 @@ describe('linkSpeakers', () => {
       [2, [0, 0, 1]],
     ]);
     const r = linkSpeakers(known, local, 0.5);
-    expect([...r.mapping].sort()).toEqual([[0, 1], [1, 0], [2, 2]]);
-    expect(r.known.map((k) => [k.speaker, k.count])).toEqual([[0, 2], [1, 3], [2, 1]]);
+    expect([...r.mapping].sort()).toEqual([
+      [0, 1],
+      [1, 0],
+      [2, 2],
+    ]);
+    expect(r.known.map((k) => [k.speaker, k.count])).toEqual([
+      [0, 2],
+      [1, 3],
+      [2, 1],
+    ]);
     // The input is not changed.
     expect(known[1]).toEqual({ speaker: 1, sum: [0, 2, 0], count: 2 });
   });
@@ -27,13 +35,23 @@ describe('linkSpeakers', () => {
     // Two known, at most two: the voice goes to speaker 0 (closer than speaker 1), though beyond the threshold.
     const capped = linkSpeakers(known, local, 0.5, 2);
     expect([...capped.mapping]).toEqual([[0, 0]]);
-    expect(capped.known.map((k) => [k.speaker, k.count])).toEqual([[0, 2], [1, 2]]);
+    expect(capped.known.map((k) => [k.speaker, k.count])).toEqual([
+      [0, 2],
+      [1, 2],
+    ]);
     // One more allowed: it is a new speaker.
     expect([...linkSpeakers(known, local, 0.5, 3).mapping]).toEqual([[0, 2]]);
   });
 
   it('gives a contested known voice to the closer local speaker; the other becomes new', () => {
-    const r = linkSpeakers(known, new Map([[0, [1, 0.3, 0]], [1, [1, 0.05, 0]]]), 0.5);
+    const r = linkSpeakers(
+      known,
+      new Map([
+        [0, [1, 0.3, 0]],
+        [1, [1, 0.05, 0]],
+      ]),
+      0.5,
+    );
     expect(r.mapping.get(1)).toBe(0);
     expect(r.mapping.get(0)).toBe(2);
   });
@@ -48,13 +66,27 @@ describe('linkSpeakers', () => {
   });
 
   it('starts from no known voices, numbering local speakers in order', () => {
-    const r = linkSpeakers([], new Map([[3, [0, 1]], [1, [1, 0]]]), 0.5);
-    expect([...r.mapping].sort()).toEqual([[1, 0], [3, 1]]);
+    const r = linkSpeakers(
+      [],
+      new Map([
+        [3, [0, 1]],
+        [1, [1, 0]],
+      ]),
+      0.5,
+    );
+    expect([...r.mapping].sort()).toEqual([
+      [1, 0],
+      [3, 1],
+    ]);
   });
 
   it('rejects a zero vector, mixed lengths and a threshold out of range, naming the field', () => {
     expect(() => linkSpeakers(known, new Map([[0, [0, 0, 0]]]), 0.5)).toThrow('embedding: must be a non-zero vector');
-    expect(() => linkSpeakers(known, new Map([[0, [1, 0]]]), 0.5)).toThrow('embedding: all vectors must have the same length, got 3, 2');
-    expect(() => linkSpeakers(known, new Map(), 0)).toThrow('threshold: must be a cosine distance between 0 and 2, got 0');
+    expect(() => linkSpeakers(known, new Map([[0, [1, 0]]]), 0.5)).toThrow(
+      'embedding: all vectors must have the same length, got 3, 2',
+    );
+    expect(() => linkSpeakers(known, new Map(), 0)).toThrow(
+      'threshold: must be a cosine distance between 0 and 2, got 0',
+    );
   });
 });

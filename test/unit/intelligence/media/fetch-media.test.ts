@@ -5,7 +5,8 @@ import { NetError } from '../../../../services/net';
 import { localServer, wav } from '../../net/local-server';
 
 const config = { allowPrivateNetwork: true, media: { maxBytes: 200_000, fetchTimeoutMs: 2_000 } };
-const fixture = (name: string) => readFileSync(join(__dirname, '..', '..', '..', '..', 'services', 'cli', 'demo', 'meetings', name));
+const fixture = (name: string) =>
+  readFileSync(join(__dirname, '..', '..', '..', '..', 'services', 'cli', 'demo', 'meetings', name));
 
 describe('fetchMedia', () => {
   let server: Awaited<ReturnType<typeof localServer>>;
@@ -17,7 +18,9 @@ describe('fetchMedia', () => {
   beforeAll(async () => {
     server = await localServer({
       '/recording.wav': send(wav(1.5), 'audio/wav'),
-      '/download': send(wav(2), 'application/octet-stream', { 'content-disposition': 'attachment; filename="Team sync.WAV"' }),
+      '/download': send(wav(2), 'application/octet-stream', {
+        'content-disposition': 'attachment; filename="Team sync.WAV"',
+      }),
       '/standup.vtt': send(fixture('2026-10-05-engineering-standup.vtt'), 'text/plain'),
       '/retro.srt': send(fixture('2026-10-12-sprint-41-retrospective.srt')),
       '/slides.pdf': send(Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog >>\nendobj\n'), 'audio/mpeg'),
@@ -41,13 +44,24 @@ describe('fetchMedia', () => {
 
   it('sniffs audio from its bytes and reads its duration', async () => {
     const media = await fetchMedia(server.url('/recording.wav'), config);
-    expect(media).toMatchObject({ kind: 'audio', contentType: 'audio/wav', fileName: 'recording.wav', durationSeconds: 1.5, sizeBytes: 24_044 });
+    expect(media).toMatchObject({
+      kind: 'audio',
+      contentType: 'audio/wav',
+      fileName: 'recording.wav',
+      durationSeconds: 1.5,
+      sizeBytes: 24_044,
+    });
     expect(media.bytes.subarray(0, 4).toString()).toBe('RIFF');
   });
 
   it('names the file from Content-Disposition with the extension its content has, whatever the server calls it', async () => {
     const media = await fetchMedia(server.url('/download?id=7'), config);
-    expect(media).toMatchObject({ kind: 'audio', contentType: 'audio/wav', fileName: 'Team sync.wav', durationSeconds: 2 });
+    expect(media).toMatchObject({
+      kind: 'audio',
+      contentType: 'audio/wav',
+      fileName: 'Team sync.wav',
+      durationSeconds: 2,
+    });
   });
 
   it('recognizes WebVTT and SRT captions by their text, with the last cue end as duration', async () => {
@@ -73,11 +87,15 @@ describe('fetchMedia', () => {
       retryable: false,
       details: { field: 'url', rule: 'unsupported_media_type' },
     });
-    await expect(fetchMedia(server.url('/notes.txt'), config)).rejects.toThrow('url: unsupported file type (unrecognized content); send audio, video, WebVTT or SRT');
+    await expect(fetchMedia(server.url('/notes.txt'), config)).rejects.toThrow(
+      'url: unsupported file type (unrecognized content); send audio, video, WebVTT or SRT',
+    );
   });
 
   it('applies MEDIA_MAX_BYTES and the private-network guard', async () => {
-    await expect(fetchMedia(server.url('/huge.wav'), config)).rejects.toThrow('url: file is larger than the 200000-byte limit');
+    await expect(fetchMedia(server.url('/huge.wav'), config)).rejects.toThrow(
+      'url: file is larger than the 200000-byte limit',
+    );
     await expect(fetchMedia(server.url('/recording.wav'), { ...config, allowPrivateNetwork: false })).rejects.toThrow(
       'url: resolves to a private address (127.0.0.1, loopback); set ALLOW_PRIVATE_NETWORK=true for local development only',
     );
@@ -85,13 +103,18 @@ describe('fetchMedia', () => {
 
   it('sends download credentials as headers when given', async () => {
     await expect(fetchMedia(server.url('/signed.wav'), config)).rejects.toThrow('url: server answered 401');
-    const media = await fetchMedia(server.url('/signed.wav'), config, { headers: { authorization: 'Bearer download-token' } });
+    const media = await fetchMedia(server.url('/signed.wav'), config, {
+      headers: { authorization: 'Bearer download-token' },
+    });
     expect(media).toMatchObject({ kind: 'audio', durationSeconds: 1 });
     expect(server.seen.at(-1)!.headers.accept).toMatch(/^audio\/\*/);
   });
 
   it('reports a missing file with the status', async () => {
-    await expect(fetchMedia(server.url('/gone.mp3'), config)).rejects.toMatchObject({ message: 'url: server answered 404', retryable: false });
+    await expect(fetchMedia(server.url('/gone.mp3'), config)).rejects.toMatchObject({
+      message: 'url: server answered 404',
+      retryable: false,
+    });
   });
 });
 
@@ -106,15 +129,24 @@ describe('mediaDuration', () => {
 describe('sniffMedia and fileNameFor', () => {
   it('tells video from audio by magic numbers', async () => {
     // the start of an ISO-BMFF MP4: ftyp box with brand isom
-    const mp4 = Buffer.concat([Buffer.from([0, 0, 0, 0x20]), Buffer.from('ftypisom\0\0\x02\0isomiso2avc1mp41', 'latin1'), Buffer.alloc(64)]);
-    expect(await sniffMedia(mp4)).toEqual({ ok: true, media: { kind: 'video', contentType: 'video/mp4', extension: 'mp4' } });
+    const mp4 = Buffer.concat([
+      Buffer.from([0, 0, 0, 0x20]),
+      Buffer.from('ftypisom\0\0\x02\0isomiso2avc1mp41', 'latin1'),
+      Buffer.alloc(64),
+    ]);
+    expect(await sniffMedia(mp4)).toEqual({
+      ok: true,
+      media: { kind: 'video', contentType: 'video/mp4', extension: 'mp4' },
+    });
     expect(await sniffMedia(Buffer.alloc(0))).toEqual({ ok: false, found: 'an empty file' });
   });
 
   it('keeps names safe and short', () => {
     expect(fileNameFor('http://h/a/..%2F..%2Fetc%2Fpasswd', undefined, 'mp3')).toBe('_.._etc_passwd.mp3');
     expect(fileNameFor('http://h/', undefined, 'vtt')).toBe('media.vtt');
-    expect(fileNameFor('http://h/x', 'attachment; filename="../../weekly call.m4a"', 'mp4')).toBe('_.._weekly call.mp4');
+    expect(fileNameFor('http://h/x', 'attachment; filename="../../weekly call.m4a"', 'mp4')).toBe(
+      '_.._weekly call.mp4',
+    );
     expect(fileNameFor(`http://h/${'a'.repeat(300)}.mp3`, undefined, 'mp3')).toHaveLength(120 + 4);
   });
 });

@@ -23,7 +23,11 @@ const modelAnswer = {
 };
 
 function completion(content: string) {
-  return { id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] };
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+  };
 }
 
 describe('OpenAI-compatible chat summarizer', () => {
@@ -31,7 +35,8 @@ describe('OpenAI-compatible chat summarizer', () => {
   beforeAll(async () => {
     server = await standIn((req) => {
       if (req.url.startsWith('/broken')) return { body: completion('Sure! Here is a summary of the meeting.') };
-      if (req.url.startsWith('/fenced')) return { body: completion('```json\n' + JSON.stringify({ ...modelAnswer, keywords: [] }) + '\n```') };
+      if (req.url.startsWith('/fenced'))
+        return { body: completion('```json\n' + JSON.stringify({ ...modelAnswer, keywords: [] }) + '\n```') };
       if (req.url.startsWith('/down')) return { status: 502, body: 'bad gateway' };
       return { body: completion(JSON.stringify(modelAnswer)) };
     });
@@ -49,7 +54,10 @@ describe('OpenAI-compatible chat summarizer', () => {
     const body = JSON.parse(req.body.toString('utf8'));
     expect(body.model).toBe('qwen2.5-7b-instruct');
     expect(body.temperature).toBe(0);
-    expect(body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'meeting_summary', strict: true, schema: LLM_SUMMARY_SCHEMA } });
+    expect(body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'meeting_summary', strict: true, schema: LLM_SUMMARY_SCHEMA },
+    });
     expect(body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user']);
     expect(body.messages[1].content).toContain('Title: Pricing review');
     expect(body.messages[1].content).toContain("[5.0] Ben Ode: I'll send the revised pricing sheet by Friday.");
@@ -66,7 +74,14 @@ describe('OpenAI-compatible chat summarizer', () => {
       notes: {},
     });
     expect(summary.action_items).toEqual([
-      { text: 'Send the revised pricing sheet', assignee: 'Ben Ode', due: 'Friday', due_date: '2026-10-16', speaker_name: 'Ben Ode', start_time: 5.2 },
+      {
+        text: 'Send the revised pricing sheet',
+        assignee: 'Ben Ode',
+        due: 'Friday',
+        due_date: '2026-10-16',
+        speaker_name: 'Ben Ode',
+        start_time: 5.2,
+      },
     ]);
     // sections in time order, each ending where the next begins
     expect(summary.outline).toEqual([
@@ -82,7 +97,9 @@ describe('OpenAI-compatible chat summarizer', () => {
   });
 
   it('refuses an answer that is not the JSON asked for, as a non-retryable error', async () => {
-    const error = await summarizeWithLlm(meeting, {}, { ...llm(), url: `${server.url}/broken` }).catch((e: unknown) => e);
+    const error = await summarizeWithLlm(meeting, {}, { ...llm(), url: `${server.url}/broken` }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(NetError);
     expect(error).toMatchObject({ retryable: false });
     expect((error as Error).message).toMatch(/unusable summary: the message content is not JSON/);
@@ -98,7 +115,9 @@ describe('OpenAI-compatible chat summarizer', () => {
   });
 
   it('passes the error on with fallback "throw", and uses no chat model without LLM_URL', async () => {
-    await expect(createSummarizer({ llm: { ...llm(), url: `${server.url}/down` } }, { fallback: 'throw' }).summarize(meeting)).rejects.toMatchObject({
+    await expect(
+      createSummarizer({ llm: { ...llm(), url: `${server.url}/down` } }, { fallback: 'throw' }).summarize(meeting),
+    ).rejects.toMatchObject({
       retryable: true,
       status: 502,
     });

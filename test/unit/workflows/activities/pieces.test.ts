@@ -103,17 +103,32 @@ describe('stage', () => {
 
 describe('failures', () => {
   it('bad input is never retried; our own failures are, and say nothing internal', () => {
-    expect(toFailure('fetch_media', new NetError('url: server answered 404', { retryable: false, rule: 'http_status' }))).toMatchObject({ nonRetryable: true, type: 'NonRetryableNetError', message: 'url: server answered 404' });
-    expect(toFailure('fetch_media', new NetError('url: could not connect', { retryable: true, rule: 'connect' }))).toMatchObject({ nonRetryable: false, type: 'RetryableNetError' });
-    expect(toFailure('transcribe', invalid('url', 'asr_not_configured', 'set ASR_URL'))).toMatchObject({ nonRetryable: true, type: 'BadInput', message: 'set ASR_URL' });
+    expect(
+      toFailure('fetch_media', new NetError('url: server answered 404', { retryable: false, rule: 'http_status' })),
+    ).toMatchObject({ nonRetryable: true, type: 'NonRetryableNetError', message: 'url: server answered 404' });
+    expect(
+      toFailure('fetch_media', new NetError('url: could not connect', { retryable: true, rule: 'connect' })),
+    ).toMatchObject({ nonRetryable: false, type: 'RetryableNetError' });
+    expect(toFailure('transcribe', invalid('url', 'asr_not_configured', 'set ASR_URL'))).toMatchObject({
+      nonRetryable: true,
+      type: 'BadInput',
+      message: 'set ASR_URL',
+    });
     const internal = toFailure('persist', new Error('duplicate key value violates unique constraint "sentences_pkey"'));
     expect(internal).toMatchObject({ nonRetryable: false, type: 'InternalError' });
     expect(internal.message).not.toMatch(/sentences_pkey/);
   });
 
-  it('the reason is the activity\'s own message, unwrapped', () => {
+  it("the reason is the activity's own message, unwrapped", () => {
     const cause = ApplicationFailure.nonRetryable('url: server answered 404', 'NonRetryableNetError');
-    const wrapped = new ActivityFailure('Activity task failed', 'fetchMedia', '1', undefined as never, 'identity', cause);
+    const wrapped = new ActivityFailure(
+      'Activity task failed',
+      'fetchMedia',
+      '1',
+      undefined as never,
+      'identity',
+      cause,
+    );
     expect(failureReason(wrapped)).toBe('url: server answered 404');
     expect(failureReason(undefined)).toBe('transcription failed for an unknown reason');
   });
