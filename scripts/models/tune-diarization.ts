@@ -1,7 +1,7 @@
 /**
  * Tunes the diarization clustering threshold: runs sherpa-onnx's OfflineSpeakerDiarization with the
  * committed models over espeak-ng conversations of 2, 3 and 4 voices (tuning seeds, not the tests'),
- * and pyannote's sample when scripts/models/fetch-diarization-testdata.sh has cached it, at each
+ * and pyannote's sample when `make models` has cached it (.models/testdata), at each
  * threshold given, and prints DER (missed, false alarm, confusion in seconds), the number of speakers
  * found and CPU seconds per audio second (one thread). The figures go to docs/speakers.md.
  *
@@ -29,7 +29,7 @@ for (const n of [2, 3, 4]) {
     cases.push({ name: `espeak ${n} voices, seed ${seed}`, audio: readWave(c.wav), reference: c.turns });
   }
 }
-const data = join(__dirname, '..', '..', '.test-data', 'diarization');
+const data = join(__dirname, '..', '..', '.models', 'testdata', 'pyannote');
 if (existsSync(join(data, 'sample.wav'))) {
   cases.push({
     name: 'pyannote sample.wav',

@@ -81,6 +81,8 @@ export const typeDefs = /* GraphQL */ `
     speaker_names: [String!]
     "Transcribe each channel of a two-channel recording on its own, labelled by channel; default: the server's ASR_SPLIT_CHANNELS."
     split_channels: Boolean
+    "How many people speak (1 to 50), when you know: a one-channel recording's speakers are found by diarization, which estimates the count (at most the number of attendees) unless given."
+    speaker_count: Int
   }
 
   input AttendeeInput {

@@ -217,6 +217,12 @@ export const SETTINGS = {
     default: 'false',
     doc: 'Transcribe each channel of a two-channel recording on its own and label its sentences by channel (an upload can say otherwise with split_channels).',
   },
+  DIARIZATION: {
+    kind: 'enum',
+    default: 'auto',
+    values: ['auto', 'own', 'off'],
+    doc: 'Who labels the speakers of a one-channel recording: auto (the worker diarizes it, unless the speech server answers speakers: ASR_RESPONSE_FORMAT=diarized_json, or segments with a speaker), own (the worker diarizes it and its speakers replace those of the server) or off (the labels of the server, else one speaker).',
+  },
   LLM_URL: {
     kind: 'string',
     default: '',
@@ -384,6 +390,8 @@ export interface Config {
     chunkMaxSeconds: number;
     chunkConcurrency: number;
     splitChannels: boolean;
+    /** DIARIZATION: who labels a one-channel recording's speakers (docs/speakers.md). */
+    diarization: 'auto' | 'own' | 'off';
   };
   llm: { url: string; apiKey: string; model: string };
   webhook: { timeoutMs: number; retryScheduleMs: number[]; secretOverlapMs: number };
@@ -600,6 +608,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
       chunkMaxSeconds: v.ASR_CHUNK_MAX_SECONDS as number,
       chunkConcurrency: v.ASR_CHUNK_CONCURRENCY as number,
       splitChannels: v.ASR_SPLIT_CHANNELS as boolean,
+      diarization: v.DIARIZATION as 'auto' | 'own' | 'off',
     },
     llm: { url: v.LLM_URL as string, apiKey: v.LLM_API_KEY as string, model: v.LLM_MODEL as string },
     webhook: {

@@ -97,17 +97,18 @@ function synthesize(args: readonly string[], text: string): Int16Array {
   return samples.slice(a, b);
 }
 
-function wavFile(samples: Int16Array): Buffer {
+/** A 16 kHz 16-bit PCM WAV file of `samples` (interleaved when `channels` is more than one). */
+export function wavFile(samples: Int16Array, channels = 1): Buffer {
   const header = Buffer.alloc(44);
   header.write('RIFF', 0);
   header.writeUInt32LE(36 + samples.byteLength, 4);
   header.write('WAVEfmt ', 8);
   header.writeUInt32LE(16, 16);
   header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
+  header.writeUInt16LE(channels, 22);
   header.writeUInt32LE(RATE, 24);
-  header.writeUInt32LE(RATE * 2, 28);
-  header.writeUInt16LE(2, 32);
+  header.writeUInt32LE(RATE * 2 * channels, 28);
+  header.writeUInt16LE(2 * channels, 32);
   header.writeUInt16LE(16, 34);
   header.write('data', 36);
   header.writeUInt32LE(samples.byteLength, 40);

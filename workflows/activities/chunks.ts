@@ -10,8 +10,12 @@
  *   the WAV) or cut out and sent to ASR_URL; on TEMPORAL_SPEECH_TASK_QUEUE. Its segments are stored
  *   in transcript_chunks as they arrive, so a chunk already done is never sent again (a retried
  *   activity, a worker killed mid-way). The workflow runs ASR_CHUNK_CONCURRENCY of them at once.
+ *   A one-channel recording's chunk is also diarized (a worker thread, beside the speech engine): each
+ *   segment is stored with the chunk-local speaker it overlaps most, and each local speaker's voice
+ *   embedding with the chunk, so a resumed run never diarizes a chunk already done.
  * - stitchTranscript: the chunks back on the recording's timeline (services/intelligence/asr/chunks.ts),
- *   channels interleaved by time, staged as the run's sentences.
+ *   channels interleaved by time, staged as the run's sentences; diarized chunks' speakers linked into
+ *   one label per voice across chunks (linkSpeakers).
  *
  * A step on a worker without the stage re-derives the audio (download, extract) exactly as before:
  * the same file and settings give the same plan. Every temporary file is removed whatever happens.
@@ -26,7 +30,17 @@ import {
   saveChunk,
   setProgress,
   chargeMinutes,
+  type ChunkVoices,
 } from '../../services/core/ingest';
+import {
+  assignSpeakers,
+  DIARIZATION_SAMPLE_RATE,
+  DIARIZATION_THRESHOLD,
+  diarizeInThread,
+  linkSpeakers,
+  MAX_SPEAKERS,
+  type KnownVoice,
+} from '../../services/intelligence/diarization';
 import {
   asrEngine,
   engineFor,
@@ -239,19 +253,32 @@ export function transcribeChunkActivity(deps: ActivityDeps) {
 
       const meeting = await loadIngestMeeting(deps.db, meetingId);
       const audio = await audioFor(deps, meetingId, input.media, channel);
-      const segments =
+      const recognised =
         asrEngine(deps.config) === 'embedded'
-          ? await embeddedChunk(deps, audio, chunk)
-          : await serverChunk(deps, input, audio, meeting?.custom_language ?? null);
+          ? embeddedChunk(deps, audio, chunk)
+          : serverChunk(deps, input, audio, meeting?.custom_language ?? null);
+      const diarized =
+        channel < 0 && diarizes(deps)
+          ? diarizeChunk(audio, chunk, speakerBounds(meeting?.upload_options, input.total === 1))
+          : undefined;
+      const [segments, voices] = await Promise.all([recognised, diarized]);
+      const local = voices
+        ? assignSpeakers(
+            segments.map((s) => ({ start_time: s.start, end_time: Math.max(s.start, s.end) })),
+            voices.turns,
+          )
+        : [];
       await saveChunk(
         deps.db,
         key,
-        segments.map((s) => ({
+        segments.map((s, i) => ({
           start: s.start,
           end: s.end,
           text: s.text,
           ...(s.speaker ? { speaker: s.speaker } : {}),
+          ...(local[i] != null ? { voice: local[i]! } : {}),
         })),
+        voices?.voices,
       );
       const done = await countChunks(deps.db, meetingId, input.plan);
       await setProgress(deps.db, meetingId, {
@@ -262,6 +289,50 @@ export function transcribeChunkActivity(deps: ActivityDeps) {
       });
       return { segments: segments.length, reused: false };
     });
+}
+
+/**
+ * Whether this worker diarizes one-channel chunks (DIARIZATION): auto and own do, except that auto
+ * leaves a server that answers speakers (diarized_json) to it; off never does.
+ */
+function diarizes(deps: ActivityDeps): boolean {
+  const { asr } = deps.config;
+  if (asr.diarization === 'off') return false;
+  return asrEngine(deps.config) === 'embedded' || asr.responseFormat !== 'diarized_json' || asr.diarization === 'own';
+}
+
+/**
+ * What the upload says of the number of speakers: speaker_count is exact for a recording in one chunk
+ * and an upper bound per chunk otherwise (a chunk may hear fewer people); the attendee list bounds the
+ * estimate.
+ */
+function speakerBounds(
+  options: { speaker_count?: number; attendees?: unknown[] } | undefined,
+  single: boolean,
+): { speakerCount?: number; maxSpeakers?: number } {
+  const count = options?.speaker_count;
+  if (count !== undefined) return single ? { speakerCount: count } : { maxSpeakers: count };
+  const attendees = options?.attendees?.length ?? 0;
+  return attendees > 0 ? { maxSpeakers: Math.min(attendees, MAX_SPEAKERS) } : {};
+}
+
+/** The most speakers the whole recording may have (speaker_count, else the attendee count). */
+function speakerLimit(options: { speaker_count?: number; attendees?: unknown[] } | undefined): number {
+  return options?.speaker_count ?? (options?.attendees?.length || Infinity);
+}
+
+/** Who speaks when in one chunk (seconds from the chunk's start), and each local speaker's voice embedding. */
+async function diarizeChunk(
+  audio: ExtractedAudio,
+  chunk: ChunkInput['chunk'],
+  bounds: { speakerCount?: number; maxSpeakers?: number },
+) {
+  const samples = await readPcm(audio.path, chunk.start, Math.min(chunk.end, audio.durationSeconds));
+  const { turns, voices } = await diarizeInThread({ samples, sampleRate: DIARIZATION_SAMPLE_RATE }, bounds);
+  const stored: ChunkVoices = {};
+  // Four decimals keep the vectors small in the row and change no cosine the linking compares.
+  for (const [speaker, v] of voices) stored[String(speaker)] = v.map((x) => Math.round(x * 1e4) / 1e4);
+  return { turns, voices: stored };
 }
 
 /** One chunk by the embedded engine: its samples read from the staged WAV, decoded in this process. */
@@ -318,32 +389,75 @@ async function transcriber(deps: ActivityDeps): Promise<{ engine: string; model:
   return { engine: 'openai-compatible', model: deps.config.asr.model };
 }
 
+type StoredRow = Awaited<ReturnType<typeof loadChunks>>[number];
+
+/**
+ * Our speakers for a one-channel recording's chunks, in place of the segments' own: each chunk's local
+ * speakers linked to the voices of the chunks before it, one label per voice ("Speaker 1", …); a
+ * segment diarization gave no speaker takes the one before it. Undefined (keep the segments' labels)
+ * when a chunk was not diarized, or the server answered speakers and DIARIZATION is not `own`.
+ */
+function linkedSegments(
+  deps: ActivityDeps,
+  rows: StoredRow[],
+  limit: number,
+): Map<StoredRow, AsrSegment[]> | undefined {
+  if (rows.length === 0 || rows.some((r) => !r.voices)) return undefined;
+  if (deps.config.asr.diarization !== 'own' && rows.some((r) => r.segments.some((s) => s.speaker))) return undefined;
+  let known: KnownVoice[] = [];
+  const out = new Map<StoredRow, AsrSegment[]>();
+  let previous = '0';
+  for (const row of [...rows].sort((a, b) => a.index - b.index)) {
+    const local = new Map(Object.entries(row.voices!).map(([k, v]) => [Number(k), v]));
+    const linked = linkSpeakers(known, local, DIARIZATION_THRESHOLD, limit);
+    known = linked.known;
+    out.set(
+      row,
+      row.segments.map((s) => {
+        const global = s.voice !== undefined ? linked.mapping.get(s.voice) : undefined;
+        if (global !== undefined) previous = String(global);
+        return { start: s.start, end: s.end, text: s.text, speaker: previous };
+      }),
+    );
+  }
+  return out;
+}
+
 /** The plan's chunks, stitched, as sentences; undefined when a chunk is missing (rows gone). */
 export async function stitchedSentences(
   deps: ActivityDeps,
   meetingId: string,
   plan: AudioPlan,
-): Promise<Sentence[] | undefined> {
+): Promise<{ sentences: Sentence[]; diarized: boolean } | undefined> {
   const rows = await loadChunks(deps.db, meetingId, plan.plan);
-  const perChannel = plan.channels.map((channel, c) => {
-    const parts = plan.chunks[c].map((chunk) => {
-      const row = rows.find((r) => r.channel === channel && r.index === chunk.index);
-      return row ? { chunk, segments: row.segments } : undefined;
-    });
-    if (parts.some((p) => !p)) return undefined;
-    return stitchChunks(parts as { chunk: (typeof plan.chunks)[number][number]; segments: AsrSegment[] }[], {
-      speaker: channel < 0 ? undefined : plan.channelLabels[c],
-    });
-  });
+  let diarized = false;
+  const perChannel = await Promise.all(
+    plan.channels.map(async (channel, c) => {
+      const own = plan.chunks[c].map((chunk) => rows.find((r) => r.channel === channel && r.index === chunk.index));
+      if (own.some((r) => !r)) return undefined;
+      const linked =
+        channel < 0
+          ? linkedSegments(
+              deps,
+              own as StoredRow[],
+              speakerLimit((await loadIngestMeeting(deps.db, meetingId))?.upload_options),
+            )
+          : undefined;
+      if (linked) diarized = true;
+      const parts = plan.chunks[c].map((chunk, i) => ({ chunk, segments: linked?.get(own[i]!) ?? own[i]!.segments }));
+      return stitchChunks(parts, { speaker: channel < 0 ? undefined : plan.channelLabels[c] });
+    }),
+  );
   if (perChannel.some((p) => !p)) return undefined;
-  return toSentences(perChannel as NonNullable<(typeof perChannel)[number]>[]);
+  return { sentences: toSentences(perChannel as NonNullable<(typeof perChannel)[number]>[]), diarized };
 }
 
 export function stitchTranscriptActivity(deps: ActivityDeps) {
   return (input: MeetingRef & { media: MediaRef; plan: AudioPlan }): Promise<TranscriptRef> =>
     runStep('stitch_transcript', async () => {
-      const sentences = await stitchedSentences(deps, input.meetingId, input.plan);
-      if (!sentences) throw new Error('a transcribed chunk is missing from transcript_chunks');
+      const stitched = await stitchedSentences(deps, input.meetingId, input.plan);
+      if (!stitched) throw new Error('a transcribed chunk is missing from transcript_chunks');
+      const { sentences, diarized } = stitched;
       if (sentences.length === 0)
         throw badInput('url: no speech was recognised in the recording; nothing to transcribe');
       await stageOf(deps, input.meetingId).writeJson('sentences', { digest: digestOf(sentences), sentences });
@@ -354,7 +468,11 @@ export function stitchTranscriptActivity(deps: ActivityDeps) {
       await chargeMinutes(deps.db, input.meetingId, ref.durationSeconds);
       const chunkCount = input.plan.chunks.reduce((n, c) => n + c.length, 0);
       const perChunkLabels =
-        input.plan.channels[0] < 0 && input.plan.chunks[0].length > 1 && ref.speakers > 1 && !input.plan.referenceFirst;
+        input.plan.channels[0] < 0 &&
+        input.plan.chunks[0].length > 1 &&
+        ref.speakers > 1 &&
+        !input.plan.referenceFirst &&
+        !diarized;
       await setProgress(deps.db, input.meetingId, {
         stage: 'analysing',
         percent: 90,

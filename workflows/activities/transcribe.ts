@@ -70,9 +70,9 @@ export async function sentencesFor(
   if (staged) return staged;
   if (transcript?.plan) {
     // A chunked run: its chunks are in the database; stitch them again rather than transcribe again.
-    const sentences = await stitchedSentences(deps, meetingId, transcript.plan);
-    if (sentences) {
-      const again = { digest: digestOf(sentences), sentences };
+    const stitched = await stitchedSentences(deps, meetingId, transcript.plan);
+    if (stitched) {
+      const again = { digest: digestOf(stitched.sentences), sentences: stitched.sentences };
       await stageOf(deps, meetingId).writeJson('sentences', again);
       return again;
     }

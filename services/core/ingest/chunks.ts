@@ -11,6 +11,24 @@ export interface StoredSegment {
   end: number;
   text: string;
   speaker?: string;
+  /** The chunk-local speaker diarization gave this segment (a key of the chunk's voices). */
+  voice?: number;
+}
+
+/** Chunk-local speaker → its voice embedding (diarization), for linking speakers across chunks. */
+export type ChunkVoices = Record<string, number[]>;
+
+export interface StoredChunk {
+  segments: StoredSegment[];
+  voices?: ChunkVoices;
+}
+
+/**
+ * The segments column holds the segments alone, or, for a diarized chunk, `{ segments, voices }`
+ * (rows written before diarization are plain lists and read as before).
+ */
+function fromColumn(value: unknown): StoredChunk {
+  return Array.isArray(value) ? { segments: value as StoredSegment[] } : (value as StoredChunk);
 }
 
 export interface ChunkKey {
@@ -25,17 +43,23 @@ export async function loadChunk(db: Knex, key: ChunkKey): Promise<StoredSegment[
   const row = await db('transcript_chunks')
     .where({ meeting_id: key.meetingId, plan: key.plan, channel: key.channel, chunk_index: key.index })
     .first('segments');
-  return row ? (row.segments as StoredSegment[]) : undefined;
+  return row ? fromColumn(row.segments).segments : undefined;
 }
 
-export async function saveChunk(db: Knex, key: ChunkKey, segments: StoredSegment[]): Promise<void> {
+export async function saveChunk(
+  db: Knex,
+  key: ChunkKey,
+  segments: StoredSegment[],
+  voices?: ChunkVoices,
+): Promise<void> {
+  const value = voices ? { segments, voices } : segments;
   await db('transcript_chunks')
     .insert({
       meeting_id: key.meetingId,
       plan: key.plan,
       channel: key.channel,
       chunk_index: key.index,
-      segments: JSON.stringify(segments),
+      segments: JSON.stringify(value),
     })
     .onConflict(['meeting_id', 'plan', 'channel', 'chunk_index'])
     .merge(['segments']);
@@ -46,16 +70,12 @@ export async function loadChunks(
   db: Knex,
   meetingId: string,
   plan: string,
-): Promise<{ channel: number; index: number; segments: StoredSegment[] }[]> {
+): Promise<({ channel: number; index: number } & StoredChunk)[]> {
   const rows = await db('transcript_chunks')
     .where({ meeting_id: meetingId, plan })
     .orderBy(['channel', 'chunk_index'])
     .select('channel', 'chunk_index', 'segments');
-  return rows.map((r) => ({
-    channel: r.channel as number,
-    index: r.chunk_index as number,
-    segments: r.segments as StoredSegment[],
-  }));
+  return rows.map((r) => ({ channel: r.channel as number, index: r.chunk_index as number, ...fromColumn(r.segments) }));
 }
 
 export async function countChunks(db: Knex, meetingId: string, plan: string): Promise<number> {

@@ -8,4 +8,12 @@
 export { chargeMinutes, loadIngestMeeting, markMeetingFailed, persistTranscript, speakerEmails } from './ingest';
 
 // Intermediate chunks of a long transcription, kept between activity attempts, and its progress.
-export { countChunks, loadChunk, loadChunks, saveChunk, setProgress } from './chunks';
+export {
+  countChunks,
+  loadChunk,
+  loadChunks,
+  saveChunk,
+  setProgress,
+  type ChunkVoices,
+  type StoredChunk,
+} from './chunks';

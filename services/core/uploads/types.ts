@@ -30,6 +30,7 @@ export interface UploadInput {
   language?: string | null;
   speaker_names?: string[] | null;
   split_channels?: boolean | null;
+  speaker_count?: number | null;
 }
 
 export interface Attendee {
@@ -50,6 +51,8 @@ export interface UploadOptions {
   split_channels?: boolean;
   /** Who speaks, in order (a two-channel recording's channels); hints for the speech server. */
   speaker_names?: string[];
+  /** How many people speak in a one-channel recording, when the uploader knows (absent: estimated). */
+  speaker_count?: number;
   /** Seconds already added to the owner's minutes_consumed (set once; see chargeMinutes in ../ingest/ingest.ts). */
   minutes_charged_seconds?: number;
 }
@@ -73,6 +76,7 @@ export interface NormalizedUpload {
   speakerNames: string[];
   /** null: the server's ASR_SPLIT_CHANNELS decides. */
   splitChannels: boolean | null;
+  speakerCount: number | null;
 }
 
 export interface UploadResult {

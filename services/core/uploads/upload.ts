@@ -43,6 +43,7 @@ function requestHash(u: NormalizedUpload, key: Buffer | undefined): string {
     // Only when given, so the hash of an upload without them is what it always was.
     ...(u.speakerNames.length > 0 || u.splitChannels !== null ? [u.speakerNames, u.splitChannels] : []),
     ...(u.webhookEvents ? [u.webhookEvents] : []),
+    ...(u.speakerCount !== null ? [{ speaker_count: u.speakerCount }] : []),
   ]);
   if (!key)
     throw new ServiceError(
@@ -84,6 +85,7 @@ async function insertMeeting(
     fetch_secret: sealJson(config.secretsKey, u.fetch),
     ...(u.speakerNames.length > 0 ? { speaker_names: u.speakerNames } : {}),
     ...(u.splitChannels !== null ? { split_channels: u.splitChannels } : {}),
+    ...(u.speakerCount !== null ? { speaker_count: u.speakerCount } : {}),
   };
   await db.transaction(async (tx) => {
     await tx('meetings').insert({

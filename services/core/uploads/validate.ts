@@ -24,6 +24,8 @@ export const UPLOAD_LIMITS = {
   usernameMax: 256,
   passwordMax: 1024,
   speakerNamesMax: 32,
+  /** speaker_count: the most people a recording's diarization may be told about. */
+  speakerCountMax: 50,
   speakerNameMax: 200,
 } as const;
 
@@ -336,6 +338,18 @@ export function validateUpload(
     throw invalid('split_channels', 'true or false', 'split_channels must be true or false');
   }
 
+  const speakerCount = input.speaker_count ?? null;
+  if (
+    speakerCount !== null &&
+    !(Number.isInteger(speakerCount) && speakerCount >= 1 && speakerCount <= UPLOAD_LIMITS.speakerCountMax)
+  ) {
+    throw invalid(
+      'speaker_count',
+      `an integer from 1 to ${UPLOAD_LIMITS.speakerCountMax}`,
+      `speaker_count must be an integer from 1 to ${UPLOAD_LIMITS.speakerCountMax} (how many people speak); got ${JSON.stringify(speakerCount)}`,
+    );
+  }
+
   const attendees = validateAttendees(input.attendees);
   const auth = validateDownloadAuth(input.download_auth);
   const rawDate = optionalString('meeting_date', input.meeting_date);
@@ -362,5 +376,6 @@ export function validateUpload(
     meetingDateGiven: rawDate !== null,
     speakerNames,
     splitChannels: input.split_channels ?? null,
+    speakerCount,
   };
 }

@@ -61,32 +61,37 @@ function load(): Sherpa {
   return sherpa;
 }
 
+/** sherpa-onnx's OfflineSpeakerDiarization configuration for `models` (also used by the worker thread). */
+export function diarizerConfig(models: DiarizationModels) {
+  return {
+    // One thread each: on a small machine, parallel recordings use the cores better than threads do.
+    segmentation: { pyannote: { model: models.segmentation }, numThreads: 1 },
+    embedding: { model: models.embedding, numThreads: 1 },
+    clustering: { numClusters: -1, threshold: DIARIZATION_THRESHOLD },
+    // Speech shorter than minDurationOn is dropped; gaps shorter than minDurationOff are bridged.
+    minDurationOn: 0.3,
+    minDurationOff: 0.5,
+  };
+}
+
 function diarizer(models: DiarizationModels): SherpaDiarizer {
   const key = `${models.segmentation}\n${models.embedding}`;
   let d = diarizers.get(key);
   if (!d) {
-    d = new (load().OfflineSpeakerDiarization)({
-      // One thread each: on a small machine, parallel recordings use the cores better than threads do.
-      segmentation: { pyannote: { model: models.segmentation }, numThreads: 1 },
-      embedding: { model: models.embedding, numThreads: 1 },
-      clustering: { numClusters: -1, threshold: DIARIZATION_THRESHOLD },
-      // Speech shorter than minDurationOn is dropped; gaps shorter than minDurationOff are bridged.
-      minDurationOn: 0.3,
-      minDurationOff: 0.5,
-    });
+    d = new (load().OfflineSpeakerDiarization)(diarizerConfig(models));
     diarizers.set(key, d);
   }
   return d;
 }
 
-function checkCount(field: string, value: number | undefined): void {
+export function checkCount(field: string, value: number | undefined): void {
   if (value !== undefined && !(Number.isInteger(value) && value >= 1 && value <= MAX_SPEAKERS)) {
     throw new Error(`${field}: must be an integer from 1 to ${MAX_SPEAKERS}, got ${value}`);
   }
 }
 
 /** Turns sorted by start, speakers renumbered 0, 1, … in order of first appearance. */
-function normalise(raw: { start: number; end: number; speaker: number }[]): SpeakerTurn[] {
+export function normalise(raw: { start: number; end: number; speaker: number }[]): SpeakerTurn[] {
   const sorted = [...raw].sort((a, b) => a.start - b.start || a.end - b.end);
   const ids = new Map<number, number>();
   return sorted.map((t) => {
@@ -95,7 +100,8 @@ function normalise(raw: { start: number; end: number; speaker: number }[]): Spea
   });
 }
 
-export function diarize(audio: Audio, options: DiarizeOptions = {}): SpeakerTurn[] {
+/** Checks the audio and options of a diarization; returns the clustering threshold to use. */
+export function checkDiarizeInput(audio: Audio, options: DiarizeOptions): number {
   // By tag, not instanceof: arrays made by the native addon or another realm (a test runner's) qualify.
   if (Object.prototype.toString.call(audio.samples) !== '[object Float32Array]')
     throw new Error('samples: must be a Float32Array of mono samples');
@@ -106,6 +112,11 @@ export function diarize(audio: Audio, options: DiarizeOptions = {}): SpeakerTurn
   const threshold = options.threshold ?? DIARIZATION_THRESHOLD;
   if (!(threshold > 0 && threshold < 2))
     throw new Error(`threshold: must be a cosine distance between 0 and 2, got ${threshold}`);
+  return threshold;
+}
+
+export function diarize(audio: Audio, options: DiarizeOptions = {}): SpeakerTurn[] {
+  const threshold = checkDiarizeInput(audio, options);
   if (audio.samples.length === 0) return [];
   const d = diarizer(options.models ?? diarizationModels());
   const run = (numClusters: number) => {
@@ -127,32 +138,50 @@ const EMBEDDING_SECONDS = 30;
  * speaker's longest turns up to EMBEDDING_SECONDS, for linkSpeakers across chunks. Speakers with no
  * sound in `audio` are left out.
  */
+/**
+ * The audio each speaker of `turns` is embedded from: its longest turns, up to EMBEDDING_SECONDS.
+ * Speakers with no sound in `audio` are left out.
+ */
+export function embeddingPieces(audio: Audio, turns: readonly SpeakerTurn[]): Map<number, Float32Array[]> {
+  if (audio.sampleRate !== DIARIZATION_SAMPLE_RATE)
+    throw new Error(`sampleRate: must be ${DIARIZATION_SAMPLE_RATE} (resample first), got ${audio.sampleRate}`);
+  const out = new Map<number, Float32Array[]>();
+  for (const speaker of [...new Set(turns.map((t) => t.speaker))].sort((a, b) => a - b)) {
+    const own = turns.filter((t) => t.speaker === speaker).sort((a, b) => b.end - b.start - (a.end - a.start));
+    const pieces: Float32Array[] = [];
+    let left = EMBEDDING_SECONDS * audio.sampleRate;
+    for (const t of own) {
+      const from = Math.max(0, Math.round(t.start * audio.sampleRate));
+      const to = Math.min(audio.samples.length, Math.round(t.end * audio.sampleRate), from + left);
+      if (to <= from) continue;
+      pieces.push(audio.samples.slice(from, to));
+      left -= to - from;
+      if (left <= 0) break;
+    }
+    if (pieces.length > 0) out.set(speaker, pieces);
+  }
+  return out;
+}
+
+/**
+ * One voice embedding per speaker of `turns` (CAM++, the diarization's own embedding model), from that
+ * speaker's longest turns up to EMBEDDING_SECONDS, for linkSpeakers across chunks. Speakers with no
+ * sound in `audio` are left out.
+ */
 export function speakerEmbeddings(
   audio: Audio,
   turns: readonly SpeakerTurn[],
   models: DiarizationModels = diarizationModels(),
 ): Map<number, Float32Array> {
-  if (audio.sampleRate !== DIARIZATION_SAMPLE_RATE)
-    throw new Error(`sampleRate: must be ${DIARIZATION_SAMPLE_RATE} (resample first), got ${audio.sampleRate}`);
   let embedder = embedders.get(models.embedding);
   if (!embedder) {
     embedder = new (load().SpeakerEmbeddingExtractor)({ model: models.embedding, numThreads: 1 });
     embedders.set(models.embedding, embedder);
   }
   const out = new Map<number, Float32Array>();
-  for (const speaker of [...new Set(turns.map((t) => t.speaker))].sort((a, b) => a - b)) {
-    const own = turns.filter((t) => t.speaker === speaker).sort((a, b) => b.end - b.start - (a.end - a.start));
+  for (const [speaker, pieces] of embeddingPieces(audio, turns)) {
     const stream = embedder.createStream();
-    let left = EMBEDDING_SECONDS * audio.sampleRate;
-    for (const t of own) {
-      const from = Math.max(0, Math.round(t.start * audio.sampleRate));
-      const to = Math.min(audio.samples.length, Math.round(t.end * audio.sampleRate), from + left);
-      if (to <= from) continue;
-      stream.acceptWaveform({ samples: audio.samples.slice(from, to), sampleRate: audio.sampleRate });
-      left -= to - from;
-      if (left <= 0) break;
-    }
-    if (left === EMBEDDING_SECONDS * audio.sampleRate) continue;
+    for (const samples of pieces) stream.acceptWaveform({ samples, sampleRate: audio.sampleRate });
     stream.inputFinished();
     out.set(speaker, Float32Array.from(embedder.compute(stream, false)));
   }

@@ -12,6 +12,7 @@ export {
   type Audio,
   type DiarizeOptions,
 } from './engine';
+export { diarizeInThread, type DiarizedAudio } from './thread';
 export { assignSpeakers, type SpeakerTurn, type TimedSpan, type AssignOptions } from './assign';
 export { linkSpeakers, type KnownVoice, type LinkResult } from './link';
 export { diarizationModels, SEGMENTATION_MODEL, EMBEDDING_MODEL, type DiarizationModels } from './models';

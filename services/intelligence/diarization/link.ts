@@ -40,10 +40,15 @@ function cosine(a: number[], b: number[]): number {
   return dot / Math.sqrt(na * nb);
 }
 
+/**
+ * `maxSpeakers` (the upload's speaker_count or attendee count): once that many speakers are known, a
+ * local speaker that matches none goes to the most similar known one instead of becoming a new one.
+ */
 export function linkSpeakers(
   known: readonly KnownVoice[],
   local: ReadonlyMap<number, ArrayLike<number>>,
   threshold: number,
+  maxSpeakers = Infinity,
 ): LinkResult {
   if (!(threshold > 0 && threshold < 2))
     throw new Error(`threshold: must be a cosine distance between 0 and 2, got ${threshold}`);
@@ -78,6 +83,14 @@ export function linkSpeakers(
   let fresh = next.reduce((m, k) => Math.max(m, k.speaker + 1), 0);
   for (const l of [...locals].sort((a, b) => a.speaker - b.speaker)) {
     if (mapping.has(l.speaker)) continue;
+    if (next.length >= maxSpeakers && next.length > 0) {
+      let best = next[0];
+      for (const k of next) if (cosine(l.v, k.sum) > cosine(l.v, best.sum)) best = k;
+      mapping.set(l.speaker, best.speaker);
+      best.sum = best.sum.map((x, i) => x + l.v[i]);
+      best.count++;
+      continue;
+    }
     mapping.set(l.speaker, fresh);
     next.push({ speaker: fresh++, sum: l.v, count: 1 });
   }

@@ -1,6 +1,6 @@
 /**
  * Diarization with the committed models (services/intelligence/diarization) on real data: pyannote's
- * telephone sample against its reference RTTM (cached by scripts/models/fetch-diarization-testdata.sh,
+ * telephone sample against its reference RTTM (cached by `make models` in .models/testdata,
  * never downloaded here) and espeak-ng conversations of two to four voices with known turns. The
  * conversations use a seed the clustering threshold was not tuned on.
  */
@@ -18,15 +18,16 @@ import {
 } from '../../../services/intelligence/diarization';
 import { espeakConversation } from '../../support/conversations';
 import { diarizationErrorRate, parseRttm, type Turn } from '../../support/der';
+import { PYANNOTE_DIR } from '../../support/speech';
 
 jest.setTimeout(600_000);
 
-const DATA = process.env.MI_DIARIZATION_TESTDATA ?? join(__dirname, '..', '..', '..', '.test-data', 'diarization');
+const DATA = PYANNOTE_DIR;
 const TEST_SEED = 11;
 
 function sample(): { wav: string; reference: Turn[] } {
   const wav = join(DATA, 'sample.wav');
-  if (!existsSync(wav)) throw new Error(`${wav} is missing: run scripts/models/fetch-diarization-testdata.sh`);
+  if (!existsSync(wav)) throw new Error(`${wav} is missing: run make models`);
   return { wav, reference: parseRttm(readFileSync(join(DATA, 'sample.rttm'), 'utf8')) };
 }
 

@@ -43,7 +43,12 @@ export async function startRecordingRig(opts: {
     const taskQueue = testTaskQueue(opts.queue);
     const gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: taskQueue });
     closers.push(() => gql.close());
-    const worker = await startTestWorker(t.db, { taskQueue, env: { ASR_URL: asr.url, ...opts.workerEnv } });
+    // The stand-in answers scripted words over synthetic sound: these suites test the speech server's
+    // path, so the worker does not diarize unless a suite asks (test/integration/diarization does).
+    const worker = await startTestWorker(t.db, {
+      taskQueue,
+      env: { ASR_URL: asr.url, DIARIZATION: 'off', ...opts.workerEnv },
+    });
     closers.push(() => worker.stop());
     const upload = async (input: Record<string, unknown>) => {
       const res = await gql.request(owner.key, UPLOAD_AUDIO, { input });

@@ -30,6 +30,19 @@ describe('linkSpeakers', () => {
     expect(known[1]).toEqual({ speaker: 1, sum: [0, 2, 0], count: 2 });
   });
 
+  it('gives an unmatched voice to the most similar known one once maxSpeakers are known, and makes it new one below', () => {
+    const local = new Map([[0, [0.2, 0.1, 1]]]);
+    // Two known, at most two: the voice goes to speaker 0 (closer than speaker 1), though beyond the threshold.
+    const capped = linkSpeakers(known, local, 0.5, 2);
+    expect([...capped.mapping]).toEqual([[0, 0]]);
+    expect(capped.known.map((k) => [k.speaker, k.count])).toEqual([
+      [0, 2],
+      [1, 2],
+    ]);
+    // One more allowed: it is a new speaker.
+    expect([...linkSpeakers(known, local, 0.5, 3).mapping]).toEqual([[0, 2]]);
+  });
+
   it('gives a contested known voice to the closer local speaker; the other becomes new', () => {
     const r = linkSpeakers(
       known,

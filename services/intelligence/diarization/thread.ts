@@ -1,0 +1,142 @@
+/**
+ * Diarization off the event loop: sherpa-onnx's diarizer and embedder are synchronous and CPU-bound, so
+ * a worker process runs them in a worker thread of its own (one per process, started on first use,
+ * models loaded once) while its event loop keeps heartbeating, polling and decoding speech. The thread
+ * only makes the native calls; choosing the speaker count, renumbering turns and picking the audio of
+ * each voice stay here (engine.ts), the same code as the synchronous `diarize`.
+ *
+ * The thread's code is a short script given inline, so it runs the same from the sources (jest, tsx) and
+ * from the compiled tree; it requires sherpa-onnx-node by the path resolved here.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { SpeakerTurn } from './assign';
+import {
+  checkDiarizeInput,
+  diarizerConfig,
+  embeddingPieces,
+  normalise,
+  type Audio,
+  type DiarizeOptions,
+} from './engine';
+import { diarizationModels, type DiarizationModels } from './models';
+
+const SCRIPT = `
+const { parentPort, workerData } = require('node:worker_threads');
+const sherpa = require(workerData.sherpa);
+const diarizer = new sherpa.OfflineSpeakerDiarization(workerData.config);
+const embedder = new sherpa.SpeakerEmbeddingExtractor({ model: workerData.config.embedding.model, numThreads: 1 });
+parentPort.on('message', (m) => {
+  try {
+    if (m.op === 'process') {
+      diarizer.setConfig({ clustering: { numClusters: m.numClusters, threshold: m.threshold } });
+      parentPort.postMessage({ id: m.id, result: diarizer.process(m.samples) });
+    } else {
+      const out = m.speakers.map((pieces) => {
+        const stream = embedder.createStream();
+        for (const samples of pieces) stream.acceptWaveform({ samples, sampleRate: m.sampleRate });
+        stream.inputFinished();
+        return Array.from(embedder.compute(stream, false));
+      });
+      parentPort.postMessage({ id: m.id, result: out });
+    }
+  } catch (e) {
+    parentPort.postMessage({ id: m.id, error: String((e && e.message) || e) });
+  }
+});
+`;
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+class DiarizationThread {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private next = 0;
+  dead = false;
+
+  constructor(models: DiarizationModels) {
+    const sherpa = createRequire(__filename).resolve('sherpa-onnx-node');
+    this.worker = new Worker(SCRIPT, { eval: true, workerData: { sherpa, config: diarizerConfig(models) } });
+    // An idle thread must not keep the process alive.
+    this.worker.unref();
+    this.worker.on('message', (m: { id: number; result?: unknown; error?: string }) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (m.error !== undefined) p.reject(new Error(`diarization: ${m.error}`));
+      else p.resolve(m.result);
+    });
+    const fail = (e: Error) => {
+      this.dead = true;
+      for (const p of this.pending.values()) p.reject(e);
+      this.pending.clear();
+    };
+    this.worker.on('error', (e) => fail(e instanceof Error ? e : new Error(String(e))));
+    this.worker.on('exit', (code) => fail(new Error(`diarization: the worker thread exited (${code})`)));
+  }
+
+  call<T>(message: Record<string, unknown>): Promise<T> {
+    const id = this.next++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      // Referenced while it works, so the process waits for the answer.
+      if (this.pending.size === 1) this.worker.ref();
+      this.worker.postMessage({ ...message, id });
+    }).finally(() => {
+      if (this.pending.size === 0 && !this.dead) this.worker.unref();
+    });
+  }
+}
+
+const threads = new Map<string, DiarizationThread>();
+
+function threadFor(models: DiarizationModels): DiarizationThread {
+  const key = `${models.segmentation}\n${models.embedding}`;
+  let t = threads.get(key);
+  if (!t || t.dead) {
+    t = new DiarizationThread(models);
+    threads.set(key, t);
+  }
+  return t;
+}
+
+export interface DiarizedAudio {
+  turns: SpeakerTurn[];
+  /** One voice embedding per speaker of `turns` (CAM++), for linkSpeakers across chunks. */
+  voices: Map<number, number[]>;
+}
+
+/** `diarize` then `speakerEmbeddings`, in the worker thread: the event loop stays free meanwhile. */
+export async function diarizeInThread(audio: Audio, options: DiarizeOptions = {}): Promise<DiarizedAudio> {
+  const threshold = checkDiarizeInput(audio, options);
+  if (audio.samples.length === 0) return { turns: [], voices: new Map() };
+  const thread = threadFor(options.models ?? diarizationModels());
+  const run = async (numClusters: number) =>
+    normalise(
+      await thread.call<{ start: number; end: number; speaker: number }[]>({
+        op: 'process',
+        samples: audio.samples,
+        numClusters,
+        threshold,
+      }),
+    );
+  let turns = await run(options.speakerCount ?? -1);
+  if (
+    options.speakerCount === undefined &&
+    options.maxSpeakers !== undefined &&
+    new Set(turns.map((t) => t.speaker)).size > options.maxSpeakers
+  ) {
+    turns = await run(options.maxSpeakers);
+  }
+  const pieces = embeddingPieces(audio, turns);
+  const speakers = [...pieces.keys()];
+  const vectors = await thread.call<number[][]>({
+    op: 'embed',
+    sampleRate: audio.sampleRate,
+    speakers: speakers.map((s) => pieces.get(s)!),
+  });
+  return { turns, voices: new Map(speakers.map((s, i) => [s, vectors[i]])) };
+}
