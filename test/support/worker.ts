@@ -17,13 +17,20 @@ import { freePort } from '../../services/devstack/ports';
 import { BIN } from './cli';
 import { testConfig } from './config';
 
-// The Runtime production installs, logging to the service's logger (silent in tests: a test that
-// expects the SDK's warnings, a retried activity's say, captures them with test/support/logs.ts).
-installTemporalRuntime(testConfig({}, 'worker'));
+/**
+ * The Runtime production installs, logging to the service's logger (silent in tests: a test that
+ * expects the SDK's warnings, a retried activity's say, captures them with test/support/logs.ts).
+ * Installed on first use, not at import: an installed Runtime holds the process open, so a test file
+ * that only imports from here must not get one.
+ */
+const installRuntime = () => installTemporalRuntime(testConfig({}, 'worker'));
 
 let bundle: Promise<{ code: string }> | undefined;
 /** The workflow bundle of this test file (built on first use). */
-export const sharedBundle = () => (bundle ??= bundleWorkflows());
+export const sharedBundle = () => {
+  installRuntime();
+  return (bundle ??= bundleWorkflows());
+};
 
 /**
  * The real worker role (`meeting-intel serve worker`) in a process of its own, ready to poll: what a
@@ -81,6 +88,7 @@ export async function startTestWorker(
   opts: { taskQueue: string; env?: Record<string, string>; stageRoot?: string; graceMs?: number },
 ): Promise<TestWorker> {
   const config = testConfig({ TEMPORAL_TASK_QUEUE: opts.taskQueue, ...opts.env }, 'worker');
+  installRuntime();
   const connection: NativeConnection = await connectWorker(config);
   const stageRoot = opts.stageRoot ?? mkdtempSync(join(tmpdir(), 'mi-stage-'));
   const worker = await createWorker(
