@@ -44,7 +44,7 @@ export async function startRecordingRig(opts: {
     const gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: taskQueue });
     closers.push(() => gql.close());
     // The stand-in answers scripted words over synthetic sound: these suites test the speech server's
-    // path, so the worker does not diarize unless a suite asks (test/integration/diarization does).
+    // path, so the worker does not diarize unless a suite asks (test/integration/intelligence/diarization does).
     const worker = await startTestWorker(t.db, {
       taskQueue,
       env: { ASR_URL: asr.url, DIARIZATION: 'off', ...opts.workerEnv },

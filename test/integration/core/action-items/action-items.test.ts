@@ -3,16 +3,16 @@
  * persist, on hand-made meetings with known commitments), listed across meetings through the MCP
  * server and GraphQL, changed by people, and kept as they set them when the meeting is summarized again.
  */
-import { analyze } from '../../../services/intelligence/analytics';
-import { summarize } from '../../../services/intelligence/summarize';
-import type { Sentence } from '../../../services/intelligence/types';
-import { persistTranscript } from '../../../services/core/ingest';
-import { flushReads } from '../../../services/core/read-audit';
-import { startSession } from '../../../services/core/people';
-import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
-import { GraphqlHarness, startGraphql } from '../../support/graphql';
-import { McpHarness, startMcp } from '../../support/mcp';
-import { createTestDatabase, TestDatabase } from '../../support/testDb';
+import { analyze } from '../../../../services/intelligence/analytics';
+import { summarize } from '../../../../services/intelligence/summarize';
+import type { Sentence } from '../../../../services/intelligence/types';
+import { persistTranscript } from '../../../../services/core/ingest';
+import { flushReads } from '../../../../services/core/read-audit';
+import { startSession } from '../../../../services/core/people';
+import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../../support/factory';
+import { GraphqlHarness, startGraphql } from '../../../support/graphql';
+import { McpHarness, startMcp } from '../../../support/mcp';
+import { createTestDatabase, TestDatabase } from '../../../support/testDb';
 
 type Line = [speaker: string, text: string];
 

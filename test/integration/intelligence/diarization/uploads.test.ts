@@ -8,14 +8,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { McpHarness, startMcp } from '../../support/mcp';
-import { waitForRun } from '../../support/worker';
-import { UPLOAD_AUDIO } from '../../support/graphql';
-import { espeakConversation, wavFile, type Conversation } from '../../support/conversations';
-import { wavSamples } from '../../support/speech';
-import { requireMediaTools } from '../../support/media';
-import type { Turn } from '../../support/der';
-import { RecordingRig, startRecordingRig } from '../core/ingest/rig';
+import { McpHarness, startMcp } from '../../../support/mcp';
+import { waitForRun } from '../../../support/worker';
+import { UPLOAD_AUDIO } from '../../../support/graphql';
+import { espeakConversation, wavFile, type Conversation } from '../../../support/conversations';
+import { wavSamples } from '../../../support/speech';
+import { requireMediaTools } from '../../../support/media';
+import type { Turn } from '../../../support/der';
+import { RecordingRig, startRecordingRig } from '../../core/ingest/rig';
 
 requireMediaTools();
 

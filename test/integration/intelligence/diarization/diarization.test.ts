@@ -15,10 +15,10 @@ import {
   speakerEmbeddings,
   type KnownVoice,
   type SpeakerTurn,
-} from '../../../services/intelligence/diarization';
-import { espeakConversation } from '../../support/conversations';
-import { diarizationErrorRate, parseRttm, type Turn } from '../../support/der';
-import { PYANNOTE_DIR } from '../../support/speech';
+} from '../../../../services/intelligence/diarization';
+import { espeakConversation } from '../../../support/conversations';
+import { diarizationErrorRate, parseRttm, type Turn } from '../../../support/der';
+import { PYANNOTE_DIR } from '../../../support/speech';
 
 jest.setTimeout(600_000);
 

@@ -8,16 +8,16 @@ import { readFileSync } from 'node:fs';
 import mammoth from 'mammoth';
 import { parseSync } from 'subtitle';
 import { WebVTTParser, type VttNode } from 'webvtt-parser';
-import { analyze } from '../../../services/intelligence/analytics';
-import { summarize } from '../../../services/intelligence/summarize';
-import type { Sentence } from '../../../services/intelligence/types';
-import { persistTranscript } from '../../../services/core/ingest';
-import { flushReads } from '../../../services/core/read-audit';
-import { startSession } from '../../../services/core/people';
-import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
-import { GraphqlHarness, startGraphql } from '../../support/graphql';
-import { McpHarness, startMcp } from '../../support/mcp';
-import { createTestDatabase, TestDatabase } from '../../support/testDb';
+import { analyze } from '../../../../services/intelligence/analytics';
+import { summarize } from '../../../../services/intelligence/summarize';
+import type { Sentence } from '../../../../services/intelligence/types';
+import { persistTranscript } from '../../../../services/core/ingest';
+import { flushReads } from '../../../../services/core/read-audit';
+import { startSession } from '../../../../services/core/people';
+import { makeMeeting, makeTeam, makeUser, TestUser } from '../../../support/factory';
+import { GraphqlHarness, startGraphql } from '../../../support/graphql';
+import { McpHarness, startMcp } from '../../../support/mcp';
+import { createTestDatabase, TestDatabase } from '../../../support/testDb';
 
 const LINES: [string, string][] = [
   ['Ada Park', 'Welcome everyone, this is the Q4 review.'],

@@ -7,8 +7,8 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cutSpeech, embeddedEngine, loadSpeechModel, type EmbeddedEngine } from '../../../services/intelligence/asr';
-import { runCli } from '../../support/cli';
+import { cutSpeech, embeddedEngine, loadSpeechModel, type EmbeddedEngine } from '../../../../services/intelligence/asr';
+import { runCli } from '../../../support/cli';
 import {
   librivox,
   MODELS_DIR,
@@ -16,8 +16,8 @@ import {
   pyannoteReference,
   requireSpeechData,
   wavSamples,
-} from '../../support/speech';
-import { wordErrorRate } from '../../support/wer';
+} from '../../../support/speech';
+import { wordErrorRate } from '../../../support/wer';
 
 requireSpeechData();
 

@@ -6,11 +6,11 @@
  * whose language the model cannot serve fails naming SPEECH_MODEL.
  */
 import { readFileSync } from 'node:fs';
-import { McpHarness, startMcp } from '../../support/mcp';
-import { waitForRun } from '../../support/worker';
-import { placedRecording, requireSpeechData } from '../../support/speech';
-import { requireMediaTools } from '../../support/media';
-import { RecordingRig, startRecordingRig } from '../core/ingest/rig';
+import { McpHarness, startMcp } from '../../../support/mcp';
+import { waitForRun } from '../../../support/worker';
+import { placedRecording, requireSpeechData } from '../../../support/speech';
+import { requireMediaTools } from '../../../support/media';
+import { RecordingRig, startRecordingRig } from '../../core/ingest/rig';
 
 requireMediaTools();
 requireSpeechData();
