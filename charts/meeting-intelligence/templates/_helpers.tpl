@@ -209,6 +209,7 @@ ASR_SPLIT_CHANNELS: {{ $c.asr.splitChannels | toString | quote }}
 SPEECH_MODELS_DIR: {{ ternary "/models" "/app/.models" (not (empty .Values.speech.modelsVolume)) | quote }}
 SPEECH_MODEL: {{ $c.speech.model | quote }}
 SPEECH_RECOGNIZERS: {{ $c.speech.recognizers | int64 | toString | quote }}
+DIARIZATION: {{ $c.speech.diarization | quote }}
 LLM_URL: {{ $c.llm.url | quote }}
 LLM_MODEL: {{ $c.llm.model | quote }}
 WEBHOOK_TIMEOUT: {{ $c.webhook.timeout | quote }}

@@ -96,6 +96,7 @@ export const SCHEMA_OVERRIDES: [RegExp, Schema][] = [
   [/^asr\.inCluster\.preload\.timeoutSeconds$/, { type: 'integer', minimum: 1 }],
   [/^config\.publicBaseUrl$/, { type: 'string', pattern: '^(https?://.+)?$' }],
   [/^config\.logLevel$/, { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }],
+  [/^config\.speech\.diarization$/, { type: 'string', enum: ['auto', 'own', 'off'] }],
   [/^config\.shutdownGraceMs$/, { type: 'integer', minimum: 0 }],
   [/^config\.(rateLimitPerMinute|database\.poolMax|graphql\.maxDepth|media\.maxBytes)$/, { type: 'integer', minimum: 1 }],
   [/^config\.mcp\.maxTranscriptTokens$|^config\.graphql\.maxQueryBytes$/, { type: 'integer', minimum: 100 }],
