@@ -22,6 +22,8 @@ export async function startWorkerRole(
   config: Config,
   shared?: Runtime,
 ): Promise<RunningRole & { url: string; server: Server; worker: Worker }> {
+  // The SDK's Runtime logs to our logger; whoever starts the role in-process (serve all, a test) gets it too.
+  installTemporalRuntime(config);
   const rt = shared ?? createRuntime(config);
   let connection: NativeConnection | undefined;
   let worker: Worker;
