@@ -1,0 +1,99 @@
+/**
+ * Voiceprints: a team's speaker profiles (one voice embedding per named person) and the voices of a
+ * meeting's speakers, compared by cosine similarity of their CAM++ embeddings (the diarization's own
+ * embedding model). Pure: storing, permissions and naming are core's.
+ *
+ * A profile's embedding is the mean direction of the voices enrolled in it (the sum of their unit
+ * vectors, with the count), so enrolling one more meeting moves it a little and never forgets the rest.
+ */
+
+/** The least cosine similarity at which a meeting speaker is named after a profile (docs/speakers.md). */
+export const VOICEPRINT_THRESHOLD = 0.6;
+
+export interface VoiceProfile {
+  id: string;
+  /** Sum of the unit embeddings enrolled (its direction is the profile's voice). */
+  embedding: readonly number[];
+}
+
+export interface MeetingVoice {
+  /** The speaker's label in the meeting ("Speaker 2"). */
+  speaker: string;
+  embedding: readonly number[];
+}
+
+export interface VoiceMatch {
+  speaker: string;
+  profileId: string;
+  /** Cosine similarity of the voice and the profile, rounded to two decimals; at least the threshold. */
+  confidence: number;
+}
+
+export function unitVector(field: string, v: ArrayLike<number>): number[] {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) {
+    if (!Number.isFinite(v[i])) throw new Error(`${field}: must hold finite numbers only`);
+    n += v[i] * v[i];
+  }
+  n = Math.sqrt(n);
+  if (!(n > 0)) throw new Error(`${field}: must be a non-zero vector`);
+  return Array.from(v, (x) => x / n);
+}
+
+export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) throw new Error(`embedding: lengths differ (${a.length} and ${b.length})`);
+  const ua = unitVector('embedding', a);
+  const ub = unitVector('embedding', b);
+  let dot = 0;
+  for (let i = 0; i < ua.length; i++) dot += ua[i] * ub[i];
+  return dot;
+}
+
+/**
+ * Which meeting speakers are which profiles: every pair at or above `threshold`, most similar first,
+ * one to one (two speakers of a meeting are never the same person, and one person is one speaker).
+ * Ties go to the lower speaker label, then the lower profile id, so the answer does not depend on order.
+ */
+export function matchVoices(
+  voices: readonly MeetingVoice[],
+  profiles: readonly VoiceProfile[],
+  threshold = VOICEPRINT_THRESHOLD,
+): VoiceMatch[] {
+  if (!(threshold > -1 && threshold <= 1))
+    throw new Error(`threshold: must be a cosine similarity above -1 and at most 1, got ${threshold}`);
+  const pairs: { speaker: string; profileId: string; similarity: number }[] = [];
+  for (const v of voices) {
+    for (const p of profiles) {
+      const similarity = cosineSimilarity(v.embedding, p.embedding);
+      if (similarity >= threshold) pairs.push({ speaker: v.speaker, profileId: p.id, similarity });
+    }
+  }
+  pairs.sort(
+    (a, b) =>
+      b.similarity - a.similarity || a.speaker.localeCompare(b.speaker) || a.profileId.localeCompare(b.profileId),
+  );
+  const speakers = new Set<string>();
+  const taken = new Set<string>();
+  const out: VoiceMatch[] = [];
+  for (const p of pairs) {
+    if (speakers.has(p.speaker) || taken.has(p.profileId)) continue;
+    speakers.add(p.speaker);
+    taken.add(p.profileId);
+    out.push({ speaker: p.speaker, profileId: p.profileId, confidence: Math.round(p.similarity * 100) / 100 });
+  }
+  return out;
+}
+
+/** A profile's embedding with one more voice enrolled: the sum of unit vectors grows by the voice's. */
+export function enrolVoice(profile: readonly number[] | null, voice: readonly number[]): number[] {
+  const v = unitVector('embedding', voice);
+  if (!profile) return v;
+  if (profile.length !== v.length) throw new Error(`embedding: lengths differ (${profile.length} and ${v.length})`);
+  return profile.map((x, i) => x + v[i]);
+}
+
+/** Two profiles merged: their sums added, so the result is the mean of every voice either enrolled. */
+export function mergeProfiles(into: readonly number[], from: readonly number[]): number[] {
+  if (into.length !== from.length) throw new Error(`embedding: lengths differ (${into.length} and ${from.length})`);
+  return into.map((x, i) => x + from[i]);
+}
