@@ -22,8 +22,6 @@ export async function startWorkerRole(
   config: Config,
   shared?: Runtime,
 ): Promise<RunningRole & { url: string; server: Server; worker: Worker }> {
-  // The SDK's Runtime logs to our logger; whoever starts the role in-process (serve all, a test) gets it too.
-  installTemporalRuntime(config);
   const rt = shared ?? createRuntime(config);
   let connection: NativeConnection | undefined;
   let worker: Worker;
@@ -36,6 +34,10 @@ export async function startWorkerRole(
     if (speechOnly || config.temporal.speechTaskQueue === config.temporal.taskQueue) await loadSpeechEngine(config);
     // A schema this release does not run on: refuse before taking any task.
     await requireSchema(rt.db);
+    // The SDK's Runtime logs to our logger; whoever starts the role in-process (serve all, a test) gets it
+    // too. Installed only now, just before its first native object: the SDK shuts a Runtime down when its
+    // last worker or connection closes, and one that never had any would keep the process alive.
+    installTemporalRuntime(config);
     connection = await connectWorker(config);
     const taskQueue = speechOnly ? config.temporal.speechTaskQueue : config.temporal.taskQueue;
     worker = await createWorker({ db: rt.db, config, connection }, { taskQueue });
