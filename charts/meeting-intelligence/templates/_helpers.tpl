@@ -357,6 +357,12 @@ built-in OAuth server, whose signing keys it encrypts).
 {{- end -}}
 
 {{/* The HTTP port name of a role: mcp and graphql serve "http", the worker and speech workers only "metrics". */}}
+{{/* Whether a role's pods expose the Temporal SDK's metrics port: the worker roles, when
+worker.temporalMetrics is enabled (the ConfigMap's TEMPORAL_METRICS_BIND_ADDRESS is the same for both). */}}
+{{- define "mi.temporalMetrics" -}}
+{{- if and (has .role (list "worker" "speech")) .root.Values.worker.temporalMetrics.enabled }}true{{ end -}}
+{{- end -}}
+
 {{- define "mi.portName" -}}
 {{- ternary "metrics" "http" (has . (list "worker" "speech")) -}}
 {{- end -}}

@@ -392,9 +392,9 @@ describe('every option on', () => {
     expect(secretsKey(defaults)).toBe(true);
   });
 
-  it('scrapes every role with a ServiceMonitor on the ports its Service exposes, labelled by role', () => {
+  it('scrapes every role with a ServiceMonitor on the ports its Service exposes, labelled by role', async () => {
     type SM = K8sObject & { spec: { selector: { matchLabels: Record<string, string> }; endpoints: { port: string; path: string; relabelings: { targetLabel: string; replacement?: string }[] }[] } };
-    for (const role of ROLES) {
+    for (const role of [...ROLES, 'speech']) {
       const sm = find(all, 'ServiceMonitor', `${RELEASE}-${role}`) as SM;
       const svc = find(all, 'Service', `${RELEASE}-${role}`) as K8sObject & { spec: { ports: { name: string }[] } };
       for (const [k, v] of Object.entries(sm.spec.selector.matchLabels)) expect(svc.metadata.labels?.[k]).toBe(v);
@@ -406,6 +406,14 @@ describe('every option on', () => {
       }
     }
     expect((find(all, 'ServiceMonitor', `${RELEASE}-worker`) as SM).spec.endpoints.map((e) => e.port)).toEqual(['metrics', 'temporal-metrics']);
+    // The speech pods run the same worker process: their metrics and the SDK's are scraped too, and the
+    // Service's selector picks the speech pods alone (the worker's Service must not select them).
+    expect((find(all, 'ServiceMonitor', `${RELEASE}-speech`) as SM).spec.endpoints.map((e) => e.port)).toEqual(['metrics', 'temporal-metrics']);
+    const speech = find(all, 'Service', `${RELEASE}-speech`) as K8sObject & { spec: { selector: Record<string, string> } };
+    expect(speech.spec.selector['app.kubernetes.io/component']).toBe('speech');
+    expect(deployment(all, 'speech').spec.template.spec.containers[0].ports?.map((p) => p.name)).toEqual(['metrics', 'temporal-metrics']);
+    const noSdk = await helmTemplate({ set: { 'worker.temporalMetrics.enabled': false, 'metrics.serviceMonitor.enabled': true }, skipTests: true });
+    expect((find(noSdk, 'ServiceMonitor', `${RELEASE}-speech`) as SM).spec.endpoints.map((e) => e.port)).toEqual(['metrics']);
   });
 
   it('lets each NetworkPolicy admit the ports its pods listen on', () => {
