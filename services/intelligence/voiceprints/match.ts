@@ -7,8 +7,12 @@
  * vectors, with the count), so enrolling one more meeting moves it a little and never forgets the rest.
  */
 
-/** The least cosine similarity at which a meeting speaker is named after a profile (docs/speakers.md). */
-export const VOICEPRINT_THRESHOLD = 0.6;
+/**
+ * The least cosine similarity at which a meeting speaker is named after a profile: midway between the
+ * closest two different voices and the least alike two recordings of one voice in the test set of real
+ * and espeak-ng voices (figures in docs/speakers.md, "Voiceprint threshold").
+ */
+export const VOICEPRINT_THRESHOLD = 0.72;
 
 export interface VoiceProfile {
   id: string;
