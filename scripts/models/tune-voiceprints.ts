@@ -2,11 +2,12 @@
  * Measures what the voiceprint threshold must separate: the cosine similarity of speaker embeddings
  * (CAM++) of the same voice saying other words in another recording, and of different voices, over the
  * test set of test/support/voices.ts (real recordings and espeak-ng conversations of the tuning seeds,
- * not the tests'). Embeddings are computed as production does (diarized) and from the reference turns.
+ * not the tests'). Embeddings are computed as production does (diarized; chunked: recordings of a
+ * minute or more cut in three chunks, speakers linked across them) and from the reference turns.
  * Prints, per class of pair, the count, least, greatest and mean similarity, then the closest pairs of
  * different voices and the least alike pairs of one voice. The figures go to docs/speakers.md.
  *
- *   npx tsx scripts/models/tune-voiceprints.ts [--seeds 1,2] [--how diarized,reference]
+ *   npx tsx scripts/models/tune-voiceprints.ts [--seeds 1,2] [--how diarized,chunked,reference]
  */
 import { parseArgs } from 'node:util';
 import {
@@ -15,13 +16,14 @@ import {
   realRecordings,
   recordingVoices,
   voicePairs,
+  type EmbeddingWay,
   type VoicePair,
 } from '../../test/support/voices';
 
 const { values } = parseArgs({
   options: {
     seeds: { type: 'string', default: '1,2' },
-    how: { type: 'string', default: 'diarized,reference' },
+    how: { type: 'string', default: 'diarized,chunked,reference' },
   },
 });
 
@@ -40,8 +42,10 @@ function line(name: string, pairs: VoicePair[]): string {
   );
 }
 
-for (const how of values.how.split(',') as ('diarized' | 'reference')[]) {
-  const samples = recordings.flatMap((r) => recordingVoices(r, how));
+for (const how of values.how.split(',') as EmbeddingWay[]) {
+  const samples = recordings.flatMap((r) =>
+    recordingVoices(r, how === 'chunked' && r.audio.samples.length < 60 * r.audio.sampleRate ? 'diarized' : how),
+  );
   const { same, different } = voicePairs(samples);
   const real = (p: VoicePair) => p.a.source === 'real' && p.b.source === 'real';
   const espeak = (p: VoicePair) => p.a.source === 'espeak' && p.b.source === 'espeak';

@@ -14,12 +14,21 @@
  * - espeak-ng conversations of four voices (test/support/conversations.ts), one recording per seed.
  *
  * A voice's embedding is computed as production does (`diarized`: diarize the recording, then
- * `speakerEmbeddings` of each speaker found, which takes the voice of the reference speaker it shares
- * most time with) or from the reference turns (`reference`), where diarization is not the point.
+ * `speakerEmbeddings` of each speaker found; `chunked`: the same per chunk, speakers linked across
+ * chunks) or from the reference turns (`reference`), where diarization is not the point.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { diarize, readWave, speakerEmbeddings, type Audio } from '../../services/intelligence/diarization';
+import {
+  DIARIZATION_THRESHOLD,
+  diarize,
+  linkSpeakers,
+  readWave,
+  speakerEmbeddings,
+  type Audio,
+  type KnownVoice,
+  type SpeakerTurn,
+} from '../../services/intelligence/diarization';
 import { cosineSimilarity } from '../../services/intelligence/voiceprints';
 import { espeakConversation } from './conversations';
 import { parseRttm, type Turn } from './der';
@@ -168,14 +177,72 @@ function shared(a: readonly { start: number; end: number }[], b: readonly { star
 /** A diarized speaker is taken for a voice when at least this share of its speech is that voice's. */
 const PURE = 0.8;
 
+/** How a voice's embedding is computed (see recordingVoices). */
+export type EmbeddingWay = 'reference' | 'diarized' | 'chunked';
+
 /**
- * One embedding per voice of the recording: per reference speaker (`reference`), or per speaker that
- * diarization finds (`diarized`), named after the reference voice that says at least PURE of its speech
- * (a voice split in two by diarization gives two samples). A speaker that mixes voices is named
- * `mixed`: its embedding is no one's voice, so it is left out of the pairs (a diarization error, which
- * the diarization error rate measures).
+ * Where to cut a recording into `chunks` pieces: in the pause (between the reference's turns) nearest
+ * each equal share, so no turn is cut in two.
  */
-export function recordingVoices(recording: VoiceRecording, how: 'reference' | 'diarized'): VoiceSample[] {
+function chunkCuts(recording: VoiceRecording, chunks: number): number[] {
+  const end = recording.audio.samples.length / RATE;
+  const turns = [...recording.turns].sort((a, b) => a.start - b.start);
+  const pauses: number[] = [];
+  let spoken = 0;
+  for (const [i, t] of turns.entries()) {
+    spoken = Math.max(spoken, t.end);
+    const next = turns[i + 1];
+    if (next && next.start > spoken) pauses.push((spoken + next.start) / 2);
+  }
+  const cuts = [0];
+  for (let k = 1; k < chunks; k++) {
+    const share = (end * k) / chunks;
+    const near = pauses.reduce((a, b) => (Math.abs(b - share) < Math.abs(a - share) ? b : a), Infinity);
+    if (near > cuts[cuts.length - 1]) cuts.push(near);
+  }
+  return [...cuts, end];
+}
+
+/**
+ * Each voice of a recording diarized in chunks, as the worker does for a long recording: every chunk is
+ * diarized and its speakers embedded on their own, then linked across chunks (linkSpeakers, within the
+ * clustering threshold); a linked speaker's voice is the mean of its chunk embeddings.
+ */
+function chunkedVoices(
+  recording: VoiceRecording,
+  chunks: number,
+): Map<number, { turns: SpeakerTurn[]; embedding: Float32Array }> {
+  const cuts = chunkCuts(recording, chunks);
+  let known: KnownVoice[] = [];
+  const all: SpeakerTurn[] = [];
+  for (let c = 0; c + 1 < cuts.length; c++) {
+    const chunk = {
+      samples: recording.audio.samples.slice(Math.round(cuts[c] * RATE), Math.round(cuts[c + 1] * RATE)),
+      sampleRate: RATE,
+    };
+    const turns = diarize(chunk, { speakerCount: recording.speakerCount });
+    const linked = linkSpeakers(known, speakerEmbeddings(chunk, turns), DIARIZATION_THRESHOLD);
+    known = linked.known;
+    for (const t of turns)
+      all.push({ start: t.start + cuts[c], end: t.end + cuts[c], speaker: linked.mapping.get(t.speaker)! });
+  }
+  return new Map(
+    known.map((k) => [
+      k.speaker,
+      { turns: all.filter((t) => t.speaker === k.speaker), embedding: Float32Array.from(k.sum) },
+    ]),
+  );
+}
+
+/**
+ * One embedding per voice of the recording: per reference speaker (`reference`); per speaker that
+ * diarization finds (`diarized`); or per speaker of the recording diarized in `chunks` pieces and
+ * linked across them (`chunked`, the mean of its chunk embeddings). A diarized speaker is named after
+ * the reference voice that says at least PURE of its speech (a voice split in two by diarization gives
+ * two samples). A speaker that mixes voices is named `mixed`: its embedding is no one's voice, so it is
+ * left out of the pairs (a diarization error, which the diarization error rate measures).
+ */
+export function recordingVoices(recording: VoiceRecording, how: EmbeddingWay, chunks = 3): VoiceSample[] {
   const names = [...new Set(recording.turns.map((t) => t.speaker))];
   const sample = (voice: string, embedding: Float32Array): VoiceSample => ({
     recording: recording.name,
@@ -188,13 +255,22 @@ export function recordingVoices(recording: VoiceRecording, how: 'reference' | 'd
     const turns = recording.turns.map((t) => ({ start: t.start, end: t.end, speaker: names.indexOf(t.speaker) }));
     return [...speakerEmbeddings(recording.audio, turns)].map(([i, e]) => sample(names[i], e));
   }
-  const turns = diarize(recording.audio, { speakerCount: recording.speakerCount });
+  let speakers: Map<number, { turns: SpeakerTurn[]; embedding: Float32Array }>;
+  if (how === 'chunked') speakers = chunkedVoices(recording, chunks);
+  else {
+    const turns = diarize(recording.audio, { speakerCount: recording.speakerCount });
+    speakers = new Map(
+      [...speakerEmbeddings(recording.audio, turns)].map(([speaker, embedding]) => [
+        speaker,
+        { turns: turns.filter((t) => t.speaker === speaker), embedding },
+      ]),
+    );
+  }
   const out: VoiceSample[] = [];
-  for (const [speaker, embedding] of speakerEmbeddings(recording.audio, turns)) {
-    const own = turns.filter((t) => t.speaker === speaker);
+  for (const { turns, embedding } of speakers.values()) {
     const seconds = names.map((voice) =>
       shared(
-        own,
+        turns,
         recording.turns.filter((t) => t.speaker === voice),
       ),
     );

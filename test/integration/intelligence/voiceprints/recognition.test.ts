@@ -28,67 +28,84 @@ const TEST_SEEDS = [11, 12];
 
 let recordings: VoiceRecording[];
 let samples: VoiceSample[];
+/** The second espeak-ng conversation diarized in chunks, as the worker does a long recording. */
+let chunked: VoiceSample[];
+/** Each voice → the recording its profile is enrolled from (the first that has it). */
+const enrolledFrom = new Map<string, string>();
+let profiles: VoiceProfile[];
 
 beforeAll(() => {
   recordings = [...realRecordings(), ...TEST_SEEDS.map((seed) => espeakRecording(4, seed))];
   samples = recordings.flatMap((r) => recordingVoices(r, 'diarized'));
+  chunked = recordingVoices(recordings[recordings.length - 1], 'chunked', 3);
+  // Recordings come in twos (test/support/voices.ts): a team enrols each voice from its first recording.
+  for (const r of recordings)
+    for (const voice of new Set(r.turns.map((t) => t.speaker)))
+      if (!enrolledFrom.has(voice)) enrolledFrom.set(voice, r.name);
+  const team = new Map<string, number[]>();
+  for (const s of samples) {
+    if (s.voice === MIXED || enrolledFrom.get(s.voice) !== s.recording) continue;
+    team.set(s.voice, enrolVoice(team.get(s.voice) ?? null, Array.from(s.embedding)));
+  }
+  profiles = [...team].map(([id, embedding]) => ({ id, embedding }));
 });
 
 const describePair = (a: VoiceSample, b: VoiceSample) => `${a.voice} (${a.recording}) / ${b.voice} (${b.recording})`;
 
+/**
+ * A later recording's speakers matched against the team's profiles: every name given is the speaker's
+ * own voice, every voice of the recording is named, and a voice whose profile is missing (one person of
+ * the call enrolled, the other not) gets no one else's name.
+ */
+function expectRecognised(r: VoiceRecording, voices: VoiceSample[]): void {
+  const own = new Map(voices.map((s, i) => [`Speaker ${i + 1}`, s]));
+  const asMeeting = (keep: (s: VoiceSample) => boolean) =>
+    [...own].filter(([, s]) => keep(s)).map(([speaker, s]) => ({ speaker, embedding: Array.from(s.embedding) }));
+  const matches = matchVoices(
+    asMeeting(() => true),
+    profiles,
+  );
+  const named = matches.map((m) => [own.get(m.speaker)!.voice, m.profileId]);
+  expect({ recording: r.name, wrong: named.filter(([voice, id]) => voice !== id) }).toEqual({
+    recording: r.name,
+    wrong: [],
+  });
+  expect([...new Set(named.map(([, id]) => id))].sort()).toEqual([...new Set(r.turns.map((t) => t.speaker))].sort());
+  for (const m of matches) expect(m.confidence).toBeGreaterThanOrEqual(Math.round(VOICEPRINT_THRESHOLD * 100) / 100);
+
+  for (const voice of new Set(r.turns.map((t) => t.speaker))) {
+    const others = matchVoices(
+      asMeeting((s) => s.voice === voice),
+      profiles.filter((p) => p.id !== voice),
+    );
+    expect({ recording: r.name, voice, named: others.map((m) => m.profileId) }).toEqual({
+      recording: r.name,
+      voice,
+      named: [],
+    });
+  }
+}
+
 describe('voiceprint recognition', () => {
   it('names a voice enrolled from one recording in another saying other words, and an unenrolled voice not', () => {
-    // Recordings come in twos (test/support/voices.ts): enrol from the first of each voice, match the rest.
-    const enrolled = new Map<string, string>();
-    for (const r of recordings)
-      for (const voice of new Set(r.turns.map((t) => t.speaker))) if (!enrolled.has(voice)) enrolled.set(voice, r.name);
-    const team = new Map<string, number[]>();
-    for (const s of samples) {
-      if (s.voice === MIXED || enrolled.get(s.voice) !== s.recording) continue;
-      team.set(s.voice, enrolVoice(team.get(s.voice) ?? null, Array.from(s.embedding)));
-    }
-    const profiles: VoiceProfile[] = [...team].map(([id, embedding]) => ({ id, embedding }));
-    expect(profiles.map((p) => p.id).sort()).toEqual([...enrolled.keys()].sort());
-
-    const later = recordings.filter((r) => r.turns.some((t) => enrolled.get(t.speaker) !== r.name));
+    expect(profiles.map((p) => p.id).sort()).toEqual([...enrolledFrom.keys()].sort());
+    const later = recordings.filter((r) => r.turns.some((t) => enrolledFrom.get(t.speaker) !== r.name));
     expect(later.length).toBeGreaterThanOrEqual(5);
-    for (const r of later) {
-      const own = new Map(samples.filter((s) => s.recording === r.name).map((s, i) => [`Speaker ${i + 1}`, s]));
-      const matches = matchVoices(
-        [...own].map(([speaker, s]) => ({ speaker, embedding: Array.from(s.embedding) })),
-        profiles,
+    for (const r of later)
+      expectRecognised(
+        r,
+        samples.filter((s) => s.recording === r.name),
       );
-      const named = matches.map((m) => [own.get(m.speaker)!.voice, m.profileId]);
-      // Every name given is the speaker's own voice, and every voice of the recording is named.
-      expect({ recording: r.name, named: named.filter(([voice, id]) => voice !== id) }).toEqual({
-        recording: r.name,
-        named: [],
-      });
-      expect([...new Set(named.map(([, id]) => id))].sort()).toEqual(
-        [...new Set(r.turns.map((t) => t.speaker))].sort(),
-      );
-      for (const m of matches)
-        expect(m.confidence).toBeGreaterThanOrEqual(Math.round(VOICEPRINT_THRESHOLD * 100) / 100);
+  });
 
-      // A voice without a profile (one person of the call enrolled, the other not) gets no one else's name.
-      for (const voice of new Set(r.turns.map((t) => t.speaker))) {
-        const others = matchVoices(
-          [...own]
-            .filter(([, s]) => s.voice === voice)
-            .map(([speaker, s]) => ({ speaker, embedding: Array.from(s.embedding) })),
-          profiles.filter((p) => p.id !== voice),
-        );
-        expect({ recording: r.name, voice, named: others.map((m) => m.profileId) }).toEqual({
-          recording: r.name,
-          voice,
-          named: [],
-        });
-      }
-    }
+  it('names the voices of a recording diarized in chunks, each the mean of its chunk embeddings', () => {
+    const r = recordings[recordings.length - 1];
+    expect(chunked.filter((s) => s.voice !== MIXED).length).toBeGreaterThanOrEqual(4);
+    expectRecognised(r, chunked);
   });
 
   it('gives no voice the name of another across every pair of the test set, and every voice its own', () => {
-    const { same, different } = voicePairs(samples);
+    const { same, different } = voicePairs([...samples, ...chunked]);
     const real = (s: VoiceSample) => s.source === 'real';
     // Enough pairs to mean something: real voices against each other, against espeak-ng, espeak-ng alone.
     expect(different.filter((p) => real(p.a) && real(p.b)).length).toBeGreaterThanOrEqual(40);
