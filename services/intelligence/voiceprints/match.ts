@@ -7,8 +7,12 @@
  * vectors, with the count), so enrolling one more meeting moves it a little and never forgets the rest.
  */
 
-/** The least cosine similarity at which a meeting speaker is named after a profile (docs/speakers.md). */
-export const VOICEPRINT_THRESHOLD = 0.6;
+/**
+ * The least cosine similarity at which a meeting speaker is named after a profile: midway between the
+ * closest two different voices and the least alike two recordings of one voice in the test set of real
+ * and espeak-ng voices (figures in docs/speakers.md, "Voiceprint threshold").
+ */
+export const VOICEPRINT_THRESHOLD = 0.72;
 
 export interface VoiceProfile {
   id: string;
@@ -41,12 +45,28 @@ export function unitVector(field: string, v: ArrayLike<number>): number[] {
 }
 
 export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  if (a.length !== b.length) throw new Error(`embedding: lengths differ (${a.length} and ${b.length})`);
-  const ua = unitVector('embedding', a);
-  const ub = unitVector('embedding', b);
+  return similarity(unitVector('embedding', a), unitVector('embedding', b));
+}
+
+/** Dot product of two unit vectors of one length. */
+function similarity(ua: readonly number[], ub: readonly number[], field = 'embedding'): number {
+  if (ua.length !== ub.length) throw new Error(`${field}: lengths differ (${ua.length} and ${ub.length})`);
   let dot = 0;
   for (let i = 0; i < ua.length; i++) dot += ua[i] * ub[i];
   return dot;
+}
+
+/** Strings compared by code unit, so the order does not depend on the machine's locale. */
+const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function checkNames(field: string, names: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const [i, name] of names.entries()) {
+    if (typeof name !== 'string' || name === '')
+      throw new Error(`${field.replace('*', String(i))}: must be a non-empty string`);
+    if (seen.has(name)) throw new Error(`${field.replace('*', String(i))}: ${JSON.stringify(name)} appears twice`);
+    seen.add(name);
+  }
 }
 
 /**
@@ -61,17 +81,24 @@ export function matchVoices(
 ): VoiceMatch[] {
   if (!(threshold > -1 && threshold <= 1))
     throw new Error(`threshold: must be a cosine similarity above -1 and at most 1, got ${threshold}`);
+  checkNames(
+    'voices[*].speaker',
+    voices.map((v) => v.speaker),
+  );
+  checkNames(
+    'profiles[*].id',
+    profiles.map((p) => p.id),
+  );
+  const vs = voices.map((v, i) => ({ speaker: v.speaker, unit: unitVector(`voices[${i}].embedding`, v.embedding) }));
+  const ps = profiles.map((p, i) => ({ id: p.id, unit: unitVector(`profiles[${i}].embedding`, p.embedding) }));
   const pairs: { speaker: string; profileId: string; similarity: number }[] = [];
-  for (const v of voices) {
-    for (const p of profiles) {
-      const similarity = cosineSimilarity(v.embedding, p.embedding);
-      if (similarity >= threshold) pairs.push({ speaker: v.speaker, profileId: p.id, similarity });
+  for (const [i, v] of vs.entries()) {
+    for (const [j, p] of ps.entries()) {
+      const s = similarity(v.unit, p.unit, `voices[${i}].embedding and profiles[${j}].embedding`);
+      if (s >= threshold) pairs.push({ speaker: v.speaker, profileId: p.id, similarity: s });
     }
   }
-  pairs.sort(
-    (a, b) =>
-      b.similarity - a.similarity || a.speaker.localeCompare(b.speaker) || a.profileId.localeCompare(b.profileId),
-  );
+  pairs.sort((a, b) => b.similarity - a.similarity || byCode(a.speaker, b.speaker) || byCode(a.profileId, b.profileId));
   const speakers = new Set<string>();
   const taken = new Set<string>();
   const out: VoiceMatch[] = [];
@@ -84,16 +111,25 @@ export function matchVoices(
   return out;
 }
 
+/** Checks a profile's stored sum: finite numbers, not all zero. */
+function checkSum(field: string, v: readonly number[]): void {
+  unitVector(field, v);
+}
+
 /** A profile's embedding with one more voice enrolled: the sum of unit vectors grows by the voice's. */
 export function enrolVoice(profile: readonly number[] | null, voice: readonly number[]): number[] {
-  const v = unitVector('embedding', voice);
+  const v = unitVector('voice', voice);
   if (!profile) return v;
-  if (profile.length !== v.length) throw new Error(`embedding: lengths differ (${profile.length} and ${v.length})`);
+  checkSum('profile', profile);
+  if (profile.length !== v.length)
+    throw new Error(`voice: length ${v.length} differs from the profile's ${profile.length}`);
   return profile.map((x, i) => x + v[i]);
 }
 
 /** Two profiles merged: their sums added, so the result is the mean of every voice either enrolled. */
 export function mergeProfiles(into: readonly number[], from: readonly number[]): number[] {
-  if (into.length !== from.length) throw new Error(`embedding: lengths differ (${into.length} and ${from.length})`);
+  checkSum('into', into);
+  checkSum('from', from);
+  if (into.length !== from.length) throw new Error(`from: length ${from.length} differs from into's ${into.length}`);
   return into.map((x, i) => x + from[i]);
 }
