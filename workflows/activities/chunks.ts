@@ -15,7 +15,9 @@
  *   embedding with the chunk, so a resumed run never diarizes a chunk already done.
  * - stitchTranscript: the chunks back on the recording's timeline (services/intelligence/asr/chunks.ts),
  *   channels interleaved by time, staged as the run's sentences; diarized chunks' speakers linked into
- *   one label per voice across chunks (linkSpeakers).
+ *   one label per voice across chunks (linkSpeakers). For a team with voiceprints on, each linked voice
+ *   is kept and matched to the team's speaker profiles, and a matched speaker takes its profile's name
+ *   in the sentences before anything is made from them (core/voiceprints).
  *
  * A step on a worker without the stage re-derives the audio (download, extract) exactly as before:
  * the same file and settings give the same plan. Every temporary file is removed whatever happens.

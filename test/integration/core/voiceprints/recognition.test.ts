@@ -146,12 +146,25 @@ describe('voiceprints through an upload', () => {
     const logged = logs.lines.map((l) => JSON.stringify(l)).join('\n');
     expect(logged).not.toContain(figure);
     expect(logged).not.toMatch(/"embedding"/);
+
+    // A person confirming the inferred name enrols the voice: the name is no longer listed as inferred.
+    const confirmed = await mcp.call(rig.owner.key, 'svc_rename_speaker', {
+      meetingId: id,
+      from: 'Alex Doe',
+      to: 'Alex Doe',
+    });
+    expect(confirmed.isError).toBe(false);
+    const after = await mcp.call(rig.owner.key, 'svc_get_transcript', { transcriptId: id, format: 'json' });
+    expect(after.data.meeting_info.inferred_speakers).toBeUndefined();
+    expect((await mcp.call(admin.key, 'svc_list_speaker_profiles', {})).data.profiles).toEqual([
+      expect.objectContaining({ name: 'Alex Doe', voices: 2, meetings: 2 }),
+    ]);
   }, 300_000);
 
   it('forgets a profile: its voices go and the next recording of the voice is not named', async () => {
     const [profile] = (await mcp.call(admin.key, 'svc_list_speaker_profiles', {})).data.profiles;
     const forgot = await mcp.call(admin.key, 'svc_forget_speaker_profile', { id: profile.id });
-    // The voice enrolled in the first call and the one matched in the second.
+    // The voices enrolled in the first and second calls.
     expect(forgot.data).toMatchObject({ success: true, name: 'Alex Doe', voices_deleted: 2 });
     expect(await rig.t.db('meeting_voices').whereNotNull('profile_id')).toHaveLength(0);
     expect(await rig.t.db('speaker_profiles')).toHaveLength(0);
