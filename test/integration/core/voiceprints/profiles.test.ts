@@ -5,6 +5,7 @@
  * recognition of real voices through an upload is recognition.test.ts.
  */
 import { renameSpeaker, SPEAKER_NAME_MAX } from '../../../../services/core/meetings';
+import { deleteExpiredMeetings } from '../../../../services/core/retention';
 import { recogniseMeetingVoices } from '../../../../services/core/voiceprints';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../../support/factory';
 import { GraphqlHarness, startGraphql } from '../../../support/graphql';
@@ -251,5 +252,14 @@ describe('voiceprints: switch, profiles and who may', () => {
       .orderBy('id', 'desc')
       .first();
     expect(audited.details).toMatchObject({ voices_deleted: before });
+  });
+  it("lets retention delete an expired meeting's voices with it", async () => {
+    expect((await mcp.call(outsider.key, 'svc_set_voiceprints', { enabled: true })).isError).toBe(false);
+    const old = await makeMeeting(t.db, { organizer: outsider, date: '2026-01-05T10:00:00Z', status: 'processing' });
+    await recogniseMeetingVoices(t.db, old.id, [{ speaker: 'Speaker 1', embedding: voice(60) }]);
+    expect(await t.db('meeting_voices').where({ meeting_id: old.id })).toHaveLength(1);
+    await t.db('teams').where({ id: outsider.teamId }).update({ retention_days: 30 });
+    expect(await deleteExpiredMeetings(t.db, new Date('2026-03-01T00:00:00Z'), 10)).toBe(1);
+    expect(await t.db('meeting_voices').where({ meeting_id: old.id })).toHaveLength(0);
   });
 });
