@@ -136,6 +136,15 @@ export function requireAdmin(p: Principal, what: string): void {
   requireScope(p, 'admin');
 }
 
+/**
+ * Voiceprints (a voiceprint is biometric data): a team admin turns them on or off, merges and forgets
+ * speaker profiles; any member of the team may list the profiles (never their embeddings); no one
+ * outside the team sees them. Naming a speaker, which enrols the voice, follows the meeting's rule.
+ */
+export function requireVoiceprintAdmin(p: Principal, what: string): void {
+  requireAdmin(p, what);
+}
+
 /** The team-wide webhook: a super admin, with a credential carrying `admin`. */
 export function requireSuperAdmin(p: Principal, what: string): void {
   if (p.role !== 'super_admin') throw elevated(`${what} requires a super admin of your team`);

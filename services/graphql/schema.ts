@@ -142,6 +142,15 @@ export const typeDefs = /* GraphQL */ `
     progress: ProcessingProgress
     "A recording transcribed: which speech engine and model; null for captions and older meetings."
     transcribed_by: TranscribedBy
+    "Speakers the team's voiceprints named rather than a person, and how sure; null when none was."
+    inferred_speakers: [InferredSpeaker!]
+  }
+
+  "A speaker named by voiceprints."
+  type InferredSpeaker {
+    speaker: String!
+    "Cosine similarity of the speaker's voice and the profile's, 0 to 1, two decimals."
+    confidence: Float!
   }
 
   "The speech engine that transcribed a recording."

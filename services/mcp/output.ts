@@ -74,6 +74,12 @@ const transcriptPage = {
       .object({ engine: str, model: str })
       .optional()
       .describe('A recording transcribed: the speech engine (embedded or openai-compatible) and its model.'),
+    inferred_speakers: z
+      .array(z.object({ speaker: str, confidence: num }))
+      .optional()
+      .describe(
+        "Speakers named by the team's voiceprints rather than by a person, with confidence (cosine similarity of the voices, 0 to 1).",
+      ),
   }),
   meeting_analytics: nullable(
     z.object({
@@ -192,6 +198,35 @@ export const renameSpeakerOutput = {
   sentences: num,
   action_items_owned: num,
 };
+
+const voiceprintSetting = {
+  team_id: str,
+  enabled: bool,
+  enabled_at: nullable(str),
+  enabled_by: nullable(str),
+};
+export const voiceprintsOutput = { ...voiceprintSetting, profiles_deleted: num, voices_deleted: num };
+const speakerProfile = z.object({
+  id: str,
+  name: str,
+  email: nullable(str),
+  voices: num,
+  meetings: num,
+  created_at: str,
+  updated_at: str,
+});
+export const speakerProfilesOutput = {
+  voiceprints_enabled: bool,
+  profiles: z.array(speakerProfile),
+  total: num,
+  next_offset: nullable(num),
+};
+export const mergeProfilesOutput = {
+  success: z.literal(true),
+  profile: speakerProfile,
+  merged: z.object({ id: str, name: str }),
+};
+export const forgetProfileOutput = { success: z.literal(true), id: str, name: str, voices_deleted: num };
 
 export const channelListOutput = {
   channels: z.array(z.object({ id: str, title: str, is_private: bool, members: str, member_count: num })),

@@ -15,7 +15,9 @@
  *   embedding with the chunk, so a resumed run never diarizes a chunk already done.
  * - stitchTranscript: the chunks back on the recording's timeline (services/intelligence/asr/chunks.ts),
  *   channels interleaved by time, staged as the run's sentences; diarized chunks' speakers linked into
- *   one label per voice across chunks (linkSpeakers).
+ *   one label per voice across chunks (linkSpeakers). For a team with voiceprints on, each linked voice
+ *   is kept and matched to the team's speaker profiles, and a matched speaker takes its profile's name
+ *   in the sentences before anything is made from them (core/voiceprints).
  *
  * A step on a worker without the stage re-derives the audio (download, extract) exactly as before:
  * the same file and settings give the same plan. Every temporary file is removed whatever happens.
@@ -32,6 +34,7 @@ import {
   chargeMinutes,
   type ChunkVoices,
 } from '../../services/core/ingest';
+import { recogniseMeetingVoices, type InferredSpeaker } from '../../services/core/voiceprints';
 import {
   assignSpeakers,
   DIARIZATION_SAMPLE_RATE,
@@ -49,6 +52,7 @@ import {
   requestTranscription,
   selectAsr,
   servesLanguage,
+  speakerName,
   stitchChunks,
   toSentences,
   type AsrSegment,
@@ -401,7 +405,7 @@ function linkedSegments(
   deps: ActivityDeps,
   rows: StoredRow[],
   limit: number,
-): Map<StoredRow, AsrSegment[]> | undefined {
+): { segments: Map<StoredRow, AsrSegment[]>; known: KnownVoice[] } | undefined {
   if (rows.length === 0 || rows.some((r) => !r.voices)) return undefined;
   if (deps.config.asr.diarization !== 'own' && rows.some((r) => r.segments.some((s) => s.speaker))) return undefined;
   let known: KnownVoice[] = [];
@@ -420,7 +424,34 @@ function linkedSegments(
       }),
     );
   }
-  return out;
+  return { segments: out, known };
+}
+
+/**
+ * The recording's speakers by voiceprint (core/voiceprints, only for a team that turned them on): each
+ * linked voice (its label as the transcript will have it, its mean embedding) is kept and matched to the
+ * team's profiles, and the sentences of a matched speaker take the profile's name here, before analytics,
+ * summary and everything after them read the sentences.
+ */
+async function nameByVoice(
+  deps: ActivityDeps,
+  meetingId: string,
+  sentences: Sentence[],
+  known: KnownVoice[],
+): Promise<{ sentences: Sentence[]; inferred: InferredSpeaker[] }> {
+  const heard = new Set(sentences.map((s) => s.speaker_name));
+  const voices = known
+    .map((k) => ({ speaker: speakerName(String(k.speaker)), embedding: k.sum }))
+    .filter((v) => heard.has(v.speaker));
+  const inferred = await recogniseMeetingVoices(deps.db, meetingId, voices);
+  if (inferred.length === 0) return { sentences, inferred };
+  const names = new Map(inferred.map((x) => [x.label, x.speaker]));
+  return {
+    sentences: sentences.map((s) =>
+      names.has(s.speaker_name) ? { ...s, speaker_name: names.get(s.speaker_name)! } : s,
+    ),
+    inferred,
+  };
 }
 
 /** The plan's chunks, stitched, as sentences; undefined when a chunk is missing (rows gone). */
@@ -428,9 +459,10 @@ export async function stitchedSentences(
   deps: ActivityDeps,
   meetingId: string,
   plan: AudioPlan,
-): Promise<{ sentences: Sentence[]; diarized: boolean } | undefined> {
+): Promise<{ sentences: Sentence[]; diarized: boolean; inferred: InferredSpeaker[] } | undefined> {
   const rows = await loadChunks(deps.db, meetingId, plan.plan);
   let diarized = false;
+  let known: KnownVoice[] | undefined;
   const perChannel = await Promise.all(
     plan.channels.map(async (channel, c) => {
       const own = plan.chunks[c].map((chunk) => rows.find((r) => r.channel === channel && r.index === chunk.index));
@@ -443,13 +475,21 @@ export async function stitchedSentences(
               speakerLimit((await loadIngestMeeting(deps.db, meetingId))?.upload_options),
             )
           : undefined;
-      if (linked) diarized = true;
-      const parts = plan.chunks[c].map((chunk, i) => ({ chunk, segments: linked?.get(own[i]!) ?? own[i]!.segments }));
+      if (linked) {
+        diarized = true;
+        known = linked.known;
+      }
+      const parts = plan.chunks[c].map((chunk, i) => ({
+        chunk,
+        segments: linked?.segments.get(own[i]!) ?? own[i]!.segments,
+      }));
       return stitchChunks(parts, { speaker: channel < 0 ? undefined : plan.channelLabels[c] });
     }),
   );
   if (perChannel.some((p) => !p)) return undefined;
-  return { sentences: toSentences(perChannel as NonNullable<(typeof perChannel)[number]>[]), diarized };
+  const sentences = toSentences(perChannel as NonNullable<(typeof perChannel)[number]>[]);
+  if (!known) return { sentences, diarized, inferred: [] };
+  return { ...(await nameByVoice(deps, meetingId, sentences, known)), diarized };
 }
 
 export function stitchTranscriptActivity(deps: ActivityDeps) {
@@ -457,7 +497,7 @@ export function stitchTranscriptActivity(deps: ActivityDeps) {
     runStep('stitch_transcript', async () => {
       const stitched = await stitchedSentences(deps, input.meetingId, input.plan);
       if (!stitched) throw new Error('a transcribed chunk is missing from transcript_chunks');
-      const { sentences, diarized } = stitched;
+      const { sentences, diarized, inferred } = stitched;
       if (sentences.length === 0)
         throw badInput('url: no speech was recognised in the recording; nothing to transcribe');
       await stageOf(deps, input.meetingId).writeJson('sentences', { digest: digestOf(sentences), sentences });
@@ -479,6 +519,9 @@ export function stitchTranscriptActivity(deps: ActivityDeps) {
         chunks_done: chunkCount,
         chunks_total: chunkCount,
         transcribed_by: await transcriber(deps),
+        ...(inferred.length
+          ? { inferred_speakers: inferred.map((x) => ({ speaker: x.speaker, confidence: x.confidence })) }
+          : {}),
         ...(perChunkLabels
           ? { note: 'speaker labels are per chunk: the speech server numbers the speakers of each chunk on its own' }
           : {}),

@@ -92,6 +92,8 @@ export interface MeetingProgress {
   note?: string;
   /** The speech engine and model of the transcript (meeting_info.transcribed_by). */
   transcribed_by?: { engine: string; model: string };
+  /** Speakers named by voiceprints (core/voiceprints), with the cosine similarity that named them. */
+  inferred_speakers?: { speaker: string; confidence: number }[];
 }
 
 /** Record where a processing meeting is; a meeting no longer processing keeps none. */

@@ -16,6 +16,7 @@ import { notFound } from '../../platform/errors';
 import type { Attendee, UploadOptions } from '../uploads';
 import type { MeetingRow } from '../meetings';
 import { syncActionItems } from '../action-items';
+import { profileEmails } from '../voiceprints';
 
 /** What the pipeline hands over for one meeting. */
 export interface ProcessedTranscript {
@@ -152,7 +153,11 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
     ]);
 
     const speakerNames = [...new Set(sentences.map((s) => s.speaker_name))];
-    const emails = await speakerEmails(tx, m.team_id, speakerNames, m.upload_options.attendees ?? []);
+    // Speakers voiceprints named take their profile's email where the attendees and users give none.
+    const emails = {
+      ...(await profileEmails(tx, t.meetingId)),
+      ...(await speakerEmails(tx, m.team_id, speakerNames, m.upload_options.attendees ?? [])),
+    };
     const people = participantsOf(m, speakerNames, emails);
     const users: { id: string; email: string }[] = await tx('users')
       .where({ team_id: m.team_id })
@@ -210,9 +215,10 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
       .where({ id: t.meetingId })
       .update({
         status: 'completed',
-        // Only a note about the transcript (speaker labels per chunk) and who transcribed it outlive processing.
+        // Only a note about the transcript (speaker labels per chunk), who transcribed it and which speakers
+        // voiceprints named outlive processing.
         progress: tx.raw(
-          "nullif(jsonb_strip_nulls(jsonb_build_object('note', progress->'note', 'transcribed_by', progress->'transcribed_by')), '{}'::jsonb)",
+          "nullif(jsonb_strip_nulls(jsonb_build_object('note', progress->'note', 'transcribed_by', progress->'transcribed_by', 'inferred_speakers', progress->'inferred_speakers')), '{}'::jsonb)",
         ),
         failure_reason: null,
         duration_seconds: t.durationSeconds,
@@ -275,7 +281,14 @@ export async function markMeetingFailed(db: Knex, meetingId: string, reason: str
   return db.transaction(async (tx) => {
     const m = await tx('meetings').where({ id: meetingId }).forUpdate().first('id', 'status', 'team_id');
     if (!m || m.status !== 'processing') return false;
-    for (const table of ['sentences', 'summaries', 'meeting_analytics', 'speaker_analytics', 'transcript_chunks']) {
+    for (const table of [
+      'sentences',
+      'summaries',
+      'meeting_analytics',
+      'speaker_analytics',
+      'transcript_chunks',
+      'meeting_voices',
+    ]) {
       await tx(table).where({ meeting_id: meetingId }).delete();
     }
     await tx('meetings')

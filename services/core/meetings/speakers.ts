@@ -11,6 +11,9 @@
  *     summary mention it as a whole name.
  * The meeting's lexeme sets and best moments hold only what was said, not who said it, so they stay.
  *
+ * With voiceprints on for the team (core/voiceprints), the speaker's kept voice takes the new name and is
+ * enrolled in the team's speaker profile of that name; a name a person gives is no longer "inferred".
+ *
  * Who may: the meeting's organizer or an admin of its team, as for its other edits (access.managedBy).
  * A name another speaker of the meeting already has is refused rather than merged: two speakers' talk
  * time, monologues and sentiment are measured apart and cannot be added up after the fact. A live
@@ -22,6 +25,7 @@ import { audit } from '../audit';
 import { invalid, ServiceError } from '../../platform/errors';
 import type { Principal } from '../principal';
 import { hasControl, requireEmail, requireLength } from '../validate';
+import { enrolSpeaker } from '../voiceprints';
 import { lockManaged, requireMeetingId } from './admin';
 
 /** The longest speaker name, in characters (the same as a live meeting's speaker names). */
@@ -107,6 +111,15 @@ async function renameInSummary(trx: Knex.Transaction, meetingId: string, from: s
   return true;
 }
 
+/** The meeting's progress without `speaker` among the names voiceprints inferred (a person named it now). */
+function withoutInference(progress: { inferred_speakers?: { speaker: string }[] } | null, speaker: string) {
+  const inferred = progress?.inferred_speakers;
+  if (!inferred?.some((x) => x.speaker === speaker)) return {};
+  const rest = inferred.filter((x) => x.speaker !== speaker);
+  const { inferred_speakers: _, ...others } = progress!;
+  return { progress: JSON.stringify(rest.length ? { ...others, inferred_speakers: rest } : others) };
+}
+
 /**
  * Rename one speaker of a meeting everywhere (see the file's comment for where), optionally with the
  * person's email. Renaming a speaker to the name it has changes nothing but the email, so a retry
@@ -120,7 +133,7 @@ export async function renameSpeaker(db: Knex, p: Principal, input: RenameSpeaker
   const email = input.email === undefined || input.email === null ? null : requireEmail('email', input.email);
   return db.transaction(async (trx) => {
     const [m] = await lockManaged(trx, p, [meetingId], 'rename a speaker of');
-    const state = await trx('meetings').where('id', m.id).first('status', 'is_live');
+    const state = await trx('meetings').where('id', m.id).first('status', 'is_live', 'progress');
     if (state.status === 'live') {
       throw new ServiceError(
         'invariant_violation',
@@ -183,7 +196,10 @@ export async function renameSpeaker(db: Knex, p: Principal, input: RenameSpeaker
       .whereRaw('lower(owner_name) = lower(?)', [from])
       .update({ owner_name: to, ...(email ? { owner_email: email } : {}), updated_at: trx.fn.now() });
     const summary = await renameInSummary(trx, m.id, from, to);
-    await trx('meetings').where('id', m.id).update({ updated_at: trx.fn.now() });
+    await trx('meetings')
+      .where('id', m.id)
+      .update({ updated_at: trx.fn.now(), ...withoutInference(state.progress, from) });
+    const enrolled = await enrolSpeaker(trx, p, { meetingId: m.id, teamId: m.team_id, from, to, email });
 
     const result = { sentences, action_items_owned: owned };
     await audit(
@@ -191,7 +207,7 @@ export async function renameSpeaker(db: Knex, p: Principal, input: RenameSpeaker
       p,
       'meeting.rename_speaker',
       { type: 'meeting', id: m.id, teamId: m.team_id },
-      { from, to, email, ...result, summary },
+      { from, to, email, ...result, summary, ...(enrolled ? { enrolled: true } : {}) },
     );
     return {
       success: true as const,

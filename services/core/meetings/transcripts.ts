@@ -59,6 +59,14 @@ export interface MeetingInfo {
   progress?: ProcessingProgress;
   /** A recording transcribed: the speech engine and model (kept from processing). */
   transcribed_by?: TranscribedBy;
+  /** Speakers named by voiceprints rather than by a person, with the cosine similarity that named them. */
+  inferred_speakers?: InferredSpeakerInfo[];
+}
+
+export interface InferredSpeakerInfo {
+  speaker: string;
+  /** 0 to 1, two decimals: how alike the speaker's voice and the profile's are. */
+  confidence: number;
 }
 
 export interface TranscribedBy {
@@ -265,6 +273,7 @@ interface Progress {
   chunks_total?: number;
   note?: string;
   transcribed_by?: TranscribedBy;
+  inferred_speakers?: InferredSpeakerInfo[];
 }
 
 const STAGE_WORDS: Record<string, string> = {
@@ -312,7 +321,10 @@ function meetingInfo(m: MeetingRow & { progress?: Progress | null }, hasSummary:
     default: {
       // A note about the transcript made while processing (speaker labels numbered per chunk).
       const note = m.progress?.note ? ` Note: ${m.progress.note}.` : '';
-      const by = m.progress?.transcribed_by ? { transcribed_by: m.progress.transcribed_by } : {};
+      const by = {
+        ...(m.progress?.transcribed_by ? { transcribed_by: m.progress.transcribed_by } : {}),
+        ...(m.progress?.inferred_speakers?.length ? { inferred_speakers: m.progress.inferred_speakers } : {}),
+      };
       return hasSummary
         ? { summary_status: 'processed', message: `transcript and summary are ready.${note}`, ...by }
         : {

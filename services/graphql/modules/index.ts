@@ -49,3 +49,7 @@ MODULES.push(exportsModule);
 // Naming a meeting speaker (renameSpeaker).
 import { speakersModule } from './speakers';
 MODULES.push(speakersModule);
+
+// Voiceprints (voiceprints, speakerProfiles, setVoiceprints, mergeSpeakerProfiles, forgetSpeakerProfile).
+import { voiceprintsModule } from './voiceprints';
+MODULES.push(voiceprintsModule);

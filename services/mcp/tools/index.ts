@@ -1,5 +1,5 @@
 /**
- * Every tool, one file per group (search, transcripts, action items, meeting-admin, speakers, channels, soundbites, people,
+ * Every tool, one file per group (search, transcripts, action items, meeting-admin, speakers, voiceprints, channels, soundbites, people,
  * analytics, automation, live). Order is the order of tools/list.
  */
 import type { ToolDef } from '../tool';
@@ -9,6 +9,7 @@ import { liveTools } from './live';
 import { analyticsTools } from './analytics';
 import { meetingAdminTools } from './meeting-admin';
 import { speakerTools } from './speakers';
+import { voiceprintTools } from './voiceprints';
 import { channelTools } from './channels';
 import { soundbiteTools } from './soundbites';
 import { peopleTools } from './people';
@@ -23,6 +24,7 @@ export const ALL_TOOLS: ToolDef[] = [
   ...analyticsTools,
   ...meetingAdminTools,
   ...speakerTools,
+  ...voiceprintTools,
   ...channelTools,
   ...soundbiteTools,
   ...peopleTools,

@@ -47,7 +47,10 @@ const paging = {
 function header(t: TranscriptPage): string {
   const live = t.is_live ? ' [LIVE: snapshot of the sentences so far]' : '';
   const state = t.status === 'completed' ? '' : ` (${t.meeting_info.message})`;
-  return `${t.title} | ${t.dateString} | ${t.duration} min | id ${t.id} | participants: ${t.participants || '(none)'}${live}${state}`;
+  const inferred = t.meeting_info.inferred_speakers?.length
+    ? ` | named by voiceprint: ${t.meeting_info.inferred_speakers.map((x) => `${x.speaker} (${x.confidence})`).join(', ')}`
+    : '';
+  return `${t.title} | ${t.dateString} | ${t.duration} min | id ${t.id} | participants: ${t.participants || '(none)'}${live}${state}${inferred}`;
 }
 
 function sentenceLines(t: TranscriptPage, tool: string, idParam: string): string[] {

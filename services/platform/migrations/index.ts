@@ -32,6 +32,7 @@ import * as readAuditNoForeignKey from './20261130000000_read_audit_no_foreign_k
 import * as bestMoments from './20261201000000_best_moments';
 import * as schemaReleases from './20261202000000_schema_releases';
 import * as actionItems from './20261202000100_action_items';
+import * as voiceprints from './20261203000000_voiceprints';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -77,6 +78,7 @@ export const MIGRATIONS: MigrationEntry[] = [
   first('20261201000000_best_moments', bestMoments),
   { name: '20261202000000_schema_releases', migration: schemaReleases, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261202000100_action_items', migration: actionItems, release: '0.2.0', runsWith: '0.1.0' },
+  { name: '20261203000000_voiceprints', migration: voiceprints, release: '0.2.0', runsWith: '0.1.0' },
 ];
 
 /** knex's migration source over a catalog: this release's, or a test's. */

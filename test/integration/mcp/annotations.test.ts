@@ -21,6 +21,12 @@ const WRITE: Record<string, { destructiveHint: boolean; idempotentHint: boolean;
   svc_create_soundbite: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
   // Reopening, reassigning or clearing a due date changes what exists; the same call again changes nothing more.
   svc_update_action_item: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  // Turning voiceprints off deletes every profile; setting the state the team has changes nothing.
+  svc_set_voiceprints: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  // A merge deletes the profile merged away; the same call again finds it gone.
+  svc_merge_speaker_profiles: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  // Deletes a profile and its voices; the same call again finds it gone.
+  svc_forget_speaker_profile: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
 };
 const READ_TOOLS = [
   'svc_search',
@@ -38,6 +44,7 @@ const READ_TOOLS = [
   'svc_get_user_contacts',
   'svc_get_rule_executions',
   'svc_get_action_items',
+  'svc_list_speaker_profiles',
 ];
 
 describe('tool annotations', () => {

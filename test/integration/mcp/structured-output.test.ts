@@ -86,6 +86,11 @@ describe('structured tool output', () => {
       due_phrase: 'Friday',
       due_date: '2026-11-06',
     });
+    // Three speaker profiles: one merged into another, one forgotten.
+    const profiles = [newId(), newId(), newId()];
+    await t
+      .db('speaker_profiles')
+      .insert(profiles.map((id, i) => ({ id, team_id: team.id, name: `Person ${i}`, embedding: [1, i], voices: 1 })));
     calls = {
       svc_search: [{ query: 'roadmap' }, { query: 'nothing-matches-this' }],
       svc_get_transcripts: [{}, { keyword: 'roadmap', limit: 1 }],
@@ -107,6 +112,10 @@ describe('structured tool output', () => {
       svc_update_meeting_privacy: [{ meetingId, privacy: 'teammates' }],
       svc_move_meeting: [{ meetingIds: [meetingId], channelId }],
       svc_rename_speaker: [{ meetingId, from: 'Guest', to: 'Gina', email: 'guest@ext.test' }],
+      svc_set_voiceprints: [{ enabled: true }],
+      svc_list_speaker_profiles: [{}, { limit: 1 }],
+      svc_merge_speaker_profiles: [{ from: profiles[0], into: profiles[1] }],
+      svc_forget_speaker_profile: [{ id: profiles[2] }],
       svc_list_channels: [{}],
       svc_get_channel: [{ channelId }],
       svc_get_soundbites: [{ my_team: true }, { transcript_id: meetingId, limit: 1 }],

@@ -1,0 +1,183 @@
+/**
+ * Meeting voices, kept only while the meeting's team has voiceprints on:
+ *   - recognised when a diarized recording's transcript is stitched: one row per speaker (its mean
+ *     voice), matched against the team's profiles; a matched speaker takes the profile's name before
+ *     anything downstream (analytics, summary, search, pages, action items) is made from the sentences;
+ *   - enrolled when a person names a speaker (core/meetings renameSpeaker, in its transaction): the
+ *     voice joins the team's profile of that name, made if there is none.
+ * Matching and enrolment are audited. A meeting deleted takes its voices with it (ON DELETE CASCADE).
+ */
+import type { Knex } from 'knex';
+import { audit } from '../audit';
+import { newId } from '../ids';
+import type { Principal } from '../principal';
+import { enrolVoice, matchVoices, unitVector, type MeetingVoice } from '../../intelligence/voiceprints';
+import { voiceprintsEnabled } from './settings';
+
+export interface InferredSpeaker {
+  /** The name the speaker was given (the profile's). */
+  speaker: string;
+  /** The label diarization gave it ("Speaker 2"). */
+  label: string;
+  email: string | null;
+  /** Cosine similarity of the voice and the profile, two decimals. */
+  confidence: number;
+}
+
+/**
+ * Store a meeting's speaker voices and name the speakers that match a profile of its team; nothing (and
+ * any earlier attempt's rows removed) when the team has voiceprints off. Replaces what an earlier attempt
+ * of the same step stored, so a retried step stores each voice once.
+ */
+export async function recogniseMeetingVoices(
+  db: Knex,
+  meetingId: string,
+  voices: readonly MeetingVoice[],
+): Promise<InferredSpeaker[]> {
+  return db.transaction(async (trx) => {
+    const m = await trx('meetings').where({ id: meetingId }).first('team_id');
+    if (!m) return [];
+    await trx('meeting_voices').where({ meeting_id: meetingId }).delete();
+    if (voices.length === 0 || !(await voiceprintsEnabled(trx, m.team_id))) return [];
+    const profiles: { id: string; name: string; email: string | null; embedding: number[] }[] = await trx(
+      'speaker_profiles',
+    )
+      .where({ team_id: m.team_id })
+      .select('id', 'name', 'email', 'embedding');
+    const byId = new Map(profiles.map((x) => [x.id, x]));
+    const labels = new Set(voices.map((v) => v.speaker.toLowerCase()));
+    // A profile whose name is another speaker's label in this meeting ("Speaker 3") would merge two speakers.
+    const matches = matchVoices(voices, profiles).filter(
+      (x) => !labels.has(byId.get(x.profileId)!.name.toLowerCase()) || byId.get(x.profileId)!.name === x.speaker,
+    );
+    const bySpeaker = new Map(matches.map((x) => [x.speaker, x]));
+    await trx('meeting_voices').insert(
+      voices.map((v) => {
+        const hit = bySpeaker.get(v.speaker);
+        return {
+          meeting_id: meetingId,
+          team_id: m.team_id,
+          speaker: hit ? byId.get(hit.profileId)!.name : v.speaker,
+          embedding: unitVector('embedding', v.embedding),
+          profile_id: hit?.profileId ?? null,
+          inferred: hit !== undefined,
+          confidence: hit?.confidence ?? null,
+        };
+      }),
+    );
+    const inferred: InferredSpeaker[] = [];
+    for (const x of matches) {
+      const profile = byId.get(x.profileId)!;
+      inferred.push({ speaker: profile.name, label: x.speaker, email: profile.email, confidence: x.confidence });
+      await audit(
+        trx,
+        null,
+        'speaker_profile.matched',
+        { type: 'speaker_profile', id: profile.id, teamId: m.team_id },
+        { meeting_id: meetingId, speaker: x.speaker, name: profile.name, confidence: x.confidence },
+      );
+    }
+    return inferred;
+  });
+}
+
+export interface Enrolment {
+  profile_id: string;
+  /** Voices in the profile now. */
+  voices: number;
+}
+
+/**
+ * A speaker named by a person (renameSpeaker, in its transaction, after the meeting is locked): when
+ * the team has voiceprints on and the meeting kept the speaker's voice, the voice takes the new name and
+ * joins the team's profile of that name (made if there is none; an email given is kept on it). A voice
+ * a person had already enrolled under another name leaves that profile first, so a correction does not
+ * leave the voice under both names. Null (nothing changes) otherwise.
+ */
+export async function enrolSpeaker(
+  trx: Knex.Transaction,
+  p: Principal,
+  input: { meetingId: string; teamId: string; from: string; to: string; email: string | null },
+): Promise<Enrolment | null> {
+  if (!(await voiceprintsEnabled(trx, input.teamId))) return null;
+  const row = await trx('meeting_voices')
+    .where({ meeting_id: input.meetingId, speaker: input.from })
+    .forUpdate()
+    .first('embedding', 'profile_id', 'inferred');
+  if (!row) return null;
+  const voice: number[] = row.embedding;
+  const target = await trx('speaker_profiles')
+    .where({ team_id: input.teamId })
+    .whereRaw('lower(name) = lower(?)', [input.to])
+    .forUpdate()
+    .first('id', 'embedding', 'voices', 'email');
+  const already = row.profile_id !== null && !row.inferred;
+  if (already && row.profile_id !== target?.id) {
+    // Enrolled under the old name: take the voice out of that profile (its sum less the voice's unit vector).
+    const old = await trx('speaker_profiles').where({ id: row.profile_id }).forUpdate().first('embedding', 'voices');
+    if (old && old.voices <= 1) await trx('speaker_profiles').where({ id: row.profile_id }).delete();
+    else if (old) {
+      const u = unitVector('embedding', voice);
+      await trx('speaker_profiles')
+        .where({ id: row.profile_id })
+        .update({
+          embedding: (old.embedding as number[]).map((x, i) => x - u[i]),
+          voices: old.voices - 1,
+          updated_at: trx.fn.now(),
+        });
+    }
+  }
+  let profileId: string;
+  let voices: number;
+  if (target && already && row.profile_id === target.id) {
+    // The same person renamed (a new spelling, an email): the voice is in the profile already.
+    profileId = target.id;
+    voices = target.voices;
+    await trx('speaker_profiles')
+      .where({ id: target.id })
+      .update({ email: input.email ?? target.email, updated_at: trx.fn.now() });
+  } else if (target) {
+    profileId = target.id;
+    voices = target.voices + 1;
+    await trx('speaker_profiles')
+      .where({ id: target.id })
+      .update({
+        embedding: enrolVoice(target.embedding, voice),
+        voices,
+        email: input.email ?? target.email,
+        updated_at: trx.fn.now(),
+      });
+  } else {
+    profileId = newId();
+    voices = 1;
+    await trx('speaker_profiles').insert({
+      id: profileId,
+      team_id: input.teamId,
+      name: input.to,
+      email: input.email,
+      embedding: enrolVoice(null, voice),
+      voices,
+    });
+  }
+  await trx('meeting_voices')
+    .where({ meeting_id: input.meetingId, speaker: input.from })
+    .update({ speaker: input.to, profile_id: profileId, inferred: false, confidence: null });
+  await audit(
+    trx,
+    p,
+    'speaker_profile.enrolled',
+    { type: 'speaker_profile', id: profileId, teamId: input.teamId },
+    { meeting_id: input.meetingId, speaker: input.to, previous_speaker: input.from, voices },
+  );
+  return { profile_id: profileId, voices };
+}
+
+/** The emails of a meeting's speakers named after a profile that has one: speaker name → email. */
+export async function profileEmails(db: Knex, meetingId: string): Promise<Record<string, string>> {
+  const rows: { speaker: string; email: string }[] = await db('meeting_voices as mv')
+    .join('speaker_profiles as sp', 'sp.id', 'mv.profile_id')
+    .where('mv.meeting_id', meetingId)
+    .whereNotNull('sp.email')
+    .select('mv.speaker', 'sp.email');
+  return Object.fromEntries(rows.map((r) => [r.speaker, r.email]));
+}

@@ -1,0 +1,202 @@
+/**
+ * Voiceprints end to end: espeak-ng conversations uploaded through GraphQL's uploadAudio, transcribed
+ * and diarized by the worker through Temporal, read back over MCP. A speaker named once is named by
+ * itself in the next recording of the same voice saying other words (meeting_info says how sure), a
+ * voice never named is not; forgetting the profile, deleting a meeting and turning voiceprints off each
+ * leave no embedding behind; with voiceprints off nothing is kept at all.
+ */
+import { readFileSync } from 'node:fs';
+import { VOICEPRINT_THRESHOLD } from '../../../../services/intelligence/voiceprints';
+import { espeakConversation, type Conversation } from '../../../support/conversations';
+import type { Turn } from '../../../support/der';
+import { makeUser, TestUser } from '../../../support/factory';
+import { captureLogs } from '../../../support/logs';
+import { requireMediaTools } from '../../../support/media';
+import { McpHarness, startMcp } from '../../../support/mcp';
+import { waitForRun } from '../../../support/worker';
+import { RecordingRig, startRecordingRig } from '../ingest/rig';
+
+requireMediaTools();
+
+/** Recordings of one chunk: nothing to link, so each speaker's voice is that of one diarization. */
+const ENV = { ASR_URL: '', DIARIZATION: 'auto', ASR_CHUNK_MAX_SECONDS: '60', SPEECH_RECOGNIZERS: '1' };
+/** Two voices (alex, then bea) over six turns; each seed other sentences in another order. */
+const conversation = (seed: number) => espeakConversation(2, seed, 6);
+
+interface Said {
+  speaker_name: string;
+  start_time: number;
+  end_time: number;
+}
+
+/** The speaker names given to the sentences said by `voice` (the turn each sentence overlaps most). */
+function namesOf(sentences: Said[], turns: Turn[], voice: string): Set<string> {
+  const out = new Set<string>();
+  for (const s of sentences) {
+    let best: { voice: string; shared: number } | null = null;
+    for (const t of turns) {
+      const shared = Math.min(s.end_time, t.end) - Math.max(s.start_time, t.start);
+      if (shared > 0 && (!best || shared > best.shared)) best = { voice: t.speaker, shared };
+    }
+    if (best?.voice === voice) out.add(s.speaker_name);
+  }
+  return out;
+}
+
+describe('voiceprints through an upload', () => {
+  let rig: RecordingRig;
+  let mcp: McpHarness;
+  let admin: TestUser;
+  const meetings: string[] = [];
+
+  beforeAll(async () => {
+    rig = await startRecordingRig({ queue: 'voiceprints', ownerName: 'Olivia Owner', workerEnv: ENV });
+    const team = await rig.t.db('teams').where({ id: rig.owner.teamId }).first();
+    admin = await makeUser(rig.t.db, team, { role: 'admin', name: 'Ada Admin' });
+    mcp = await startMcp(rig.t.db);
+  }, 120_000);
+  afterAll(async () => {
+    await mcp?.close();
+    await rig?.close();
+  });
+
+  async function transcribed(c: Conversation, title: string) {
+    const url = rig.media.serve(`/${title.replace(/\s+/g, '-')}.wav`, {
+      body: readFileSync(c.wav),
+      contentType: 'audio/wav',
+    });
+    const id = await rig.upload({ url, title });
+    meetings.push(id);
+    expect(await waitForRun(rig.gql.temporal, id, 240_000)).toMatchObject({ status: 'completed' });
+    const res = await mcp.call(rig.owner.key, 'svc_get_transcript', { transcriptId: id, format: 'json' });
+    expect(res.isError).toBe(false);
+    return { id, text: res.text, data: res.data, sentences: res.data.sentences as Said[] };
+  }
+
+  const voicesOf = (meetingId: string) => rig.t.db('meeting_voices').where({ meeting_id: meetingId });
+
+  it('keeps the voices of a team that turned voiceprints on, and enrols the voice a person names', async () => {
+    expect((await mcp.call(admin.key, 'svc_set_voiceprints', { enabled: true })).isError).toBe(false);
+    const c = conversation(11);
+    const { id, sentences } = await transcribed(c, 'First call');
+    const [alex] = [...namesOf(sentences, c.turns, 'alex')];
+    expect(namesOf(sentences, c.turns, 'alex')).toEqual(new Set([alex]));
+    expect(alex).toMatch(/^Speaker \d$/);
+    expect((await voicesOf(id)).map((r) => r.speaker).sort()).toEqual(['Speaker 1', 'Speaker 2']);
+    // The chunks' own embeddings (kept for linking and resuming) are gone once the transcript is saved.
+    expect(await rig.t.db('transcript_chunks').where({ meeting_id: id })).toHaveLength(0);
+
+    const renamed = await mcp.call(rig.owner.key, 'svc_rename_speaker', {
+      meetingId: id,
+      from: alex,
+      to: 'Alex Doe',
+      email: 'alex@example.test',
+    });
+    expect(renamed.isError).toBe(false);
+    const listed = await mcp.call(rig.owner.key, 'svc_list_speaker_profiles', {});
+    expect(listed.data.profiles).toEqual([
+      expect.objectContaining({ name: 'Alex Doe', email: 'alex@example.test', voices: 1, meetings: 1 }),
+    ]);
+  }, 300_000);
+
+  it('names the same voice in the next meeting by itself, says how sure, and names no other voice', async () => {
+    const c = conversation(12);
+    const logs = captureLogs('debug');
+    let read: Awaited<ReturnType<typeof transcribed>>;
+    try {
+      read = await transcribed(c, 'Second call');
+    } finally {
+      logs.stop();
+    }
+    const { id, sentences, data, text } = read;
+    expect(namesOf(sentences, c.turns, 'alex')).toEqual(new Set(['Alex Doe']));
+    const bea = namesOf(sentences, c.turns, 'bea');
+    expect(bea.size).toBe(1);
+    expect([...bea][0]).toMatch(/^Speaker \d$/);
+    const inferred = data.meeting_info.inferred_speakers as { speaker: string; confidence: number }[];
+    expect(inferred).toEqual([{ speaker: 'Alex Doe', confidence: expect.any(Number) }]);
+    expect(inferred[0].confidence).toBeGreaterThanOrEqual(VOICEPRINT_THRESHOLD);
+    expect(inferred[0].confidence).toBeLessThanOrEqual(1);
+    // The name reached what was made from the sentences: analytics (with the profile's email) and the audit.
+    const analytics = await rig.t.db('speaker_analytics').where({ meeting_id: id }).orderBy('name');
+    expect(analytics.map((a) => [a.name, a.email])).toEqual([
+      ['Alex Doe', 'alex@example.test'],
+      [[...bea][0], null],
+    ]);
+    const matched = await rig.t
+      .db('audit_log')
+      .where({ action: 'speaker_profile.matched', target_type: 'speaker_profile' });
+    expect(matched.map((a) => a.details.meeting_id)).toEqual([id]);
+
+    // No embedding in an answer or a log line: not the key, not a figure of the stored vector.
+    const stored = (await voicesOf(id).first('embedding')).embedding as number[];
+    const figure = String(stored.find((x) => Math.abs(x) > 0.01)).slice(0, 8);
+    const profiles = await mcp.call(admin.key, 'svc_list_speaker_profiles', {});
+    const info = await rig.gql.request(
+      rig.owner.key,
+      'query ($id: ID!) { transcript(id: $id) { meeting_info { inferred_speakers { speaker confidence } } } }',
+      { id },
+    );
+    for (const answer of [text, profiles.text, JSON.stringify(info.body)]) {
+      expect(answer).not.toMatch(/embedding/i);
+      expect(answer).not.toContain(figure);
+    }
+    expect(info.body.data?.transcript.meeting_info.inferred_speakers).toEqual(inferred);
+    expect(logs.lines.length).toBeGreaterThan(0);
+    const logged = logs.lines.map((l) => JSON.stringify(l)).join('\n');
+    expect(logged).not.toContain(figure);
+    expect(logged).not.toMatch(/"embedding"/);
+
+    // A person confirming the inferred name enrols the voice: the name is no longer listed as inferred.
+    const confirmed = await mcp.call(rig.owner.key, 'svc_rename_speaker', {
+      meetingId: id,
+      from: 'Alex Doe',
+      to: 'Alex Doe',
+    });
+    expect(confirmed.isError).toBe(false);
+    const after = await mcp.call(rig.owner.key, 'svc_get_transcript', { transcriptId: id, format: 'json' });
+    expect(after.data.meeting_info.inferred_speakers).toBeUndefined();
+    expect((await mcp.call(admin.key, 'svc_list_speaker_profiles', {})).data.profiles).toEqual([
+      expect.objectContaining({ name: 'Alex Doe', voices: 2, meetings: 2 }),
+    ]);
+  }, 300_000);
+
+  it('forgets a profile: its voices go and the next recording of the voice is not named', async () => {
+    const [profile] = (await mcp.call(admin.key, 'svc_list_speaker_profiles', {})).data.profiles;
+    const forgot = await mcp.call(admin.key, 'svc_forget_speaker_profile', { id: profile.id });
+    // The voices enrolled in the first and second calls.
+    expect(forgot.data).toMatchObject({ success: true, name: 'Alex Doe', voices_deleted: 2 });
+    expect(await rig.t.db('meeting_voices').whereNotNull('profile_id')).toHaveLength(0);
+    expect(await rig.t.db('speaker_profiles')).toHaveLength(0);
+
+    const c = conversation(13);
+    const { sentences, data } = await transcribed(c, 'Third call');
+    expect(sentences.every((s) => /^Speaker \d$/.test(s.speaker_name))).toBe(true);
+    expect(data.meeting_info.inferred_speakers).toBeUndefined();
+  }, 300_000);
+
+  it("deletes a meeting's voices with it; turning voiceprints off deletes the rest and keeps nothing after", async () => {
+    const [first] = meetings;
+    expect((await voicesOf(first)).length).toBeGreaterThan(0);
+    const deleted = await rig.gql.request(rig.owner.key, 'mutation ($id: ID!) { deleteMeeting(id: $id) { deleted } }', {
+      id: first,
+    });
+    expect(deleted.body.errors).toBeUndefined();
+    expect(await voicesOf(first)).toHaveLength(0);
+
+    // A voice named again, so there is a profile to delete.
+    const third = meetings[2];
+    const label = (await voicesOf(third))[0].speaker as string;
+    expect(
+      (await mcp.call(rig.owner.key, 'svc_rename_speaker', { meetingId: third, from: label, to: 'Bea Roe' })).isError,
+    ).toBe(false);
+    const off = await mcp.call(admin.key, 'svc_set_voiceprints', { enabled: false });
+    expect(off.data).toMatchObject({ enabled: false, profiles_deleted: 1 });
+    expect(await rig.t.db('speaker_profiles')).toHaveLength(0);
+    expect(await rig.t.db('meeting_voices')).toHaveLength(0);
+
+    const { id } = await transcribed(conversation(13), 'Fourth call');
+    expect(await voicesOf(id)).toHaveLength(0);
+    expect(await rig.t.db('transcript_chunks').where({ meeting_id: id })).toHaveLength(0);
+  }, 300_000);
+});
