@@ -35,10 +35,10 @@ import {
 import {
   assignSpeakers,
   DIARIZATION_SAMPLE_RATE,
-  DIARIZATION_THRESHOLD,
   diarizeInThread,
   linkSpeakers,
   MAX_SPEAKERS,
+  SPEAKER_LINK_THRESHOLD,
   type KnownVoice,
 } from '../../services/intelligence/diarization';
 import {
@@ -409,7 +409,7 @@ function linkedSegments(
   let previous = '0';
   for (const row of [...rows].sort((a, b) => a.index - b.index)) {
     const local = new Map(Object.entries(row.voices!).map(([k, v]) => [Number(k), v]));
-    const linked = linkSpeakers(known, local, DIARIZATION_THRESHOLD, limit);
+    const linked = linkSpeakers(known, local, SPEAKER_LINK_THRESHOLD, limit);
     known = linked.known;
     out.set(
       row,
