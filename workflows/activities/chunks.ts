@@ -39,6 +39,7 @@ import {
   linkSpeakers,
   MAX_SPEAKERS,
   SPEAKER_LINK_THRESHOLD,
+  withDiarizationSlot,
   type KnownVoice,
 } from '../../services/intelligence/diarization';
 import {
@@ -327,8 +328,15 @@ async function diarizeChunk(
   chunk: ChunkInput['chunk'],
   bounds: { speakerCount?: number; maxSpeakers?: number },
 ) {
-  const samples = await readPcm(audio.path, chunk.start, Math.min(chunk.end, audio.durationSeconds));
-  const { turns, voices } = await diarizeInThread({ samples, sampleRate: DIARIZATION_SAMPLE_RATE }, bounds);
+  const { turns, voices } = await withDiarizationSlot(async () =>
+    diarizeInThread(
+      {
+        samples: await readPcm(audio.path, chunk.start, Math.min(chunk.end, audio.durationSeconds)),
+        sampleRate: DIARIZATION_SAMPLE_RATE,
+      },
+      bounds,
+    ),
+  );
   const stored: ChunkVoices = {};
   // Four decimals keep the vectors small in the row and change no cosine the linking compares.
   for (const [speaker, v] of voices) stored[String(speaker)] = v.map((x) => Math.round(x * 1e4) / 1e4);

@@ -14,7 +14,7 @@ export {
   type Audio,
   type DiarizeOptions,
 } from './engine';
-export { diarizeInThread, type DiarizedAudio } from './thread';
+export { diarizeInThread, withDiarizationSlot, type DiarizedAudio } from './thread';
 export { assignSpeakers, type SpeakerTurn, type TimedSpan, type AssignOptions } from './assign';
 export { linkSpeakers, SPEAKER_LINK_THRESHOLD, type KnownVoice, type LinkResult } from './link';
 export {

@@ -108,6 +108,20 @@ function threadFor(models: DiarizationModels): DiarizationThread {
   return t;
 }
 
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `work` when the diarizations before it have finished: one at a time per process, as the
+ * thread works. A caller reads a chunk's samples inside `work`, so chunks waiting their turn hold no
+ * audio (a speech worker takes many chunk activities at once, and each chunk's samples, with the copy
+ * posted to the thread, would otherwise wait in memory together).
+ */
+export function withDiarizationSlot<T>(work: () => Promise<T>): Promise<T> {
+  const run = queue.then(work, work);
+  queue = run.catch(() => undefined);
+  return run;
+}
+
 export interface DiarizedAudio {
   turns: SpeakerTurn[];
   /** One voice embedding per speaker of `turns` (CAM++), for linkSpeakers across chunks. */
