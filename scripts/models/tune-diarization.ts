@@ -5,12 +5,12 @@
  * threshold given, and prints DER (missed, false alarm, confusion in seconds), the number of speakers
  * found and CPU seconds per audio second (one thread). The figures go to docs/speakers.md.
  *
- *   npx tsx scripts/models/tune-diarization.ts [--thresholds 0.4,0.5,0.6] [--seeds 1,2]
+ *   npx tsx scripts/models/tune-diarization.ts [--thresholds 0.4,0.5,0.6] [--seeds 1,2] [--shifts 0.5,1]
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { diarize, readWave, type Audio } from '../../services/intelligence/diarization';
+import { DIARIZATION_WINDOW_SHIFT, diarize, readWave, type Audio } from '../../services/intelligence/diarization';
 import { espeakConversation } from '../../test/support/conversations';
 import { diarizationErrorRate, parseRttm, type Turn } from '../../test/support/der';
 
@@ -18,6 +18,7 @@ const { values } = parseArgs({
   options: {
     thresholds: { type: 'string', default: '0.4,0.5,0.6' },
     seeds: { type: 'string', default: '1,2' },
+    shifts: { type: 'string', default: String(DIARIZATION_WINDOW_SHIFT) },
   },
 });
 const list = (s: string) => s.split(',').map(Number);
@@ -38,10 +39,10 @@ if (existsSync(join(data, 'sample.wav'))) {
   });
 }
 
-for (const threshold of list(values.thresholds)) {
+for (const [windowShift, threshold] of list(values.shifts).flatMap((w) => list(values.thresholds).map((t) => [w, t]))) {
   for (const c of cases) {
     const before = process.cpuUsage();
-    const turns = diarize(c.audio, { threshold });
+    const turns = diarize(c.audio, { threshold, windowShift });
     const cpu = process.cpuUsage(before);
     const r = diarizationErrorRate(
       c.reference,
@@ -49,7 +50,7 @@ for (const threshold of list(values.thresholds)) {
     );
     const seconds = c.audio.samples.length / c.audio.sampleRate;
     process.stdout.write(
-      `threshold ${threshold}  ${c.name.padEnd(26)} speakers ${new Set(turns.map((t) => t.speaker)).size}  DER ${(100 * r.der).toFixed(1)} %` +
+      `shift ${windowShift} threshold ${threshold}  ${c.name.padEnd(26)} speakers ${new Set(turns.map((t) => t.speaker)).size}  DER ${(100 * r.der).toFixed(1)} %` +
         `  (missed ${r.missed.toFixed(2)} s, false alarm ${r.falseAlarm.toFixed(2)} s, confusion ${r.confusion.toFixed(2)} s)` +
         `  ${((cpu.user + cpu.system) / 1e6 / seconds).toFixed(3)} CPU-s/s\n`,
     );

@@ -17,7 +17,11 @@
  *      to completed, against the engine alone decoding the same hour with the same recognizers; bound:
  *      ratio at most 1.3;
  *   4. the speech worker's peak RSS with the model loaded; bound: 600 MB (the general worker's, which
- *      loads the prebuilt workflow bundle as the image's does, is printed beside it).
+ *      loads the prebuilt workflow bundle as the image's does, is printed beside it);
+ *   5. the same hour transcribed and diarized (DIARIZATION=auto, as deployed: every one-channel upload
+ *      is diarized) against 3., transcribed alone, on the same cores in the same run; bound: ratio at
+ *      most 1.6; and that speech worker's peak RSS with every model loaded (speech, VAD, both
+ *      diarization models); bound: 800 MB.
  * PostgreSQL and Temporal come from the environment or are started locally (test/support/stack.ts).
  */
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -45,7 +49,7 @@ import { wordErrorRate } from '../support/wer';
 import { postgresCpuByPid, postgresCpuSince } from './proc';
 
 const ROOT = resolve(__dirname, '..', '..');
-const BOUNDS = { oneCoreRatio: 1.15, hourRatio: 1.3, rssMb: 600 };
+const BOUNDS = { oneCoreRatio: 1.15, hourRatio: 1.3, rssMb: 600, diarizedHourRatio: 1.6, diarizedRssMb: 800 };
 const SHORT = 600;
 const HOUR = 3600;
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
@@ -178,7 +182,7 @@ async function setUp(): Promise<Stack> {
     SECRETS_KEY: randomBytes(32).toString('hex'),
     ALLOW_PRIVATE_NETWORK: 'true',
     LOG_LEVEL: 'warn',
-    // The words alone, against the engine alone: what speakers add is diarization.bench.ts's measure.
+    // The words alone, against the engine alone; phase 5 turns diarization on.
     DIARIZATION: 'off',
   };
   const config = loadConfig(env, 'graphql');
@@ -323,9 +327,27 @@ async function main() {
       await new Promise((r) => w.once('exit', r));
     }
 
+    // 5. The same hour transcribed and diarized, by fresh workers.
+    log(`every core (${cores}): the pipeline with diarization`);
+    const diarized = { ...speechQueue, DIARIZATION: 'auto' };
+    const w4 = await startWorker(s, diarized, false, join(work, 'worker-general-diarized.log'));
+    const w5 = await startWorker(
+      s,
+      { ...diarized, WORKER_KIND: 'speech' },
+      false,
+      join(work, 'worker-speech-diarized.log'),
+    );
+    const diarizedWall = await uploadAndWait(s, hourUrl, 'An hour, diarized');
+    const diarizedRss = peakRssMb(w5.pid!);
+    for (const w of [w4, w5]) {
+      w.kill('SIGTERM');
+      await new Promise((r) => w.once('exit', r));
+    }
+
     const perSec = (ms: number, sec: number) => (ms / 1000 / sec).toFixed(3);
     const oneCoreRatio = pipelineCpu / aloneShort.cpuMs;
     const hourRatio = hourWall / aloneHour.wallMs;
+    const diarizedRatio = diarizedWall / hourWall;
     console.log(
       `speech benchmark: LibriVox utterances looped (${SHORT} s and ${HOUR} s), ${cores} cores, taskset ${hasTaskset ? 'yes' : 'no'}`,
     );
@@ -343,10 +365,19 @@ async function main() {
     console.log(
       `  speech worker peak RSS ${rss.toFixed(0)} MB (engine alone, ${cores} recognizers: ${(aloneHour.peakKb / 1024).toFixed(0)} MB; general worker ${generalRss.toFixed(0)} MB)   bound ${BOUNDS.rssMb} MB`,
     );
+    console.log(
+      `  one hour, ${cores} recognizers, transcribed and diarized: ${(diarizedWall / 1000).toFixed(1)} s upload to completed, transcribed alone ${(hourWall / 1000).toFixed(1)} s`,
+    );
+    console.log(`  ratio ${diarizedRatio.toFixed(2)}   bound ${BOUNDS.diarizedHourRatio}`);
+    console.log(
+      `  speech worker peak RSS, every model loaded (diarizing) ${diarizedRss.toFixed(0)} MB   bound ${BOUNDS.diarizedRssMb} MB`,
+    );
     const failed = [
       oneCoreRatio > BOUNDS.oneCoreRatio && 'one-core ratio',
       hourRatio > BOUNDS.hourRatio && 'hour ratio',
       rss > BOUNDS.rssMb && 'rss',
+      diarizedRatio > BOUNDS.diarizedHourRatio && 'diarized hour ratio',
+      diarizedRss > BOUNDS.diarizedRssMb && 'diarizing rss',
     ].filter(Boolean);
     if (failed.length)
       console.log(

@@ -38,10 +38,11 @@ import { recogniseMeetingVoices, type InferredSpeaker } from '../../services/cor
 import {
   assignSpeakers,
   DIARIZATION_SAMPLE_RATE,
-  DIARIZATION_THRESHOLD,
   diarizeInThread,
   linkSpeakers,
   MAX_SPEAKERS,
+  SPEAKER_LINK_THRESHOLD,
+  withDiarizationSlot,
   type KnownVoice,
 } from '../../services/intelligence/diarization';
 import {
@@ -331,8 +332,15 @@ async function diarizeChunk(
   chunk: ChunkInput['chunk'],
   bounds: { speakerCount?: number; maxSpeakers?: number },
 ) {
-  const samples = await readPcm(audio.path, chunk.start, Math.min(chunk.end, audio.durationSeconds));
-  const { turns, voices } = await diarizeInThread({ samples, sampleRate: DIARIZATION_SAMPLE_RATE }, bounds);
+  const { turns, voices } = await withDiarizationSlot(async () =>
+    diarizeInThread(
+      {
+        samples: await readPcm(audio.path, chunk.start, Math.min(chunk.end, audio.durationSeconds)),
+        sampleRate: DIARIZATION_SAMPLE_RATE,
+      },
+      bounds,
+    ),
+  );
   const stored: ChunkVoices = {};
   // Four decimals keep the vectors small in the row and change no cosine the linking compares.
   for (const [speaker, v] of voices) stored[String(speaker)] = v.map((x) => Math.round(x * 1e4) / 1e4);
@@ -413,7 +421,7 @@ function linkedSegments(
   let previous = '0';
   for (const row of [...rows].sort((a, b) => a.index - b.index)) {
     const local = new Map(Object.entries(row.voices!).map(([k, v]) => [Number(k), v]));
-    const linked = linkSpeakers(known, local, DIARIZATION_THRESHOLD, limit);
+    const linked = linkSpeakers(known, local, SPEAKER_LINK_THRESHOLD, limit);
     known = linked.known;
     out.set(
       row,

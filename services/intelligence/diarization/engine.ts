@@ -17,7 +17,14 @@ import { diarizationModels, type DiarizationModels } from './models';
  * Cosine-distance threshold of the clustering: two clusters closer than this are one speaker. Tuned on
  * espeak-ng conversations of two to four voices and checked on pyannote's sample (docs/speakers.md).
  */
-export const DIARIZATION_THRESHOLD = 0.5;
+export const DIARIZATION_THRESHOLD = 0.36;
+/**
+ * How far the 10-second segmentation window moves each step, as a fraction of the window. Every window
+ * embeds each of its local speakers with CAM++, so the embedding work (most of diarization's CPU) grows
+ * as the inverse of the shift; clustering the embeddings, not overlapping windows, joins a voice across
+ * windows (docs/speakers.md).
+ */
+export const DIARIZATION_WINDOW_SHIFT = 1;
 /** The most speakers a caller may ask for; more is taken for a mistake, not a meeting. */
 export const MAX_SPEAKERS = 50;
 export const DIARIZATION_SAMPLE_RATE = 16000;
@@ -35,6 +42,8 @@ export interface DiarizeOptions {
   maxSpeakers?: number;
   /** Overrides DIARIZATION_THRESHOLD (for tuning). */
   threshold?: number;
+  /** Overrides DIARIZATION_WINDOW_SHIFT (for tuning). */
+  windowShift?: number;
   models?: DiarizationModels;
 }
 
@@ -62,11 +71,11 @@ function load(): Sherpa {
 }
 
 /** sherpa-onnx's OfflineSpeakerDiarization configuration for `models` (also used by the worker thread). */
-export function diarizerConfig(models: DiarizationModels) {
+export function diarizerConfig(models: DiarizationModels, windowShift = DIARIZATION_WINDOW_SHIFT) {
   return {
     // One thread each: on a small machine, parallel recordings use the cores better than threads do.
-    segmentation: { pyannote: { model: models.segmentation }, numThreads: 1 },
-    embedding: { model: models.embedding, numThreads: 1 },
+    segmentation: { pyannote: { model: models.segmentation, windowShiftRatio: windowShift }, numThreads: 1 },
+    embedding: { model: models.windowEmbedding, numThreads: 1 },
     clustering: { numClusters: -1, threshold: DIARIZATION_THRESHOLD },
     // Speech shorter than minDurationOn is dropped; gaps shorter than minDurationOff are bridged.
     minDurationOn: 0.3,
@@ -74,11 +83,11 @@ export function diarizerConfig(models: DiarizationModels) {
   };
 }
 
-function diarizer(models: DiarizationModels): SherpaDiarizer {
-  const key = `${models.segmentation}\n${models.embedding}`;
+function diarizer(models: DiarizationModels, windowShift = DIARIZATION_WINDOW_SHIFT): SherpaDiarizer {
+  const key = `${models.segmentation}\n${models.windowEmbedding}\n${windowShift}`;
   let d = diarizers.get(key);
   if (!d) {
-    d = new (load().OfflineSpeakerDiarization)(diarizerConfig(models));
+    d = new (load().OfflineSpeakerDiarization)(diarizerConfig(models, windowShift));
     diarizers.set(key, d);
   }
   return d;
@@ -90,14 +99,59 @@ export function checkCount(field: string, value: number | undefined): void {
   }
 }
 
-/** Turns sorted by start, speakers renumbered 0, 1, … in order of first appearance. */
-export function normalise(raw: { start: number; end: number; speaker: number }[]): SpeakerTurn[] {
-  const sorted = [...raw].sort((a, b) => a.start - b.start || a.end - b.end);
+/**
+ * Turns sorted by start, speakers renumbered 0, 1, … in order of first appearance; one speaker's turns
+ * that touch or overlap become one turn.
+ */
+export function normalise(raw: readonly { start: number; end: number; speaker: number }[]): SpeakerTurn[] {
+  const bySpeaker = [...raw].sort((a, b) => a.speaker - b.speaker || a.start - b.start);
+  const joined: SpeakerTurn[] = [];
+  for (const t of bySpeaker) {
+    const last = joined[joined.length - 1];
+    if (last && last.speaker === t.speaker && t.start <= last.end) last.end = Math.max(last.end, t.end);
+    else joined.push({ start: t.start, end: t.end, speaker: t.speaker });
+  }
+  joined.sort((a, b) => a.start - b.start || a.end - b.end);
   const ids = new Map<number, number>();
-  return sorted.map((t) => {
+  return joined.map((t) => {
     if (!ids.has(t.speaker)) ids.set(t.speaker, ids.size);
     return { start: t.start, end: t.end, speaker: ids.get(t.speaker)! };
   });
+}
+
+/** The segmentation model's window (segmentation-3.0's metadata: 160,000 samples at 16 kHz). */
+export const SEGMENTATION_WINDOW_SECONDS = 10;
+/** A turn this short, cut off by a window's edge, is taken for the rest of the turn across the edge. */
+const EDGE_FRAGMENT_SECONDS = 1;
+/** How near a window's edge (the model's frames and their offset) a cut counts as the edge. */
+const EDGE_TOLERANCE_SECONDS = 0.1;
+
+/**
+ * With windows side by side (a shift of one window), a turn that crosses a window's edge is embedded
+ * in two pieces, and a short piece gives an unsure embedding that may be clustered to another speaker
+ * or to one of its own. So a turn of at most EDGE_FRAGMENT_SECONDS that begins (ends) at an edge,
+ * right where another speaker's turn ends (begins), is given that speaker. With overlapping windows every frame is seen in several windows and this
+ * does not apply. Speakers left with no turn are dropped and the rest renumbered as `normalise` does.
+ */
+export function mendWindowEdges(turns: readonly SpeakerTurn[], windowShift: number): SpeakerTurn[] {
+  if (windowShift < 1) return [...turns];
+  const step = SEGMENTATION_WINDOW_SECONDS * windowShift;
+  const atEdge = (t: number) => {
+    const edge = Math.round(t / step) * step;
+    return edge > 0 && Math.abs(t - edge) <= EDGE_TOLERANCE_SECONDS;
+  };
+  const touching = (a: number, b: number) => Math.abs(a - b) <= 2 * EDGE_TOLERANCE_SECONDS;
+  const out = turns.map((t) => ({ ...t }));
+  for (const t of out) {
+    if (t.end - t.start > EDGE_FRAGMENT_SECONDS) continue;
+    const continued = atEdge(t.start)
+      ? out.find((p) => p.speaker !== t.speaker && atEdge(p.end) && touching(p.end, t.start))
+      : atEdge(t.end)
+        ? out.find((n) => n.speaker !== t.speaker && atEdge(n.start) && touching(t.end, n.start))
+        : undefined;
+    if (continued) t.speaker = continued.speaker;
+  }
+  return normalise(out);
 }
 
 /** Checks the audio and options of a diarization; returns the clustering threshold to use. */
@@ -112,16 +166,21 @@ export function checkDiarizeInput(audio: Audio, options: DiarizeOptions): number
   const threshold = options.threshold ?? DIARIZATION_THRESHOLD;
   if (!(threshold > 0 && threshold < 2))
     throw new Error(`threshold: must be a cosine distance between 0 and 2, got ${threshold}`);
+  const shift = options.windowShift;
+  if (shift !== undefined && !(shift > 0 && shift <= 1))
+    throw new Error(`windowShift: must be a fraction of the window above 0 and at most 1, got ${shift}`);
   return threshold;
 }
 
 export function diarize(audio: Audio, options: DiarizeOptions = {}): SpeakerTurn[] {
   const threshold = checkDiarizeInput(audio, options);
   if (audio.samples.length === 0) return [];
-  const d = diarizer(options.models ?? diarizationModels());
+  const models = options.models ?? diarizationModels();
+  const d = diarizer(models, options.windowShift);
+  const shift = options.windowShift ?? DIARIZATION_WINDOW_SHIFT;
   const run = (numClusters: number) => {
     d.setConfig({ clustering: { numClusters, threshold } });
-    return normalise(d.process(audio.samples));
+    return mendWindowEdges(normalise(d.process(audio.samples)), shift);
   };
   if (options.speakerCount !== undefined) return run(options.speakerCount);
   const turns = run(-1);
@@ -133,11 +192,6 @@ export function diarize(audio: Audio, options: DiarizeOptions = {}): SpeakerTurn
 /** Voice embeddings use at most this much of a speaker's speech, longest turns first. */
 const EMBEDDING_SECONDS = 30;
 
-/**
- * One voice embedding per speaker of `turns` (CAM++, the diarization's own embedding model), from that
- * speaker's longest turns up to EMBEDDING_SECONDS, for linkSpeakers across chunks. Speakers with no
- * sound in `audio` are left out.
- */
 /**
  * The audio each speaker of `turns` is embedded from: its longest turns, up to EMBEDDING_SECONDS.
  * Speakers with no sound in `audio` are left out.

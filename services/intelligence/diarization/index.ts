@@ -7,12 +7,20 @@ export {
   speakerEmbeddings,
   readWave,
   DIARIZATION_THRESHOLD,
+  DIARIZATION_WINDOW_SHIFT,
+  mendWindowEdges,
   DIARIZATION_SAMPLE_RATE,
   MAX_SPEAKERS,
   type Audio,
   type DiarizeOptions,
 } from './engine';
-export { diarizeInThread, type DiarizedAudio } from './thread';
+export { diarizeInThread, withDiarizationSlot, type DiarizedAudio } from './thread';
 export { assignSpeakers, type SpeakerTurn, type TimedSpan, type AssignOptions } from './assign';
-export { linkSpeakers, type KnownVoice, type LinkResult } from './link';
-export { diarizationModels, SEGMENTATION_MODEL, EMBEDDING_MODEL, type DiarizationModels } from './models';
+export { linkSpeakers, SPEAKER_LINK_THRESHOLD, type KnownVoice, type LinkResult } from './link';
+export {
+  diarizationModels,
+  SEGMENTATION_MODEL,
+  EMBEDDING_MODEL,
+  WINDOW_EMBEDDING_MODEL,
+  type DiarizationModels,
+} from './models';

@@ -6,6 +6,14 @@
  * chunks (a known voice stays the mean of the embeddings linked to it).
  */
 
+/**
+ * Cosine distance within which a chunk's speaker is linked to a voice already known. The voices are
+ * float CAM++ embeddings of up to 30 s of each speaker, steadier than the clustering's short
+ * per-window embeddings (8-bit), so linking keeps its own threshold (docs/speakers.md says where
+ * same and different voices lie).
+ */
+export const SPEAKER_LINK_THRESHOLD = 0.5;
+
 export interface KnownVoice {
   /** The speaker's number across the recording. */
   speaker: number;

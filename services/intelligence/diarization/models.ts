@@ -9,10 +9,17 @@ import { dirname, join } from 'node:path';
 
 export const SEGMENTATION_MODEL = 'pyannote-segmentation-3.0.onnx';
 export const EMBEDDING_MODEL = '3dspeaker-campplus-zh-en-common.onnx';
+export const WINDOW_EMBEDDING_MODEL = '3dspeaker-campplus-zh-en-common.int8.onnx';
 
 export interface DiarizationModels {
   segmentation: string;
+  /** CAM++ in floats: the voice of each speaker of a recording, linked across chunks and kept. */
   embedding: string;
+  /**
+   * CAM++ quantised to 8-bit integers: the many short per-window embeddings the clustering joins,
+   * where its speed matters more than its small loss of precision (docs/speakers.md).
+   */
+  windowEmbedding: string;
 }
 
 export function diarizationModels(dir = process.env.MI_DIARIZATION_MODELS): DiarizationModels {
@@ -30,7 +37,11 @@ export function diarizationModels(dir = process.env.MI_DIARIZATION_MODELS): Diar
     throw new Error(
       `diarization models: models/diarization/${SEGMENTATION_MODEL} not found above ${__dirname}; set MI_DIARIZATION_MODELS`,
     );
-  const models = { segmentation: join(root, SEGMENTATION_MODEL), embedding: join(root, EMBEDDING_MODEL) };
+  const models = {
+    segmentation: join(root, SEGMENTATION_MODEL),
+    embedding: join(root, EMBEDDING_MODEL),
+    windowEmbedding: join(root, WINDOW_EMBEDDING_MODEL),
+  };
   for (const [field, path] of Object.entries(models)) {
     if (!existsSync(path)) throw new Error(`diarization models: ${field} model ${path} does not exist`);
   }

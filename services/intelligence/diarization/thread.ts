@@ -13,7 +13,9 @@ import { Worker } from 'node:worker_threads';
 import type { SpeakerTurn } from './assign';
 import {
   checkDiarizeInput,
+  DIARIZATION_WINDOW_SHIFT,
   diarizerConfig,
+  mendWindowEdges,
   embeddingPieces,
   normalise,
   type Audio,
@@ -25,7 +27,7 @@ const SCRIPT = `
 const { parentPort, workerData } = require('node:worker_threads');
 const sherpa = require(workerData.sherpa);
 const diarizer = new sherpa.OfflineSpeakerDiarization(workerData.config);
-const embedder = new sherpa.SpeakerEmbeddingExtractor({ model: workerData.config.embedding.model, numThreads: 1 });
+const embedder = new sherpa.SpeakerEmbeddingExtractor({ model: workerData.voiceModel, numThreads: 1 });
 parentPort.on('message', (m) => {
   try {
     if (m.op === 'process') {
@@ -59,7 +61,10 @@ class DiarizationThread {
 
   constructor(models: DiarizationModels) {
     const sherpa = createRequire(__filename).resolve('sherpa-onnx-node');
-    this.worker = new Worker(SCRIPT, { eval: true, workerData: { sherpa, config: diarizerConfig(models) } });
+    this.worker = new Worker(SCRIPT, {
+      eval: true,
+      workerData: { sherpa, config: diarizerConfig(models), voiceModel: models.embedding },
+    });
     // An idle thread must not keep the process alive.
     this.worker.unref();
     this.worker.on('message', (m: { id: number; result?: unknown; error?: string }) => {
@@ -94,13 +99,27 @@ class DiarizationThread {
 const threads = new Map<string, DiarizationThread>();
 
 function threadFor(models: DiarizationModels): DiarizationThread {
-  const key = `${models.segmentation}\n${models.embedding}`;
+  const key = `${models.segmentation}\n${models.windowEmbedding}\n${models.embedding}`;
   let t = threads.get(key);
   if (!t || t.dead) {
     t = new DiarizationThread(models);
     threads.set(key, t);
   }
   return t;
+}
+
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `work` when the diarizations before it have finished: one at a time per process, as the
+ * thread works. A caller reads a chunk's samples inside `work`, so chunks waiting their turn hold no
+ * audio (a speech worker takes many chunk activities at once, and each chunk's samples, with the copy
+ * posted to the thread, would otherwise wait in memory together).
+ */
+export function withDiarizationSlot<T>(work: () => Promise<T>): Promise<T> {
+  const run = queue.then(work, work);
+  queue = run.catch(() => undefined);
+  return run;
 }
 
 export interface DiarizedAudio {
@@ -115,13 +134,16 @@ export async function diarizeInThread(audio: Audio, options: DiarizeOptions = {}
   if (audio.samples.length === 0) return { turns: [], voices: new Map() };
   const thread = threadFor(options.models ?? diarizationModels());
   const run = async (numClusters: number) =>
-    normalise(
-      await thread.call<{ start: number; end: number; speaker: number }[]>({
-        op: 'process',
-        samples: audio.samples,
-        numClusters,
-        threshold,
-      }),
+    mendWindowEdges(
+      normalise(
+        await thread.call<{ start: number; end: number; speaker: number }[]>({
+          op: 'process',
+          samples: audio.samples,
+          numClusters,
+          threshold,
+        }),
+      ),
+      DIARIZATION_WINDOW_SHIFT,
     );
   let turns = await run(options.speakerCount ?? -1);
   if (

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import {
   assignSpeakers,
   diarize,
-  DIARIZATION_THRESHOLD,
   linkSpeakers,
   readWave,
   speakerEmbeddings,
+  SPEAKER_LINK_THRESHOLD,
   type KnownVoice,
   type SpeakerTurn,
 } from '../../../../services/intelligence/diarization';
@@ -82,7 +82,7 @@ describe('diarize', () => {
         sampleRate: audio.sampleRate,
       };
       const turns = diarize(chunk);
-      const linked = linkSpeakers(known, speakerEmbeddings(chunk, turns), DIARIZATION_THRESHOLD);
+      const linked = linkSpeakers(known, speakerEmbeddings(chunk, turns), SPEAKER_LINK_THRESHOLD);
       known = linked.known;
       for (const t of turns)
         all.push({ start: t.start + cuts[c], end: t.end + cuts[c], speaker: linked.mapping.get(t.speaker)! });
