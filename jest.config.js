@@ -42,4 +42,9 @@ module.exports = {
   ],
   testTimeout: 60000,
   maxWorkers: 2,
+  // A test file that runs the worker loads the speech and diarization models into its own module
+  // registry, and their native memory is freed only when the process ends: recycle a worker whose heap
+  // has grown past this after a file, so no worker accumulates every file's models (and its exit, which
+  // frees them, stays within jest's grace period instead of being forced).
+  workerIdleMemoryLimit: '512MB',
 };

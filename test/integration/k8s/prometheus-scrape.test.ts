@@ -319,7 +319,10 @@ afterAll(async () => {
   if (prometheus && prometheus.exitCode === null) {
     const exited = new Promise((r) => prometheus!.once('exit', r));
     prometheus.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    // The grace timer is cleared once Prometheus is gone: left pending, it kept the jest worker alive.
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise((r) => (grace = setTimeout(r, 5000)))]);
+    clearTimeout(grace);
     if (prometheus.exitCode === null) prometheus.kill('SIGKILL');
   }
   await Promise.all([...roles.values()].map((r) => r.stop()));
