@@ -134,9 +134,14 @@ describe(`upgrade from the previous release to ${RELEASE} and back, with work in
     for (const p of pods) running.splice(running.indexOf(p), 1);
     return codes;
   };
-  /** A rolling update in one step: the new pods join the Services, the old ones leave, then stop. */
+  /**
+   * A rolling update in one step: the new pods join the Services, the old ones leave, keep serving for
+   * a moment (the chart's preStopSleepSeconds, shortened: requests routed to them just before they left
+   * must reach them before they stop listening), then stop.
+   */
   const rollTo = async (from: RunningRole[], to: RunningRole[]) => {
     for (const role of ['mcp', 'graphql'] as const) services[role].route(to.filter((p) => p.role === role));
+    await new Promise((r) => setTimeout(r, 500));
     // Requests already sent to the old pods finish (graceful shutdown); new ones go to the new pods.
     expect(await stop(from)).toEqual(from.map(() => 0));
   };
