@@ -59,10 +59,14 @@ RUN apt-get update \
  && useradd --system --uid 10001 --gid 10001 --home-dir /tmp --no-create-home --shell /usr/sbin/nologin app
 
 WORKDIR /app
+# MALLOC_ARENA_MAX: the speech and diarization models run in threads of their own, and glibc gives
+# each thread that allocates a malloc arena that keeps its freed memory; two arenas keep a speech
+# worker's resident memory near what the models need (test/bench/README.md).
 ENV NODE_ENV=production \
     HOME=/tmp \
     TMPDIR=/tmp \
     NODE_OPTIONS=--enable-source-maps \
+    MALLOC_ARENA_MAX=2 \
     MI_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js
 
 # Everything under /app belongs to root and is read-only for the app user.

@@ -47,6 +47,7 @@ import { librivox, PYANNOTE_DIR, pyannoteReference, requireSpeechData, wavSample
 import { provisionPostgres, provisionTemporal } from '../support/stack';
 import { wordErrorRate } from '../support/wer';
 import { postgresCpuByPid, postgresCpuSince } from './proc';
+import { imageContract } from '../support/k8s/image';
 
 const ROOT = resolve(__dirname, '..', '..');
 const BOUNDS = { oneCoreRatio: 1.15, hourRatio: 1.3, rssMb: 600, diarizedHourRatio: 1.6, diarizedRssMb: 800 };
@@ -231,7 +232,16 @@ async function startWorker(
     : [process.execPath, ['--import', 'tsx', join(ROOT, 'services', 'worker', 'main.ts')]];
   const child = spawn(cmd, args, {
     cwd: ROOT,
-    env: { ...process.env, ...s.env, ...env, WORKER_METRICS_PORT: String(port), HOST: '127.0.0.1', MI_ROLE: 'worker' },
+    env: {
+      ...process.env,
+      ...s.env,
+      // The allocator setting the image gives every pod (its Dockerfile's ENV), as a pod would run.
+      MALLOC_ARENA_MAX: imageContract().env.MALLOC_ARENA_MAX,
+      ...env,
+      WORKER_METRICS_PORT: String(port),
+      HOST: '127.0.0.1',
+      MI_ROLE: 'worker',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = createWriteStream(logFile);
