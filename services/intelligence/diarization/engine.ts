@@ -191,10 +191,17 @@ export function diarize(audio: Audio, options: DiarizeOptions = {}): SpeakerTurn
 
 /** Voice embeddings use at most this much of a speaker's speech, longest turns first. */
 const EMBEDDING_SECONDS = 30;
+/**
+ * A voice is embedded in pieces of at most this much speech, the segmentation window's length: the
+ * embedding model's working memory grows with its input, and a mean of window-long pieces is as steady
+ * a voice as one long input (docs/speakers.md).
+ */
+export const VOICE_PIECE_SECONDS = SEGMENTATION_WINDOW_SECONDS;
 
 /**
- * The audio each speaker of `turns` is embedded from: its longest turns, up to EMBEDDING_SECONDS.
- * Speakers with no sound in `audio` are left out.
+ * The audio each speaker of `turns` is embedded from: its longest turns, up to EMBEDDING_SECONDS,
+ * joined and cut in equal pieces of at most VOICE_PIECE_SECONDS. Speakers with no sound in `audio` are
+ * left out.
  */
 export function embeddingPieces(audio: Audio, turns: readonly SpeakerTurn[]): Map<number, Float32Array[]> {
   if (audio.sampleRate !== DIARIZATION_SAMPLE_RATE)
@@ -202,25 +209,54 @@ export function embeddingPieces(audio: Audio, turns: readonly SpeakerTurn[]): Ma
   const out = new Map<number, Float32Array[]>();
   for (const speaker of [...new Set(turns.map((t) => t.speaker))].sort((a, b) => a - b)) {
     const own = turns.filter((t) => t.speaker === speaker).sort((a, b) => b.end - b.start - (a.end - a.start));
-    const pieces: Float32Array[] = [];
+    const spans: [number, number][] = [];
     let left = EMBEDDING_SECONDS * audio.sampleRate;
     for (const t of own) {
       const from = Math.max(0, Math.round(t.start * audio.sampleRate));
       const to = Math.min(audio.samples.length, Math.round(t.end * audio.sampleRate), from + left);
       if (to <= from) continue;
-      pieces.push(audio.samples.slice(from, to));
+      spans.push([from, to]);
       left -= to - from;
       if (left <= 0) break;
     }
-    if (pieces.length > 0) out.set(speaker, pieces);
+    if (spans.length === 0) continue;
+    const speech = new Float32Array(spans.reduce((n, [from, to]) => n + to - from, 0));
+    let at = 0;
+    for (const [from, to] of spans) {
+      speech.set(audio.samples.subarray(from, to), at);
+      at += to - from;
+    }
+    const count = Math.ceil(speech.length / (VOICE_PIECE_SECONDS * audio.sampleRate));
+    const pieces: Float32Array[] = [];
+    for (let i = 0; i < count; i++)
+      pieces.push(speech.slice(Math.round((i * speech.length) / count), Math.round(((i + 1) * speech.length) / count)));
+    out.set(speaker, pieces);
   }
   return out;
 }
 
+/** A speaker's voice from the embeddings of its pieces: the direction of their unit vectors' mean. */
+export function meanVoice(embeddings: readonly ArrayLike<number>[]): Float32Array {
+  if (embeddings.length === 0) throw new Error('embeddings: at least one is needed');
+  const sum = new Float32Array(embeddings[0].length);
+  for (const e of embeddings) {
+    if (e.length !== sum.length) throw new Error(`embeddings: all must have ${sum.length} values, got ${e.length}`);
+    let n = 0;
+    for (let i = 0; i < e.length; i++) n += e[i] * e[i];
+    n = Math.sqrt(n);
+    if (!(n > 0)) throw new Error('embeddings: each must be a non-zero vector');
+    for (let i = 0; i < e.length; i++) sum[i] += e[i] / n;
+  }
+  let n = 0;
+  for (const x of sum) n += x * x;
+  n = Math.sqrt(n);
+  return sum.map((x) => x / n);
+}
+
 /**
- * One voice embedding per speaker of `turns` (CAM++, the diarization's own embedding model), from that
- * speaker's longest turns up to EMBEDDING_SECONDS, for linkSpeakers across chunks. Speakers with no
- * sound in `audio` are left out.
+ * One voice embedding per speaker of `turns` (CAM++), from that speaker's longest turns up to
+ * EMBEDDING_SECONDS, embedded piece by piece (embeddingPieces) and averaged (meanVoice), for linkSpeakers
+ * across chunks and for voiceprints. Speakers with no sound in `audio` are left out.
  */
 export function speakerEmbeddings(
   audio: Audio,
@@ -234,10 +270,13 @@ export function speakerEmbeddings(
   }
   const out = new Map<number, Float32Array>();
   for (const [speaker, pieces] of embeddingPieces(audio, turns)) {
-    const stream = embedder.createStream();
-    for (const samples of pieces) stream.acceptWaveform({ samples, sampleRate: audio.sampleRate });
-    stream.inputFinished();
-    out.set(speaker, Float32Array.from(embedder.compute(stream, false)));
+    const embeddings = pieces.map((samples) => {
+      const stream = embedder.createStream();
+      stream.acceptWaveform({ samples, sampleRate: audio.sampleRate });
+      stream.inputFinished();
+      return embedder.compute(stream, false);
+    });
+    out.set(speaker, meanVoice(embeddings));
   }
   return out;
 }

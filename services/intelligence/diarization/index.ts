@@ -5,6 +5,9 @@
 export {
   diarize,
   speakerEmbeddings,
+  embeddingPieces,
+  meanVoice,
+  VOICE_PIECE_SECONDS,
   readWave,
   DIARIZATION_THRESHOLD,
   DIARIZATION_WINDOW_SHIFT,

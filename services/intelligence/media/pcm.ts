@@ -5,6 +5,12 @@
 import { open } from 'node:fs/promises';
 import { ASR_SAMPLE_RATE, WAV_HEADER_BYTES } from './ffmpeg';
 
+/**
+ * The file is read a block at a time into one small buffer: a whole chunk's bytes read at once would be
+ * garbage the size of half its samples, left to the garbage collector on every chunk.
+ */
+const BLOCK_BYTES = 1 << 17;
+
 /** Seconds [start, end) of the WAV as floats in [-1, 1). */
 export async function readPcm(path: string, start: number, end: number): Promise<Float32Array> {
   const file = await open(path, 'r');
@@ -12,11 +18,17 @@ export async function readPcm(path: string, start: number, end: number): Promise
     const size = (await file.stat()).size;
     const from = WAV_HEADER_BYTES + 2 * Math.round(start * ASR_SAMPLE_RATE);
     const to = Math.min(size, WAV_HEADER_BYTES + 2 * Math.round(end * ASR_SAMPLE_RATE));
-    const bytes = Buffer.alloc(Math.max(0, to - from));
-    if (bytes.length > 0) await file.read(bytes, 0, bytes.length, from);
-    const ints = new Int16Array(bytes.buffer, bytes.byteOffset, bytes.length >> 1);
-    const out = new Float32Array(ints.length);
-    for (let i = 0; i < ints.length; i++) out[i] = ints[i] / 32768;
+    const out = new Float32Array(Math.max(0, (to - from) >> 1));
+    const block = Buffer.alloc(Math.min(BLOCK_BYTES, out.length * 2));
+    const ints = new Int16Array(block.buffer, block.byteOffset, block.length >> 1);
+    for (let done = 0; done < out.length;) {
+      const want = Math.min(block.length, (out.length - done) * 2);
+      const { bytesRead } = await file.read(block, 0, want, from + done * 2);
+      const samples = bytesRead >> 1;
+      if (samples === 0) return out.subarray(0, done);
+      for (let i = 0; i < samples; i++) out[done + i] = ints[i] / 32768;
+      done += samples;
+    }
     return out;
   } finally {
     await file.close();
