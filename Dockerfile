@@ -20,8 +20,10 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY services ./services
 COPY workflows ./workflows
 COPY scripts ./scripts
-# dist/ holds services, workflows and migrations compiled to CommonJS; the worker loads the prebuilt
-# workflow bundle instead of running webpack at start (MI_WORKFLOW_BUNDLE below).
+# dist/ holds services, workflows and migrations compiled to CommonJS, and beside them the files the
+# compiled modules read, which tsc does not emit (the pages' script and stylesheet, the demo meetings
+# the seed reads): `npm run build` copies those after tsc (scripts/dist-assets.ts lists them). The
+# worker loads the prebuilt workflow bundle instead of running webpack at start (MI_WORKFLOW_BUNDLE).
 RUN npm run build \
  && npx tsx scripts/build-workflow-bundle.ts dist/workflow-bundle.js
 
@@ -79,10 +81,6 @@ COPY --from=models /app/.models ./.models
 COPY models/diarization ./models/diarization
 COPY package.json ./
 COPY bin ./bin
-# Files the compiled modules read beside them, which tsc does not emit: the pages' script and
-# stylesheet (services/web/assets.ts) and the demo meetings the seed reads (meeting-intel seed demo).
-COPY services/web/assets ./dist/services/web/assets
-COPY services/cli/demo/meetings ./dist/services/cli/demo/meetings
 RUN chmod 0755 /app/bin/meeting-intel \
  && ln -s /app/bin/meeting-intel /usr/local/bin/meeting-intel
 

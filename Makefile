@@ -58,7 +58,7 @@ lint: install ## ESLint, import boundaries and formatting checks
 format: install ## format every file with prettier (what `make lint` checks)
 	npx prettier --write .
 
-build: install ## compile to dist/ (tsc -p tsconfig.build.json)
+build: install ## compile to dist/ (tsc -p tsconfig.build.json) with the files it reads (scripts/dist-assets.ts)
 	npm run build
 
 # Both jest projects; .ci/run reads the counts from .test-data/jest-results.json.

@@ -2,7 +2,8 @@
  * The pages' only script and stylesheet, served from /assets (the Content-Security-Policy allows
  * scripts and styles from this origin only). They are files of their own beside this module
  * (assets/app.js, assets/app.css), read once when the module loads: a missing file fails the web
- * role at start, not a page later. The image copies them next to the compiled module (Dockerfile).
+ * role at start, not a page later. `npm run build` copies them next to the compiled module
+ * (scripts/dist-assets.ts).
  *
  * The script is progressive: every page works without it. With it:
  *   - `#t=<seconds>` scrolls to the sentence said at that moment, loading its part of the transcript

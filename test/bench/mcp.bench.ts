@@ -11,7 +11,7 @@
  * See test/bench/README.md for every option, and test/bench/JOURNAL.md for the method in full.
  */
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { cpSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -722,11 +722,9 @@ async function startProcess(
 
 /** Build dist/ from the sources, as the image does, so the role measured is the code checked out. */
 export function buildRole(): void {
-  const built = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
-  if (built.status !== 0) throw new Error('npx tsc -p tsconfig.build.json failed');
-  // The files the compiled code reads beside it, which tsc does not emit: the Dockerfile copies the same.
-  for (const dir of ['services/web/assets', 'services/cli/demo/meetings'])
-    cpSync(join(ROOT, dir), join(ROOT, 'dist', dir), { recursive: true });
+  // `npm run build` compiles and copies the files the compiled code reads beside it (scripts/dist-assets.ts).
+  const built = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('npm run build failed');
 }
 
 /** The mcp role from dist/ as the image starts it (`meeting-intel serve mcp`), with logs off and the rate limit lifted. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { newId } from '../../core/ids';
 
-/** The demo meetings' recordings, manifest and team: services/cli/demo/meetings (the image copies them beside the build). */
+/** The demo meetings' recordings, manifest and team: services/cli/demo/meetings (`npm run build` copies them beside the compiled code). */
 export const FIXTURES_DIR = join(__dirname, 'meetings');
 export const DEMO_TEAM_ID = 'demo-ledgerly';
 

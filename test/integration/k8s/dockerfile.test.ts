@@ -185,7 +185,7 @@ describe('Dockerfile lint', () => {
         .filter((i) => i.keyword === 'COPY' && !/--from=/.test(i.args))
         .flatMap((i) => i.args.split(/\s+/).filter((a) => !a.startsWith('--')).slice(0, -1)),
     );
-    expect(sources).toEqual(expect.arrayContaining(['package.json', 'package-lock.json', 'services', 'workflows', 'scripts', 'bin', 'services/web/assets', 'services/cli/demo/meetings']));
+    expect(sources).toEqual(expect.arrayContaining(['package.json', 'package-lock.json', 'services', 'workflows', 'scripts', 'bin']));
     const missing = sources.filter((src) => !existsSync(path.join(REPO_ROOT, src)));
     expect(missing).toEqual([]);
     for (const src of sources) {

@@ -3,7 +3,8 @@
  * Dockerfile's build stage builds it, and the roles started in it the way the image and the chart start
  * them.
  *
- *   build stage   `npm run build` (tsc -p tsconfig.build.json → dist/), then
+ *   build stage   `npm run build` (tsc -p tsconfig.build.json → dist/, then the steps after it, such as
+ *                 scripts/dist-assets.ts copying the files the compiled modules read), then
  *                 `npx tsx scripts/build-workflow-bundle.ts dist/workflow-bundle.js`
  *   runtime       the runtime stage's COPY sources (package.json, bin, ...), its ENV (MI_WORKFLOW_BUNDLE,
  *                 NODE_ENV, NODE_OPTIONS, HOME/TMPDIR) with /app and /tmp mapped to temporary
@@ -135,18 +136,34 @@ function buildStep(contract: ImageContract, pattern: RegExp): string {
 }
 
 /**
+ * package.json's build script: tsc, then steps `tsx scripts/<step>.ts` that each take the build's
+ * outDir as their argument.
+ */
+export function buildScript(): { tscArgs: string[]; after: string[] } {
+  const script = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.build;
+  const [first, ...rest] = script.split('&&').map((s) => s.trim());
+  const m = /^tsc\s+(.*)$/.exec(first);
+  if (!m) throw new Error(`package.json's build script does not start with tsc: ${script}`);
+  const after = rest.map((step) => {
+    const s = /^tsx\s+(scripts\/[\w-]+\.ts)$/.exec(step);
+    if (!s) throw new Error(`package.json's build script has a step after tsc that is not \`tsx scripts/<step>.ts\`: ${step}`);
+    return s[1];
+  });
+  return { tscArgs: m[1].split(/\s+/), after };
+}
+
+/**
  * `npm run build` into the cache (incrementally), then a copy of its output to `target`, both under
  * one lock: parallel jest runs in the same checkout share the cache, and none copies a half-written one.
+ * The build script's steps after tsc then run on `target`.
  */
 async function compileInto(contract: ImageContract, target: string): Promise<{ typeErrors: string; ms: number }> {
   buildStep(contract, /^npm run build$/);
-  const script = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.build;
-  const m = /^tsc\s+(.*)$/.exec(script);
-  if (!m) throw new Error(`package.json's build script is not tsc: ${script}`);
+  const { tscArgs, after } = buildScript();
   mkdirSync(CACHE_DIR, { recursive: true });
   const out = path.join(CACHE_DIR, 'dist');
   const info = path.join(CACHE_DIR, 'build.tsbuildinfo');
-  const tsc = [process.execPath, require.resolve('typescript/bin/tsc'), ...m[1].split(/\s+/), '--outDir', out, '--incremental', '--tsBuildInfoFile', info];
+  const tsc = [process.execPath, require.resolve('typescript/bin/tsc'), ...tscArgs, '--outDir', out, '--incremental', '--tsBuildInfoFile', info];
   // An incremental build re-emits only what changed: without its outputs the build info is useless.
   // tsc exits 2 when it reports errors but wrote its output (what `npm run build` would fail on).
   const body = [
@@ -158,6 +175,7 @@ async function compileInto(contract: ImageContract, target: string): Promise<{ t
   const lock = onPath('flock') ? ['flock', '-w', '600', path.join(CACHE_DIR, '.lock')] : [];
   const cmd = [...lock, 'sh', '-c', body, 'sh', ...tsc];
   const started = Date.now();
+  let typeErrors = '';
   try {
     await run(cmd[0], cmd.slice(1), {
       cwd: REPO_ROOT,
@@ -165,12 +183,20 @@ async function compileInto(contract: ImageContract, target: string): Promise<{ t
       maxBuffer: 64 * 1024 * 1024,
       timeout: 10 * 60_000,
     });
-    return { typeErrors: '', ms: Date.now() - started };
   } catch (e) {
     const err = e as { code?: number; stdout?: string; stderr?: string; message: string };
-    if (err.code === 2) return { typeErrors: err.stdout || err.stderr || err.message, ms: Date.now() - started };
-    throw new Error(`npm run build (${tsc.slice(1).join(' ')}) failed (${err.code}): ${err.stdout || ''}${err.stderr || err.message}`);
+    if (err.code !== 2) throw new Error(`npm run build (${tsc.slice(1).join(' ')}) failed (${err.code}): ${err.stdout || ''}${err.stderr || err.message}`);
+    typeErrors = err.stdout || err.stderr || err.message;
   }
+  for (const step of after) {
+    try {
+      await run(process.execPath, [require.resolve('tsx/cli'), step, target], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 5 * 60_000 });
+    } catch (e) {
+      const err = e as { code?: number; stderr?: string; message: string };
+      throw new Error(`npm run build's step tsx ${step} failed (${err.code}): ${err.stderr || err.message}`);
+    }
+  }
+  return { typeErrors, ms: Date.now() - started };
 }
 
 function onPath(bin: string): boolean {
