@@ -221,6 +221,8 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
           "nullif(jsonb_strip_nulls(jsonb_build_object('note', progress->'note', 'transcribed_by', progress->'transcribed_by', 'inferred_speakers', progress->'inferred_speakers')), '{}'::jsonb)",
         ),
         failure_reason: null,
+        // The run's voiceprint decision is in the sentences now; it named the chunks, which go too.
+        voiceprint_names: null,
         duration_seconds: t.durationSeconds,
         meeting_type: s.meeting_type,
         // The download instructions are spent: nothing secret outlives processing.
@@ -297,6 +299,7 @@ export async function markMeetingFailed(db: Knex, meetingId: string, reason: str
         status: 'failed',
         failure_reason: text,
         progress: null,
+        voiceprint_names: null,
         upload_options: tx.raw("upload_options - 'fetch_secret'"),
         updated_at: tx.fn.now(),
       });
