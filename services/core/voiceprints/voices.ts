@@ -82,8 +82,10 @@ async function recognise(
   teamId: string,
   voices: readonly MeetingVoice[],
 ): Promise<InferredSpeaker[]> {
+  // The team's switch is locked before the voices, in the order setVoiceprints takes them.
+  const enabled = await voiceprintsEnabled(trx, teamId);
   await trx('meeting_voices').where({ meeting_id: meetingId }).delete();
-  if (voices.length === 0 || !(await voiceprintsEnabled(trx, teamId))) return [];
+  if (voices.length === 0 || !enabled) return [];
   const profiles: { id: string; name: string; email: string | null; embedding: number[] }[] = await trx(
     'speaker_profiles',
   )

@@ -5,7 +5,8 @@
  * second `speaker_profile.matched` row and keep meeting_info.inferred_speakers equal to the names the
  * sentences carry, also when the profile was forgotten or voiceprints turned off in between (names
  * are words; the voices deleted stay deleted). A new stitch decides afresh; one run's retried stitch
- * takes its first decision. Voices are made-up vectors, the chunks stored as transcribeChunk stores them.
+ * takes its first decision; a stitch racing the switch turned off neither deadlocks nor keeps a voice.
+ * Voices are made-up vectors, the chunks stored as transcribeChunk stores them.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -229,6 +230,41 @@ describe('voiceprint names when a run re-derives its sentences', () => {
       ['Speaker 1', null],
       ['Speaker 2', null],
     ]);
+  });
+
+  it('lets voiceprints be turned off while a stitch waits to recognise: the stitch keeps nothing', async () => {
+    const { admin, meetingId } = await processingMeeting();
+    await recogniseMeetingVoices(t.db, meetingId, [{ speaker: 'Speaker 1', embedding: voice(0) }], 'run-a');
+    // The switch's transaction as setVoiceprints runs it, held open: the team locked, then its voices deleted.
+    const off = await t.db.transaction();
+    try {
+      await off('teams').where({ id: admin.teamId }).forUpdate().first('id');
+      const stitching = recogniseMeetingVoices(
+        t.db,
+        meetingId,
+        [{ speaker: 'Speaker 1', embedding: voice(0) }],
+        'run-b',
+      );
+      const waiting = async () => {
+        const [{ n }] = await t
+          .db('pg_stat_activity')
+          .where({ datname: t.db.raw('current_database()'), wait_event_type: 'Lock' })
+          .count({ n: '*' });
+        return Number(n);
+      };
+      for (let i = 0; (await waiting()) === 0; i++) {
+        if (i > 200) throw new Error('the stitch never waited for the team');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await off('meeting_voices').where({ team_id: admin.teamId }).delete();
+      await off('speaker_profiles').where({ team_id: admin.teamId }).delete();
+      await off('teams').where({ id: admin.teamId }).update({ voiceprints_enabled: false });
+      await off.commit();
+      expect(await stitching).toEqual([]);
+    } finally {
+      if (!off.isCompleted()) await off.rollback();
+    }
+    expect(await t.db('meeting_voices').where({ meeting_id: meetingId })).toHaveLength(0);
   });
 
   it("takes one run's decision again when its stitch is retried, and decides afresh for another run", async () => {
