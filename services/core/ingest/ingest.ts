@@ -216,9 +216,12 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
       .update({
         status: 'completed',
         // Only a note about the transcript (speaker labels per chunk), who transcribed it and which speakers
-        // voiceprints named outlive processing.
+        // voiceprints named outlive processing. The names are those of the run's decision, which named the
+        // sentences, whatever a late write did to the progress since.
         progress: tx.raw(
-          "nullif(jsonb_strip_nulls(jsonb_build_object('note', progress->'note', 'transcribed_by', progress->'transcribed_by', 'inferred_speakers', progress->'inferred_speakers')), '{}'::jsonb)",
+          "nullif(jsonb_strip_nulls(jsonb_build_object('note', progress->'note', 'transcribed_by', progress->'transcribed_by', 'inferred_speakers', coalesce(" +
+            "(select jsonb_agg(jsonb_build_object('speaker', n->'speaker', 'confidence', n->'confidence')) from jsonb_array_elements(voiceprint_names->'speakers') n), " +
+            "progress->'inferred_speakers'))), '{}'::jsonb)",
         ),
         failure_reason: null,
         // The run's voiceprint decision is in the sentences now; it named the chunks, which go too.

@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { saveChunk } from '../../../../services/core/ingest';
+import { saveChunk, setProgress } from '../../../../services/core/ingest';
 import { newId } from '../../../../services/core/ids';
 import { forgetSpeakerProfile, recogniseMeetingVoices, setVoiceprints } from '../../../../services/core/voiceprints';
 import { analyzeActivity } from '../../../../workflows/activities/analyze';
@@ -207,6 +207,15 @@ describe('voiceprint names when a run re-derives its sentences', () => {
     const read = await persisted(meetingId);
     expectStitchNames(read);
     expect(read.voices).toEqual([]);
+  });
+
+  it('lists the names the sentences carry even when a late progress write dropped them', async () => {
+    const { meetingId } = await processingMeeting();
+    const ref = await stitch(worker(), meetingId);
+    // A chunk's attempt that outlived its retry reports its progress after the stitch.
+    await setProgress(t.db, meetingId, { stage: 'transcribing', percent: 90, chunks_done: 1, chunks_total: 1 });
+    await finishElsewhere(meetingId, ref);
+    expectStitchNames(await persisted(meetingId));
   });
 
   it('decides afresh when the recording is stitched again: the forgotten name is gone everywhere', async () => {
