@@ -34,6 +34,7 @@ export interface CreateWorkerOptions {
       | 'maxCachedWorkflows'
       | 'shutdownGraceTime'
       | 'identity'
+      | 'interceptors'
     >
   >;
 }

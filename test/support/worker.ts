@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { Client, WorkflowFailedError } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Config } from '../../services/platform/config';
@@ -85,7 +85,14 @@ export interface TestWorker {
 
 export async function startTestWorker(
   db: Knex,
-  opts: { taskQueue: string; env?: Record<string, string>; stageRoot?: string; graceMs?: number },
+  opts: {
+    taskQueue: string;
+    env?: Record<string, string>;
+    stageRoot?: string;
+    graceMs?: number;
+    /** Temporal interceptors around the real activities (a test that loses a worker's stage on cue). */
+    interceptors?: WorkerOptions['interceptors'];
+  },
 ): Promise<TestWorker> {
   const config = testConfig({ TEMPORAL_TASK_QUEUE: opts.taskQueue, ...opts.env }, 'worker');
   installRuntime();
@@ -98,7 +105,11 @@ export async function startTestWorker(
       workflowBundle: await sharedBundle(),
       stageRoot,
       // A stopped worker's sticky queue hands its workflows back to the normal queue quickly.
-      tuning: { stickyQueueScheduleToStartTimeout: '1s', shutdownGraceTime: opts.graceMs ?? 200 },
+      tuning: {
+        stickyQueueScheduleToStartTimeout: '1s',
+        shutdownGraceTime: opts.graceMs ?? 200,
+        ...(opts.interceptors ? { interceptors: opts.interceptors } : {}),
+      },
     },
   );
   const running = worker.run().finally(() => connection.close());

@@ -17,7 +17,8 @@
  *   channels interleaved by time, staged as the run's sentences; diarized chunks' speakers linked into
  *   one label per voice across chunks (linkSpeakers). For a team with voiceprints on, each linked voice
  *   is kept and matched to the team's speaker profiles, and a matched speaker takes its profile's name
- *   in the sentences before anything is made from them (core/voiceprints).
+ *   in the sentences before anything is made from them (core/voiceprints). The run decides its names
+ *   once: a later step that stitches the chunks again gives the names the stitch gave (reapply).
  *
  * A step on a worker without the stage re-derives the audio (download, extract) exactly as before:
  * the same file and settings give the same plan. Every temporary file is removed whatever happens.
@@ -34,7 +35,7 @@ import {
   chargeMinutes,
   type ChunkVoices,
 } from '../../services/core/ingest';
-import { recogniseMeetingVoices, type InferredSpeaker } from '../../services/core/voiceprints';
+import { recogniseMeetingVoices, storedRecognition, type InferredSpeaker } from '../../services/core/voiceprints';
 import {
   assignSpeakers,
   DIARIZATION_SAMPLE_RATE,
@@ -67,7 +68,7 @@ import {
   type Silence,
 } from '../../services/intelligence/media';
 import type { Sentence } from '../../services/intelligence/types';
-import { ActivityDeps, activitySignal, badInput, runStep, stageOf } from './context';
+import { ActivityDeps, activitySignal, badInput, runStep, stageOf, workflowRun } from './context';
 import { mediaPathFor } from './media';
 import { sha256 } from './stage';
 import { asrLanguage, cancellableFetch, describe, digestOf } from './sentences';
@@ -436,6 +437,15 @@ function linkedSegments(
 }
 
 /**
+ * How a stitch names speakers by voice: `recognise` is the run's stitch, which matches the voices (once
+ * per run: a retried attempt gets the same decision); `reapply` is a later step of the run stitching the
+ * chunks again (a worker without the staged sentences), which gives the names that decision gave and
+ * matches, stores and audits nothing, so its sentences carry what meeting_info.inferred_speakers says
+ * whatever changed since (a profile forgotten, voiceprints turned off).
+ */
+export type VoiceNaming = 'recognise' | 'reapply';
+
+/**
  * The recording's speakers by voiceprint (core/voiceprints, only for a team that turned them on): each
  * linked voice (its label as the transcript will have it, its mean embedding) is kept and matched to the
  * team's profiles, and the sentences of a matched speaker take the profile's name here, before analytics,
@@ -446,12 +456,16 @@ async function nameByVoice(
   meetingId: string,
   sentences: Sentence[],
   known: KnownVoice[],
+  naming: VoiceNaming,
 ): Promise<{ sentences: Sentence[]; inferred: InferredSpeaker[] }> {
   const heard = new Set(sentences.map((s) => s.speaker_name));
   const voices = known
     .map((k) => ({ speaker: speakerName(String(k.speaker)), embedding: k.sum }))
     .filter((v) => heard.has(v.speaker));
-  const inferred = await recogniseMeetingVoices(deps.db, meetingId, voices);
+  const inferred =
+    naming === 'recognise'
+      ? await recogniseMeetingVoices(deps.db, meetingId, voices, workflowRun())
+      : await storedRecognition(deps.db, meetingId);
   if (inferred.length === 0) return { sentences, inferred };
   const names = new Map(inferred.map((x) => [x.label, x.speaker]));
   return {
@@ -467,6 +481,7 @@ export async function stitchedSentences(
   deps: ActivityDeps,
   meetingId: string,
   plan: AudioPlan,
+  naming: VoiceNaming,
 ): Promise<{ sentences: Sentence[]; diarized: boolean; inferred: InferredSpeaker[] } | undefined> {
   const rows = await loadChunks(deps.db, meetingId, plan.plan);
   let diarized = false;
@@ -497,13 +512,13 @@ export async function stitchedSentences(
   if (perChannel.some((p) => !p)) return undefined;
   const sentences = toSentences(perChannel as NonNullable<(typeof perChannel)[number]>[]);
   if (!known) return { sentences, diarized, inferred: [] };
-  return { ...(await nameByVoice(deps, meetingId, sentences, known)), diarized };
+  return { ...(await nameByVoice(deps, meetingId, sentences, known, naming)), diarized };
 }
 
 export function stitchTranscriptActivity(deps: ActivityDeps) {
   return (input: MeetingRef & { media: MediaRef; plan: AudioPlan }): Promise<TranscriptRef> =>
     runStep('stitch_transcript', async () => {
-      const stitched = await stitchedSentences(deps, input.meetingId, input.plan);
+      const stitched = await stitchedSentences(deps, input.meetingId, input.plan, 'recognise');
       if (!stitched) throw new Error('a transcribed chunk is missing from transcript_chunks');
       const { sentences, diarized, inferred } = stitched;
       if (sentences.length === 0)

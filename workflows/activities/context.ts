@@ -33,6 +33,15 @@ export function activitySignal(): AbortSignal | undefined {
   }
 }
 
+/** Inside an activity: the workflow run it belongs to (a retried attempt has the same); else null. */
+export function workflowRun(): string | null {
+  try {
+    return Context.current().info.workflowExecution?.runId ?? null;
+  } catch {
+    return null;
+  }
+}
+
 export function attempt(): number {
   try {
     return Context.current().info.attempt;

@@ -69,8 +69,9 @@ export async function sentencesFor(
   const staged = await stageOf(deps, meetingId).readJson<StagedSentences>('sentences');
   if (staged) return staged;
   if (transcript?.plan) {
-    // A chunked run: its chunks are in the database; stitch them again rather than transcribe again.
-    const stitched = await stitchedSentences(deps, meetingId, transcript.plan);
+    // A chunked run: its chunks are in the database; stitch them again rather than transcribe again,
+    // with the names the run's stitch gave by voice (not matched again).
+    const stitched = await stitchedSentences(deps, meetingId, transcript.plan, 'reapply');
     if (stitched) {
       const again = { digest: digestOf(stitched.sentences), sentences: stitched.sentences };
       await stageOf(deps, meetingId).writeJson('sentences', again);

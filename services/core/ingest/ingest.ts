@@ -216,11 +216,16 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
       .update({
         status: 'completed',
         // Only a note about the transcript (speaker labels per chunk), who transcribed it and which speakers
-        // voiceprints named outlive processing.
+        // voiceprints named outlive processing. The names are those of the run's decision, which named the
+        // sentences, whatever a late write did to the progress since.
         progress: tx.raw(
-          "nullif(jsonb_strip_nulls(jsonb_build_object('note', progress->'note', 'transcribed_by', progress->'transcribed_by', 'inferred_speakers', progress->'inferred_speakers')), '{}'::jsonb)",
+          "nullif(jsonb_strip_nulls(jsonb_build_object('note', progress->'note', 'transcribed_by', progress->'transcribed_by', 'inferred_speakers', coalesce(" +
+            "(select jsonb_agg(jsonb_build_object('speaker', n->'speaker', 'confidence', n->'confidence')) from jsonb_array_elements(voiceprint_names->'speakers') n), " +
+            "progress->'inferred_speakers'))), '{}'::jsonb)",
         ),
         failure_reason: null,
+        // The run's voiceprint decision is in the sentences now; it named the chunks, which go too.
+        voiceprint_names: null,
         duration_seconds: t.durationSeconds,
         meeting_type: s.meeting_type,
         // The download instructions are spent: nothing secret outlives processing.
@@ -297,6 +302,7 @@ export async function markMeetingFailed(db: Knex, meetingId: string, reason: str
         status: 'failed',
         failure_reason: text,
         progress: null,
+        voiceprint_names: null,
         upload_options: tx.raw("upload_options - 'fetch_secret'"),
         updated_at: tx.fn.now(),
       });

@@ -21,5 +21,13 @@ export {
   type SpeakerProfileList,
 } from './profiles';
 
-// Meeting voices: recognised when a transcript is stitched, enrolled when a person names a speaker.
-export { enrolSpeaker, profileEmails, recogniseMeetingVoices, type Enrolment, type InferredSpeaker } from './voices';
+// Meeting voices: recognised when a transcript is stitched (once per run; a re-stitch re-applies the
+// stored names), enrolled when a person names a speaker.
+export {
+  enrolSpeaker,
+  profileEmails,
+  recogniseMeetingVoices,
+  storedRecognition,
+  type Enrolment,
+  type InferredSpeaker,
+} from './voices';

@@ -6,6 +6,13 @@
  *   - enrolled when a person names a speaker (core/meetings renameSpeaker, in its transaction): the
  *     voice joins the team's profile of that name, made if there is none.
  * Matching and enrolment are audited. A meeting deleted takes its voices with it (ON DELETE CASCADE).
+ *
+ * A run decides its names once. What its recognition decided is kept on the meeting
+ * (meetings.voiceprint_names, no embedding in it): a retried stitch of the same run takes that decision
+ * as it is, and a step that re-stitches the run's chunks re-applies it (storedRecognition) instead of
+ * matching again, so the names its sentences carry, the names meeting_info lists and the audit rows
+ * are those of one decision, whatever changed in between (a profile forgotten or merged, voiceprints
+ * turned off). A new run of the meeting decides afresh.
  */
 import type { Knex } from 'knex';
 import { audit } from '../audit';
@@ -24,61 +31,100 @@ export interface InferredSpeaker {
   confidence: number;
 }
 
+/** What a run's recognition decided, as meetings.voiceprint_names keeps it. */
+interface RunNames {
+  /** The workflow run whose stitch decided; null outside a run. */
+  run: string | null;
+  speakers: InferredSpeaker[];
+}
+
 /**
  * Store a meeting's speaker voices and name the speakers that match a profile of its team; nothing (and
- * any earlier attempt's rows removed) when the team has voiceprints off. Replaces what an earlier attempt
- * of the same step stored, so a retried step stores each voice once.
+ * any earlier attempt's rows removed) when the team has voiceprints off. The decision is kept on the
+ * meeting with `run`: called again for the same run (a retried stitch), it answers that decision and
+ * changes nothing, so each match is stored and audited once per run. Another run, or none given,
+ * decides afresh and replaces what an earlier one stored.
  */
 export async function recogniseMeetingVoices(
   db: Knex,
   meetingId: string,
   voices: readonly MeetingVoice[],
+  run: string | null = null,
 ): Promise<InferredSpeaker[]> {
   return db.transaction(async (trx) => {
-    const m = await trx('meetings').where({ id: meetingId }).first('team_id');
+    // Locked, so two attempts of one run's stitch decide one after the other and the second takes the first's.
+    const m = await trx('meetings').where({ id: meetingId }).forUpdate().first('team_id', 'voiceprint_names');
     if (!m) return [];
-    await trx('meeting_voices').where({ meeting_id: meetingId }).delete();
-    if (voices.length === 0 || !(await voiceprintsEnabled(trx, m.team_id))) return [];
-    const profiles: { id: string; name: string; email: string | null; embedding: number[] }[] = await trx(
-      'speaker_profiles',
-    )
-      .where({ team_id: m.team_id })
-      .select('id', 'name', 'email', 'embedding');
-    const byId = new Map(profiles.map((x) => [x.id, x]));
-    const labels = new Set(voices.map((v) => v.speaker.toLowerCase()));
-    // A profile whose name is another speaker's label in this meeting ("Speaker 3") would merge two speakers.
-    const matches = matchVoices(voices, profiles).filter(
-      (x) => !labels.has(byId.get(x.profileId)!.name.toLowerCase()) || byId.get(x.profileId)!.name === x.speaker,
-    );
-    const bySpeaker = new Map(matches.map((x) => [x.speaker, x]));
-    await trx('meeting_voices').insert(
-      voices.map((v) => {
-        const hit = bySpeaker.get(v.speaker);
-        return {
-          meeting_id: meetingId,
-          team_id: m.team_id,
-          speaker: hit ? byId.get(hit.profileId)!.name : v.speaker,
-          embedding: unitVector('embedding', v.embedding),
-          profile_id: hit?.profileId ?? null,
-          inferred: hit !== undefined,
-          confidence: hit?.confidence ?? null,
-        };
-      }),
-    );
-    const inferred: InferredSpeaker[] = [];
-    for (const x of matches) {
-      const profile = byId.get(x.profileId)!;
-      inferred.push({ speaker: profile.name, label: x.speaker, email: profile.email, confidence: x.confidence });
-      await audit(
-        trx,
-        null,
-        'speaker_profile.matched',
-        { type: 'speaker_profile', id: profile.id, teamId: m.team_id },
-        { meeting_id: meetingId, speaker: x.speaker, name: profile.name, confidence: x.confidence },
-      );
-    }
+    const decided = m.voiceprint_names as RunNames | null;
+    if (run !== null && decided?.run === run) return decided.speakers;
+    const inferred = await recognise(trx, meetingId, m.team_id, voices);
+    await trx('meetings')
+      .where({ id: meetingId })
+      .update({ voiceprint_names: JSON.stringify({ run, speakers: inferred } satisfies RunNames) });
     return inferred;
   });
+}
+
+/**
+ * The names the meeting's last recognition gave (label → name), to give them again where a run's
+ * sentences are stitched again: nothing is matched, stored or audited. Empty when the run named no one
+ * or never ran recognition.
+ */
+export async function storedRecognition(db: Knex, meetingId: string): Promise<InferredSpeaker[]> {
+  const m = await db('meetings').where({ id: meetingId }).first('voiceprint_names');
+  return (m?.voiceprint_names as RunNames | null)?.speakers ?? [];
+}
+
+/** Match a meeting's voices to its team's profiles: its voices replaced, each match stored and audited. */
+async function recognise(
+  trx: Knex.Transaction,
+  meetingId: string,
+  teamId: string,
+  voices: readonly MeetingVoice[],
+): Promise<InferredSpeaker[]> {
+  // The team's switch is locked before the voices, in the order setVoiceprints takes them.
+  const enabled = await voiceprintsEnabled(trx, teamId);
+  await trx('meeting_voices').where({ meeting_id: meetingId }).delete();
+  if (voices.length === 0 || !enabled) return [];
+  const profiles: { id: string; name: string; email: string | null; embedding: number[] }[] = await trx(
+    'speaker_profiles',
+  )
+    .where({ team_id: teamId })
+    .select('id', 'name', 'email', 'embedding');
+  const byId = new Map(profiles.map((x) => [x.id, x]));
+  const labels = new Set(voices.map((v) => v.speaker.toLowerCase()));
+  // A profile whose name is another speaker's label in this meeting ("Speaker 3") would merge two speakers.
+  const matches = matchVoices(voices, profiles).filter(
+    (x) => !labels.has(byId.get(x.profileId)!.name.toLowerCase()) || byId.get(x.profileId)!.name === x.speaker,
+  );
+  const bySpeaker = new Map(matches.map((x) => [x.speaker, x]));
+  await trx('meeting_voices').insert(
+    voices.map((v) => {
+      const hit = bySpeaker.get(v.speaker);
+      return {
+        meeting_id: meetingId,
+        team_id: teamId,
+        speaker: hit ? byId.get(hit.profileId)!.name : v.speaker,
+        embedding: unitVector('embedding', v.embedding),
+        profile_id: hit?.profileId ?? null,
+        inferred: hit !== undefined,
+        confidence: hit?.confidence ?? null,
+      };
+    }),
+  );
+  const inferred: InferredSpeaker[] = [];
+  for (const x of matches) {
+    const profile = byId.get(x.profileId)!;
+    inferred.push({ speaker: profile.name, label: x.speaker, email: profile.email, confidence: x.confidence });
+    await audit(
+      trx,
+      null,
+      'speaker_profile.matched',
+      { type: 'speaker_profile', id: profile.id, teamId },
+      { meeting_id: meetingId, speaker: x.speaker, name: profile.name, confidence: x.confidence },
+    );
+  }
+  return inferred;
 }
 
 export interface Enrolment {

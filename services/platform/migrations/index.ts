@@ -33,6 +33,7 @@ import * as bestMoments from './20261201000000_best_moments';
 import * as schemaReleases from './20261202000000_schema_releases';
 import * as actionItems from './20261202000100_action_items';
 import * as voiceprints from './20261203000000_voiceprints';
+import * as voiceprintNames from './20261204000000_voiceprint_names';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -79,6 +80,7 @@ export const MIGRATIONS: MigrationEntry[] = [
   { name: '20261202000000_schema_releases', migration: schemaReleases, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261202000100_action_items', migration: actionItems, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261203000000_voiceprints', migration: voiceprints, release: '0.2.0', runsWith: '0.1.0' },
+  { name: '20261204000000_voiceprint_names', migration: voiceprintNames, release: '0.2.0', runsWith: '0.1.0' },
 ];
 
 /** knex's migration source over a catalog: this release's, or a test's. */

@@ -7,41 +7,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { VOICEPRINT_THRESHOLD } from '../../../../services/intelligence/voiceprints';
-import { espeakConversation, type Conversation } from '../../../support/conversations';
-import type { Turn } from '../../../support/der';
-import { makeUser, TestUser } from '../../../support/factory';
+import type { Conversation } from '../../../support/conversations';
+import type { TestUser } from '../../../support/factory';
 import { captureLogs } from '../../../support/logs';
 import { requireMediaTools } from '../../../support/media';
-import { McpHarness, startMcp } from '../../../support/mcp';
+import type { McpHarness } from '../../../support/mcp';
 import { waitForRun } from '../../../support/worker';
-import { RecordingRig, startRecordingRig } from '../ingest/rig';
+import type { RecordingRig } from '../ingest/rig';
+import { conversation, namesOf, startVoiceprintRig, type Said } from './conversations';
 
 requireMediaTools();
-
-/** Recordings of one chunk: nothing to link, so each speaker's voice is that of one diarization. */
-const ENV = { ASR_URL: '', DIARIZATION: 'auto', ASR_CHUNK_MAX_SECONDS: '60', SPEECH_RECOGNIZERS: '1' };
-/** Two voices (alex, then bea) over six turns; each seed other sentences in another order. */
-const conversation = (seed: number) => espeakConversation(2, seed, 6);
-
-interface Said {
-  speaker_name: string;
-  start_time: number;
-  end_time: number;
-}
-
-/** The speaker names given to the sentences said by `voice` (the turn each sentence overlaps most). */
-function namesOf(sentences: Said[], turns: Turn[], voice: string): Set<string> {
-  const out = new Set<string>();
-  for (const s of sentences) {
-    let best: { voice: string; shared: number } | null = null;
-    for (const t of turns) {
-      const shared = Math.min(s.end_time, t.end) - Math.max(s.start_time, t.start);
-      if (shared > 0 && (!best || shared > best.shared)) best = { voice: t.speaker, shared };
-    }
-    if (best?.voice === voice) out.add(s.speaker_name);
-  }
-  return out;
-}
 
 describe('voiceprints through an upload', () => {
   let rig: RecordingRig;
@@ -49,15 +24,13 @@ describe('voiceprints through an upload', () => {
   let admin: TestUser;
   const meetings: string[] = [];
 
+  let close: (() => Promise<void>) | undefined;
+
   beforeAll(async () => {
-    rig = await startRecordingRig({ queue: 'voiceprints', ownerName: 'Olivia Owner', workerEnv: ENV });
-    const team = await rig.t.db('teams').where({ id: rig.owner.teamId }).first();
-    admin = await makeUser(rig.t.db, team, { role: 'admin', name: 'Ada Admin' });
-    mcp = await startMcp(rig.t.db);
+    ({ rig, admin, mcp, close } = await startVoiceprintRig('voiceprints'));
   }, 120_000);
   afterAll(async () => {
-    await mcp?.close();
-    await rig?.close();
+    await close?.();
   });
 
   async function transcribed(c: Conversation, title: string) {
