@@ -1,17 +1,20 @@
 /**
  * Voiceprints end to end: espeak-ng conversations uploaded through GraphQL's uploadAudio, transcribed
  * and diarized by the worker through Temporal, read back over MCP. A speaker named once is named by
- * itself in the next recording of the same voice saying other words (meeting_info says how sure), a
- * voice never named is not; forgetting the profile, deleting a meeting and turning voiceprints off each
+ * itself in the next recording of the same voice saying other words (meeting_info says how sure; the
+ * name reaches analytics, search moments and the meeting page, and no embedding reaches an answer,
+ * the page, the webhook or a log line), a voice never named is not; forgetting the profile, deleting a meeting and turning voiceprints off each
  * leave no embedding behind; with voiceprints off nothing is kept at all.
  */
 import { readFileSync } from 'node:fs';
+import { apiKeyCredential, startSession } from '../../../../services/core/people';
 import { VOICEPRINT_THRESHOLD } from '../../../../services/intelligence/voiceprints';
 import type { Conversation } from '../../../support/conversations';
 import type { TestUser } from '../../../support/factory';
 import { captureLogs } from '../../../support/logs';
 import { requireMediaTools } from '../../../support/media';
 import type { McpHarness } from '../../../support/mcp';
+import { startWebhookReceiver, type WebhookReceiver } from '../../../support/webhook-receiver';
 import { waitForRun } from '../../../support/worker';
 import type { RecordingRig } from '../ingest/rig';
 import { conversation, namesOf, startVoiceprintRig, type Said } from './conversations';
@@ -25,20 +28,23 @@ describe('voiceprints through an upload', () => {
   const meetings: string[] = [];
 
   let close: (() => Promise<void>) | undefined;
+  let rx: WebhookReceiver;
 
   beforeAll(async () => {
     ({ rig, admin, mcp, close } = await startVoiceprintRig('voiceprints'));
+    rx = await startWebhookReceiver();
   }, 120_000);
   afterAll(async () => {
+    await rx?.close();
     await close?.();
   });
 
-  async function transcribed(c: Conversation, title: string) {
+  async function transcribed(c: Conversation, title: string, input: Record<string, unknown> = {}) {
     const url = rig.media.serve(`/${title.replace(/\s+/g, '-')}.wav`, {
       body: readFileSync(c.wav),
       contentType: 'audio/wav',
     });
-    const id = await rig.upload({ url, title });
+    const id = await rig.upload({ url, title, ...input });
     meetings.push(id);
     expect(await waitForRun(rig.gql.temporal, id, 240_000)).toMatchObject({ status: 'completed' });
     const res = await mcp.call(rig.owner.key, 'svc_get_transcript', { transcriptId: id, format: 'json' });
@@ -47,6 +53,21 @@ describe('voiceprints through an upload', () => {
   }
 
   const voicesOf = (meetingId: string) => rig.t.db('meeting_voices').where({ meeting_id: meetingId });
+
+  /** The meeting's page as its owner's browser gets it (a session from their API key). */
+  async function pageHtml(meetingId: string): Promise<string> {
+    const cred = await apiKeyCredential(rig.t.db, rig.owner.key);
+    const { token } = await startSession(rig.t.db, cred.principal, {
+      method: 'api_key',
+      apiKeyId: cred.keyId,
+      ttlMs: 600_000,
+    });
+    const res = await fetch(`${mcp.url.replace(/\/mcp$/, '')}/meetings/${meetingId}`, {
+      headers: { cookie: `mi_session=${token}` },
+    });
+    expect(res.status).toBe(200);
+    return res.text();
+  }
 
   it('keeps the voices of a team that turned voiceprints on, and enrols the voice a person names', async () => {
     expect((await mcp.call(admin.key, 'svc_set_voiceprints', { enabled: true })).isError).toBe(false);
@@ -77,7 +98,7 @@ describe('voiceprints through an upload', () => {
     const logs = captureLogs('debug');
     let read: Awaited<ReturnType<typeof transcribed>>;
     try {
-      read = await transcribed(c, 'Second call');
+      read = await transcribed(c, 'Second call', { webhook: rx.url('/second-call') });
     } finally {
       logs.stop();
     }
@@ -110,10 +131,30 @@ describe('voiceprints through an upload', () => {
       'query ($id: ID!) { transcript(id: $id) { meeting_info { inferred_speakers { speaker confidence } } } }',
       { id },
     );
-    for (const answer of [text, profiles.text, JSON.stringify(info.body)]) {
+    const page = await pageHtml(id);
+    expect(page).toContain('Alex Doe');
+    const [hook] = await rx.waitFor('/second-call', 1, 60_000);
+    expect(JSON.parse(hook.rawBody.toString())).toMatchObject({ meetingId: id });
+    for (const answer of [text, profiles.text, JSON.stringify(info.body), page, hook.rawBody.toString()]) {
       expect(answer).not.toMatch(/embedding/i);
       expect(answer).not.toContain(figure);
     }
+    // Search finds Alex's words as moments said by the name the voice was given.
+    const own = new Set(
+      (data.sentences as (Said & { text: string })[])
+        .filter((s) => s.speaker_name !== 'Alex Doe')
+        .flatMap((s) => s.text.toLowerCase().match(/[a-z]+/g) ?? []),
+    );
+    const word = (data.sentences as (Said & { text: string })[])
+      .filter((s) => s.speaker_name === 'Alex Doe')
+      .flatMap((s) => s.text.toLowerCase().match(/[a-z]{6,}/g) ?? [])
+      // Search stems its words: no word the other voice says may share this one's first five letters.
+      .find((w) => ![...own].some((o) => o.slice(0, 5) === w.slice(0, 5)));
+    expect(word).toBeDefined();
+    const found = await mcp.call(rig.owner.key, 'svc_search', { query: word!, format: 'json' });
+    const moments = found.data.moments.filter((x: { meeting_id: string }) => x.meeting_id === id);
+    expect(moments.length).toBeGreaterThan(0);
+    for (const m of moments) expect(m.speaker_name).toBe('Alex Doe');
     expect(info.body.data?.transcript.meeting_info.inferred_speakers).toEqual(inferred);
     expect(logs.lines.length).toBeGreaterThan(0);
     const logged = logs.lines.map((l) => JSON.stringify(l)).join('\n');
