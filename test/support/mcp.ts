@@ -6,6 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Knex } from 'knex';
 import { decode } from '@toon-format/toon';
+import { startSession } from '../../services/core/people';
+import type { Principal } from '../../services/core/principal';
 import { createMcpApp } from '../../services/mcp/app';
 import { closeServers, listen, serverUrl } from '../../services/platform/http';
 import type { Config } from '../../services/platform/config';
@@ -18,6 +20,10 @@ export interface McpHarness {
   client(key: string): Promise<Client>;
   /** Call a tool and return the raw result (content + isError). */
   call(key: string, tool: string, args?: Record<string, unknown>): Promise<ToolResult>;
+  /** Where the role serves its pages (under the path of PUBLIC_BASE_URL), without a trailing slash. */
+  pages: string;
+  /** A page (`/meetings/…`) as `user`'s browser gets it: with a session cookie made for them. */
+  page(user: { principal: Principal }, path: string): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -46,10 +52,17 @@ export async function startMcp(db: Knex, env: Record<string, string> = {}): Prom
     return c;
   };
 
+  const pages = serverUrl(server) + new URL(config.publicBaseUrl).pathname.replace(/\/+$/, '');
+
   return {
     url,
     config,
     client,
+    pages,
+    page: async (user, path) => {
+      const { token } = await startSession(db, user.principal, { method: 'api_key', apiKeyId: null, ttlMs: 600_000 });
+      return fetch(`${pages}${path}`, { headers: { cookie: `mi_session=${token}` }, redirect: 'manual' });
+    },
     call: async (key, tool, args = {}) => {
       const c = await client(key);
       const res = (await c.callTool({ name: tool, arguments: args })) as {

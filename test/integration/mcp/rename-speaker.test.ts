@@ -4,7 +4,6 @@
  */
 import { newId } from '../../../services/core/ids';
 import { renameSpeaker, SPEAKER_NAME_MAX } from '../../../services/core/meetings';
-import { apiKeyCredential, startSession } from '../../../services/core/people';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { GraphqlHarness, startGraphql } from '../../support/graphql';
 import { McpHarness, startMcp } from '../../support/mcp';
@@ -133,15 +132,7 @@ describe('naming a meeting speaker', () => {
     );
 
   async function pageHtml(user: TestUser, id: string): Promise<string> {
-    const cred = await apiKeyCredential(t.db, user.key);
-    const { token } = await startSession(t.db, cred.principal, {
-      method: 'api_key',
-      apiKeyId: cred.keyId,
-      ttlMs: 600_000,
-    });
-    const res = await fetch(`${mcp.url.replace(/\/mcp$/, '')}/meetings/${id}`, {
-      headers: { cookie: `mi_session=${token}` },
-    });
+    const res = await mcp.page(user, `/meetings/${id}`);
     expect(res.status).toBe(200);
     return res.text();
   }

@@ -8,7 +8,6 @@ import { summarize } from '../../../../services/intelligence/summarize';
 import type { Sentence } from '../../../../services/intelligence/types';
 import { persistTranscript } from '../../../../services/core/ingest';
 import { flushReads } from '../../../../services/core/read-audit';
-import { startSession } from '../../../../services/core/people';
 import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../../support/factory';
 import { GraphqlHarness, startGraphql } from '../../../support/graphql';
 import { McpHarness, startMcp } from '../../../support/mcp';
@@ -359,15 +358,13 @@ describe('action items', () => {
   });
 
   it('the /action-items page lists the open items of the person signed in, with links to their moments', async () => {
-    const pages = mcp.url.replace(/\/mcp$/, '') + new URL(mcp.config.publicBaseUrl).pathname.replace(/\/+$/, '');
-    const { token } = await startSession(t.db, tom.principal, { method: 'api_key', apiKeyId: null, ttlMs: 600_000 });
-    const html = await (await fetch(`${pages}/action-items`, { headers: { cookie: `mi_session=${token}` } })).text();
+    const html = await (await mcp.page(tom, '/action-items')).text();
     const open = (await items(tom.key, { mine: true, status: 'open', limit: 20 })).action_items;
     const shown = [...html.matchAll(/<li class="action-item" data-status="(\w+)">/g)].map((m) => m[1]);
     expect(shown).toEqual(open.map(() => 'open'));
     expect(html).toContain(`/meetings/${secret}#t=0`);
     expect(html).not.toContain('I will update the roadmap');
-    const signedOut = await fetch(`${pages}/action-items`, { redirect: 'manual' });
+    const signedOut = await fetch(`${mcp.pages}/action-items`, { redirect: 'manual' });
     expect(signedOut.status).toBe(303);
   });
 });

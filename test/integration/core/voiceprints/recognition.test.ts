@@ -7,7 +7,6 @@
  * leave no embedding behind; with voiceprints off nothing is kept at all.
  */
 import { readFileSync } from 'node:fs';
-import { apiKeyCredential, startSession } from '../../../../services/core/people';
 import { VOICEPRINT_THRESHOLD } from '../../../../services/intelligence/voiceprints';
 import type { Conversation } from '../../../support/conversations';
 import type { TestUser } from '../../../support/factory';
@@ -53,21 +52,6 @@ describe('voiceprints through an upload', () => {
   }
 
   const voicesOf = (meetingId: string) => rig.t.db('meeting_voices').where({ meeting_id: meetingId });
-
-  /** The meeting's page as its owner's browser gets it (a session from their API key). */
-  async function pageHtml(meetingId: string): Promise<string> {
-    const cred = await apiKeyCredential(rig.t.db, rig.owner.key);
-    const { token } = await startSession(rig.t.db, cred.principal, {
-      method: 'api_key',
-      apiKeyId: cred.keyId,
-      ttlMs: 600_000,
-    });
-    const res = await fetch(`${mcp.url.replace(/\/mcp$/, '')}/meetings/${meetingId}`, {
-      headers: { cookie: `mi_session=${token}` },
-    });
-    expect(res.status).toBe(200);
-    return res.text();
-  }
 
   it('keeps the voices of a team that turned voiceprints on, and enrols the voice a person names', async () => {
     expect((await mcp.call(admin.key, 'svc_set_voiceprints', { enabled: true })).isError).toBe(false);
@@ -131,7 +115,9 @@ describe('voiceprints through an upload', () => {
       'query ($id: ID!) { transcript(id: $id) { meeting_info { inferred_speakers { speaker confidence } } } }',
       { id },
     );
-    const page = await pageHtml(id);
+    const res = await mcp.page(rig.owner, `/meetings/${id}`);
+    expect(res.status).toBe(200);
+    const page = await res.text();
     expect(page).toContain('Alex Doe');
     const [hook] = await rx.waitFor('/second-call', 1, 60_000);
     expect(JSON.parse(hook.rawBody.toString())).toMatchObject({ meetingId: id });
