@@ -37,12 +37,30 @@ export const meetingListOutput = {
   total_is_lower_bound: bool.describe(`true: at least total meetings match (counting stops at ${TOTAL_BOUND}).`),
   ...skipPage,
   moments: z
-    .array(z.object({ meeting_id: str, index: num, speaker_name: str, start_time: num, text: str, link: str }))
+    .array(
+      z.object({
+        meeting_id: str,
+        index: num,
+        speaker_name: str,
+        start_time: num,
+        text: str,
+        link: str,
+        title: str.optional(),
+        before: str.optional(),
+        after: str.optional(),
+      }),
+    )
     .optional()
     .describe(
-      'With a keyword: matching sentences of the listed meetings, matched words **marked**, best first per meeting.',
+      'With a keyword: matching sentences of the listed meetings, matched words **marked**, best first per meeting. ' +
+        'With a question: the moments that answer it, best first, with title and the sentences before and after.',
     ),
   moments_omitted: num.optional().describe('Moments left out to keep the answer within its token budget.'),
+  answered_by: z
+    .enum(['meaning', 'words'])
+    .optional()
+    .describe('With a question: answered by meaning, or by its words alone.'),
+  note: str.optional().describe('Why a question was answered by its words alone.'),
 };
 
 const summaryFields = {
