@@ -210,6 +210,7 @@ SPEECH_MODELS_DIR: {{ ternary "/models" "/app/.models" (not (empty .Values.speec
 SPEECH_MODEL: {{ $c.speech.model | quote }}
 SPEECH_RECOGNIZERS: {{ $c.speech.recognizers | int64 | toString | quote }}
 DIARIZATION: {{ $c.speech.diarization | quote }}
+EMBEDDING_MODEL_DIR: {{ $c.search.embeddingModelDir | quote }}
 LLM_URL: {{ $c.llm.url | quote }}
 LLM_MODEL: {{ $c.llm.model | quote }}
 WEBHOOK_TIMEOUT: {{ $c.webhook.timeout | quote }}
