@@ -10,5 +10,5 @@ export { ensureVectorStore, vectorIndexDdl, vectorIndexName, vectorTablesExist }
 export type { VectorSupport } from './schema';
 export { passagesOf, PASSAGE_CHARS, PASSAGE_SENTENCES, PASSAGE_STRIDE } from './windows';
 export type { Passage } from './windows';
-export { ensureModelIndex, prepareMeaningSearch } from './startup';
-export type { MeaningSearchState } from './startup';
+export { ensureModelIndex, startMeaningSearch } from './startup';
+export type { MeaningSearch } from './startup';

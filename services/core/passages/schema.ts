@@ -50,11 +50,11 @@ export const vectorIndexName = (model: string) => `passage_vectors_hnsw_${slug(m
  * The HNSW index of one model's passages: cosine distance over the vectors cast to the model's
  * dimension, for that model's rows only (a model change builds a new index beside the old one).
  */
-export function vectorIndexDdl(model: string, dims: number): string {
+export function vectorIndexDdl(model: string, dims: number, opts: { concurrently?: boolean } = {}): string {
   if (!Number.isInteger(dims) || dims < 1 || dims > 4000)
     throw new Error(`a model's dimension must be 1 to 4000, not ${dims}`);
   return (
-    `create index if not exists ${vectorIndexName(model)} on passage_vectors` +
+    `create index ${opts.concurrently ? 'concurrently ' : ''}if not exists ${vectorIndexName(model)} on passage_vectors` +
     ` using hnsw ((embedding::halfvec(${dims})) halfvec_cosine_ops)` +
     ` where model = ${literal(model)}`
   );
