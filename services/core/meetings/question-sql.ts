@@ -8,6 +8,7 @@
 import type { SqlFragment } from '../../platform/sql';
 import { meetingColumns } from './records';
 import { PAGE_DETAILS } from './list-sql';
+import { PASSAGE_SENTENCES } from '../passages';
 
 /** A vector in pgvector's text form, cast to the model's dimension. */
 const asHalfvec = (dims: number) => `?::halfvec(${dims})`;
@@ -34,22 +35,28 @@ export function nearestPassagesSql(
   };
 }
 
-/** The similarity of each sentence of the given passages (meeting, first, last) to `vector`. */
-export function sentenceSimilaritySql(
+/**
+ * Every passage of `model` that holds a sentence of the given passages (its first sentence at most
+ * PASSAGE_SENTENCES - 1 before theirs), with its similarity to `vector`: a moment scores the mean of
+ * the passages that hold it.
+ */
+export function coveringPassagesSql(
+  model: string,
   dims: number,
   vector: string,
   passages: { meeting_id: string; first_idx: number; last_idx: number }[],
 ): SqlFragment {
   return {
     sql:
-      `select distinct sv.meeting_id, sv.idx, 1 - (sv.embedding::halfvec(${dims}) <=> ${asHalfvec(dims)}) as similarity` +
-      ' from unnest(?::text[], ?::int[], ?::int[]) as c(mid, f, l)' +
-      ' join sentence_vectors sv on sv.meeting_id = c.mid and sv.idx between c.f and c.l',
+      `select distinct pv.meeting_id, pv.first_idx, pv.last_idx, 1 - (pv.embedding::halfvec(${dims}) <=> ${asHalfvec(dims)}) as similarity` +
+      ' from unnest(?::text[], ?::int[], ?::int[]) as c(mid, lo, hi)' +
+      ' join passage_vectors pv on pv.meeting_id = c.mid and pv.first_idx between c.lo and c.hi and pv.model = ?',
     bindings: [
       vector,
       passages.map((p) => p.meeting_id),
-      passages.map((p) => p.first_idx),
+      passages.map((p) => p.first_idx - (PASSAGE_SENTENCES - 1)),
       passages.map((p) => p.last_idx),
+      model,
     ],
   };
 }

@@ -1,49 +1,30 @@
 /**
  * A question in the caller's own words, answered with the moments that answer it best across the
  * meetings the caller may see (svc_get_transcripts and svc_search with a question, GraphQL
- * `transcripts(question:)`).
+ * `transcripts(question:)`, the meetings page's Ask box).
  *
- * Two rankings of sentences, fused by reciprocal rank (each sentence scores the sum of 1 / (K + its
- * rank) in each list): by meaning, the passages nearest the question's vector and, inside each, its
- * sentences scored on their own vectors, so a passage that answers cites the one sentence that
- * answers best; by words, the sentences that hold the question's words. A moment is a sentence with
- * the sentences either side of it; a moment right next to a better one of the same meeting is left
- * out, since it cites the same place. Filters (dates, people, channel, mine) and the visibility rule
- * narrow every ranking before it ranks (question-sql.ts). Where the server has no embedding model or
- * its PostgreSQL no pgvector, the words alone answer, and the answer says so.
+ * Sentences are ranked by meaning and by the question's words (question-rank.ts); a moment is a
+ * sentence with the sentences either side of it, its meeting's title and a link to the moment.
+ * Filters (dates, people, channel, mine) and the visibility rule narrow every ranking before it
+ * ranks (question-sql.ts). Where the server has no embedding model or its PostgreSQL no pgvector,
+ * the words alone answer, and the answer says so.
  */
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { recordReads } from '../read-audit';
 import type { Principal } from '../principal';
 import { estimateJsonTokens } from '../tokens';
-import { type TextEmbedder, vectorLiteral, vectorTablesExist } from '../passages';
+import { type TextEmbedder, vectorTablesExist } from '../passages';
 import type { ResolvedFilters } from './filters';
 import { QUESTION_POOL } from './filters';
 import type { MeetingList, MeetingListRecord } from './list';
 import type { MeetingListRow } from './list-sql';
 import { listedAndVisible } from './list-sql';
 import { fitMoments, LIST_TOKENS, momentLink, type MomentRecord } from './moments';
-import {
-  momentMeetingsSql,
-  momentSentencesSql,
-  nearestPassagesSql,
-  sentenceSimilaritySql,
-  wordSentencesSql,
-} from './question-sql';
+import { momentMeetingsSql, momentSentencesSql } from './question-sql';
+import { momentKey, rankByMeaning, rankByWords, type Ranked } from './question-rank';
 import { toMeetingRecord } from './records';
 
-/** Passages read from the vector index for a question. */
-const PASSAGE_CANDIDATES = 40;
-/** Sentences of the word ranking fused; and the most word matches read to rank them. */
-const WORD_CANDIDATES = 40;
-const WORD_POOL = 5000;
-/** Reciprocal rank fusion's constant: a larger one flattens the difference between the top ranks. */
-const RRF_K = 30;
-/** A sentence's meaning score: its passage's similarity and its own, weighted so. */
-const PASSAGE_WEIGHT = 0.5;
-/** HNSW's candidate list while searching: more finds nearer passages, slower. */
-const EF_SEARCH = 100;
 /** The neighbours a moment shows are cut to this many characters. */
 const CONTEXT_CHARS = 200;
 
@@ -58,12 +39,7 @@ export interface AnswerMoment extends MomentRecord {
   after: string;
 }
 
-interface Ranked {
-  meeting_id: string;
-  idx: number;
-}
-
-const key = (r: Ranked) => `${r.meeting_id}\u0000${r.idx}`;
+const key = momentKey;
 
 /** Whether each database's vector tables exist, looked up once a minute (an operator may add pgvector while roles run). */
 const tablesKnown = new WeakMap<Knex, { at: number; ready: boolean }>();
@@ -80,74 +56,6 @@ async function meaningUnavailable(db: Knex, embedder: TextEmbedder | null | unde
   if (!embedder) return 'this server has no embedding model (EMBEDDING_MODEL_DIR)';
   if (!(await vectorStoreReady(db))) return "this server's PostgreSQL lacks the pgvector extension";
   return null;
-}
-
-/** Sentences ranked by meaning: each sentence of the nearest passages, by its passage's similarity and its own. */
-async function byMeaning(
-  db: Knex,
-  embedder: TextEmbedder,
-  visible: ReturnType<typeof listedAndVisible>,
-  question: string,
-): Promise<Ranked[]> {
-  const { name, dims } = embedder.info;
-  const vector = vectorLiteral(await embedder.embedQuery(question));
-  const passages = await db.transaction(async (trx) => {
-    await trx.raw(`set local hnsw.ef_search = ${EF_SEARCH}`);
-    await trx.raw("set local hnsw.iterative_scan = 'relaxed_order'");
-    const q = nearestPassagesSql(visible, name, dims, vector, PASSAGE_CANDIDATES);
-    return (
-      await trx.raw<{ rows: { meeting_id: string; first_idx: number; last_idx: number; distance: number }[] }>(
-        q.sql,
-        q.bindings,
-      )
-    ).rows;
-  });
-  if (!passages.length) return [];
-  const s = sentenceSimilaritySql(dims, vector, passages);
-  const sentences = (
-    await db.raw<{ rows: { meeting_id: string; idx: number; similarity: number }[] }>(s.sql, s.bindings)
-  ).rows;
-  const own = new Map(sentences.map((r) => [key(r), Number(r.similarity)]));
-  const score = new Map<string, { r: Ranked; score: number }>();
-  for (const p of passages) {
-    const passage = 1 - Number(p.distance);
-    for (let idx = p.first_idx; idx <= p.last_idx; idx++) {
-      const r = { meeting_id: p.meeting_id, idx };
-      const alone = own.get(key(r));
-      if (alone === undefined) continue;
-      const s2 = PASSAGE_WEIGHT * passage + (1 - PASSAGE_WEIGHT) * alone;
-      const had = score.get(key(r));
-      if (!had || had.score < s2) score.set(key(r), { r, score: s2 });
-    }
-  }
-  return [...score.values()].sort((a, b) => b.score - a.score).map((x) => x.r);
-}
-
-async function byWords(db: Knex, visible: ReturnType<typeof listedAndVisible>, question: string): Promise<Ranked[]> {
-  const q = wordSentencesSql(visible, question, WORD_POOL, WORD_CANDIDATES);
-  return (await db.raw<{ rows: Ranked[] }>(q.sql, q.bindings)).rows;
-}
-
-/** Reciprocal rank fusion of the rankings, then every moment next to a better one of its meeting left out. */
-export function fuse(rankings: Ranked[][], pool = QUESTION_POOL): Ranked[] {
-  const scores = new Map<string, { r: Ranked; score: number }>();
-  for (const ranking of rankings) {
-    ranking.forEach((r, rank) => {
-      const had = scores.get(key(r)) ?? { r, score: 0 };
-      had.score += 1 / (RRF_K + rank + 1);
-      scores.set(key(r), had);
-    });
-  }
-  const order = [...scores.values()].sort(
-    (a, b) => b.score - a.score || a.r.meeting_id.localeCompare(b.r.meeting_id) || a.r.idx - b.r.idx,
-  );
-  const chosen: Ranked[] = [];
-  for (const { r } of order) {
-    if (chosen.some((c) => c.meeting_id === r.meeting_id && Math.abs(c.idx - r.idx) <= 1)) continue;
-    chosen.push(r);
-    if (chosen.length === pool) break;
-  }
-  return chosen;
 }
 
 interface SentenceRow {
@@ -221,11 +129,9 @@ export async function answerQuestion(
   const question = f.question!;
   const visible = listedAndVisible(p, f);
   const unavailable = await meaningUnavailable(db, embedder);
-  const [meaning, words] = await Promise.all([
-    unavailable ? Promise.resolve([]) : byMeaning(db, embedder!, visible, question),
-    byWords(db, visible, question),
-  ]);
-  const ranked = fuse(unavailable ? [words] : [meaning, words]);
+  const ranked = unavailable
+    ? await rankByWords(db, visible, question, QUESTION_POOL)
+    : await rankByMeaning(db, embedder!, visible, question, QUESTION_POOL);
   const page = ranked.slice(f.skip, f.skip + f.limit);
   const { moments, meetings, rows } = await answerPage(db, config, page);
   const hasMore = ranked.length > f.skip + f.limit;

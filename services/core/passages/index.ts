@@ -8,7 +8,7 @@ export { embeddingProgress, liveMeetingsBehind, meetingsToEmbed } from './backfi
 export type { EmbeddingProgress } from './backfill';
 export { ensureVectorStore, vectorIndexDdl, vectorIndexName, vectorTablesExist } from './schema';
 export type { VectorSupport } from './schema';
-export { passagesOf, PASSAGE_CHARS, PASSAGE_SENTENCES, PASSAGE_STRIDE } from './windows';
+export { passagesOf, PASSAGE_CHARS, PASSAGE_SENTENCES } from './windows';
 export type { Passage } from './windows';
 export { ensureModelIndex, startMeaningSearch } from './startup';
 export type { MeaningSearch } from './startup';

@@ -4,10 +4,9 @@
  * `meeting_embeddings` (a migration makes it, on every PostgreSQL) says which meetings are embedded,
  * by which model and how far: the backfill reads it to find what is left, and deleting a meeting's
  * row forgets its vectors. The vectors themselves need pgvector, which a team's PostgreSQL may lack:
- * `passage_vectors` (a few consecutive sentences each, searched through an HNSW index) and
- * `sentence_vectors` (each sentence alone, read by key to cite the one sentence of a passage that
- * answers best). Both hang off `meeting_embeddings` with ON DELETE CASCADE, so whatever forgets a
- * meeting's row (deletion, retention, a new transcript) forgets its vectors in the same statement.
+ * `passage_vectors`, three consecutive sentences each (windows.ts), searched through an HNSW index.
+ * They hang off `meeting_embeddings` with ON DELETE CASCADE, so whatever forgets a meeting's row
+ * (deletion, retention, a new transcript) forgets its vectors in the same statement.
  *
  * The vector tables are made when the extension can be had: by the migration, and again at a role's
  * start (ensureVectorStore), so an operator who adds pgvector later gets search by meaning without a
@@ -26,12 +25,6 @@ const VECTOR_TABLES_DDL = [
     last_idx integer not null,
     embedding halfvec not null,
     primary key (meeting_id, first_idx)
-  )`,
-  `create table if not exists sentence_vectors (
-    meeting_id text not null references meeting_embeddings(meeting_id) on delete cascade,
-    idx integer not null,
-    embedding halfvec not null,
-    primary key (meeting_id, idx)
   )`,
 ];
 

@@ -1,12 +1,14 @@
 /**
  * Passages: what is embedded for search by meaning. A short turn ("yes, Friday") means little alone,
- * so a passage is a few consecutive sentences; neighbouring passages overlap by a sentence so an
- * answer that spans two is whole in one of them. Each sentence is embedded alone as well, so a passage
- * that answers can cite the one sentence inside it that answers best (docs/search.md, "Passages").
+ * and a question's subject is often said just before or after its answer, so a passage is three
+ * consecutive sentences, one starting at every sentence (an inner sentence is in three), across
+ * speaker turns, each written `Speaker: text` so a question that names a person finds what they said.
+ * A moment's score is the mean of the scores of the passages that hold it (docs/search.md, "Passages").
  */
 
 export interface WindowSentence {
   idx: number;
+  speaker_name: string;
   text: string;
 }
 
@@ -18,32 +20,40 @@ export interface Passage {
 
 /** Sentences a passage holds at most. */
 export const PASSAGE_SENTENCES = 3;
-/** Sentences from one passage's start to the next's (PASSAGE_SENTENCES - PASSAGE_STRIDE overlap). */
-export const PASSAGE_STRIDE = 2;
-/** A passage stops growing past this many characters (a model reads a few hundred tokens at most). */
+/** A passage stops growing past this many characters (the model reads a few hundred tokens at most). */
 export const PASSAGE_CHARS = 1200;
 
+const labelled = (s: WindowSentence) => `${s.speaker_name}: ${s.text}`;
+
+/** The passage that starts at `sentences[start]`: up to PASSAGE_SENTENCES, cut short at PASSAGE_CHARS. */
+function windowAt(sentences: readonly WindowSentence[], start: number): Passage & { end: number } {
+  let end = start;
+  let text = labelled(sentences[start]);
+  while (end + 1 < sentences.length && end + 1 - start < PASSAGE_SENTENCES) {
+    const next = `${text} ${labelled(sentences[end + 1])}`;
+    if (next.length > PASSAGE_CHARS) break;
+    text = next;
+    end++;
+  }
+  return { first: sentences[start].idx, last: sentences[end].idx, text, end };
+}
+
 /**
- * The passages of a meeting's sentences (in index order): windows of PASSAGE_SENTENCES starting every
- * PASSAGE_STRIDE sentences, cut short at PASSAGE_CHARS (the next then starts right after it); the
- * last window ends at the last sentence.
- * `from`: the first sentence a window may start at (a live meeting's sentences not yet embedded).
+ * The passages of a meeting's sentences (in index order): one starting at each sentence that has
+ * PASSAGE_SENTENCES - 1 after it (a meeting shorter than that is one passage), so every sentence is in
+ * at least one. `from`: the position in `sentences` of the first start wanted (a live meeting's new
+ * windows).
  */
 export function passagesOf(sentences: readonly WindowSentence[], from = 0): Passage[] {
+  const lastStart = Math.max(0, sentences.length - PASSAGE_SENTENCES);
   const out: Passage[] = [];
-  for (let start = from; start < sentences.length;) {
-    let end = start;
-    let text = sentences[start].text;
-    while (end + 1 < sentences.length && end + 1 - start < PASSAGE_SENTENCES) {
-      const next = `${text} ${sentences[end + 1].text}`;
-      if (next.length > PASSAGE_CHARS) break;
-      text = next;
-      end++;
-    }
-    out.push({ first: sentences[start].idx, last: sentences[end].idx, text });
-    if (end === sentences.length - 1) break;
-    // A window cut short at PASSAGE_CHARS is followed from the sentence after it: none is left out.
-    start = Math.min(start + PASSAGE_STRIDE, end + 1);
+  let covered = Math.max(0, from) - 1;
+  for (let start = Math.max(0, from); start < sentences.length; start++) {
+    // Past the last full window's start, a window only for a sentence no passage holds yet (one cut short).
+    if (start > lastStart && start <= covered) continue;
+    const { end, ...w } = windowAt(sentences, start);
+    out.push(w);
+    covered = end;
   }
   return out;
 }

@@ -39,17 +39,9 @@ export async function up(knex: Knex): Promise<void> {
       embedding halfvec not null,
       primary key (meeting_id, first_idx)
     )`);
-  await knex.raw(`
-    create table sentence_vectors (
-      meeting_id text not null references meeting_embeddings(meeting_id) on delete cascade,
-      idx integer not null,
-      embedding halfvec not null,
-      primary key (meeting_id, idx)
-    )`);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw('drop table if exists sentence_vectors');
   await knex.raw('drop table if exists passage_vectors');
   await knex.raw('drop table meeting_embeddings');
 }

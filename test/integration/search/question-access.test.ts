@@ -52,7 +52,7 @@ beforeAll(async () => {
   await deleteMeeting(t.db, owner.principal, ids.deleted);
   // Deleting a meeting forgets its vectors with it.
   expect(await t.db('passage_vectors').where('meeting_id', ids.deleted).count()).toEqual([{ count: '0' }]);
-  expect(await t.db('sentence_vectors').where('meeting_id', ids.deleted).count()).toEqual([{ count: '0' }]);
+  expect(await t.db('meeting_embeddings').where('meeting_id', ids.deleted).count()).toEqual([{ count: '0' }]);
   mcp = await startMcp(t.db, {}, { embedder });
   gql = await startGraphql(t.db, {}, { embedder });
 }, 120_000);

@@ -82,8 +82,11 @@ describe('the question set', () => {
   });
 });
 
-/** Floors at what the shipped model and ranking reach (test/bench/README.md), a little below. */
-const RECALL_FLOORS = { all5: 0, all10: 0, paraphrase5: 0, paraphrase10: 0, keyword5: 0 };
+/**
+ * Floors a little below what the shipped model and ranking reach (docs/search.md, "Ranking"): the
+ * answering sentence itself, not a neighbour, among the first 5 or 10 moments.
+ */
+const RECALL_FLOORS = { all5: 0.42, all10: 0.5, paraphrase5: 0.34, paraphrase10: 0.44, keyword5: 0.66 };
 
 describe('a moment answers', () => {
   it('with the meeting, the sentence, its time, its link and the sentences either side', async () => {
