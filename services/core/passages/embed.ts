@@ -42,7 +42,7 @@ async function upsertPassages(
   await trx.raw(
     'insert into passage_vectors (meeting_id, model, first_idx, last_idx, embedding)' +
       ' select ?, ?, f, l, e::halfvec from unnest(?::int[], ?::int[], ?::text[]) as x(f, l, e)' +
-      ' on conflict (meeting_id, first_idx) do update set last_idx = excluded.last_idx, embedding = excluded.embedding',
+      ' on conflict (meeting_id, first_idx, last_idx) do update set embedding = excluded.embedding',
     [meetingId, model, passages.map((p) => p.first), passages.map((p) => p.last), vectors.map((v) => vectorLiteral(v))],
   );
 }
@@ -86,11 +86,17 @@ export async function embedLiveSentences(db: Knex, embedder: TextEmbedder, meeti
     return sentences.length;
   }
   if (sentences.length <= done.sentences) return 0;
-  const passages = passagesOf(sentences, done.sentences - (PASSAGE_SENTENCES - 1));
+  // The windows that reached the end of what was embedded: they grow now, and new ones start.
+  const from = done.sentences - (PASSAGE_SENTENCES - 1);
+  const passages = passagesOf(sentences, from);
   const vectors = await embedder.embedPassages(passages.map((p) => p.text));
   await db.transaction(async (trx) => {
     const row = await trx('meeting_embeddings').where('meeting_id', meetingId).forUpdate().first('sentences');
     if (!row || row.sentences !== done.sentences) return; // another embedding got here first
+    await trx('passage_vectors')
+      .where('meeting_id', meetingId)
+      .andWhere('first_idx', '>=', sentences[Math.max(0, from)].idx)
+      .del();
     await upsertPassages(trx, meetingId, embedder.info.name, passages, vectors);
     await trx('meeting_embeddings')
       .where('meeting_id', meetingId)

@@ -24,7 +24,7 @@ const VECTOR_TABLES_DDL = [
     first_idx integer not null,
     last_idx integer not null,
     embedding halfvec not null,
-    primary key (meeting_id, first_idx)
+    primary key (meeting_id, first_idx, last_idx)
   )`,
 ];
 

@@ -37,7 +37,7 @@ export async function up(knex: Knex): Promise<void> {
       first_idx integer not null,
       last_idx integer not null,
       embedding halfvec not null,
-      primary key (meeting_id, first_idx)
+      primary key (meeting_id, first_idx, last_idx)
     )`);
 }
 
