@@ -98,13 +98,15 @@ export async function up(knex: Knex): Promise<void> {
     execute function meeting_changes_of_meeting()`);
 
   // A statement's rows of a child table (transition table changed_rows), one change per meeting still
-  // there: a cascade of a meeting's deletion finds it gone and adds nothing to its tombstone.
+  // there: a cascade of a meeting's deletion finds it gone and adds nothing to its tombstone. The
+  // meetings are probed by key (= any(array(...))): joined to the transition table, whose size the
+  // planner cannot know, they were read whole.
   await knex.raw(`
     create function meeting_changes_of_rows() returns trigger language plpgsql as $$
     begin
       insert into meeting_changes (team_id, meeting_id, kinds)
       select m.team_id, m.id, array[tg_argv[0]] from meetings m
-      where m.id in (select meeting_id from changed_rows)
+      where m.id = any(array(select distinct meeting_id from changed_rows))
       ${UPSERT};
       return null;
     end $$`);
@@ -123,13 +125,14 @@ export async function up(knex: Knex): Promise<void> {
     create function meeting_changes_of_sentences() returns trigger language plpgsql as $$
     begin
       insert into meeting_changes (team_id, meeting_id, kinds)
-      select m.team_id, m.id, d.kinds from meetings m join (
+      select m.team_id, m.id, d.kinds from (
         select n.meeting_id,
                array_remove(array[case when bool_or(o.speaker_name is distinct from n.speaker_name) then 'speakers' end,
                                   case when bool_or(o.text is distinct from n.text or o.start_time is distinct from n.start_time
                                                     or o.end_time is distinct from n.end_time) then 'transcript' end], null) as kinds
         from new_rows n join old_rows o on o.meeting_id = n.meeting_id and o.idx = n.idx
-        group by n.meeting_id) d on d.meeting_id = m.id
+        group by n.meeting_id) d
+      cross join lateral (select team_id, id from meetings where id = d.meeting_id offset 0) m
       where cardinality(d.kinds) > 0
       ${UPSERT};
       return null;
@@ -145,7 +148,7 @@ export async function up(knex: Knex): Promise<void> {
     begin
       insert into meeting_changes (team_id, meeting_id, kinds)
       select m.team_id, m.id, array['sharing'] from meetings m
-      where m.channel_id in (select channel_id from changed_rows)
+      where m.channel_id = any(array(select distinct channel_id from changed_rows))
       ${UPSERT};
       return null;
     end $$`);
