@@ -14,6 +14,7 @@
  *   - automation rules: RuleExecutionWorkflow, `rules-<meetingId>` (workflows/rule-execution.ts);
  *   - webhooks: WebhookDeliveryWorkflow per prepared target, `webhook-<meetingId>-<target>`
  *     (workflows/webhook-delivery.ts), after the rules.
+ * After a failed transcription, FAILURE_NOTIFICATION: the webhooks alone (meeting.failed).
  *
  * Deterministic code only (this file runs inside the workflow sandbox).
  */
@@ -46,6 +47,9 @@ export const POST_PROCESSING: PostProcessingStep[] = [
   // Webhooks: one WebhookDeliveryWorkflow per prepared target (workflows/webhook-delivery.ts).
   (input) => webhookDeliveryChildren(input),
 ];
+
+/** After a failed transcription: the webhooks subscribed to meeting.failed, no rules (there is no transcript to act on). */
+export const FAILURE_NOTIFICATION: PostProcessingStep[] = [(input) => webhookDeliveryChildren(input)];
 
 export function postProcessingChildren(
   input: PostProcessingInput,
