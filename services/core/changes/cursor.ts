@@ -24,6 +24,9 @@ export interface ChangesCursor {
 /** The longest cursor accepted, in characters (ids are short; a longer one is not ours). */
 export const CURSOR_MAX = 512;
 
+/** The largest transaction id PostgreSQL's xid8 holds (2^64 - 1). */
+const XID8_MAX = 18_446_744_073_709_551_615n;
+
 const RULE = 'a next_cursor this service returned (or none, to start from every meeting you can read)';
 
 export function encodeCursor(c: ChangesCursor): string {
@@ -48,6 +51,7 @@ export function decodeCursor(raw: string, now: Date, retentionMs: number): Chang
     typeof body.a === 'string' &&
     typeof body.x === 'string' &&
     /^\d{1,20}$/.test(body.x) &&
+    BigInt(body.x) <= XID8_MAX &&
     typeof body.m === 'string' &&
     typeof body.t === 'number' &&
     Number.isInteger(body.t);

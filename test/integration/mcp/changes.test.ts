@@ -141,6 +141,12 @@ describe('svc_get_changes', () => {
         'base64url',
       );
       expect(await refused({ cursor: altered })).toMatchObject({ field: 'cursor' });
+      const past = (x: string) =>
+        encodeCursor({ phase: 'changes', after: '', xid: x, meeting: '', issued: Math.floor(Date.now() / 1000) });
+      expect(await refused({ cursor: past('18446744073709551616') })).toMatchObject({ field: 'cursor' });
+      expect((await mcp.call(ana.key, 'svc_get_changes', { cursor: past('18446744073709551615') })).isError).toBe(
+        false,
+      );
     });
 
     it('a cursor older than the change log keeps changes, but not one just within it', async () => {
