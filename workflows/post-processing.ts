@@ -14,7 +14,8 @@
  *   - automation rules: RuleExecutionWorkflow, `rules-<meetingId>` (workflows/rule-execution.ts);
  *   - webhooks: WebhookDeliveryWorkflow per prepared target, `webhook-<meetingId>-<target>`
  *     (workflows/webhook-delivery.ts), after the rules;
- *   - search by meaning: EmbeddingWorkflow, `embed-<meetingId>` (workflows/embedding.ts).
+ *   - search by meaning: EmbeddingWorkflow, `embed-<meetingId>` (workflows/embedding.ts), behind a patch.
+ * After a failed transcription, FAILURE_NOTIFICATION: the webhooks alone (meeting.failed).
  *
  * Deterministic code only (this file runs inside the workflow sandbox).
  */
@@ -64,6 +65,9 @@ export const PATCHED_POST_PROCESSING: { patch: string; step: PostProcessingStep 
   // Search by meaning: EmbeddingWorkflow, workflow id embed-<meetingId> (workflows/embedding.ts).
   { patch: 'post-processing-embedding', step: (input) => [embeddingChild(input)] },
 ];
+
+/** After a failed transcription: the webhooks subscribed to meeting.failed, no rules (there is no transcript to act on). */
+export const FAILURE_NOTIFICATION: PostProcessingStep[] = [(input) => webhookDeliveryChildren(input)];
 
 export function postProcessingChildren(
   input: PostProcessingInput,

@@ -346,3 +346,27 @@ export const actionItemListOutput = {
   ...page,
   next_cursor: nullable(str).describe('Pass as cursor for the next page; null on the last.'),
 };
+
+export const changesOutput = {
+  changes: z.array(
+    z.object({
+      meeting_id: str,
+      changed: str.describe('Comma-separated kinds of change since the cursor.'),
+      changed_at: str,
+      removed: bool.describe('true: drop the meeting from your copy; nothing else about it is given.'),
+      reason: nullable(z.enum(['deleted', 'expired', 'not_visible'])),
+      title: nullable(str),
+      dateString: nullable(str),
+      status: nullable(str),
+      privacy: nullable(str),
+      channel_id: nullable(str),
+      organizer_email: nullable(str),
+      duration: nullable(num),
+      is_live: nullable(bool),
+    }),
+  ),
+  phase: z.enum(['snapshot', 'changes']),
+  has_more: bool.describe('More can be read now; false: at the end, call again later with next_cursor.'),
+  next_cursor: str.describe('The cursor for the next call, now or later.'),
+  retention_days: num.describe('How long a cursor is honoured (CHANGES_RETENTION).'),
+};

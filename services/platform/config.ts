@@ -277,6 +277,11 @@ export const SETTINGS = {
     default: '365d',
     doc: 'How long read-audit rows are kept; older ones are deleted by the daily retention run.',
   },
+  CHANGES_RETENTION: {
+    kind: 'duration',
+    default: '30d',
+    doc: 'How long the change log (svc_get_changes, GraphQL changes) keeps a change, deletions and expiries included; a cursor older than this is refused (start again without one), and the daily retention run prunes older changes.',
+  },
   RETENTION_SCHEDULE: {
     kind: 'string',
     default: '0 3 * * *',
@@ -406,6 +411,8 @@ export interface Config {
   /** WEB_SESSION_TTL: how long a page sign-in lasts. */
   webSessionTtlMs: number;
   readAudit: { enabled: boolean; flushIntervalMs: number; batchRows: number; retentionMs: number };
+  /** CHANGES_RETENTION: how long the change log keeps a change (and honours a cursor). */
+  changesRetentionMs: number;
   /** RETENTION_SCHEDULE: cron (UTC) of the daily retention run. */
   retentionSchedule: string;
   temporalMetricsBindAddress: string;
@@ -632,6 +639,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
       batchRows: v.READ_AUDIT_BATCH_ROWS as number,
       retentionMs: v.READ_AUDIT_RETENTION as number,
     },
+    changesRetentionMs: v.CHANGES_RETENTION as number,
     retentionSchedule: v.RETENTION_SCHEDULE as string,
     temporalMetricsBindAddress: v.TEMPORAL_METRICS_BIND_ADDRESS as string,
     oauth: oauth!,

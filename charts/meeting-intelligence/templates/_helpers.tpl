@@ -221,6 +221,7 @@ READ_AUDIT: {{ $c.governance.readAudit | toString | quote }}
 READ_AUDIT_FLUSH_INTERVAL: {{ $c.governance.readAuditFlushInterval | quote }}
 READ_AUDIT_BATCH_ROWS: {{ $c.governance.readAuditBatchRows | int64 | toString | quote }}
 READ_AUDIT_RETENTION: {{ $c.governance.readAuditRetention | quote }}
+CHANGES_RETENTION: {{ $c.governance.changesRetention | quote }}
 RETENTION_SCHEDULE: {{ $c.governance.retentionSchedule | quote }}
 WEB_SESSION_TTL: {{ $c.web.sessionTtl | quote }}
 OAUTH_MODE: {{ $c.oauth.mode | quote }}
