@@ -9,11 +9,7 @@ import { installTemporalRuntime } from '../platform/temporal-runtime';
 import { requireSchema } from '../platform/schema';
 import { DEFAULT_STAGE_ROOT, sweepStages } from '../../workflows/activities/stage';
 import { requireFfmpeg } from '../../workflows/activities/media';
-import {
-  ensureEmbeddingBackfill,
-  ensureLiveEmbeddingSchedule,
-  ensureRetentionSchedule,
-} from '../../workflows/client';
+import { ensureEmbeddingBackfill, ensureLiveEmbeddingSchedule, ensureRetentionSchedule } from '../../workflows/client';
 import { ensureModelIndex, startMeaningSearch, type TextEmbedder } from '../core/passages';
 import { connectWorker, createWorker } from './worker';
 import { loadSpeechEngine } from './speech';
@@ -26,7 +22,8 @@ import { loadSpeechEngine } from './speech';
 async function startEmbedding(rt: Runtime, taskQueue: string, embedder: TextEmbedder): Promise<void> {
   void ensureModelIndex(rt.db, embedder.info).then(
     (index) => logger.info({ model: embedder.info.name, index }, 'passage vector index ready'),
-    (err) => logger.warn({ err, model: embedder.info.name }, 'the passage vector index could not be built; questions scan'),
+    (err) =>
+      logger.warn({ err, model: embedder.info.name }, 'the passage vector index could not be built; questions scan'),
   );
   const backfill = await ensureEmbeddingBackfill(rt.temporal, taskQueue, embedder.info.name);
   const live = await ensureLiveEmbeddingSchedule(rt.temporal, taskQueue);
