@@ -14,7 +14,7 @@ const MODEL_DIR = join(__dirname, '..', '..', '..', '.models', 'all-minilm-l6-v2
 const REFERENCE = join(__dirname, '..', '..', 'fixtures', 'embeddings', 'reference.json');
 
 /** The int8 model's smallest cosine to the float reference over the fixture (the empty text's). */
-const EACH_AT_LEAST = 0.97;
+const EACH_AT_LEAST = 0.975;
 /** And over all the fixture's sentences on average. */
 const MEAN_AT_LEAST = 0.99;
 
