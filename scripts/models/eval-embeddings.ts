@@ -96,6 +96,10 @@ interface Counts {
   paraphrase: number[];
   /** moments ranked without sentence vectors: a sentence by the mean score of the passages holding it */
   mean: number[];
+  /** the same, paraphrased questions alone */
+  paraphraseMean: number[];
+  /** a sentence by its best passage's score, ties by the mean */
+  max: number[];
 }
 
 function score(
@@ -111,6 +115,8 @@ function score(
     moment: KS.map(() => 0),
     paraphrase: KS.map(() => 0),
     mean: KS.map(() => 0),
+    paraphraseMean: KS.map(() => 0),
+    max: KS.map(() => 0),
   };
   qv.forEach((q, n) => {
     const ranked = ps.map((p, i) => ({ p, s: dot(q, pv[i]) })).sort((a, b) => b.s - a.s);
@@ -122,19 +128,24 @@ function score(
       if (moments.length >= KS[KS.length - 1]) break;
     }
     const firstMoment = moments.findIndex((l) => answers[n].has(l));
-    const sums = new Map<number, { sum: number; n: number }>();
+    const sums = new Map<number, { sum: number; n: number; max: number }>();
     for (const r of ranked)
       for (const l of r.p.lines) {
-        const m = sums.get(l) ?? { sum: 0, n: 0 };
-        sums.set(l, { sum: m.sum + r.s, n: m.n + 1 });
+        const m = sums.get(l) ?? { sum: 0, n: 0, max: -1 };
+        sums.set(l, { sum: m.sum + r.s, n: m.n + 1, max: Math.max(m.max, r.s) });
       }
-    const byMean = [...sums].sort((a, b) => b[1].sum / b[1].n - a[1].sum / a[1].n).map(([l]) => l);
+    const mean = (x: { sum: number; n: number }) => x.sum / x.n;
+    const byMean = [...sums].sort((a, b) => mean(b[1]) - mean(a[1])).map(([l]) => l);
+    const byMax = [...sums].sort((a, b) => b[1].max - a[1].max || mean(b[1]) - mean(a[1])).map(([l]) => l);
     const firstMean = byMean.findIndex((l) => answers[n].has(l));
+    const firstMax = byMax.findIndex((l) => answers[n].has(l));
     KS.forEach((k, j) => {
       if (firstPassage >= 0 && firstPassage < k) counts.passage[j]++;
       if (firstMoment >= 0 && firstMoment < k) counts.moment[j]++;
       if (firstMoment >= 0 && firstMoment < k && paraphrased[n]) counts.paraphrase[j]++;
       if (firstMean >= 0 && firstMean < k) counts.mean[j]++;
+      if (firstMean >= 0 && firstMean < k && paraphrased[n]) counts.paraphraseMean[j]++;
+      if (firstMax >= 0 && firstMax < k) counts.max[j]++;
     });
   });
   return counts;
@@ -226,12 +237,12 @@ function main(): void {
         `peak RSS ${r.queryRssMb.toFixed(0)} MB with the question embedder, ${r.peakRssMb.toFixed(0)} MB in all`,
     );
     console.log(
-      '| passages | count | moment @5 / @10 / @20 | paraphrased: moment @5 / @10 / @20 | passage @5 / @10 / @20 |',
+      '| passages | count | moments by own vector @5 / @10 / @20 | paraphrased | passage @5 / @10 / @20 | moments by mean of passages | paraphrased | moments by best passage |',
     );
-    console.log('|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|');
     for (const x of r.results)
       console.log(
-        `| ${x.layout} | ${x.passages} | ${x.moment.join(' / ')} | ${x.paraphrase.join(' / ')} | ${x.passage.join(' / ')} | ${x.mean.join(' / ')} |`,
+        `| ${x.layout} | ${x.passages} | ${x.moment.join(' / ')} | ${x.paraphrase.join(' / ')} | ${x.passage.join(' / ')} | ${x.mean.join(' / ')} | ${x.paraphraseMean.join(' / ')} | ${x.max.join(' / ')} |`,
       );
   }
 }
