@@ -7,13 +7,13 @@
  *   npx tsx test/bench/embeddings-alone.ts bare                 load nothing (the same process's own RSS)
  *
  * "That much meeting": the demo meetings' sentences in date order, each meeting's time from its first
- * sentence, until the seconds are used up; passages of three sentences one apart, with speaker labels
- * (docs/search.md).
+ * sentence, until the seconds are used up; passages as the service makes them (passagesOf,
+ * docs/search.md).
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadEmbedder } from '../../services/intelligence/embeddings';
-import { passages, readLines, type Line } from '../../scripts/models/demo-text';
+import { loadEmbedder, passagesOf } from '../../services/intelligence/embeddings';
+import { readLines, type Line } from '../../scripts/models/demo-text';
 
 const MODEL_DIR = join(resolve(__dirname, '..', '..'), '.models', 'all-minilm-l6-v2');
 const status = (field: string) =>
@@ -44,7 +44,12 @@ async function main() {
   const embedder = await loadEmbedder(MODEL_DIR, { threads: 1 });
   if (mode === 'passages') {
     const lines = meetingTime(n);
-    const texts = passages(lines, { window: 3, stride: 1, boundary: 'across', labels: true }).map((p) => p.text);
+    const meetings = [...new Set(lines.map((l) => l.meeting))];
+    const texts = meetings.flatMap((m) =>
+      passagesOf(
+        lines.filter((l) => l.meeting === m).map((l) => ({ index: l.index, speaker_name: l.speaker, text: l.text })),
+      ).map((p) => p.text),
+    );
     await embedder.embedPassages(texts.slice(0, 5));
     const cpu0 = cpuMs();
     const t0 = performance.now();
