@@ -226,7 +226,7 @@ export const SETTINGS = {
   EMBEDDING_MODEL_DIR: {
     kind: 'string',
     default: '.models/all-minilm-l6-v2',
-    doc: 'Folder of the sentence-embedding model that search by meaning runs in-process (`make models` fills it; the image carries it), relative to the working directory or absolute, with a model.json (docs/search.md). Empty: no search by meaning, keyword search only.',
+    doc: 'Folder of the sentence-embedding model that search by meaning runs in-process (`make models` fills it; the image carries it), relative to the working directory or absolute, with a model.json (docs/search.md). off: no search by meaning, questions are answered by their words.',
   },
   LLM_URL: {
     kind: 'string',
@@ -403,7 +403,7 @@ export interface Config {
     /** DIARIZATION: who labels a one-channel recording's speakers (docs/speakers.md). */
     diarization: 'auto' | 'own' | 'off';
   };
-  /** EMBEDDING_MODEL_DIR: the sentence-embedding model's folder; empty: no search by meaning. */
+  /** EMBEDDING_MODEL_DIR: the sentence-embedding model's folder; '' (the setting off): no search by meaning. */
   embeddingModelDir: string;
   llm: { url: string; apiKey: string; model: string };
   webhook: { timeoutMs: number; retryScheduleMs: number[]; secretOverlapMs: number };
@@ -624,7 +624,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
       splitChannels: v.ASR_SPLIT_CHANNELS as boolean,
       diarization: v.DIARIZATION as 'auto' | 'own' | 'off',
     },
-    embeddingModelDir: v.EMBEDDING_MODEL_DIR as string,
+    embeddingModelDir: v.EMBEDDING_MODEL_DIR === 'off' ? '' : (v.EMBEDDING_MODEL_DIR as string),
     llm: { url: v.LLM_URL as string, apiKey: v.LLM_API_KEY as string, model: v.LLM_MODEL as string },
     webhook: {
       timeoutMs: v.WEBHOOK_TIMEOUT as number,

@@ -12,7 +12,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadEmbedder, passagesOf } from '../../services/intelligence/embeddings';
+import { loadEmbedder } from '../../services/intelligence/embeddings';
+import { passagesOf } from '../../services/core/passages';
 import { readLines, type Line } from '../../scripts/models/demo-text';
 
 const MODEL_DIR = join(resolve(__dirname, '..', '..'), '.models', 'all-minilm-l6-v2');
@@ -47,7 +48,7 @@ async function main() {
     const meetings = [...new Set(lines.map((l) => l.meeting))];
     const texts = meetings.flatMap((m) =>
       passagesOf(
-        lines.filter((l) => l.meeting === m).map((l) => ({ index: l.index, speaker_name: l.speaker, text: l.text })),
+        lines.filter((l) => l.meeting === m).map((l) => ({ idx: l.index, speaker_name: l.speaker, text: l.text })),
       ).map((p) => p.text),
     );
     await embedder.embedPassages(texts.slice(0, 5));

@@ -9,6 +9,6 @@ let loaded: Promise<Embedder> | undefined;
 
 export function testEmbedder(): Promise<Embedder> {
   const dir = testConfig({}, 'mcp').embeddingModelDir;
-  if (!dir) throw new Error('EMBEDDING_MODEL_DIR is empty: the tests need the shipped embedding model (make models)');
+  if (!dir) throw new Error('EMBEDDING_MODEL_DIR is off: the tests need the shipped embedding model (make models)');
   return (loaded ??= loadEmbedder(dir, { threads: 1 }));
 }

@@ -53,7 +53,7 @@ async function vectorStoreReady(db: Knex): Promise<boolean> {
 
 /** Why a question cannot be answered by meaning here, or null when it can. */
 async function meaningUnavailable(db: Knex, embedder: TextEmbedder | null | undefined): Promise<string | null> {
-  if (!embedder) return 'this server has no embedding model (EMBEDDING_MODEL_DIR)';
+  if (!embedder) return 'this server has no embedding model (EMBEDDING_MODEL_DIR=off)';
   if (!(await vectorStoreReady(db))) return "this server's PostgreSQL lacks the pgvector extension";
   return null;
 }

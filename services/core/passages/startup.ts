@@ -18,7 +18,7 @@ export interface MeaningSearch {
 }
 
 const REASONS = {
-  'no-model': 'no embedding model is configured (EMBEDDING_MODEL_DIR is empty)',
+  'no-model': 'no embedding model is configured (EMBEDDING_MODEL_DIR=off)',
   'no-extension':
     'PostgreSQL has no pgvector extension (CloudNativePG images and managed services have it; docs/search.md)',
   'not-permitted':

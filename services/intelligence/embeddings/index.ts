@@ -5,8 +5,6 @@
  */
 import { readEmbeddingManifest } from './model-info';
 
-export { passagesOf, PASSAGE_SENTENCES, PASSAGE_STEP, type Passage, type PassageSentence } from './passages';
-
 export interface EmbeddingModelInfo {
   name: string;
   dims: number;

@@ -11,6 +11,7 @@ import { requireMediaTools } from '../../support/media';
 import { McpHarness, startMcp } from '../../support/mcp';
 import { testEmbedder } from '../../support/embedder';
 import { startTestWorker, waitForRun } from '../../support/worker';
+import { runCli } from '../../support/cli';
 import { makeMeeting } from '../../support/factory';
 import { RecordingRig, startRecordingRig } from '../core/ingest/rig';
 import { embeddingWorkflowId } from '../../../workflows/contracts';
@@ -110,4 +111,20 @@ describe('the backfill', () => {
       await again.stop();
     }
   }, 180_000);
+
+  it('meeting-intel search status says how far the model has embedded', async () => {
+    const r = await runCli(['search', 'status', '--json'], { DATABASE_URL: rig.t.url });
+    expect(r.code).toBe(0);
+    const meetings = Number((await rig.t.db('meetings').where('status', 'completed').count().first())!.count);
+    expect(r.json).toEqual({
+      model: embedder.info.name,
+      meetings,
+      embedded: meetings,
+      remaining: 0,
+      pgvector: true,
+      by: 'meaning',
+    });
+    const plain = await runCli(['search', 'status'], { DATABASE_URL: rig.t.url, EMBEDDING_MODEL_DIR: 'off' });
+    expect(plain.stdout).toMatch(/no embedding model is configured \(EMBEDDING_MODEL_DIR=off\)/);
+  });
 });
