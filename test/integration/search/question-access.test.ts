@@ -106,6 +106,32 @@ describe('a question answers only from meetings the caller may read', () => {
   });
 });
 
+describe('filters narrow a question before it ranks', () => {
+  const momentsFor = async (args: Record<string, unknown>) => {
+    const r = await mcp.call(owner.key, 'svc_get_transcripts', {
+      question: QUESTION,
+      limit: 20,
+      format: 'json',
+      ...args,
+    });
+    expect(r.isError).toBe(false);
+    return new Set(r.data.moments.map((m: { meeting_id: string }) => m.meeting_id));
+  };
+
+  it('dates: none from a day with no meeting; the meetings of the day', async () => {
+    expect((await momentsFor({ fromDate: '2026-11-03' })).size).toBe(0);
+    expect([...(await momentsFor({ fromDate: '2026-11-02', toDate: '2026-11-02' }))].sort()).toEqual(
+      [ids.visible, ids.private].sort(),
+    );
+  });
+
+  it('people and mine: only meetings they took part in', async () => {
+    expect((await momentsFor({ participants: ['nobody@example.test'] })).size).toBe(0);
+    expect([...(await momentsFor({ participants: [owner.email] }))].sort()).toEqual([ids.visible, ids.private].sort());
+    expect((await momentsFor({ mine: true })).size).toBe(2);
+  });
+});
+
 describe('the meetings page asks too', () => {
   it('answers in the Ask box with the moment, its link and the sentences around it, nothing hidden', async () => {
     const res = await mcp.page(member, `/meetings?ask=${encodeURIComponent(QUESTION)}`);
