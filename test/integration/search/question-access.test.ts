@@ -168,6 +168,31 @@ describe('a question without meaning search', () => {
     }
   });
 
+  it('without pgvector: answered by its words, saying the extension is missing', async () => {
+    // A database of its own whose vector tables are gone, as on a server without the extension.
+    const bare = await createTestDatabase();
+    const plain = await startMcp(bare.db, {}, { embedder: await testEmbedder() });
+    try {
+      await bare.db.raw('drop table passage_vectors');
+      const u = await makeUser(bare.db, await makeTeam(bare.db));
+      await makeMeeting(bare.db, {
+        organizer: u,
+        sentences: said('The new office opens its doors on the first of March.'),
+      });
+      const r = await plain.call(u.key, 'svc_get_transcripts', {
+        question: 'when does the office open its doors',
+        format: 'json',
+      });
+      expect(r.isError).toBe(false);
+      expect(r.data.answered_by).toBe('words');
+      expect(r.data.note).toMatch(/lacks the pgvector extension/);
+      expect(r.data.moments[0]).toMatchObject({ index: 1 });
+    } finally {
+      await plain.close();
+      await bare.drop();
+    }
+  });
+
   it('a paraphrase shares no word: nothing answers by words', async () => {
     const plain = await startMcp(t.db);
     try {
