@@ -197,6 +197,21 @@ export function temporalWorkflows(temporal: Client, taskQueue: string): Workflow
  * effect with the next rollout and two workers starting at once end with one schedule. A run that
  * would overlap one still going is skipped; a run missed while Temporal was down is caught up once.
  */
+/** A schedule created, or, where it exists, brought up to date with these options (its state kept). */
+async function ensureSchedule(temporal: Client, options: ScheduleOptions): Promise<'created' | 'updated'> {
+  try {
+    await temporal.schedule.create(options);
+    return 'created';
+  } catch (e) {
+    if (!(e instanceof ScheduleAlreadyRunning)) throw e;
+  }
+  const { spec, action, policies } = options;
+  await temporal.schedule
+    .getHandle(options.scheduleId)
+    .update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, ...policies } }));
+  return 'updated';
+}
+
 export async function ensureRetentionSchedule(
   temporal: Client,
   taskQueue: string,
@@ -212,17 +227,7 @@ export async function ensureRetentionSchedule(
     args: [{}] as [object],
   };
   const policies = { overlap: 'SKIP' as const, catchupWindow: '1 day' };
-  const options: ScheduleOptions = { scheduleId, spec, action, policies };
-  try {
-    await temporal.schedule.create(options);
-    return 'created';
-  } catch (e) {
-    if (!(e instanceof ScheduleAlreadyRunning)) throw e;
-  }
-  await temporal.schedule
-    .getHandle(scheduleId)
-    .update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, ...policies } }));
-  return 'updated';
+  return ensureSchedule(temporal, { scheduleId, spec, action, policies });
 }
 
 /**
@@ -264,14 +269,5 @@ export async function ensureLiveEmbeddingSchedule(temporal: Client, taskQueue: s
     args: [] as [],
   };
   const policies = { overlap: 'SKIP' as const, catchupWindow: '1 minute' };
-  try {
-    await temporal.schedule.create({ scheduleId, spec, action, policies });
-    return 'created';
-  } catch (e) {
-    if (!(e instanceof ScheduleAlreadyRunning)) throw e;
-  }
-  await temporal.schedule
-    .getHandle(scheduleId)
-    .update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, ...policies } }));
-  return 'updated';
+  return ensureSchedule(temporal, { scheduleId, spec, action, policies });
 }
