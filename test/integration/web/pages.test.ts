@@ -12,6 +12,8 @@ import { createSoundbite } from '../../../services/core/soundbites';
 import { appendLiveSentences } from '../../../services/core/live';
 import { revokeApiKey } from '../../../services/core/people';
 import { browserPath, CHROMIUM_ARGS } from '../../support/browser';
+import { testEmbedder } from '../../support/embedder';
+import { embedMeeting } from '../../../services/core/passages';
 
 // Evaluated through the DevTools protocol: the pages' CSP rightly refuses an injected inline script.
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -103,7 +105,9 @@ describe('meeting and soundbite pages', () => {
           privacies,
         })
       ).id;
-    mcp = await startMcp(t.db);
+    const embedder = await testEmbedder();
+    for (const m of [roadmap, secret]) await embedMeeting(t.db, embedder, m.id);
+    mcp = await startMcp(t.db, {}, { embedder });
     base = mcp.url.replace(/\/mcp$/, '');
     clips = { public: await clip(['public']), team: await clip(['team']), participants: await clip(['participants']) };
     browser = await chromium.launch({ executablePath: browserPath(), args: CHROMIUM_ARGS });
@@ -182,6 +186,22 @@ describe('meeting and soundbite pages', () => {
     expect(await moment.locator('a.time').getAttribute('href')).toBe(`/meetings/${roadmap.id}#t=770`);
     await noSeriousViolations(page);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'meetings.png') });
+    await context.close();
+  });
+
+  it('answers a question in the Ask box with the moment, its link and the sentences around it', async () => {
+    const { context, page } = await signedIn(olivia);
+    await page.fill('#ask', 'How much money is there for the release?');
+    await Promise.all([page.waitForURL(/ask=/), page.click('form.search:has(#ask) button')]);
+    const first = page.locator('ol.answers li').first();
+    expect(await first.locator('a.title').getAttribute('href')).toBe(`/meetings/${roadmap.id}#t=770`);
+    expect(await first.locator('a.title').textContent()).toBe('Roadmap <review>, 12:50');
+    expect(await first.locator('blockquote p').nth(1).textContent()).toBe(
+      'Guest <b> We decided the budget is 40k for the launch.',
+    );
+    expect(await first.locator('p.context').count()).toBe(2);
+    await noSeriousViolations(page);
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'answers.png') });
     await context.close();
   });
 
