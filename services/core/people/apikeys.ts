@@ -21,6 +21,7 @@ import {
   type CredentialScope,
 } from '../access';
 import { Principal, SHARED_WITH_SQL } from '../principal';
+import { allowanceOf, allowanceSql, type Allowance, type AllowanceRow } from '../rate-limit';
 import { endLineage } from './signins';
 import { findUserByEmail } from './users';
 
@@ -159,6 +160,8 @@ export interface ApiKeyRecord {
   user_id: string;
   user_email: string;
   scopes: CredentialScope[];
+  /** The key's own call allowance a minute; null: the service's (RATE_LIMIT_PER_MINUTE). */
+  rate_limit_per_minute: number | null;
   status: 'active' | 'expired' | 'revoked';
   created_at: string;
   last_used_at: string | null;
@@ -175,6 +178,7 @@ interface KeyListRow {
   user_id: string;
   email: string;
   scopes: CredentialScope[];
+  rate_limit_per_minute: number | null;
   created_at: Date;
   last_used_at: Date | null;
   expires_at: Date | null;
@@ -190,6 +194,7 @@ function keyRecord(r: KeyListRow): ApiKeyRecord {
     user_id: r.user_id,
     user_email: r.email,
     scopes: r.scopes,
+    rate_limit_per_minute: r.rate_limit_per_minute,
     status: r.revoked_at ? 'revoked' : expired ? 'expired' : 'active',
     created_at: iso(r.created_at)!,
     last_used_at: iso(r.last_used_at),
@@ -231,6 +236,7 @@ export async function listApiKeys(
     'k.user_id',
     'u.email',
     'k.scopes',
+    'k.rate_limit_per_minute',
     'k.created_at',
     'k.last_used_at',
     'k.expires_at',
@@ -317,9 +323,56 @@ export async function apiKeyCredential(
   db: Knex,
   key: string | undefined,
 ): Promise<{ principal: Principal; keyId: string }> {
+  const m = keyParts(key);
+  const [row] = await runSql<KeyRow>(db, { text: API_KEY_LOOKUP_SQL, values: [m[1]] }, 'mi_api_key_lookup');
+  return credentialOf(db, key!, row);
+}
+
+/**
+ * The key looked up and this request's `calls` calls counted against its allowance (its own, or
+ * `defaultAllowance` a minute), in one statement: the count costs no round trip of its own. Only a
+ * key that authenticates is counted (the hash is compared in the statement as well as below, so a
+ * wrong secret with a known prefix cannot spend a key's allowance). Throws auth_failed as
+ * apiKeyCredential does; a refusal for the allowance is the caller's to answer (`allowance.admitted`).
+ */
+export async function apiKeyCall(
+  db: Knex,
+  key: string | undefined,
+  calls: number,
+  defaultAllowance: number,
+): Promise<{ principal: Principal; keyId: string; allowance: Allowance }> {
+  const m = keyParts(key);
+  const [row] = await runSql<KeyRow & AllowanceRow>(
+    db,
+    { text: API_KEY_CALL_SQL, values: [m[1], sha256(key!), defaultAllowance, calls] },
+    'mi_api_key_call',
+  );
+  const credential = credentialOf(db, key!, row);
+  return { ...credential, allowance: allowanceOf(row, calls) };
+}
+
+const API_KEY_CALL_SQL = (() => {
+  const a = allowanceSql({
+    subject: "'key:' || k.id",
+    allowance: 'k.allowance',
+    calls: '$4::int',
+    from: 'k, w',
+    admissible: 'k.hash = $2 and k.revoked_at is null and k.expired is not true and not k.deactivated',
+  });
+  const lookup = API_KEY_LOOKUP_SQL.replace(
+    ' from api_keys k ',
+    ', coalesce(k.rate_limit_per_minute, $3::int) as allowance from api_keys k ',
+  );
+  return `with k as (${lookup}), ${a.ctes} select k.*, ${a.columns} from k, w`;
+})();
+
+function keyParts(key: string | undefined): RegExpExecArray {
   const m = key ? KEY.exec(key) : null;
   if (!key || !m) throw new ServiceError('auth_failed', 'send a valid API key as "Authorization: Bearer <key>"');
-  const [row] = await runSql<KeyRow>(db, { text: API_KEY_LOOKUP_SQL, values: [m[1]] }, 'mi_api_key_lookup');
+  return m;
+}
+
+function credentialOf(db: Knex, key: string, row: KeyRow | undefined): { principal: Principal; keyId: string } {
   const expected = row ? Buffer.from(row.hash, 'hex') : Buffer.alloc(32);
   const given = Buffer.from(sha256(key), 'hex');
   if (!row || !timingSafeEqual(expected, given) || row.revoked_at || row.deactivated) {
