@@ -36,9 +36,10 @@ export interface Allowance {
 /** The columns the allowance statements answer with, read by `allowanceOf`. */
 export interface AllowanceRow {
   allowance: number;
+  /** The count after this request's calls, when they were admitted; null otherwise. */
   used_now: number | null;
-  used_before: number;
-  admitted: boolean;
+  /** The count after this request (used_now), or as the statement found it. */
+  used: number;
   reset_in: string | number;
 }
 
@@ -67,10 +68,10 @@ export function allowanceSql(s: {
     `    window_start = excluded.window_start, allowance = excluded.allowance\n` +
     `   where ${inWindow('c', 'excluded.window_start')} + excluded.used <= excluded.allowance\n` +
     `  returning used)`;
+  // The count after this request: bump's, or (not counted) the row's as the statement found it.
   const columns =
     `${s.allowance} as allowance, (select used from bump) as used_now, ` +
-    `coalesce((select ${inWindow('r', 'w.start')} from rate_limit_counts r where r.subject = ${s.subject}), 0) as used_before, ` +
-    `(${s.calls} = 0 or exists (select 1 from bump)) as admitted, ` +
+    `coalesce((select used from bump), (select ${inWindow('r', 'w.start')} from rate_limit_counts r where r.subject = ${s.subject}), 0) as used, ` +
     `extract(epoch from w.start + interval '${WINDOW_SECONDS} seconds' - now()) as reset_in`;
   return { ctes, columns };
 }
@@ -79,12 +80,10 @@ export function allowanceSql(s: {
 export function allowanceOf(row: AllowanceRow, calls: number): Allowance {
   const limit = Number(row.allowance);
   const resetSeconds = Math.min(WINDOW_SECONDS, Math.max(1, Math.ceil(Number(row.reset_in))));
-  if (row.used_now !== null) return { limit, remaining: limit - Number(row.used_now), resetSeconds, admitted: true };
-  // Not counted: a request without calls reads the window as it stood; a refused one had fewer than
-  // `calls` left (the count read beside it may predate calls other pods made since).
-  const left = Math.max(0, limit - Number(row.used_before));
-  const admitted = Boolean(row.admitted);
-  return { limit, remaining: admitted ? left : Math.min(left, calls - 1), resetSeconds, admitted };
+  const left = Math.max(0, limit - Number(row.used));
+  if (row.used_now !== null || calls === 0) return { limit, remaining: left, resetSeconds, admitted: true };
+  // Refused: fewer than `calls` were left (the count read beside it may predate calls other pods made since).
+  return { limit, remaining: Math.min(left, calls - 1), resetSeconds, admitted: false };
 }
 
 const CALLER_STATEMENT = (() => {

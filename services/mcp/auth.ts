@@ -7,6 +7,7 @@ import { bearerChallenge, insufficientScopeChallenge } from '../oauth/challenge'
 import { countRefusal, isOAuthError } from '../oauth/errors';
 import type { ResourceServer } from '../oauth';
 import { requestLog } from '../platform/http';
+import { mcpToolCalls } from '../platform/metrics';
 import { toolScope } from './server';
 import type { Deps } from './tool';
 
@@ -32,6 +33,15 @@ const rpcError = (res: Response, status: number, message: string, id: unknown = 
 export function toolCallCount(body: unknown): number {
   const messages = Array.isArray(body) ? body : [body];
   return messages.filter((m) => (m as { method?: unknown } | null)?.method === 'tools/call').length;
+}
+
+/** Refused tool calls count in mcp_tool_calls_total as the calls' outcome, as every other refusal of a known tool does. */
+function countRefusedCalls(body: unknown): void {
+  for (const m of Array.isArray(body) ? body : [body]) {
+    const name = (m as { method?: unknown; params?: { name?: unknown } } | null)?.params?.name;
+    if ((m as { method?: unknown }).method === 'tools/call' && typeof name === 'string' && toolScope(name))
+      mcpToolCalls.inc({ tool: name, outcome: 'too_many_requests' });
+  }
 }
 
 /** The id a JSON-RPC error answers: the request's, for a single message. */
@@ -66,6 +76,7 @@ export function requireAuth(deps: Deps, oauth?: ResourceServer) {
     res.set(allowanceHeaders(req.allowance));
     if (req.allowance.admitted) return next();
     const refusal = tooManyRequests(req.allowance);
+    countRefusedCalls(req.body);
     res.set('Retry-After', String(req.allowance.resetSeconds));
     res.status(429).json({
       jsonrpc: '2.0',

@@ -351,7 +351,7 @@ export async function apiKeyCall(
   return { ...credential, allowance: allowanceOf(row, calls) };
 }
 
-const API_KEY_CALL_SQL = (() => {
+export const API_KEY_CALL_SQL = (() => {
   const a = allowanceSql({
     subject: "'key:' || k.id",
     allowance: 'k.allowance',
