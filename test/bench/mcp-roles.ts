@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { freePort } from '../../services/devstack/ports';
 import { provisionPostgres, type Provisioned } from '../support/stack';
-import { cpuMs, postgresCpuByPid, postgresCpuSince } from './proc';
+import { cpuMs, parentPid, postgresCpuByPid, postgresCpuSince } from './proc';
 
 /** A numeric command-line option `--name N`, or its default. */
 export function option(name: string, fallback: number): number {
@@ -31,6 +31,16 @@ export async function benchDatabase(
   u.pathname = `/${dbName}`;
   const db = knexFactory({ client: 'pg', connection: u.toString(), pool: { min: 0, max: poolMax } });
   return { pg, db, url: u.toString() };
+}
+
+/** The postmaster of `db`'s cluster when it runs on this machine (its CPU is then the only one counted), else undefined. */
+export async function localPostmaster(db: Knex): Promise<number | undefined> {
+  const backend = Number((await db.raw('select pg_backend_pid() as pid')).rows[0].pid);
+  try {
+    return parentPid(backend);
+  } catch {
+    return undefined;
+  }
 }
 
 export interface Role {
@@ -128,15 +138,19 @@ export interface Series {
   pgCpu: number;
 }
 
-/** `concurrency` callers making `call`s until `until()`; any failed call (HTTP or tool error) ends the bench. */
+/**
+ * `concurrency` callers making `call`s until `until()`; any failed call (HTTP or tool error) ends the
+ * bench. PostgreSQL's CPU is `postmaster`'s cluster's when given, else every cluster's on the machine.
+ */
 export async function load(
   concurrency: number,
   call: (i: number) => Promise<Answer>,
   until: () => boolean,
   rolePid?: number,
+  postmaster?: number,
 ): Promise<Series> {
   const role0 = rolePid ? cpuMs(rolePid) : 0;
-  const pg0 = postgresCpuByPid();
+  const pg0 = postgresCpuByPid(postmaster);
   const times: number[] = [];
   let n = 0;
   const worker = async () => {
@@ -157,7 +171,7 @@ export async function load(
     p95: q(0.95),
     n: times.length,
     roleCpu: rolePid ? cpuMs(rolePid) - role0 : NaN,
-    pgCpu: postgresCpuSince(pg0),
+    pgCpu: postgresCpuSince(pg0, postmaster),
   };
 }
 

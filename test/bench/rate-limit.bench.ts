@@ -22,6 +22,7 @@ import { migrationSource } from '../../services/platform/migrations';
 import {
   benchDatabase,
   forSeconds,
+  localPostmaster,
   load,
   option,
   pct,
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
   const roles: Role[] = [];
   try {
     const keys = await seed(db);
+    const postmaster = await localPostmaster(db);
     const body = JSON.stringify({
       jsonrpc: '2.0',
       id: 1,
@@ -102,7 +104,13 @@ async function main(): Promise<void> {
         const order: ('on' | 'off')[] = pair % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
         for (const which of order)
           results[which].push(
-            await load(CONCURRENCY, getUser(roleOf[which].port), forSeconds(SLICE), roleOf[which].child.pid),
+            await load(
+              CONCURRENCY,
+              getUser(roleOf[which].port),
+              forSeconds(SLICE),
+              roleOf[which].child.pid,
+              postmaster,
+            ),
           );
       }
       await stopRole(roleOf.on);
@@ -127,7 +135,7 @@ async function main(): Promise<void> {
         `${AA ? ' (A/A check: the limit off in both roles)' : ''}; ${counted[0].n} credentials counted`,
     );
     console.log(
-      'limit on req/s | limit off req/s (baseline) | on ÷ off (all slices) | median pair | min / max pair | per block | mean p95 ms on / off | CPU ms a call on / off (role; PostgreSQL)',
+      `limit on req/s | limit off req/s (baseline) | on ÷ off (all slices) | median pair | min / max pair | per block | mean p95 ms on / off | CPU ms a call on / off (role; PostgreSQL${postmaster ? ', this cluster' : ', every cluster on the machine'})`,
     );
     console.log(
       `${rate(results.on).padStart(14)} | ${rate(results.off).padStart(26)} | ${ratio.toFixed(3).padStart(21)} | ${pairs[Math.floor(pairs.length / 2)].toFixed(3).padStart(11)} | ` +
