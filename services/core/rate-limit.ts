@@ -4,12 +4,14 @@
  * The call allowance (every MCP tool call and GraphQL operation): counted per credential in
  * PostgreSQL (`rate_limit_counts`), so it holds across every pod: an API key counts as itself, an
  * OAuth sign-in as its user. Fixed windows of a minute on the database's clock (one clock for every
- * pod); each call adds to its credential's row with one atomic `insert ... on conflict do update`
- * that admits it only while the window's count stays within the allowance, so the Nth call of a
- * window passes and the N+1th is refused however the calls are spread over pods. For an API key the
- * count rides in the statement that looks the key up (core/people apiKeyCall): no round trip of its
- * own. The allowance is RATE_LIMIT_PER_MINUTE, or the one a team admin gave the key. Refused calls
- * are not counted.
+ * pod). A process takes calls from its credential's row a lease at a time (LEASE_MAX, LEASE_SHARE)
+ * with one atomic `insert ... on conflict do update` that grants a lease only while the window's
+ * count stays within the allowance, and admits the lease's calls itself: a key never gets more than
+ * its allowance in a window however its calls spread over pods, and an allowance under LEASE_SHARE
+ * is counted call by call (the Nth call passes, the N+1th is refused). For an API key the lease rides
+ * in the statement that looks the key up (core/people apiKeyCall), which every call runs anyway: no
+ * round trip of its own. The allowance is RATE_LIMIT_PER_MINUTE, or the one a team admin gave the
+ * key. Refused calls are not counted.
  *
  * `checkRateLimit` is the other limiter: per process and per client address, a brake on the OAuth
  * endpoints' forms (services/oauth/http.ts), where no credential exists yet to count against.
@@ -33,57 +35,145 @@ export interface Allowance {
   admitted: boolean;
 }
 
-/** The columns the allowance statements answer with, read by `allowanceOf`. */
+/** The columns the allowance statements answer with, read by `allowanceAfter`. */
 export interface AllowanceRow {
   allowance: number;
-  /** The count after this request's calls, when they were admitted; null otherwise. */
+  /** The count after this request's lease, when one was granted; null otherwise. */
   used_now: number | null;
+  /** The calls the lease granted (at least the request's), when one was granted. */
+  granted: number | null;
   /** The count after this request (used_now), or as the statement found it. */
   used: number;
   reset_in: string | number;
 }
 
 /**
- * The allowance part of a statement: CTEs `w` (the window) and `bump` (the count), to follow `with`
+ * The largest lease, and the share of the allowance a lease may be at most (1/LEASE_SHARE): a
+ * process counts calls in PostgreSQL a lease at a time and admits the lease's other calls itself,
+ * so an allowance of a few hundred calls costs a write every few calls, and one under LEASE_SHARE is
+ * counted call by call. Calls leased but not spent by one process are refused to the others: a key
+ * may get up to (processes - 1) × (lease - 1) calls fewer than its allowance in a window, never more.
+ */
+export const LEASE_MAX = 20;
+export const LEASE_SHARE = 100;
+
+/** The calls one lease takes for a request of `calls` calls under `allowance`. */
+export const leaseSize = (allowance: number, calls: number) =>
+  Math.max(calls, Math.min(LEASE_MAX, Math.ceil(allowance / LEASE_SHARE)));
+
+/**
+ * The allowance part of a statement: CTEs `w` (the window) and `bump` (the lease), to follow `with`
  * (and a CTE of the statement's own that `from` names), and the columns `AllowanceRow` reads. The
  * placeholders are the caller's: `subject`, `allowance` and `calls` are SQL expressions (a `$n` or a
- * column of `from`), and `admissible` the condition under which the credential is counted at all.
+ * column of `from`), `lease` a boolean expression, and `admissible` the condition under which the
+ * credential is counted at all. A request of `calls` calls (0: none to count) counts them, or with
+ * `lease` takes `leaseSize` of them, or what is left of the window's allowance if that is less but
+ * still covers the request; when they do not fit, nothing is counted.
  */
 export function allowanceSql(s: {
   subject: string;
   allowance: string;
   calls: string;
+  lease: string;
   from: string;
   admissible: string;
 }) {
   // The count of the credential's row in the current window: 0 once the window has turned.
   const inWindow = (row: string, start: string) =>
     `case when ${row}.window_start = ${start} then ${row}.used else 0 end`;
+  const lease = `case when ${s.lease} then least(greatest(${s.calls}, least(${LEASE_MAX}, ceil(${s.allowance} / ${LEASE_SHARE}.0)::int)), ${s.allowance}) else ${s.calls} end`;
+  const now = inWindow('c', 'excluded.window_start');
   const ctes =
     `w as (select to_timestamp(floor(extract(epoch from now()) / ${WINDOW_SECONDS}) * ${WINDOW_SECONDS}) as start),\n` +
-    `bump as (insert into rate_limit_counts as c (subject, window_start, used, allowance)\n` +
-    `  select ${s.subject}, w.start, ${s.calls}, ${s.allowance} from ${s.from}\n` +
+    `bump as (insert into rate_limit_counts as c (subject, window_start, used, allowance, granted)\n` +
+    `  select ${s.subject}, w.start, ${lease}, ${s.allowance}, ${lease} from ${s.from}\n` +
     `   where ${s.calls} > 0 and ${s.calls} <= ${s.allowance} and ${s.admissible}\n` +
-    `  on conflict (subject) do update set used = ${inWindow('c', 'excluded.window_start')} + excluded.used,\n` +
+    `  on conflict (subject) do update set used = least(${now} + excluded.granted, excluded.allowance),\n` +
+    `    granted = least(${now} + excluded.granted, excluded.allowance) - ${now},\n` +
     `    window_start = excluded.window_start, allowance = excluded.allowance\n` +
-    `   where ${inWindow('c', 'excluded.window_start')} + excluded.used <= excluded.allowance\n` +
-    `  returning used)`;
+    `   where ${now} + ${s.calls} <= excluded.allowance\n` +
+    `  returning used, granted)`;
   // The count after this request: bump's, or (not counted) the row's as the statement found it.
   const columns =
-    `${s.allowance} as allowance, (select used from bump) as used_now, ` +
+    `${s.allowance} as allowance, (select used from bump) as used_now, (select granted from bump) as granted, ` +
     `coalesce((select used from bump), (select ${inWindow('r', 'w.start')} from rate_limit_counts r where r.subject = ${s.subject}), 0) as used, ` +
     `extract(epoch from w.start + interval '${WINDOW_SECONDS} seconds' - now()) as reset_in`;
   return { ctes, columns };
 }
 
-/** The allowance a statement's row tells, for a request of `calls` calls. */
-export function allowanceOf(row: AllowanceRow, calls: number): Allowance {
+/**
+ * This process's leases: calls of a credential's current window counted in PostgreSQL and not spent
+ * yet, by holder (`key:<prefix>`, `user:<id>`), and whether a lease is being taken. A lease ends
+ * before its window does on this process's clock: its end is reckoned from when the statement was
+ * sent, which is before the database read its clock. One request at a time takes a lease; requests
+ * that find it being taken count just their own calls, so a process never holds more than one
+ * lease's unspent calls.
+ */
+const leases = new Map<string, { left: number; until: number; taking: boolean }>();
+
+/** How a request's calls are counted: spent from this process's lease, a new lease, or just themselves. */
+export type CallPlan = 'reserved' | 'lease' | 'exact';
+
+/** How to count a request of `calls` calls; a reservation takes them from the lease at once. */
+export function planCalls(holder: string, calls: number, now = Date.now()): CallPlan {
+  if (calls === 0) return 'exact';
+  let lease = leases.get(holder);
+  if (lease && lease.until > now && lease.left >= calls) {
+    lease.left -= calls;
+    return 'reserved';
+  }
+  if (lease?.taking) return 'exact';
+  if (!lease) {
+    if (leases.size > 10_000) leases.clear();
+    lease = { left: 0, until: 0, taking: false };
+    leases.set(holder, lease);
+  }
+  lease.taking = true;
+  return 'lease';
+}
+
+/** The calls the statement counts for a plan (0 when reserved). */
+export const callsToCount = (plan: CallPlan, calls: number) => (plan === 'reserved' ? 0 : calls);
+
+/** A request that ended before its statement answered (its credential failed): undo its plan. */
+export function abandonPlan(holder: string, calls: number, plan: CallPlan): void {
+  const lease = leases.get(holder);
+  if (!lease) return;
+  if (plan === 'reserved') lease.left += calls;
+  if (plan === 'lease') lease.taking = false;
+}
+
+/**
+ * The allowance after a request of `calls` calls counted by `plan`, from the statement's row (sent
+ * at `sentAt`). Remaining is the window's allowance less what PostgreSQL has counted, plus this
+ * process's unspent lease.
+ */
+export function allowanceAfter(
+  holder: string,
+  calls: number,
+  plan: CallPlan,
+  row: AllowanceRow,
+  sentAt: number,
+): Allowance {
   const limit = Number(row.allowance);
-  const resetSeconds = Math.min(WINDOW_SECONDS, Math.max(1, Math.ceil(Number(row.reset_in))));
-  const left = Math.max(0, limit - Number(row.used));
-  if (row.used_now !== null || calls === 0) return { limit, remaining: left, resetSeconds, admitted: true };
-  // Refused: fewer than `calls` were left (the count read beside it may predate calls other pods made since).
-  return { limit, remaining: Math.min(left, calls - 1), resetSeconds, admitted: false };
+  const resetIn = Number(row.reset_in);
+  const resetSeconds = Math.min(WINDOW_SECONDS, Math.max(1, Math.ceil(resetIn)));
+  const counted = Math.max(0, limit - Number(row.used));
+  const lease = leases.get(holder);
+  if (lease && plan === 'lease') lease.taking = false;
+  if (plan !== 'reserved' && calls > 0) {
+    if (row.used_now === null)
+      // Refused: fewer than `calls` were left (the count read beside it may predate other pods' calls).
+      return { limit, remaining: Math.min(counted, calls - 1), resetSeconds, admitted: false };
+    if (lease) {
+      // Calls granted beyond this request's join what is left of the lease, if it is of this window.
+      const until = sentAt + resetIn * 1000;
+      lease.left = (lease.until > sentAt ? lease.left : 0) + Number(row.granted) - calls;
+      lease.until = Math.max(lease.until, until);
+    }
+  }
+  const unspent = lease && lease.until > sentAt ? lease.left : 0;
+  return { limit, remaining: Math.min(limit, counted + unspent), resetSeconds, admitted: true };
 }
 
 const CALLER_STATEMENT = (() => {
@@ -91,6 +181,7 @@ const CALLER_STATEMENT = (() => {
     subject: '$1::text',
     allowance: '$2::int',
     calls: '$3::int',
+    lease: '$4::boolean',
     from: 'w',
     admissible: 'true',
   });
@@ -102,12 +193,18 @@ const CALLER_STATEMENT = (() => {
  * allowance, `allowance` a window. API keys are counted by core/people apiKeyCall, in their lookup.
  */
 export async function countCalls(db: Knex, userId: string, calls: number, allowance: number): Promise<Allowance> {
+  const holder = `user:${userId}`;
+  const plan = planCalls(holder, calls);
+  const sentAt = Date.now();
   const [row] = await runSql<AllowanceRow>(
     db,
-    { text: CALLER_STATEMENT, values: [`user:${userId}`, allowance, calls] },
+    { text: CALLER_STATEMENT, values: [holder, allowance, callsToCount(plan, calls), plan === 'lease'] },
     'mi_rate_limit_count',
-  );
-  return allowanceOf(row, calls);
+  ).catch((e: unknown) => {
+    abandonPlan(holder, calls, plan);
+    throw e;
+  });
+  return allowanceAfter(holder, calls, plan, row, sentAt);
 }
 
 /**

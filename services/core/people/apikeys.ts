@@ -21,7 +21,15 @@ import {
   type CredentialScope,
 } from '../access';
 import { Principal, SHARED_WITH_SQL } from '../principal';
-import { allowanceOf, allowanceSql, type Allowance, type AllowanceRow } from '../rate-limit';
+import {
+  abandonPlan,
+  allowanceAfter,
+  allowanceSql,
+  callsToCount,
+  planCalls,
+  type Allowance,
+  type AllowanceRow,
+} from '../rate-limit';
 import { endLineage } from './signins';
 import { findUserByEmail } from './users';
 
@@ -330,7 +338,8 @@ export async function apiKeyCredential(
 
 /**
  * The key looked up and this request's `calls` calls counted against its allowance (its own, or
- * `defaultAllowance` a minute), in one statement: the count costs no round trip of its own. Only a
+ * `defaultAllowance` a minute), in one statement: the count costs no round trip of its own, and
+ * calls this process has leased already are not counted again (core/rate-limit.ts). Only a
  * key that authenticates is counted (the hash is compared in the statement as well as below, so a
  * wrong secret with a known prefix cannot spend a key's allowance). Throws auth_failed as
  * apiKeyCredential does; a refusal for the allowance is the caller's to answer (`allowance.admitted`).
@@ -342,13 +351,25 @@ export async function apiKeyCall(
   defaultAllowance: number,
 ): Promise<{ principal: Principal; keyId: string; allowance: Allowance }> {
   const m = keyParts(key);
-  const [row] = await runSql<KeyRow & AllowanceRow>(
-    db,
-    { text: API_KEY_CALL_SQL, values: [m[1], sha256(key!), defaultAllowance, calls] },
-    'mi_api_key_call',
-  );
-  const credential = credentialOf(db, key!, row);
-  return { ...credential, allowance: allowanceOf(row, calls) };
+  const holder = `key:${m[1]}`;
+  const plan = planCalls(holder, calls);
+  const sentAt = Date.now();
+  try {
+    const [row] = await runSql<KeyRow & AllowanceRow>(
+      db,
+      {
+        text: API_KEY_CALL_SQL,
+        values: [m[1], sha256(key!), defaultAllowance, callsToCount(plan, calls), plan === 'lease'],
+      },
+      'mi_api_key_call',
+    );
+    const credential = credentialOf(db, key!, row);
+    return { ...credential, allowance: allowanceAfter(holder, calls, plan, row, sentAt) };
+  } catch (e) {
+    // A wrong secret behind a known prefix spends nothing, not even this process's lease.
+    abandonPlan(holder, calls, plan);
+    throw e;
+  }
 }
 
 export const API_KEY_CALL_SQL = (() => {
@@ -356,6 +377,7 @@ export const API_KEY_CALL_SQL = (() => {
     subject: "'key:' || k.id",
     allowance: 'k.allowance',
     calls: '$4::int',
+    lease: '$5::boolean',
     from: 'k, w',
     admissible: 'k.hash = $2 and k.revoked_at is null and k.expired is not true and not k.deactivated',
   });

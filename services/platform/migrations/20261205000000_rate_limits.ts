@@ -19,7 +19,8 @@ export async function up(knex: Knex): Promise<void> {
       subject text primary key,
       window_start timestamptz not null,
       used integer not null check (used >= 0),
-      allowance integer not null check (allowance >= 1)
+      allowance integer not null check (allowance >= 1),
+      granted integer not null check (granted >= 0)
     )`);
   await knex.schema.alterTable('api_keys', (t) => {
     t.integer('rate_limit_per_minute').nullable();

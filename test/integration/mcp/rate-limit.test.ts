@@ -1,13 +1,15 @@
 /**
  * The call allowance across the cluster (services/core/rate-limit.ts): three mcp processes behind a
- * round-robin proxy and a graphql app, one PostgreSQL. A key's allowance holds in total, exactly (the
- * stated error is zero: every call is counted in PostgreSQL as it is admitted); the RateLimit-*
+ * round-robin proxy and a graphql app, one PostgreSQL. A key's allowance holds in total: exactly for
+ * an allowance under LEASE_SHARE (counted call by call), and for a larger one never more, at most
+ * (processes - 1) × (lease - 1) fewer (calls leased by one process and unspent); the RateLimit-*
  * headers count down whichever process answers; a refusal's Retry-After is when the allowance comes
  * back; MCP and GraphQL calls spend one allowance; a team admin gives a key a larger one.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { setApiKeyRateLimit } from '../../../services/core/people';
+import { leaseSize } from '../../../services/core/rate-limit';
 import { runCli } from '../../support/cli';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { GraphqlHarness, startGraphql } from '../../support/graphql';
@@ -181,6 +183,38 @@ describe('the call allowance across three mcp processes', () => {
       .select('c.used', 'c.allowance');
     expect(row).toEqual({ used: N, allowance: N });
   }, 60_000);
+
+  it('leases a larger allowance in batches: never more than it in total, at most 2 × (lease - 1) fewer', async () => {
+    const user = await member();
+    const allowance = 400;
+    const lease = leaseSize(allowance, 1);
+    expect(lease).toBe(4);
+    await setApiKeyRateLimit(t.db, null, prefixOf(user.key), allowance);
+    await oneWindowFor(25);
+    let admitted = 0;
+    let refused = 0;
+    let next = 0;
+    const caller = async () => {
+      while (next < allowance + 60) {
+        const a = await getUser(user.key, next++);
+        if (a.status === 200) admitted++;
+        else if (a.status === 429) refused++;
+        else throw new Error(`HTTP ${a.status}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 12 }, caller));
+    // The stated error of three processes: calls leased by one and unspent are refused to the others.
+    expect(admitted).toBeLessThanOrEqual(allowance);
+    expect(admitted).toBeGreaterThanOrEqual(allowance - 2 * (lease - 1));
+    expect(admitted + refused).toBe(allowance + 60);
+    const [row] = await t
+      .db('rate_limit_counts as c')
+      .join('api_keys as k', 'c.subject', t.db.raw("'key:' || k.id"))
+      .where('k.prefix', prefixOf(user.key))
+      .select('c.used');
+    expect(row.used).toBeGreaterThanOrEqual(admitted);
+    expect(row.used).toBeLessThanOrEqual(allowance);
+  }, 90_000);
 
   it('counts MCP and GraphQL calls against one allowance', async () => {
     const user = await member();

@@ -3,40 +3,116 @@
  * the MCP count of tool calls); the counting itself runs in PostgreSQL:
  * test/integration/mcp/rate-limit.test.ts.
  */
-import { allowanceHeaders, allowanceOf, tooManyRequests } from '../../../services/core/rate-limit';
+import {
+  abandonPlan,
+  allowanceAfter,
+  allowanceHeaders,
+  callsToCount,
+  LEASE_MAX,
+  leaseSize,
+  planCalls,
+  tooManyRequests,
+} from '../../../services/core/rate-limit';
 import { parseKeyRateLimit } from '../../../services/core/people';
 import { toolCallCount } from '../../../services/mcp/auth';
 
+type Row = Parameters<typeof allowanceAfter>[3];
+const row = (r: Omit<Row, 'granted'> & { granted?: number }): Row => ({ ...r, granted: r.granted ?? null });
+
 describe('the allowance a statement tells', () => {
-  it('counts down on an admitted call and names the seconds to the window turn', () => {
-    expect(allowanceOf({ allowance: 10, used_now: 10, used: 10, reset_in: '12.2' }, 1)).toEqual({
-      limit: 10,
-      remaining: 0,
-      resetSeconds: 13,
-      admitted: true,
-    });
+  it('leases a hundredth of the allowance, at most LEASE_MAX calls, at least the request', () => {
+    expect([leaseSize(12, 1), leaseSize(99, 1), leaseSize(101, 1), leaseSize(600, 1), leaseSize(1e9, 1)]).toEqual([
+      1,
+      1,
+      2,
+      6,
+      LEASE_MAX,
+    ]);
+    expect(leaseSize(50, 3)).toBe(3);
+  });
+
+  it('counts an allowance under a hundred call by call: down on each call, the seconds to the window turn', () => {
+    const now = Date.now();
+    expect(planCalls('unit:a', 1, now)).toBe('lease');
+    expect(
+      allowanceAfter(
+        'unit:a',
+        1,
+        'lease',
+        row({ allowance: 10, used_now: 10, granted: 1, used: 10, reset_in: '12.2' }),
+        now,
+      ),
+    ).toEqual({ limit: 10, remaining: 0, resetSeconds: 13, admitted: true });
+    expect(planCalls('unit:a', 1, now)).toBe('lease');
+  });
+
+  it("spends a lease's calls in the process and counts them in what remains", () => {
+    const now = Date.now();
+    expect(planCalls('unit:b', 1, now)).toBe('lease');
+    // Requests that find a lease being taken count just their own calls.
+    expect(planCalls('unit:b', 1, now)).toBe('exact');
+    const first = allowanceAfter(
+      'unit:b',
+      1,
+      'lease',
+      row({ allowance: 10_000, used_now: 40, granted: 20, used: 40, reset_in: 30 }),
+      now,
+    );
+    // 40 counted in PostgreSQL, 19 of them this process's and not spent yet.
+    expect(first).toMatchObject({ remaining: 10_000 - 40 + 19, admitted: true });
+    // An exact count that answers meanwhile adds nothing to the lease.
+    allowanceAfter(
+      'unit:b',
+      1,
+      'exact',
+      row({ allowance: 10_000, used_now: 41, granted: 1, used: 41, reset_in: 30 }),
+      now,
+    );
+    for (let i = 0; i < 19; i++) expect(planCalls('unit:b', 1, now)).toBe('reserved');
+    expect(callsToCount('reserved', 1)).toBe(0);
+    expect(planCalls('unit:b', 1, now)).toBe('lease');
+    abandonPlan('unit:b', 1, 'lease');
+    abandonPlan('unit:b', 1, 'reserved');
+    expect(planCalls('unit:b', 1, now)).toBe('reserved');
+    const spent = allowanceAfter(
+      'unit:b',
+      1,
+      'reserved',
+      row({ allowance: 10_000, used_now: null, used: 60, reset_in: 29 }),
+      now,
+    );
+    expect(spent).toMatchObject({ remaining: 10_000 - 60, admitted: true });
+  });
+
+  it('ends a lease before its window does', () => {
+    const sent = Date.now();
+    planCalls('unit:c', 1, sent);
+    allowanceAfter(
+      'unit:c',
+      1,
+      'lease',
+      row({ allowance: 10_000, used_now: 20, granted: 20, used: 20, reset_in: 2 }),
+      sent,
+    );
+    expect(planCalls('unit:c', 1, sent + 1999)).toBe('reserved');
+    expect(planCalls('unit:c', 1, sent + 2000)).toBe('lease');
   });
 
   it('refuses with what was left when a request of several calls did not fit', () => {
-    expect(allowanceOf({ allowance: 10, used_now: null, used: 8, reset_in: 0.01 }, 3)).toEqual({
-      limit: 10,
-      remaining: 2,
-      resetSeconds: 1,
-      admitted: false,
-    });
+    expect(
+      allowanceAfter('unit:d', 3, 'lease', row({ allowance: 10, used_now: null, used: 8, reset_in: 0.01 }), Date.now()),
+    ).toEqual({ limit: 10, remaining: 2, resetSeconds: 1, admitted: false });
     // The count read beside a refusal can be older than other pods' calls: never more than calls - 1 left.
-    expect(allowanceOf({ allowance: 10, used_now: null, used: 4, reset_in: 60 }, 1)).toMatchObject({
-      remaining: 0,
-      resetSeconds: 60,
-      admitted: false,
-    });
+    expect(
+      allowanceAfter('unit:d', 1, 'exact', row({ allowance: 10, used_now: null, used: 4, reset_in: 60 }), Date.now()),
+    ).toMatchObject({ remaining: 0, resetSeconds: 60, admitted: false });
   });
 
   it('admits a request without tool calls and spends nothing', () => {
-    expect(allowanceOf({ allowance: 10, used_now: null, used: 10, reset_in: 5 }, 0)).toMatchObject({
-      remaining: 0,
-      admitted: true,
-    });
+    expect(planCalls('unit:e', 0)).toBe('exact');
+    expect(
+      allowanceAfter('unit:e', 0, 'exact', row({ allowance: 10, used_now: null, used: 10, reset_in: 5 }), Date.now()),
+    ).toMatchObject({ remaining: 0, admitted: true });
   });
 
   it('answers the headers and a refusal an agent can act on', () => {
