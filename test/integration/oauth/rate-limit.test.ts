@@ -4,20 +4,7 @@
  */
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
-import {
-  authorizationUrl,
-  metricValue,
-  OAuthHarness,
-  pkcePair,
-  postMcp,
-  REDIRECT_URI,
-  registerTestClient,
-  signInAndConsent,
-  startOAuthMcp,
-  TestBrowser,
-  tokenRequest,
-  toolCall,
-} from './support';
+import { accessTokenFor, metricValue, OAuthHarness, postMcp, startOAuthMcp, toolCall } from './support';
 
 const LIMIT = 3;
 
@@ -36,33 +23,8 @@ describe('the call allowance of an OAuth sign-in', () => {
     await t.drop();
   });
 
-  async function accessToken(): Promise<string> {
-    const clientId = (await registerTestClient(mcp.base)).body.client_id as string;
-    const pkce = pkcePair();
-    const url = authorizationUrl(mcp.base, {
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: REDIRECT_URI,
-      code_challenge: pkce.challenge,
-      code_challenge_method: 'S256',
-      scope: 'meetings:read meetings:write',
-      resource: mcp.mcpUrl,
-      state: 'st',
-    });
-    const landed = await signInAndConsent(new TestBrowser(), url, alice.key);
-    const token = await tokenRequest(mcp.base, {
-      grant_type: 'authorization_code',
-      code: landed.searchParams.get('code')!,
-      code_verifier: pkce.verifier,
-      client_id: clientId,
-      redirect_uri: REDIRECT_URI,
-      resource: mcp.mcpUrl,
-    });
-    return token.body.access_token as string;
-  }
-
   it('admits the allowance, counts down, then refuses with Retry-After; the user’s API key counts apart', async () => {
-    const token = await accessToken();
+    const token = await accessTokenFor(mcp, alice.key);
     // The calls below must fall in one clock minute of the database's.
     const { s } = (await t.db.raw('select mod(extract(epoch from now()), 60)::float8 as s')).rows[0];
     if (s > 50) await new Promise((r) => setTimeout(r, (60 - s) * 1000 + 300));
