@@ -98,7 +98,15 @@ export function allowanceSql(s: {
     `${s.allowance} as allowance, (select used from bump) as used_now, (select granted from bump) as granted, ` +
     `coalesce((select used from bump), (select ${inWindow('r', 'w.start')} from rate_limit_counts r where r.subject = ${s.subject}), 0) as used, ` +
     `extract(epoch from w.start + interval '${WINDOW_SECONDS} seconds' - now()) as reset_in`;
-  return { ctes, columns };
+  // The same answer for a request that counts nothing (its calls are spent from a lease, or it has
+  // none): a read, without the insert, which PostgreSQL would prepare and lock for even when it
+  // inserts nothing.
+  const readCtes = ctes.slice(0, ctes.indexOf('),\n') + 1);
+  const readColumns =
+    `${s.allowance} as allowance, null::int as used_now, null::int as granted, ` +
+    `coalesce((select ${inWindow('r', 'w.start')} from rate_limit_counts r where r.subject = ${s.subject}), 0) as used, ` +
+    `extract(epoch from w.start + interval '${WINDOW_SECONDS} seconds' - now()) as reset_in`;
+  return { ctes, columns, readCtes, readColumns };
 }
 
 /**
@@ -176,7 +184,7 @@ export function allowanceAfter(
   return { limit, remaining: Math.min(limit, counted + unspent), resetSeconds, admitted: true };
 }
 
-const CALLER_STATEMENT = (() => {
+const CALLER_STATEMENTS = (() => {
   const a = allowanceSql({
     subject: '$1::text',
     allowance: '$2::int',
@@ -185,7 +193,10 @@ const CALLER_STATEMENT = (() => {
     from: 'w',
     admissible: 'true',
   });
-  return `with ${a.ctes} select ${a.columns} from w`;
+  return {
+    count: `with ${a.ctes} select ${a.columns} from w`,
+    read: `with ${a.readCtes} select ${a.readColumns} from w`,
+  };
 })();
 
 /**
@@ -196,10 +207,15 @@ export async function countCalls(db: Knex, userId: string, calls: number, allowa
   const holder = `user:${userId}`;
   const plan = planCalls(holder, calls);
   const sentAt = Date.now();
-  const [row] = await runSql<AllowanceRow>(
-    db,
-    { text: CALLER_STATEMENT, values: [holder, allowance, callsToCount(plan, calls), plan === 'lease'] },
-    'mi_rate_limit_count',
+  const counted = callsToCount(plan, calls);
+  const [row] = await (
+    counted
+      ? runSql<AllowanceRow>(
+          db,
+          { text: CALLER_STATEMENTS.count, values: [holder, allowance, counted, plan === 'lease'] },
+          'mi_rate_limit_count',
+        )
+      : runSql<AllowanceRow>(db, { text: CALLER_STATEMENTS.read, values: [holder, allowance] }, 'mi_rate_limit_read')
   ).catch((e: unknown) => {
     abandonPlan(holder, calls, plan);
     throw e;

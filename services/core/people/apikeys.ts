@@ -355,14 +355,18 @@ export async function apiKeyCall(
   const plan = planCalls(holder, calls);
   const sentAt = Date.now();
   try {
-    const [row] = await runSql<KeyRow & AllowanceRow>(
-      db,
-      {
-        text: API_KEY_CALL_SQL,
-        values: [m[1], sha256(key!), defaultAllowance, callsToCount(plan, calls), plan === 'lease'],
-      },
-      'mi_api_key_call',
-    );
+    const counted = callsToCount(plan, calls);
+    const [row] = await (counted
+      ? runSql<KeyRow & AllowanceRow>(
+          db,
+          { text: API_KEY_CALL_SQL, values: [m[1], defaultAllowance, sha256(key!), counted, plan === 'lease'] },
+          'mi_api_key_call',
+        )
+      : runSql<KeyRow & AllowanceRow>(
+          db,
+          { text: API_KEY_READ_SQL, values: [m[1], defaultAllowance] },
+          'mi_api_key_read',
+        ));
     const credential = credentialOf(db, key!, row);
     return { ...credential, allowance: allowanceAfter(holder, calls, plan, row, sentAt) };
   } catch (e) {
@@ -372,21 +376,26 @@ export async function apiKeyCall(
   }
 }
 
-export const API_KEY_CALL_SQL = (() => {
-  const a = allowanceSql({
-    subject: "'key:' || k.id",
-    allowance: 'k.allowance',
-    calls: '$4::int',
-    lease: '$5::boolean',
-    from: 'k, w',
-    admissible: 'k.hash = $2 and k.revoked_at is null and k.expired is not true and not k.deactivated',
-  });
-  const lookup = API_KEY_LOOKUP_SQL.replace(
-    ' from api_keys k ',
-    ', coalesce(k.rate_limit_per_minute, $3::int) as allowance from api_keys k ',
-  );
-  return `with k as (${lookup}), ${a.ctes} select k.*, ${a.columns} from k, w`;
-})();
+/** The key looked up with its allowance ($2 its default): what both statements below start from. */
+const KEY_WITH_ALLOWANCE = API_KEY_LOOKUP_SQL.replace(
+  ' from api_keys k ',
+  ', coalesce(k.rate_limit_per_minute, $2::int) as allowance from api_keys k ',
+);
+
+const KEY_ALLOWANCE = allowanceSql({
+  subject: "'key:' || k.id",
+  allowance: 'k.allowance',
+  calls: '$4::int',
+  lease: '$5::boolean',
+  from: 'k, w',
+  admissible: 'k.hash = $3 and k.revoked_at is null and k.expired is not true and not k.deactivated',
+});
+
+/** The key, and $4 calls counted (a lease with $5) when it authenticates ($3 the hash of the key). */
+export const API_KEY_CALL_SQL = `with k as (${KEY_WITH_ALLOWANCE}), ${KEY_ALLOWANCE.ctes} select k.*, ${KEY_ALLOWANCE.columns} from k, w`;
+
+/** The key and where its allowance stands, counting nothing: a call spent from this process's lease. */
+export const API_KEY_READ_SQL = `with k as (${KEY_WITH_ALLOWANCE}), ${KEY_ALLOWANCE.readCtes} select k.*, ${KEY_ALLOWANCE.readColumns} from k, w`;
 
 function keyParts(key: string | undefined): RegExpExecArray {
   const m = key ? KEY.exec(key) : null;
