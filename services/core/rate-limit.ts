@@ -111,16 +111,25 @@ export function allowanceSql(s: {
 
 /**
  * This process's leases: calls of a credential's current window counted in PostgreSQL and not spent
- * yet, by holder (`key:<prefix>`, `user:<id>`), and whether a lease is being taken. A lease ends
+ * yet, by holder (`key:<prefix>`, `user:<id>`), and the lease being taken, if one is. A lease ends
  * before its window does on this process's clock: its end is reckoned from when the statement was
  * sent, which is before the database read its clock. One request at a time takes a lease; requests
- * that find it being taken count just their own calls, so a process never holds more than one
- * lease's unspent calls.
+ * that find one being taken wait for it (meterCalls), so a process never holds more than one
+ * lease's unspent calls and a busy key's calls rarely write.
  */
-const leases = new Map<string, { left: number; until: number; taking: boolean }>();
+interface Lease {
+  left: number;
+  until: number;
+  taking: Promise<void> | null;
+  taken: () => void;
+}
+const leases = new Map<string, Lease>();
 
-/** How a request's calls are counted: spent from this process's lease, a new lease, or just themselves. */
-export type CallPlan = 'reserved' | 'lease' | 'exact';
+/**
+ * How a request's calls are counted: spent from this process's lease, a new lease, just themselves,
+ * or (wait) from the lease being taken once it is in.
+ */
+export type CallPlan = 'reserved' | 'lease' | 'exact' | 'wait';
 
 /** How to count a request of `calls` calls; a reservation takes them from the lease at once. */
 export function planCalls(holder: string, calls: number, now = Date.now()): CallPlan {
@@ -130,25 +139,63 @@ export function planCalls(holder: string, calls: number, now = Date.now()): Call
     lease.left -= calls;
     return 'reserved';
   }
-  if (lease?.taking) return 'exact';
+  if (lease?.taking) return 'wait';
   if (!lease) {
     if (leases.size > 10_000) leases.clear();
-    lease = { left: 0, until: 0, taking: false };
+    lease = { left: 0, until: 0, taking: null, taken: () => {} };
     leases.set(holder, lease);
   }
-  lease.taking = true;
+  const taking = lease;
+  taking.taking = new Promise((resolve) => (taking.taken = resolve));
   return 'lease';
 }
 
-/** The calls the statement counts for a plan (0 when reserved). */
-export const callsToCount = (plan: CallPlan, calls: number) => (plan === 'reserved' ? 0 : calls);
+/** The calls the statement counts for a plan (0 when reserved, or waiting for a lease). */
+export const callsToCount = (plan: CallPlan, calls: number) => (plan === 'reserved' || plan === 'wait' ? 0 : calls);
+
+function leaseTaken(lease: Lease | undefined): void {
+  if (!lease?.taking) return;
+  lease.taking = null;
+  lease.taken();
+}
 
 /** A request that ended before its statement answered (its credential failed): undo its plan. */
 export function abandonPlan(holder: string, calls: number, plan: CallPlan): void {
   const lease = leases.get(holder);
-  if (!lease) return;
-  if (plan === 'reserved') lease.left += calls;
-  if (plan === 'lease') lease.taking = false;
+  if (plan === 'reserved' && lease) lease.left += calls;
+  if (plan === 'lease') leaseTaken(lease);
+}
+
+/**
+ * Count a request's `calls` calls for `holder`: `run(count, lease)` runs the credential's statement
+ * (count 0: the read that counts nothing) and `check` turns its row into the credential, throwing
+ * when it fails. A request that finds a lease being taken reads, waits for the lease, and spends
+ * from it; only if it does not cover the request does it count in a statement of its own.
+ */
+export async function meterCalls<R extends AllowanceRow, C>(
+  holder: string,
+  calls: number,
+  run: (count: number, lease: boolean) => Promise<R>,
+  check: (row: R) => C,
+): Promise<{ credential: C; allowance: Allowance }> {
+  let plan = planCalls(holder, calls);
+  if (plan === 'wait') {
+    const sentAt = Date.now();
+    const row = await run(0, false);
+    const credential = check(row);
+    await leases.get(holder)?.taking;
+    plan = planCalls(holder, calls);
+    if (plan === 'reserved') return { credential, allowance: allowanceAfter(holder, calls, plan, row, sentAt) };
+    if (plan === 'wait') plan = 'exact';
+  }
+  const sentAt = Date.now();
+  try {
+    const row = await run(callsToCount(plan, calls), plan === 'lease');
+    return { credential: check(row), allowance: allowanceAfter(holder, calls, plan, row, sentAt) };
+  } catch (e) {
+    abandonPlan(holder, calls, plan);
+    throw e;
+  }
 }
 
 /**
@@ -168,7 +215,7 @@ export function allowanceAfter(
   const resetSeconds = Math.min(WINDOW_SECONDS, Math.max(1, Math.ceil(resetIn)));
   const counted = Math.max(0, limit - Number(row.used));
   const lease = leases.get(holder);
-  if (lease && plan === 'lease') lease.taking = false;
+  if (plan === 'lease') leaseTaken(lease);
   if (plan !== 'reserved' && calls > 0) {
     if (row.used_now === null)
       // Refused: fewer than `calls` were left (the count read beside it may predate other pods' calls).
@@ -205,22 +252,17 @@ const CALLER_STATEMENTS = (() => {
  */
 export async function countCalls(db: Knex, userId: string, calls: number, allowance: number): Promise<Allowance> {
   const holder = `user:${userId}`;
-  const plan = planCalls(holder, calls);
-  const sentAt = Date.now();
-  const counted = callsToCount(plan, calls);
-  const [row] = await (
-    counted
-      ? runSql<AllowanceRow>(
-          db,
-          { text: CALLER_STATEMENTS.count, values: [holder, allowance, counted, plan === 'lease'] },
-          'mi_rate_limit_count',
-        )
-      : runSql<AllowanceRow>(db, { text: CALLER_STATEMENTS.read, values: [holder, allowance] }, 'mi_rate_limit_read')
-  ).catch((e: unknown) => {
-    abandonPlan(holder, calls, plan);
-    throw e;
-  });
-  return allowanceAfter(holder, calls, plan, row, sentAt);
+  const run = async (count: number, lease: boolean) =>
+    (
+      await (count
+        ? runSql<AllowanceRow>(
+            db,
+            { text: CALLER_STATEMENTS.count, values: [holder, allowance, count, lease] },
+            'mi_rate_limit_count',
+          )
+        : runSql<AllowanceRow>(db, { text: CALLER_STATEMENTS.read, values: [holder, allowance] }, 'mi_rate_limit_read'))
+    )[0];
+  return (await meterCalls(holder, calls, run, () => null)).allowance;
 }
 
 /**

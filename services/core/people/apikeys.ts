@@ -21,15 +21,7 @@ import {
   type CredentialScope,
 } from '../access';
 import { Principal, SHARED_WITH_SQL } from '../principal';
-import {
-  abandonPlan,
-  allowanceAfter,
-  allowanceSql,
-  callsToCount,
-  planCalls,
-  type Allowance,
-  type AllowanceRow,
-} from '../rate-limit';
+import { allowanceSql, meterCalls, type Allowance, type AllowanceRow } from '../rate-limit';
 import { endLineage } from './signins';
 import { findUserByEmail } from './users';
 
@@ -351,29 +343,24 @@ export async function apiKeyCall(
   defaultAllowance: number,
 ): Promise<{ principal: Principal; keyId: string; allowance: Allowance }> {
   const m = keyParts(key);
-  const holder = `key:${m[1]}`;
-  const plan = planCalls(holder, calls);
-  const sentAt = Date.now();
-  try {
-    const counted = callsToCount(plan, calls);
-    const [row] = await (counted
-      ? runSql<KeyRow & AllowanceRow>(
-          db,
-          { text: API_KEY_CALL_SQL, values: [m[1], defaultAllowance, sha256(key!), counted, plan === 'lease'] },
-          'mi_api_key_call',
-        )
-      : runSql<KeyRow & AllowanceRow>(
-          db,
-          { text: API_KEY_READ_SQL, values: [m[1], defaultAllowance] },
-          'mi_api_key_read',
-        ));
-    const credential = credentialOf(db, key!, row);
-    return { ...credential, allowance: allowanceAfter(holder, calls, plan, row, sentAt) };
-  } catch (e) {
-    // A wrong secret behind a known prefix spends nothing, not even this process's lease.
-    abandonPlan(holder, calls, plan);
-    throw e;
-  }
+  const run = async (count: number, lease: boolean) =>
+    (
+      await (count
+        ? runSql<KeyRow & AllowanceRow>(
+            db,
+            { text: API_KEY_CALL_SQL, values: [m[1], defaultAllowance, sha256(key!), count, lease] },
+            'mi_api_key_call',
+          )
+        : runSql<KeyRow & AllowanceRow>(
+            db,
+            { text: API_KEY_READ_SQL, values: [m[1], defaultAllowance] },
+            'mi_api_key_read',
+          ))
+    )[0];
+  // A wrong secret behind a known prefix fails `credentialOf` and spends nothing, not even this
+  // process's lease.
+  const { credential, allowance } = await meterCalls(`key:${m[1]}`, calls, run, (row) => credentialOf(db, key!, row));
+  return { ...credential, allowance };
 }
 
 /** The key looked up with its allowance ($2 its default): what both statements below start from. */

@@ -10,6 +10,7 @@ import {
   callsToCount,
   LEASE_MAX,
   leaseSize,
+  meterCalls,
   planCalls,
   tooManyRequests,
 } from '../../../services/core/rate-limit';
@@ -49,8 +50,8 @@ describe('the allowance a statement tells', () => {
   it("spends a lease's calls in the process and counts them in what remains", () => {
     const now = Date.now();
     expect(planCalls('unit:b', 1, now)).toBe('lease');
-    // Requests that find a lease being taken count just their own calls.
-    expect(planCalls('unit:b', 1, now)).toBe('exact');
+    // Requests that find a lease being taken wait for it.
+    expect(planCalls('unit:b', 1, now)).toBe('wait');
     const first = allowanceAfter(
       'unit:b',
       1,
@@ -82,6 +83,40 @@ describe('the allowance a statement tells', () => {
       now,
     );
     expect(spent).toMatchObject({ remaining: 10_000 - 60, admitted: true });
+  });
+
+  it('lets requests that find a lease being taken read, wait for it and spend from it: one write for all', async () => {
+    const counted: number[] = [];
+    let grant!: () => void;
+    const granted = new Promise<void>((resolve) => (grant = resolve));
+    const run = async (count: number, lease: boolean) => {
+      counted.push(count);
+      if (count === 0) return row({ allowance: 10_000, used_now: null, used: 0, reset_in: 30 });
+      expect(lease).toBe(true);
+      await granted;
+      return row({ allowance: 10_000, used_now: 20, granted: 20, used: 20, reset_in: 30 });
+    };
+    const requests = Array.from({ length: 5 }, () => meterCalls('unit:w', 1, run, () => 'ok'));
+    await new Promise((r) => setTimeout(r, 10));
+    grant();
+    const answers = await Promise.all(requests);
+    expect(answers.every((a) => a.credential === 'ok' && a.allowance.admitted)).toBe(true);
+    // One lease of 20 counted; the four others read and spent from it: 15 left.
+    expect(counted.filter((c) => c > 0)).toEqual([1]);
+    expect(counted.filter((c) => c === 0)).toHaveLength(4);
+    expect(planCalls('unit:w', 15)).toBe('reserved');
+    expect(planCalls('unit:w', 1)).toBe('lease');
+  });
+
+  it('spends nothing when the credential fails, not even a waiting request', async () => {
+    const run = async (count: number) =>
+      row({ allowance: 100, used_now: count ? 1 : null, granted: count ? 1 : undefined, used: count, reset_in: 30 });
+    const refuse = () => {
+      throw new Error('auth_failed');
+    };
+    await expect(meterCalls('unit:f', 1, run, refuse)).rejects.toThrow('auth_failed');
+    // The lease being taken was given up with the request.
+    expect(planCalls('unit:f', 1)).toBe('lease');
   });
 
   it('ends a lease before its window does', () => {
