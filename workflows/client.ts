@@ -29,6 +29,8 @@ import {
   LIVE_FAILURE,
   liveMeetingUpdates,
   liveWorkflowId,
+  embeddingBackfillWorkflowId,
+  liveEmbeddingScheduleId,
   retentionScheduleId,
   retentionWorkflowId,
   ruleExecutionWorkflowId,
@@ -36,6 +38,7 @@ import {
   webhookWorkflowId,
 } from './contracts';
 import { RetentionWorkflow } from './retention';
+import { EmbeddingBackfillWorkflow, LiveEmbeddingWorkflow } from './embedding';
 import { LiveMeetingWorkflow } from './live-meeting';
 import { RuleExecutionWorkflow } from './rule-execution';
 import { TranscriptionWorkflow } from './transcription';
@@ -194,6 +197,21 @@ export function temporalWorkflows(temporal: Client, taskQueue: string): Workflow
  * effect with the next rollout and two workers starting at once end with one schedule. A run that
  * would overlap one still going is skipped; a run missed while Temporal was down is caught up once.
  */
+/** A schedule created, or, where it exists, brought up to date with these options (its state kept). */
+async function ensureSchedule(temporal: Client, options: ScheduleOptions): Promise<'created' | 'updated'> {
+  try {
+    await temporal.schedule.create(options);
+    return 'created';
+  } catch (e) {
+    if (!(e instanceof ScheduleAlreadyRunning)) throw e;
+  }
+  const { spec, action, policies } = options;
+  await temporal.schedule
+    .getHandle(options.scheduleId)
+    .update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, ...policies } }));
+  return 'updated';
+}
+
 export async function ensureRetentionSchedule(
   temporal: Client,
   taskQueue: string,
@@ -209,15 +227,47 @@ export async function ensureRetentionSchedule(
     args: [{}] as [object],
   };
   const policies = { overlap: 'SKIP' as const, catchupWindow: '1 day' };
-  const options: ScheduleOptions = { scheduleId, spec, action, policies };
+  return ensureSchedule(temporal, { scheduleId, spec, action, policies });
+}
+
+/**
+ * The backfill of `model` (EmbeddingBackfillWorkflow), started when none runs: one per task queue and
+ * model, so a worker's restart finds the one running, and a new model starts its own.
+ */
+export async function ensureEmbeddingBackfill(
+  temporal: Client,
+  taskQueue: string,
+  model: string,
+): Promise<'started' | 'running'> {
   try {
-    await temporal.schedule.create(options);
-    return 'created';
+    await temporal.workflow.start(EmbeddingBackfillWorkflow, {
+      taskQueue,
+      workflowId: embeddingBackfillWorkflowId(taskQueue, model),
+      args: [{}],
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      workflowIdConflictPolicy: 'FAIL',
+    });
+    return 'started';
   } catch (e) {
-    if (!(e instanceof ScheduleAlreadyRunning)) throw e;
+    if (e instanceof WorkflowExecutionAlreadyStartedError) return 'running';
+    throw e;
   }
-  await temporal.schedule
-    .getHandle(scheduleId)
-    .update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, ...policies } }));
-  return 'updated';
+}
+
+/** How often live meetings' new sentences are embedded (LiveEmbeddingWorkflow's schedule). */
+export const LIVE_EMBEDDING_EVERY = '30 seconds';
+
+/** The schedule that embeds live meetings' new sentences, created or brought up to date at a worker's start. */
+export async function ensureLiveEmbeddingSchedule(temporal: Client, taskQueue: string): Promise<'created' | 'updated'> {
+  const scheduleId = liveEmbeddingScheduleId(taskQueue);
+  const spec = { intervals: [{ every: LIVE_EMBEDDING_EVERY }] };
+  const action = {
+    type: 'startWorkflow' as const,
+    workflowType: LiveEmbeddingWorkflow,
+    taskQueue,
+    workflowId: scheduleId,
+    args: [] as [],
+  };
+  const policies = { overlap: 'SKIP' as const, catchupWindow: '1 minute' };
+  return ensureSchedule(temporal, { scheduleId, spec, action, policies });
 }

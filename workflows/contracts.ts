@@ -20,6 +20,9 @@ export const RULE_EXECUTION_WORKFLOW = 'RuleExecutionWorkflow';
 export const WEBHOOK_DELIVERY_WORKFLOW = 'WebhookDeliveryWorkflow';
 export const LIVE_WORKFLOW = 'LiveMeetingWorkflow';
 export const RETENTION_WORKFLOW = 'RetentionWorkflow';
+export const EMBEDDING_WORKFLOW = 'EmbeddingWorkflow';
+export const EMBEDDING_BACKFILL_WORKFLOW = 'EmbeddingBackfillWorkflow';
+export const LIVE_EMBEDDING_WORKFLOW = 'LiveEmbeddingWorkflow';
 
 /** One run per meeting: a retried upload never starts a second. */
 export const transcriptionWorkflowId = (meetingId: string) => `transcription-${meetingId}`;
@@ -36,6 +39,13 @@ export const liveWorkflowId = (meetingId: string) => `live-${meetingId}`;
  */
 export const retentionScheduleId = (taskQueue: string) => `retention-${taskQueue}`;
 export const retentionWorkflowId = (taskQueue: string) => `retention-${taskQueue}`;
+/** A meeting's embedding (search by meaning) after its transcript is saved: one run per transcript run. */
+export const embeddingWorkflowId = (meetingId: string) => `embed-${meetingId}`;
+/** The backfill of one model over every meeting it has not embedded: one at a time per task queue and model. */
+/** The schedule that embeds live meetings' new sentences, one per task queue, and its runs' workflow id. */
+export const liveEmbeddingScheduleId = (taskQueue: string) => `embed-live-${taskQueue}`;
+export const embeddingBackfillWorkflowId = (taskQueue: string, model: string) =>
+  `embedding-backfill-${taskQueue}-${model}`;
 
 // ---------------------------------------------------------------------------------------------------
 // Messages: LiveMeetingWorkflow's updates and query

@@ -9,3 +9,5 @@ export { WebhookDeliveryWorkflow } from './webhook-delivery';
 export type { WebhookDeliveryInput, WebhookDeliveryResult } from './webhook-delivery';
 export { RetentionWorkflow } from './retention';
 export type { RetentionInput, RetentionResult } from './retention';
+export { EmbeddingBackfillWorkflow, EmbeddingWorkflow, LiveEmbeddingWorkflow } from './embedding';
+export type { EmbeddingBackfillInput, EmbeddingBackfillResult, EmbeddingInput } from './embedding';

@@ -13,14 +13,24 @@
  * THE LIST: add one step per kind of child to POST_PROCESSING (a pure function of the input).
  *   - automation rules: RuleExecutionWorkflow, `rules-<meetingId>` (workflows/rule-execution.ts);
  *   - webhooks: WebhookDeliveryWorkflow per prepared target, `webhook-<meetingId>-<target>`
- *     (workflows/webhook-delivery.ts), after the rules.
+ *     (workflows/webhook-delivery.ts), after the rules;
+ *   - search by meaning: EmbeddingWorkflow, `embed-<meetingId>` (workflows/embedding.ts), behind a patch.
+ * After a failed transcription, FAILURE_NOTIFICATION: the webhooks alone (meeting.failed).
  *
  * Deterministic code only (this file runs inside the workflow sandbox).
  */
-import { log, proxyActivities, startChild } from '@temporalio/workflow';
+import { log, patched, proxyActivities, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { PreparedDelivery, WebhookActivities } from './activities/webhooks';
-import { FAILURE, RULE_EXECUTION_WORKFLOW, ruleExecutionWorkflowId, WEBHOOK_DELIVERY_WORKFLOW } from './contracts';
+import {
+  EMBEDDING_WORKFLOW,
+  embeddingWorkflowId,
+  FAILURE,
+  RULE_EXECUTION_WORKFLOW,
+  ruleExecutionWorkflowId,
+  WEBHOOK_DELIVERY_WORKFLOW,
+} from './contracts';
+import type { EmbeddingInput } from './embedding';
 import type { RuleExecutionInput } from './rule-execution';
 
 export interface PostProcessingInput {
@@ -47,6 +57,18 @@ export const POST_PROCESSING: PostProcessingStep[] = [
   (input) => webhookDeliveryChildren(input),
 ];
 
+/**
+ * Steps added after a release: each behind its patch id, so a run that started before the step existed
+ * replays as it ran (Temporal's patched(); never remove or rename an entry while such runs may exist).
+ */
+export const PATCHED_POST_PROCESSING: { patch: string; step: PostProcessingStep }[] = [
+  // Search by meaning: EmbeddingWorkflow, workflow id embed-<meetingId> (workflows/embedding.ts).
+  { patch: 'post-processing-embedding', step: (input) => [embeddingChild(input)] },
+];
+
+/** After a failed transcription: the webhooks subscribed to meeting.failed, no rules (there is no transcript to act on). */
+export const FAILURE_NOTIFICATION: PostProcessingStep[] = [(input) => webhookDeliveryChildren(input)];
+
 export function postProcessingChildren(
   input: PostProcessingInput,
   steps: PostProcessingStep[] = POST_PROCESSING,
@@ -67,6 +89,12 @@ export function webhookDeliveryChildren(input: PostProcessingInput): PostProcess
 export function ruleExecutionChild(input: PostProcessingInput): PostProcessingChild {
   const args: [RuleExecutionInput] = [{ meetingId: input.meetingId }];
   return { workflowType: RULE_EXECUTION_WORKFLOW, workflowId: ruleExecutionWorkflowId(input.meetingId), args };
+}
+
+/** The meeting's passages embedded for search by meaning: one EmbeddingWorkflow, its id derived from the meeting. */
+export function embeddingChild(input: PostProcessingInput): PostProcessingChild {
+  const args: [EmbeddingInput] = [{ meetingId: input.meetingId }];
+  return { workflowType: EMBEDDING_WORKFLOW, workflowId: embeddingWorkflowId(input.meetingId), args };
 }
 
 /** The webhook targets come from the database; retried generously (a database blip must not lose them). */
@@ -90,6 +118,9 @@ export async function startPostProcessing(
   steps: PostProcessingStep[] = POST_PROCESSING,
 ): Promise<string[]> {
   const webhooks = await prepareWebhookDeliveries({ meetingId });
+  if (steps === POST_PROCESSING) {
+    steps = [...steps, ...PATCHED_POST_PROCESSING.filter((p) => patched(p.patch)).map((p) => p.step)];
+  }
   const ids: string[] = [];
   for (const child of postProcessingChildren({ meetingId, webhooks }, steps)) {
     try {

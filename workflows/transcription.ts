@@ -19,7 +19,7 @@ import {
 } from '@temporalio/workflow';
 import type { AudioPlan, MediaRef, TranscriptRef, TranscriptionActivities } from './activities/types';
 import { FAILURE, failureMessage } from './contracts';
-import { startPostProcessing } from './post-processing';
+import { FAILURE_NOTIFICATION, startPostProcessing } from './post-processing';
 
 export interface TranscriptionInput {
   meetingId: string;
@@ -153,6 +153,19 @@ async function transcribeInChunks(meetingId: string, media: MediaRef): Promise<T
   return stitchTranscript({ meetingId, media, plan });
 }
 
+/**
+ * The webhooks subscribed to meeting.failed, started like the post-processing children (ABANDON, one
+ * per target, ids from the meeting). A failure to start them is logged, never the run's failure: the
+ * meeting's own failure is what the run reports.
+ */
+async function notifyFailure(meetingId: string): Promise<void> {
+  try {
+    await CancellationScope.nonCancellable(() => startPostProcessing(meetingId, FAILURE_NOTIFICATION));
+  } catch (e) {
+    log.warn('meeting.failed webhooks were not started', { meetingId, error: failureReason(e) });
+  }
+}
+
 export async function TranscriptionWorkflow(input: TranscriptionInput): Promise<TranscriptionResult> {
   const { meetingId } = input;
   let outcome: Omit<TranscriptionResult, 'children'>;
@@ -172,6 +185,8 @@ export async function TranscriptionWorkflow(input: TranscriptionInput): Promise<
     log.warn('transcription failed', { meetingId, reason });
     // Marking must happen even when the run itself is being cancelled.
     await CancellationScope.nonCancellable(() => markFailed({ meetingId, reason }));
+    // Runs recorded before meeting.failed existed replay without it.
+    if (patched('failed-webhooks')) await notifyFailure(meetingId);
     if (isCancellation(e)) throw e;
     throw ApplicationFailure.nonRetryable(reason, 'TranscriptionFailed');
   }

@@ -22,6 +22,7 @@ import { migrate } from './commands/migrate';
 import { SchemaError } from '../platform/schema';
 import { auditReads } from './commands/audit';
 import { serve } from './commands/serve';
+import { searchStatus } from './commands/search';
 import { CommandContext } from './context';
 import {
   CliFailure,
@@ -53,6 +54,7 @@ export const USAGE = `meeting-intel <command> [options] [--json]
   seed demo                                the demo team, people, channels and meetings (idempotent)
   audit reads --team ID [--user ID|EMAIL] [--meeting ID] [--since ISO|7d] [--limit N] [--cursor C]
                                            who read which meeting, newest first (--cursor pages on)
+  search status                            questions by meaning or by words, and the embedding backfill's progress
   serve mcp|graphql|worker|all             run one role, or all three in one process
 
 Configuration comes from environment variables (see docs/configuration.md); DATABASE_URL is always required.`;
@@ -112,6 +114,7 @@ const COMMANDS: Record<string, Handler> = {
     options: {},
     run: (ctx, p) => (require('./commands/seed') as typeof import('./commands/seed')).seedDemoCommand(ctx, p),
   },
+  'search status': { options: {}, run: searchStatus },
   serve: { options: {}, run: (ctx, p) => serve(ctx, p.positionals[0]) },
 };
 

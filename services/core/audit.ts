@@ -9,6 +9,22 @@
 import type { Knex } from 'knex';
 import type { Principal } from './principal';
 
+/**
+ * Who asked for the meetings this transaction deletes, and why (deleted by a person, expired by the
+ * retention run): the change log's tombstones read both (migration 20261205000100_meeting_changes,
+ * transaction-local settings mi.deletion_reason and mi.actor).
+ */
+export async function noteDeletion(
+  trx: Knex.Transaction,
+  reason: 'deleted' | 'expired',
+  actor: Principal | null,
+): Promise<void> {
+  await trx.raw("select set_config('mi.deletion_reason', ?, true), set_config('mi.actor', ?, true)", [
+    reason,
+    actor?.userId ?? '',
+  ]);
+}
+
 /** Every change a caller makes is written here, in the same transaction as the change. */
 export async function audit(
   db: Knex | Knex.Transaction,

@@ -71,6 +71,8 @@ export interface GraphqlAppDeps {
   config: GraphqlDeps['config'];
   /** Absent: uploads, live meetings and redelivery answer feature_unavailable. */
   temporal?: Client;
+  /** The question embedder (search by meaning); absent: questions are answered by their words. */
+  embedder?: GraphqlDeps['embedder'];
 }
 
 export async function createGraphqlApp(appDeps: GraphqlAppDeps, checks: ReadinessCheck[]): Promise<GraphqlApp> {

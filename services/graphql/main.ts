@@ -5,6 +5,8 @@ import { createRuntime, Runtime } from '../platform/runtime';
 import { requireRuntimeSchema } from '../platform/db-runtime';
 import type { Config } from '../platform/config';
 import { startReadAudit } from '../core/read-audit';
+import { startMeaningSearch } from '../core/passages';
+import { logger } from '../platform/logger';
 import { createGraphqlApp } from './app';
 
 /** The graphql role: POST /graphql plus health and metrics. Pass a shared runtime to run beside other roles. */
@@ -16,7 +18,8 @@ export async function startGraphqlRole(
   await requireRuntimeSchema(rt, !shared);
   // Reads of meetings are buffered and written in batches; stopping writes what is left.
   const reads = startReadAudit(rt.db, config.readAudit);
-  const { app, stop } = await createGraphqlApp({ db: rt.db, config, temporal: rt.temporal }, rt.checks);
+  const { embedder } = await startMeaningSearch(rt.db, config, logger);
+  const { app, stop } = await createGraphqlApp({ db: rt.db, config, temporal: rt.temporal, embedder }, rt.checks);
   const server = await listen(app, config.graphqlPort, config.host);
   return {
     server,

@@ -98,6 +98,7 @@ function summaryForGraphql(s: SummaryResult) {
 
 interface TranscriptsArgs {
   keyword?: string | null;
+  question?: string | null;
   scope?: 'title' | 'sentences' | 'all' | null;
   fromDate?: string | null;
   toDate?: string | null;
@@ -127,11 +128,14 @@ export const resolvers = {
       ).catch(withFieldPrefix('', { transcriptId: 'id' })),
 
     transcripts: (_: unknown, args: TranscriptsArgs, ctx: GraphqlContext) =>
-      // No moments: TranscriptList does not carry them.
-      listMeetings(ctx.deps.db, ctx.deps.config, ctx.principal, {
-        ...(withoutNulls(args) as MeetingFilters),
-        moments: 0,
-      }),
+      // A keyword's moments are not carried (TranscriptList has a question's moments only).
+      listMeetings(
+        ctx.deps.db,
+        ctx.deps.config,
+        ctx.principal,
+        { ...(withoutNulls(args) as MeetingFilters), ...(args.question == null ? { moments: 0 } : {}) },
+        ctx.deps.embedder,
+      ),
   },
 
   Mutation: {

@@ -20,9 +20,13 @@ export const typeDefs = /* GraphQL */ `
     """
     Meetings visible to the caller matching the filters, newest first (no transcript content).
     limit is 1 to 50 (default 10); page with skip = next_skip while has_more is true.
+    With question (a question in plain language, at most 500 characters; not with keyword or scope):
+    the moments that answer it best across the meetings, best first, limit 1 to 20 (default 5) of
+    them, skip + limit at most 100; meetings are the moments' meetings.
     """
     transcripts(
       keyword: String
+      question: String
       scope: TranscriptScope
       fromDate: String
       toDate: String
@@ -60,7 +64,7 @@ export const typeDefs = /* GraphQL */ `
     title: String
     "https URL notified when this upload's transcript is ready (this upload only)."
     webhook: String
-    "Events this upload's webhook is sent: Transcription completed (V1, the default), meeting.transcribed, meeting.summarized, action_items.created."
+    "Events this upload's webhook is sent: Transcription completed (V1, the default), meeting.transcribed, meeting.summarized, action_items.created, meeting.failed."
     webhook_events: [String!]
     "Your own id for this upload (1 to 128 characters), echoed in webhooks; unique per user, makes retries safe."
     client_reference_id: String
@@ -288,5 +292,25 @@ export const typeDefs = /* GraphQL */ `
     total_is_lower_bound: Boolean!
     has_more: Boolean!
     next_skip: Int
+    "With a question: the moments that answer it, best first."
+    moments: [AnswerMoment!]
+    "With a question: meaning, or words (answered by its words alone; note says why)."
+    answered_by: String
+    note: String
+  }
+
+  "A sentence that answers a question, where it was said, and the sentences either side."
+  type AnswerMoment {
+    meeting_id: ID!
+    title: String!
+    index: Int!
+    speaker_name: String!
+    "Seconds from the meeting's start."
+    start_time: Float!
+    text: String!
+    before: String!
+    after: String!
+    "The meeting page at this moment."
+    link: String!
   }
 `;

@@ -3,6 +3,8 @@ import { runRoleMain, RunningRole } from '../platform/role';
 import { createDatabaseRuntime, DatabaseRuntime, requireRuntimeSchema } from '../platform/db-runtime';
 import type { Config } from '../platform/config';
 import { startReadAudit } from '../core/read-audit';
+import { startMeaningSearch } from '../core/passages';
+import { logger } from '../platform/logger';
 import { createMcpApp } from './app';
 
 /**
@@ -15,7 +17,8 @@ export async function startMcpRole(config: Config, shared?: DatabaseRuntime): Pr
   await requireRuntimeSchema(rt, !shared);
   // Reads of meetings are buffered and written in batches; stopping writes what is left.
   const reads = startReadAudit(rt.db, config.readAudit);
-  const app = createMcpApp({ db: rt.db, config }, rt.checks);
+  const { embedder } = await startMeaningSearch(rt.db, config, logger);
+  const app = createMcpApp({ db: rt.db, config, embedder }, rt.checks);
   const server = await listen(app, config.mcpPort, config.host);
   return {
     url: `${serverUrl(server, config.host === '0.0.0.0' ? 'localhost' : config.host)}/mcp`,

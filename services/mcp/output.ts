@@ -37,12 +37,30 @@ export const meetingListOutput = {
   total_is_lower_bound: bool.describe(`true: at least total meetings match (counting stops at ${TOTAL_BOUND}).`),
   ...skipPage,
   moments: z
-    .array(z.object({ meeting_id: str, index: num, speaker_name: str, start_time: num, text: str, link: str }))
+    .array(
+      z.object({
+        meeting_id: str,
+        index: num,
+        speaker_name: str,
+        start_time: num,
+        text: str,
+        link: str,
+        title: str.optional(),
+        before: str.optional(),
+        after: str.optional(),
+      }),
+    )
     .optional()
     .describe(
-      'With a keyword: matching sentences of the listed meetings, matched words **marked**, best first per meeting.',
+      'With a keyword: matching sentences of the listed meetings, matched words **marked**, best first per meeting. ' +
+        'With a question: the moments that answer it, best first, with title and the sentences before and after.',
     ),
   moments_omitted: num.optional().describe('Moments left out to keep the answer within its token budget.'),
+  answered_by: z
+    .enum(['meaning', 'words'])
+    .optional()
+    .describe('With a question: answered by meaning, or by its words alone.'),
+  note: str.optional().describe('Why a question was answered by its words alone.'),
 };
 
 const summaryFields = {
@@ -327,4 +345,28 @@ export const actionItemListOutput = {
   action_items: z.array(z.object(actionItem)),
   ...page,
   next_cursor: nullable(str).describe('Pass as cursor for the next page; null on the last.'),
+};
+
+export const changesOutput = {
+  changes: z.array(
+    z.object({
+      meeting_id: str,
+      changed: str.describe('Comma-separated kinds of change since the cursor.'),
+      changed_at: str,
+      removed: bool.describe('true: drop the meeting from your copy; nothing else about it is given.'),
+      reason: nullable(z.enum(['deleted', 'expired', 'not_visible'])),
+      title: nullable(str),
+      dateString: nullable(str),
+      status: nullable(str),
+      privacy: nullable(str),
+      channel_id: nullable(str),
+      organizer_email: nullable(str),
+      duration: nullable(num),
+      is_live: nullable(bool),
+    }),
+  ),
+  phase: z.enum(['snapshot', 'changes']),
+  has_more: bool.describe('More can be read now; false: at the end, call again later with next_cursor.'),
+  next_cursor: str.describe('The cursor for the next call, now or later.'),
+  retention_days: num.describe('How long a cursor is honoured (CHANGES_RETENTION).'),
 };

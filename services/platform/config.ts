@@ -223,6 +223,11 @@ export const SETTINGS = {
     values: ['auto', 'own', 'off'],
     doc: 'Who labels the speakers of a one-channel recording: auto (the worker diarizes it, unless the speech server answers speakers: ASR_RESPONSE_FORMAT=diarized_json, or segments with a speaker), own (the worker diarizes it and its speakers replace those of the server) or off (the labels of the server, else one speaker).',
   },
+  EMBEDDING_MODEL_DIR: {
+    kind: 'string',
+    default: '.models/all-minilm-l6-v2',
+    doc: 'Folder of the sentence-embedding model that search by meaning runs in-process (`make models` fills it; the image carries it), relative to the working directory or absolute, with a model.json (docs/search.md). off: no search by meaning, questions are answered by their words.',
+  },
   LLM_URL: {
     kind: 'string',
     default: '',
@@ -271,6 +276,11 @@ export const SETTINGS = {
     kind: 'duration',
     default: '365d',
     doc: 'How long read-audit rows are kept; older ones are deleted by the daily retention run.',
+  },
+  CHANGES_RETENTION: {
+    kind: 'duration',
+    default: '30d',
+    doc: 'How long the change log (svc_get_changes, GraphQL changes) keeps a change, deletions and expiries included; a cursor older than this is refused (start again without one), and the daily retention run prunes older changes.',
   },
   RETENTION_SCHEDULE: {
     kind: 'string',
@@ -393,12 +403,16 @@ export interface Config {
     /** DIARIZATION: who labels a one-channel recording's speakers (docs/speakers.md). */
     diarization: 'auto' | 'own' | 'off';
   };
+  /** EMBEDDING_MODEL_DIR: the sentence-embedding model's folder; '' (the setting off): no search by meaning. */
+  embeddingModelDir: string;
   llm: { url: string; apiKey: string; model: string };
   webhook: { timeoutMs: number; retryScheduleMs: number[]; secretOverlapMs: number };
   liveIdleTimeoutMs: number;
   /** WEB_SESSION_TTL: how long a page sign-in lasts. */
   webSessionTtlMs: number;
   readAudit: { enabled: boolean; flushIntervalMs: number; batchRows: number; retentionMs: number };
+  /** CHANGES_RETENTION: how long the change log keeps a change (and honours a cursor). */
+  changesRetentionMs: number;
   /** RETENTION_SCHEDULE: cron (UTC) of the daily retention run. */
   retentionSchedule: string;
   temporalMetricsBindAddress: string;
@@ -610,6 +624,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
       splitChannels: v.ASR_SPLIT_CHANNELS as boolean,
       diarization: v.DIARIZATION as 'auto' | 'own' | 'off',
     },
+    embeddingModelDir: v.EMBEDDING_MODEL_DIR === 'off' ? '' : (v.EMBEDDING_MODEL_DIR as string),
     llm: { url: v.LLM_URL as string, apiKey: v.LLM_API_KEY as string, model: v.LLM_MODEL as string },
     webhook: {
       timeoutMs: v.WEBHOOK_TIMEOUT as number,
@@ -624,6 +639,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
       batchRows: v.READ_AUDIT_BATCH_ROWS as number,
       retentionMs: v.READ_AUDIT_RETENTION as number,
     },
+    changesRetentionMs: v.CHANGES_RETENTION as number,
     retentionSchedule: v.RETENTION_SCHEDULE as string,
     temporalMetricsBindAddress: v.TEMPORAL_METRICS_BIND_ADDRESS as string,
     oauth: oauth!,

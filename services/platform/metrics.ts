@@ -169,6 +169,20 @@ export const readAuditFlushFailures = new client.Counter({
   registers: [registry],
 });
 
+export const meetingEmbeddings = new client.Counter({
+  name: 'meeting_embeddings_total',
+  help: 'Meetings embedded for search by meaning, by outcome (embedded, no-sentences, gone, no-vector-store, failed).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+export const embeddingBacklog = new client.Gauge({
+  name: 'meeting_embedding_backlog',
+  help: 'Completed meetings the current embedding model has not embedded yet (the backfill sets it after each step).',
+  labelNames: ['model'] as const,
+  registers: [registry],
+});
+
 export const retentionDeletedMeetings = new client.Counter({
   name: 'retention_deleted_meetings_total',
   help: "Meetings deleted by the retention run for being older than their team's retention period.",

@@ -4,6 +4,8 @@
  * GraphQL: it signs people in, reads with core (so a person sees exactly what the tools would show
  * them; every permission is core's) and renders. See docs/architecture.md.
  */
+import type { TextEmbedder } from '../core/passages';
+import { answersPage } from './answers';
 import { timingSafeEqual, randomBytes } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Knex } from 'knex';
@@ -35,6 +37,8 @@ import { exportMeeting } from '../core/exports';
 export interface WebDeps {
   db: Knex;
   config: Config;
+  /** The question embedder of the "Ask" box (absent: questions are answered by their words). */
+  embedder?: TextEmbedder | null;
 }
 
 type PageRequest = Request & { session?: PageSession };
@@ -262,6 +266,8 @@ export function createWebRouter(deps: WebDeps): Router {
       if (!req.session) return signInFirst(req, res);
       const p = req.session.principal;
       const q = typeof req.query.q === 'string' ? req.query.q.trim() : '';
+      const ask = typeof req.query.ask === 'string' ? req.query.ask.trim() : '';
+      if (ask) return await answer(req, res, ask);
       const skip = Math.max(0, Math.min(100_000, Number.parseInt(String(req.query.skip ?? '0'), 10) || 0));
       let filters;
       try {
@@ -289,6 +295,19 @@ export function createWebRouter(deps: WebDeps): Router {
       next(e);
     }
   });
+
+  /** The "Ask" box: the moments that answer a question, or the question's error beside the box. */
+  async function answer(req: PageRequest, res: Response, ask: string): Promise<void> {
+    const reader = readingAs(req.session!.principal, 'page:/meetings');
+    try {
+      const list = await listMeetings(db, config, reader, { question: ask, limit: 10 }, deps.embedder);
+      await send(res, 200, answersPage(ctxOf(req), ask, list));
+    } catch (e) {
+      if (!isServiceError(e)) throw e;
+      const list = { meetings: [], has_more: false, next_skip: null, note: e.message };
+      await send(res, 400, answersPage(ctxOf(req), ask, list));
+    }
+  }
 
   pages.get('/meetings/:id', async (req: PageRequest, res, next) => {
     try {

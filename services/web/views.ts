@@ -141,6 +141,20 @@ function momentItems(base: string, meetingId: string, moments: MomentRecord[]): 
   </ol>`;
 }
 
+/** The meetings page's two boxes: a question in one's own words, and the search grammar. */
+export function searchForms(base: string, q: string, ask: string): Html {
+  return html`<form method="get" action="${base}/meetings" role="search" class="search">
+      <label for="ask">Ask</label>
+      <input id="ask" name="ask" type="search" value="${ask}" placeholder="What did we decide about the pilot?" />
+      <button type="submit">Ask</button>
+    </form>
+    <form method="get" action="${base}/meetings" role="search" class="search">
+      <label for="q">Search</label>
+      <input id="q" name="q" type="search" value="${q}" placeholder="keyword:budget from:2026-01-01 scope:sentences" />
+      <button type="submit">Search</button>
+    </form>`;
+}
+
 export function meetingsPage(
   ctx: PageContext,
   opts: { q: string; list: MeetingList; skip: number; error?: string },
@@ -177,18 +191,7 @@ export function meetingsPage(
     ctx,
     'Meetings',
     html`<h1>Meetings</h1>
-      <form method="get" action="${b}/meetings" role="search" class="search">
-        <label for="q">Search</label>
-        <input
-          id="q"
-          name="q"
-          type="search"
-          value="${opts.q}"
-          placeholder="keyword:budget from:2026-01-01 scope:sentences"
-        />
-        <button type="submit">Search</button>
-      </form>
-      ${error}
+      ${searchForms(b, opts.q, '')} ${error}
       ${
         rows.length
           ? html`<ul class="meetings">

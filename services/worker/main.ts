@@ -9,9 +9,26 @@ import { installTemporalRuntime } from '../platform/temporal-runtime';
 import { requireSchema } from '../platform/schema';
 import { DEFAULT_STAGE_ROOT, sweepStages } from '../../workflows/activities/stage';
 import { requireFfmpeg } from '../../workflows/activities/media';
-import { ensureRetentionSchedule } from '../../workflows/client';
+import { ensureEmbeddingBackfill, ensureLiveEmbeddingSchedule, ensureRetentionSchedule } from '../../workflows/client';
+import { ensureModelIndex, startMeaningSearch, type TextEmbedder } from '../core/passages';
 import { connectWorker, createWorker } from './worker';
 import { loadSpeechEngine } from './speech';
+
+/**
+ * What keeps every meeting searchable by meaning: the model's index (built in the background where
+ * vectors exist already), the backfill of the meetings the model has not embedded, and the schedule
+ * that embeds live meetings' new sentences.
+ */
+async function startEmbedding(rt: Runtime, taskQueue: string, embedder: TextEmbedder): Promise<void> {
+  void ensureModelIndex(rt.db, embedder.info).then(
+    (index) => logger.info({ model: embedder.info.name, index }, 'passage vector index ready'),
+    (err) =>
+      logger.warn({ err, model: embedder.info.name }, 'the passage vector index could not be built; questions scan'),
+  );
+  const backfill = await ensureEmbeddingBackfill(rt.temporal, taskQueue, embedder.info.name);
+  const live = await ensureLiveEmbeddingSchedule(rt.temporal, taskQueue);
+  logger.info({ model: embedder.info.name, backfill, live }, 'embedding backfill and live schedule ready');
+}
 
 /**
  * The worker role: a Temporal worker on TEMPORAL_TASK_QUEUE, plus /healthz, /readyz and /metrics on
@@ -40,11 +57,15 @@ export async function startWorkerRole(
     installTemporalRuntime(config);
     connection = await connectWorker(config);
     const taskQueue = speechOnly ? config.temporal.speechTaskQueue : config.temporal.taskQueue;
-    worker = await createWorker({ db: rt.db, config, connection }, { taskQueue });
+    // Search by meaning: the model and the vector store (a speech worker embeds nothing).
+    const meaning = speechOnly ? null : await startMeaningSearch(rt.db, config, logger);
+    const embedder = meaning?.reason === null ? meaning.embedder : null;
+    worker = await createWorker({ db: rt.db, config, connection, embedder: async () => embedder }, { taskQueue });
     if (!speechOnly) {
       // The daily retention run (RetentionWorkflow): created or brought up to date at every start.
       const schedule = await ensureRetentionSchedule(rt.temporal, config.temporal.taskQueue, config.retentionSchedule);
       logger.info({ schedule, cron: config.retentionSchedule }, 'retention schedule ready');
+      if (embedder) await startEmbedding(rt, config.temporal.taskQueue, embedder);
     }
   } catch (e) {
     // Nothing may stay open behind a role that did not start.

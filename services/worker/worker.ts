@@ -4,6 +4,7 @@
  * bundle when MI_WORKFLOW_BUNDLE names one (the container image ships it, so pods start fast and never
  * run the bundler in production).
  */
+import type { TextEmbedder } from '../core/passages';
 import { existsSync } from 'node:fs';
 import { bundleWorkflowCode, NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
@@ -16,6 +17,8 @@ export interface WorkerDeps {
   db: Knex;
   config: Config;
   connection: NativeConnection;
+  /** The embedder for search by meaning, loaded on first use (absent: the embedding activities do nothing). */
+  embedder?: () => Promise<TextEmbedder | null>;
 }
 
 export interface CreateWorkerOptions {
@@ -80,7 +83,12 @@ export async function createWorker(
   opts: CreateWorkerOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Worker> {
-  const activities = createActivities({ db: deps.db, config: deps.config, stageRoot: opts.stageRoot });
+  const activities = createActivities({
+    db: deps.db,
+    config: deps.config,
+    stageRoot: opts.stageRoot,
+    embedder: deps.embedder,
+  });
   // A speech worker runs the chunks of speech recognition alone: no workflows, no other activity.
   const speech = deps.config.workerKind === 'speech';
   return Worker.create({

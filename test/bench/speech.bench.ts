@@ -24,9 +24,9 @@
  *      diarization models); bound: 800 MB.
  * PostgreSQL and Temporal come from the environment or are started locally (test/support/stack.ts).
  */
-import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -42,11 +42,11 @@ import { closeServers, listen, serverUrl } from '../../services/platform/http';
 import { createTemporalClient } from '../../services/platform/temporal';
 import { bundleWorkflows } from '../../services/worker/worker';
 import { startMediaServer } from '../integration/core/ingest/media-server';
-import { MEDIA_DIR } from '../support/media';
 import { librivox, PYANNOTE_DIR, pyannoteReference, requireSpeechData, wavSamples } from '../support/speech';
 import { provisionPostgres, provisionTemporal } from '../support/stack';
 import { wordErrorRate } from '../support/wer';
 import { postgresCpuByPid, postgresCpuSince } from './proc';
+import { speechAudio } from './speech-audio';
 import { imageContract } from '../support/k8s/image';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -67,81 +67,6 @@ function cpuWithChildrenMs(pid: number): number {
 }
 const peakRssMb = (pid: number) =>
   Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-
-/** `seconds` of the LibriVox utterances looped with pauses, as 16 kHz WAV and as the mp3 uploaded. */
-function speechAudio(seconds: number): { wav: string; mp3: string } {
-  mkdirSync(MEDIA_DIR, { recursive: true });
-  const mp3 = join(MEDIA_DIR, `speech-loop-${seconds}.mp3`);
-  const wav = join(MEDIA_DIR, `speech-loop-${seconds}.wav`);
-  if (!existsSync(mp3)) {
-    const inputs = librivox().flatMap((u) => ['-i', u.path]);
-    const n = librivox().length;
-    const pads = Array.from({ length: n }, (_, i) => `[${i}]aresample=16000,apad=pad_dur=1.2[p${i}]`).join(';');
-    const once = join(MEDIA_DIR, 'speech-once.wav');
-    execFileSync('ffmpeg', [
-      '-nostdin',
-      '-v',
-      'error',
-      '-y',
-      ...inputs,
-      '-filter_complex',
-      `${pads};${Array.from({ length: n }, (_, i) => `[p${i}]`).join('')}concat=n=${n}:v=0:a=1[a]`,
-      '-map',
-      '[a]',
-      '-ac',
-      '1',
-      '-ar',
-      '16000',
-      once,
-    ]);
-    execFileSync('ffmpeg', [
-      '-nostdin',
-      '-v',
-      'error',
-      '-y',
-      '-stream_loop',
-      '-1',
-      '-i',
-      once,
-      '-t',
-      String(seconds),
-      '-ac',
-      '1',
-      '-ar',
-      '16000',
-      '-c:a',
-      'libmp3lame',
-      '-b:a',
-      '48k',
-      `${mp3}.tmp.mp3`,
-    ]);
-    execFileSync('mv', [`${mp3}.tmp.mp3`, mp3]);
-  }
-  // What the pipeline hears: the mp3 decoded, as extractAudio does.
-  if (!existsSync(wav))
-    execFileSync('ffmpeg', [
-      '-nostdin',
-      '-v',
-      'error',
-      '-y',
-      '-i',
-      mp3,
-      '-ac',
-      '1',
-      '-ar',
-      '16000',
-      '-c:a',
-      'pcm_s16le',
-      '-map_metadata',
-      '-1',
-      '-fflags',
-      '+bitexact',
-      '-flags:a',
-      '+bitexact',
-      wav,
-    ]);
-  return { wav, mp3 };
-}
 
 function runJson(cmd: string, args: string[]): Promise<Record<string, number>> {
   return new Promise((done, reject) => {

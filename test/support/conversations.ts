@@ -9,6 +9,7 @@
  * Made on demand and cached in a temporary directory keyed by the recipe's version, as media.ts does.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -162,4 +163,43 @@ export function espeakConversation(speakers: number, seed: number, turnCount = 1
   writeFileSync(tmp, JSON.stringify(conversation));
   renameSync(tmp, `${base}.json`);
   return conversation;
+}
+
+/**
+ * `lines` said in turn by the first two voices, 0.8 s apart, as one 16 kHz mono WAV (cached): each
+ * turn with its words and where it is, for tests that find a moment by what was said.
+ */
+export function espeakScript(
+  name: string,
+  lines: readonly string[],
+): { wav: string; turns: (Turn & { text: string })[] } {
+  const digest = createHash('sha256').update(JSON.stringify(lines)).digest('hex').slice(0, 12);
+  const base = join(CACHE, `script-${name}-${digest}`);
+  if (existsSync(`${base}.json`)) return JSON.parse(readFileSync(`${base}.json`, 'utf8'));
+  requireMediaTools();
+  mkdirSync(CACHE, { recursive: true });
+  const gap = new Int16Array(Math.round(RATE * 0.8));
+  const parts: Int16Array[] = [new Int16Array(RATE)];
+  const turns: (Turn & { text: string })[] = [];
+  let t = RATE;
+  lines.forEach((text, i) => {
+    const voice = VOICES[i % 2];
+    const audio = synthesize(voice.args, text);
+    turns.push({ start: t / RATE, end: (t + audio.length) / RATE, speaker: voice.name, text });
+    parts.push(audio, gap);
+    t += audio.length + gap.length;
+  });
+  const all = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  const script = { wav: `${base}.wav`, turns };
+  const tmp = `${base}.${process.pid}.tmp`;
+  writeFileSync(tmp, wavFile(all));
+  renameSync(tmp, `${base}.wav`);
+  writeFileSync(tmp, JSON.stringify(script));
+  renameSync(tmp, `${base}.json`);
+  return script;
 }

@@ -2,6 +2,7 @@
  * The graphql role on a real HTTP port with a real Temporal client, and a plain HTTP client for it
  * (fetch, JSON body, Authorization: Bearer), as an application would call it.
  */
+import type { ServiceDeps } from '../../services/core/deps';
 import type { Server } from 'node:http';
 import type { Knex } from 'knex';
 import type { Client, Connection } from '@temporalio/client';
@@ -31,10 +32,15 @@ export interface GraphqlHarness {
   close(): Promise<void>;
 }
 
-export async function startGraphql(db: Knex, env: Record<string, string> = {}): Promise<GraphqlHarness> {
+/** `deps`: what the role would load at its start (the question embedder). */
+export async function startGraphql(
+  db: Knex,
+  env: Record<string, string> = {},
+  deps: Pick<ServiceDeps, 'embedder'> = {},
+): Promise<GraphqlHarness> {
   const config = testConfig(env, 'graphql');
   const { client, connection }: { client: Client; connection: Connection } = createTemporalClient(config);
-  const { app, stop } = await createGraphqlApp({ db, config, temporal: client }, [
+  const { app, stop } = await createGraphqlApp({ db, config, temporal: client, ...deps }, [
     { name: 'database', check: async () => void (await db.raw('select 1')) },
   ]);
   const server: Server = await listen(app, 0, '127.0.0.1');

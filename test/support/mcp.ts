@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import { decode } from '@toon-format/toon';
 import { startSession } from '../../services/core/people';
 import type { Principal } from '../../services/core/principal';
+import type { ServiceDeps } from '../../services/core/deps';
 import { createMcpApp } from '../../services/mcp/app';
 import { closeServers, listen, serverUrl } from '../../services/platform/http';
 import type { Config } from '../../services/platform/config';
@@ -34,9 +35,16 @@ export interface ToolResult {
   data: any;
 }
 
-export async function startMcp(db: Knex, env: Record<string, string> = {}): Promise<McpHarness> {
+/** `deps`: what the role would load at its start (the question embedder). */
+export async function startMcp(
+  db: Knex,
+  env: Record<string, string> = {},
+  deps: Pick<ServiceDeps, 'embedder'> = {},
+): Promise<McpHarness> {
   const config = testConfig(env, 'mcp');
-  const app = createMcpApp({ db, config }, [{ name: 'database', check: async () => void (await db.raw('select 1')) }]);
+  const app = createMcpApp({ db, config, ...deps }, [
+    { name: 'database', check: async () => void (await db.raw('select 1')) },
+  ]);
   const server: Server = await listen(app, 0, '127.0.0.1');
   const url = `${serverUrl(server)}/mcp`;
   const clients = new Map<string, Client>();

@@ -3,6 +3,7 @@
  * workflows and activities against the test database. The workflow bundle is built once per test file
  * and shared by every worker the file starts (a restart test starts two).
  */
+import type { TextEmbedder } from '../../services/core/passages';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -92,14 +93,17 @@ export async function startTestWorker(
     graceMs?: number;
     /** Temporal interceptors around the real activities (a test that loses a worker's stage on cue). */
     interceptors?: WorkerOptions['interceptors'];
+    /** The embedder the embedding activities use (absent: they embed nothing). */
+    embedder?: TextEmbedder;
   },
 ): Promise<TestWorker> {
   const config = testConfig({ TEMPORAL_TASK_QUEUE: opts.taskQueue, ...opts.env }, 'worker');
   installRuntime();
   const connection: NativeConnection = await connectWorker(config);
   const stageRoot = opts.stageRoot ?? mkdtempSync(join(tmpdir(), 'mi-stage-'));
+  const embedder = opts.embedder ?? null;
   const worker = await createWorker(
-    { db, config, connection },
+    { db, config, connection, embedder: async () => embedder },
     {
       taskQueue: opts.taskQueue,
       workflowBundle: await sharedBundle(),

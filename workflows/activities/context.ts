@@ -13,10 +13,13 @@ import { logger } from '../../services/platform/logger';
 import { pipelineStage } from '../../services/platform/metrics';
 import { DEFAULT_STAGE_ROOT, Stage } from './stage';
 import { FAILURE } from '../contracts';
+import type { TextEmbedder } from '../../services/core/passages';
 
 export interface ActivityDeps {
   db: Knex;
   config: Config;
+  /** The embedder for search by meaning, loaded on first use; absent or null where no model is configured. */
+  embedder?: () => Promise<TextEmbedder | null>;
   /** Where stages live (default: the OS temp directory). A volume shared by the worker pods saves re-derivation. */
   stageRoot?: string;
 }

@@ -14,6 +14,7 @@ import { createRuleActivities, type RuleActivities } from './rules';
 import { createWebhookActivities, type WebhookActivities } from './webhooks';
 import { createLiveActivities, type LiveActivities } from './live';
 import { createRetentionActivities, type RetentionActivities } from './retention';
+import { createEmbeddingActivities, type EmbeddingActivities } from './embeddings';
 
 export type { ActivityDeps } from './context';
 export type { TranscriptionActivities } from './types';
@@ -21,10 +22,16 @@ export type { RuleActivities } from './rules';
 export type { WebhookActivities } from './webhooks';
 export type { LiveActivities } from './live';
 export type { RetentionActivities } from './retention';
+export type { EmbeddingActivities } from './embeddings';
 
 export function createActivities(
   deps: ActivityDeps,
-): TranscriptionActivities & RuleActivities & LiveActivities & WebhookActivities & RetentionActivities {
+): TranscriptionActivities &
+  RuleActivities &
+  LiveActivities &
+  WebhookActivities &
+  RetentionActivities &
+  EmbeddingActivities {
   return {
     fetchMedia: fetchMediaActivity(deps),
     transcribe: transcribeActivity(deps),
@@ -39,5 +46,6 @@ export function createActivities(
     ...createWebhookActivities(deps),
     ...createLiveActivities(deps),
     ...createRetentionActivities(deps),
+    ...createEmbeddingActivities(deps),
   };
 }

@@ -4,6 +4,7 @@
  * so a large backlog costs few workflow events; the workflow calls again until nothing is left.
  */
 import { Context } from '@temporalio/activity';
+import { pruneChanges } from '../../services/core/changes';
 import { deleteExpiredMeetings, pruneReadAudit } from '../../services/core/retention';
 import type { ActivityDeps } from './context';
 
@@ -54,7 +55,17 @@ async function batches(
 export function createRetentionActivities(deps: ActivityDeps): RetentionActivities {
   return {
     deleteExpiredMeetingsStep: (input) => batches(input, (now, batch) => deleteExpiredMeetings(deps.db, now, batch)),
-    pruneReadAuditStep: (input) =>
-      batches(input, (now, batch) => pruneReadAudit(deps.db, now, deps.config.readAudit.retentionMs, batch)),
+    // The logs' pruning: the read audit, then the change log (one activity, so the workflow's history
+    // is the one released workflows replay).
+    pruneReadAuditStep: async (input) => {
+      const reads = await batches(input, (now, batch) =>
+        pruneReadAudit(deps.db, now, deps.config.readAudit.retentionMs, batch),
+      );
+      if (!reads.done) return reads;
+      const changes = await batches(input, (now, batch) =>
+        pruneChanges(deps.db, now, deps.config.changesRetentionMs, batch),
+      );
+      return { deleted: reads.deleted + changes.deleted, done: changes.done };
+    },
   };
 }

@@ -210,6 +210,7 @@ SPEECH_MODELS_DIR: {{ ternary "/models" "/app/.models" (not (empty .Values.speec
 SPEECH_MODEL: {{ $c.speech.model | quote }}
 SPEECH_RECOGNIZERS: {{ $c.speech.recognizers | int64 | toString | quote }}
 DIARIZATION: {{ $c.speech.diarization | quote }}
+EMBEDDING_MODEL_DIR: {{ $c.search.embeddingModelDir | quote }}
 LLM_URL: {{ $c.llm.url | quote }}
 LLM_MODEL: {{ $c.llm.model | quote }}
 WEBHOOK_TIMEOUT: {{ $c.webhook.timeout | quote }}
@@ -220,6 +221,7 @@ READ_AUDIT: {{ $c.governance.readAudit | toString | quote }}
 READ_AUDIT_FLUSH_INTERVAL: {{ $c.governance.readAuditFlushInterval | quote }}
 READ_AUDIT_BATCH_ROWS: {{ $c.governance.readAuditBatchRows | int64 | toString | quote }}
 READ_AUDIT_RETENTION: {{ $c.governance.readAuditRetention | quote }}
+CHANGES_RETENTION: {{ $c.governance.changesRetention | quote }}
 RETENTION_SCHEDULE: {{ $c.governance.retentionSchedule | quote }}
 WEB_SESSION_TTL: {{ $c.web.sessionTtl | quote }}
 OAUTH_MODE: {{ $c.oauth.mode | quote }}

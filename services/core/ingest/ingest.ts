@@ -136,6 +136,8 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
       'speaker_analytics',
       'meeting_participants',
       'transcript_chunks',
+      // The vectors of the transcript being replaced go with it (passage and sentence vectors cascade).
+      'meeting_embeddings',
     ]) {
       await tx(table).where({ meeting_id: t.meetingId }).delete();
     }

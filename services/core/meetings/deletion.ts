@@ -12,7 +12,7 @@
  */
 import type { Knex } from 'knex';
 import { managedBy, requireAdmin, visibleTo } from '../access';
-import { audit } from '../audit';
+import { audit, noteDeletion } from '../audit';
 import { forbidden, invalid, notFound, ServiceError } from '../../platform/errors';
 import type { Principal } from '../principal';
 
@@ -71,6 +71,7 @@ export async function deleteMeeting(db: Knex, p: Principal, id: string): Promise
       );
     }
     if (m.legal_hold_at) throw onHold(meetingId);
+    await noteDeletion(trx, 'deleted', p);
     await removeMeetings(trx, [meetingId]);
     await audit(
       trx,

@@ -27,12 +27,20 @@ export type Sort = (typeof SORTS)[number];
 /** Matching moments (sentences) shown per meeting of a keyword list. */
 export const MOMENTS_DEFAULT = 3;
 export const MOMENTS_MAX = 10;
+/** A question in plain language (search by meaning): a sentence or two, not a document. */
+export const QUESTION_MAX = 500;
+/** A question answers moments, not meetings: `limit` counts them, and the first QUESTION_POOL are ranked. */
+export const QUESTION_LIMIT_DEFAULT = 5;
+export const QUESTION_LIMIT_MAX = 20;
+export const QUESTION_POOL = 100;
 /** Channel ids are the service's ids; anything longer than this is no channel of ours. */
 export const CHANNEL_ID_MAX = 64;
 
 /** What a caller asked for; absent keys mean "no filter" (or the default). */
 export interface MeetingFilters {
   keyword?: string;
+  /** A question in the caller's own words: answered with the moments that answer it best (question.ts). */
+  question?: string;
   scope?: Scope;
   fromDate?: string;
   toDate?: string;
@@ -51,6 +59,7 @@ export interface MeetingFilters {
 /** The filters checked and completed with defaults: what the query builder runs. */
 export interface ResolvedFilters {
   keyword: string | null;
+  question: string | null;
   scope: Scope;
   fromDate: string | null;
   toDate: string | null;
@@ -137,6 +146,52 @@ export function checkKeyword(field: string, s: string): string {
   return s;
 }
 
+export function checkQuestion(field: string, s: string): string {
+  if (s.length > QUESTION_MAX) {
+    throw invalid(
+      field,
+      `at most ${QUESTION_MAX} characters`,
+      `${field} must be at most ${QUESTION_MAX} characters; got ${s.length}`,
+    );
+  }
+  if (CONTROL.test(s)) throw invalid(field, 'no control characters', `${field} must not contain control characters`);
+  if (!s.trim()) throw invalid(field, 'not empty', `${field} must not be empty`);
+  return s.trim();
+}
+
+/** A question pages its moments within QUESTION_POOL: limit 1 to QUESTION_LIMIT_MAX, skip + limit within the pool. */
+function checkQuestionPage(f: MeetingFilters): { limit: number; skip: number } {
+  const limit = f.limit ?? QUESTION_LIMIT_DEFAULT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > QUESTION_LIMIT_MAX) {
+    throw invalid(
+      'limit',
+      `a whole number from 1 to ${QUESTION_LIMIT_MAX} with a question`,
+      `limit must be a whole number from 1 to ${QUESTION_LIMIT_MAX} with a question (moments to answer); got ${limit}`,
+    );
+  }
+  const skip = f.skip ?? 0;
+  if (!Number.isInteger(skip) || skip < 0 || skip + limit > QUESTION_POOL) {
+    throw invalid(
+      'skip',
+      `skip + limit at most ${QUESTION_POOL} with a question`,
+      `skip must be a whole number with skip + limit at most ${QUESTION_POOL} with a question (the best ${QUESTION_POOL} moments are ranked); got ${skip}`,
+    );
+  }
+  return { limit, skip };
+}
+
+/** What a question cannot be combined with: it finds moments by meaning, ranked by how well they answer. */
+function checkQuestionAlone(f: MeetingFilters): void {
+  const clash = (['keyword', 'scope', 'sort', 'moments'] as const).find((k) => f[k] !== undefined);
+  if (clash) {
+    throw invalid(
+      clash,
+      'not with question',
+      `${clash} cannot be combined with question: a question is answered with the moments that answer it best; pass either keyword or question`,
+    );
+  }
+}
+
 export function isSearchEmail(s: string): boolean {
   return isEmail(s) && !CONTROL.test(s);
 }
@@ -213,17 +268,21 @@ const unique = (emails: string[]) => [...new Set(emails.map((e) => e.trim().toLo
  * ends here, so a limit holds whether or not the transport's own schema checked it first.
  */
 export function resolveFilters(f: MeetingFilters): ResolvedFilters {
+  const question = f.question === undefined ? null : checkQuestion('question', f.question);
+  if (question !== null) checkQuestionAlone(f);
+  const page = question !== null ? checkQuestionPage(f) : null;
   const keyword = f.keyword === undefined ? '' : checkKeyword('keyword', f.keyword).trim();
   if (f.fromDate !== undefined) checkDate('fromDate', f.fromDate);
   if (f.toDate !== undefined) checkDate('toDate', f.toDate);
   checkDateOrder('fromDate', f.fromDate, f.toDate, 'toDate');
   return {
     keyword: keyword || null,
+    question,
     scope: f.scope === undefined ? 'all' : checkScope('scope', f.scope),
     fromDate: f.fromDate ?? null,
     toDate: f.toDate ?? null,
-    limit: f.limit === undefined ? LIMIT_DEFAULT : checkLimit('limit', f.limit),
-    skip: f.skip === undefined ? 0 : checkSkip('skip', f.skip),
+    limit: page ? page.limit : f.limit === undefined ? LIMIT_DEFAULT : checkLimit('limit', f.limit),
+    skip: page ? page.skip : f.skip === undefined ? 0 : checkSkip('skip', f.skip),
     organizers: unique(checkEmails('organizers', f.organizers ?? [])),
     participants: unique(checkEmails('participants', f.participants ?? [])),
     mine: f.mine === true,

@@ -7,7 +7,7 @@
  *            | value              a bare word or "quoted phrase": a keyword term
  *   value   := '"' (char | '\"' | '\\')* '"'  |  non-whitespace characters
  *
- * Tokens: keyword, scope, from, to, limit, skip, organizers, participants, mine, channel, sort, moments.
+ * Tokens: keyword, question, scope, from, to, limit, skip, organizers, participants, mine, channel, sort, moments.
  * Token names and the words title/sentences/all/true/false/date/relevance are case-insensitive. Keyword terms combine (all must match);
  * organizers and participants accumulate (any of them matches); any other token given twice is
  * ambiguous and refused. Every problem is an invalid_arguments error whose field is the token name.
@@ -22,6 +22,7 @@ import {
   checkLimit,
   checkMoments,
   checkScope,
+  checkQuestion,
   checkSkip,
   checkSort,
   isSearchEmail,
@@ -32,6 +33,7 @@ import {
 
 export const TOKENS = [
   'keyword',
+  'question',
   'scope',
   'from',
   'to',
@@ -136,6 +138,7 @@ const needsValue = (name: string) =>
 
 const EXAMPLES: Record<TokenName, string> = {
   keyword: 'keyword:"quarterly budget"',
+  question: 'question:"when is the pilot supposed to start?"',
   scope: 'scope:title',
   from: 'from:2026-01-31',
   to: 'to:2026-02-28',
@@ -194,6 +197,7 @@ export function parseSearchQuery(query: string): MeetingFilters {
   }
   const terms: string[] = [];
   const scalars: {
+    question?: string;
     scope?: Scope;
     from?: string;
     to?: string;
@@ -228,6 +232,10 @@ export function parseSearchQuery(query: string): MeetingFilters {
     switch (name as TokenName) {
       case 'keyword':
         terms.push(keywordTerm(chunk.value));
+        break;
+      case 'question':
+        once('question');
+        scalars.question = checkQuestion('question', chunk.value);
         break;
       case 'scope':
         once('scope');
@@ -274,6 +282,7 @@ export function parseSearchQuery(query: string): MeetingFilters {
   checkDateOrder('from', scalars.from, scalars.to, 'to');
   const filters: MeetingFilters = {};
   if (terms.length) filters.keyword = checkKeyword('keyword', terms.join(' '));
+  if (scalars.question !== undefined) filters.question = scalars.question;
   if (scalars.scope !== undefined) filters.scope = scalars.scope;
   if (scalars.from !== undefined) filters.fromDate = scalars.from;
   if (scalars.to !== undefined) filters.toDate = scalars.to;

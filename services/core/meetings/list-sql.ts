@@ -284,6 +284,20 @@ function armConditions(
   return [ownArm, othersArm];
 }
 
+/**
+ * The meetings the caller may see that pass the filters, keyword aside, over `meetings m`, as one
+ * condition (the arms' conditions joined by OR): what a question's moments are ranked within.
+ */
+export function listedAndVisible(p: Principal, f: ResolvedFilters): SqlFragment {
+  const arms = armConditions(p, f, null, 'index', 'index').map((where) => rowsCondition(where));
+  return { sql: `(${arms.map((a) => a.sql).join(' or ')})`, bindings: arms.flatMap((a) => a.bindings) };
+}
+
+const rowsCondition = (where: SqlFragment[]): SqlFragment => ({
+  sql: `(${where.map((w) => w.sql).join(' and ')})`,
+  bindings: where.flatMap((w) => w.bindings),
+});
+
 /** `(a) union all (b) …` (one part as it is), the fragments' bindings in their order. */
 function unionAll(parts: SqlFragment[]): SqlFragment {
   if (parts.length === 1) return parts[0];
@@ -408,7 +422,7 @@ export function momentWord(kq: KeywordQuery): string | null {
 }
 
 /** What every list answers of a page row `page`: its summary and its participants. */
-const PAGE_DETAILS =
+export const PAGE_DETAILS =
   'select page.*, su.short_summary,' +
   ' array_to_string(array(select mp.email from meeting_participants mp where mp.meeting_id = page.id' +
   " order by lower(mp.email) = lower(page.organizer_email) desc, mp.email), ', ') as participants,";

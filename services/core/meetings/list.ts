@@ -16,6 +16,8 @@ import { findMeetings } from './list-plan';
 import { momentTsquery, momentWord } from './list-sql';
 import type { Principal } from '../principal';
 import { MeetingRecord, Page, toMeetingRecord } from './records';
+import { answerQuestion, type AnsweredBy } from './question';
+import type { TextEmbedder } from '../passages';
 
 /** A meeting in a list: its record and short summary; never transcript content. */
 export interface MeetingListRecord extends MeetingRecord {
@@ -36,6 +38,9 @@ export interface MeetingList extends Page {
   total_is_lower_bound?: boolean;
   has_more: boolean;
   next_skip: number | null;
+  /** With a question: whether it was answered by meaning, or by its words alone (and then `note` says why). */
+  answered_by?: AnsweredBy;
+  note?: string;
 }
 
 export type { MeetingFilters } from './filters';
@@ -52,9 +57,11 @@ export async function listMeetings(
   config: Pick<Config, 'publicBaseUrl'>,
   p: Principal,
   filters: MeetingFilters,
+  embedder?: TextEmbedder | null,
 ): Promise<MeetingList> {
   const f = resolveFilters(filters);
   if (f.channelId) await requireVisibleChannel(db, p, f.channelId);
+  if (f.question !== null) return answerQuestion(db, config, p, f, embedder);
   const { rows, hasMore, total, totalIsLowerBound, keyword } = await findMeetings(db, p, f);
   const meetings = rows.map((r) => ({
     ...toMeetingRecord(config, r, r.participants),
@@ -89,6 +96,7 @@ export async function searchMeetings(
   config: Pick<Config, 'publicBaseUrl'>,
   p: Principal,
   query: string,
+  embedder?: TextEmbedder | null,
 ): Promise<MeetingList> {
-  return listMeetings(db, config, p, parseSearchQuery(query));
+  return listMeetings(db, config, p, parseSearchQuery(query), embedder);
 }

@@ -41,6 +41,10 @@ export interface MomentRecord {
   text: string;
   /** The meeting page at this moment: transcript_url#t=<whole seconds>. */
   link: string;
+  /** With a question (question.ts): the meeting's title and the sentences either side. */
+  title?: string;
+  before?: string;
+  after?: string;
 }
 
 /** A list answer, in its JSON form, stays within this (what transcript pages hold; clients refuse 25,000). */

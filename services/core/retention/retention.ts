@@ -10,7 +10,7 @@
  */
 import type { Knex } from 'knex';
 import { requireAdmin } from '../access';
-import { audit } from '../audit';
+import { audit, noteDeletion } from '../audit';
 import { pruneReads } from '../read-audit';
 import { removeMeetings } from '../meetings';
 import { invalid } from '../../platform/errors';
@@ -71,6 +71,7 @@ export async function deleteExpiredMeetings(db: Knex, now: Date, batch: number):
     );
     const found = rows as { id: string; team_id: string; date: Date }[];
     if (!found.length) return 0;
+    await noteDeletion(trx, 'expired', null);
     const deleted = await removeMeetings(
       trx,
       found.map((r) => r.id),

@@ -20,6 +20,9 @@
  * and every redelivery sends and signs the same bytes. A target subscribed to V2 events (events.ts)
  * gets one delivery per event instead, each in the V2 form. A V1 delivery is recorded exactly as
  * release 0.1.0 records it, so a rollback to 0.1.0 keeps recording and sending V1 deliveries.
+ *
+ * A meeting whose processing failed is sent `meeting.failed` alone, to the same targets, where they
+ * subscribe to it; a completed meeting every other event. An event of the other outcome never fires.
  */
 import type { Knex } from 'knex';
 import { newId } from '../ids';
@@ -27,6 +30,7 @@ import type { Config } from '../../platform/config';
 import { webhookDeliveries } from '../../platform/metrics';
 import { teamEndpoint, userEndpoint, type EndpointRow } from './settings';
 import {
+  WEBHOOK_EVENT_FAILED,
   WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED,
   type WebhookDeliveryInput,
   type WebhookEvent,
@@ -66,10 +70,15 @@ export function endpointBlocker(ep: EndpointRow, scope: 'user' | 'team', teamTie
   return null;
 }
 
+/** The events a meeting's outcome fires: meeting.failed for a failed one, every other for a completed one. */
+const firesFor = (status: string) => (event: WebhookEvent) =>
+  status === 'failed' ? event === WEBHOOK_EVENT_FAILED : event !== WEBHOOK_EVENT_FAILED;
+
 /**
- * The deliveries of a meeting whose transcript is ready: one ledger row per target (made once: a
- * retried call finds the rows it made), and what a delivery run needs for each one that can be sent.
- * Targets that cannot be sent (no secret, disabled, tier) are recorded `skipped` with the reason.
+ * The deliveries of a meeting whose transcript is ready, or whose processing failed: one ledger row
+ * per target and event (made once: a retried call finds the rows it made), and what a delivery run
+ * needs for each one that can be sent. Targets that cannot be sent (no secret, disabled, tier) are
+ * recorded `skipped` with the reason.
  */
 export async function recordDeliveries(
   db: Knex,
@@ -87,15 +96,17 @@ export async function recordDeliveries(
       'upload_webhook_events',
       'client_reference_id',
       'status',
+      'failure_reason',
     );
-  if (!m || m.status !== 'completed') return [];
+  if (!m || (m.status !== 'completed' && m.status !== 'failed')) return [];
+  const fires = firesFor(m.status);
   const drafts: DeliveryDraft[] = [];
 
   if (m.upload_webhook) {
     const ep = m.uploader_id ? await userEndpoint(db, m.uploader_id) : undefined;
     drafts.push({
       target: 'upload',
-      events: subscribedEvents(m.upload_webhook_events),
+      events: subscribedEvents(m.upload_webhook_events).filter(fires),
       url: m.upload_webhook,
       user_id: m.uploader_id,
       endpoint_id: ep?.id ?? null,
@@ -116,7 +127,7 @@ export async function recordDeliveries(
       const blocker = endpointBlocker(ep, 'user');
       drafts.push({
         target: 'owner',
-        events: subscribedEvents(ep.events),
+        events: subscribedEvents(ep.events).filter(fires),
         url: ep.url,
         user_id: owner.id,
         endpoint_id: ep.id,
@@ -132,7 +143,7 @@ export async function recordDeliveries(
     const blocker = endpointBlocker(teamEp, 'team', team?.tier);
     drafts.push({
       target: 'team',
-      events: subscribedEvents(teamEp.events),
+      events: subscribedEvents(teamEp.events).filter(fires),
       url: teamEp.url,
       user_id: null,
       endpoint_id: teamEp.id,
@@ -141,7 +152,7 @@ export async function recordDeliveries(
     });
   }
 
-  if (drafts.length) {
+  if (drafts.some((d) => d.events.length)) {
     const payloads = await payloadsOf(db, config, m, new Set(drafts.flatMap((d) => d.events)));
     const rows = drafts.flatMap(({ events, target, ...d }) =>
       events
@@ -181,14 +192,16 @@ export async function recordDeliveries(
     .whereNot({ 'd.status': 'skipped' })
     .orderByRaw(`array_position(array['upload','owner','team']::text[], ${target}), d.id`)
     .select('d.id', db.raw(`${target} as target`), 'd.event');
-  return rows.map((r) => ({
-    deliveryId: r.id,
-    meetingId,
-    target: r.target,
-    ...(isV2Event(r.event) ? { event: r.event } : {}),
-    scheduleMs: config.webhook.retryScheduleMs,
-    timeoutMs: config.webhook.timeoutMs,
-  }));
+  return rows
+    .filter((r) => fires(r.event))
+    .map((r) => ({
+      deliveryId: r.id,
+      meetingId,
+      target: r.target,
+      ...(isV2Event(r.event) ? { event: r.event } : {}),
+      scheduleMs: config.webhook.retryScheduleMs,
+      timeoutMs: config.webhook.timeoutMs,
+    }));
 }
 
 /**
@@ -198,13 +211,15 @@ export async function recordDeliveries(
 async function payloadsOf(
   db: Knex,
   config: Pick<Config, 'publicBaseUrl'>,
-  m: { id: string; client_reference_id: string | null },
+  m: { id: string; client_reference_id: string | null; failure_reason: string | null },
   events: Set<WebhookEvent>,
 ): Promise<Map<WebhookEvent, string>> {
   const out = new Map<WebhookEvent, string>();
   const now = Date.now();
   for (const event of events) {
     if (!isV2Event(event)) out.set(event, webhookPayload(m));
+    else if (event === WEBHOOK_EVENT_FAILED)
+      out.set(event, v2Payload(event, m, now, { reason: m.failure_reason ?? 'processing failed' }));
     else if (event !== 'action_items.created') out.set(event, v2Payload(event, m, now));
   }
   if (events.has('action_items.created')) {
@@ -231,7 +246,8 @@ async function payloadsOf(
         link: momentLink(config, m.id, Number(r.start_time)),
       }),
     );
-    if (items.length) out.set('action_items.created', v2Payload('action_items.created', m, now, items));
+    if (items.length)
+      out.set('action_items.created', v2Payload('action_items.created', m, now, { action_items: items }));
   }
   return out;
 }

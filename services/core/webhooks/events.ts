@@ -7,7 +7,9 @@
  *     timestamp in milliseconds since 1970, client_reference_id null when the upload set none,
  *     x-hub-signature `sha256=<hex>`;
  *   - `action_items.created` (ours, V2 form): the same fields and `action_items`, the meeting's items
- *     with the moment each was said; sent only for a meeting with items.
+ *     with the moment each was said; sent only for a meeting with items;
+ *   - `meeting.failed` (ours, V2 form): the same fields and `reason`, the meeting's failure_reason, the
+ *     sentence every reader of the meeting is shown; sent when an upload's processing fails.
  * Every event is one delivery per meeting and target in the ledger, with the V1 event's retry
  * schedule, redelivery and 410 rule.
  */
@@ -35,7 +37,7 @@ export function subscribedEvents(stored: readonly string[] | null | undefined): 
     : [WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED];
 }
 
-/** A subscription as given: 1 to 4 distinct known events; null or absent keeps the default (null). */
+/** A subscription as given: 1 to 5 distinct known events; null or absent keeps the default (null). */
 export function checkWebhookEvents(field: string, raw: unknown): WebhookEvent[] | null {
   if (raw === null || raw === undefined) return null;
   const rule = `a list of 1 to ${WEBHOOK_EVENTS.length} distinct events of: ${WEBHOOK_EVENTS.join(', ')}`;
@@ -58,7 +60,7 @@ export function v2Payload(
   event: WebhookEvent,
   meeting: { id: string; client_reference_id: string | null },
   timestamp: number,
-  items?: WebhookEventItem[],
+  extra: { action_items?: WebhookEventItem[]; reason?: string } = {},
 ): string {
   const body: Record<string, unknown> = {
     event,
@@ -66,6 +68,7 @@ export function v2Payload(
     meeting_id: meeting.id,
     client_reference_id: meeting.client_reference_id ?? null,
   };
-  if (items) body.action_items = items;
+  if (extra.action_items) body.action_items = extra.action_items;
+  if (extra.reason !== undefined) body.reason = extra.reason;
   return JSON.stringify(body);
 }

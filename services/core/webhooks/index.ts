@@ -35,7 +35,7 @@ export { getWebhookDelivery, listWebhookDeliveries } from './ledger';
 // Redelivery on request.
 export { redeliverWebhook } from './redeliver';
 
-// Webhook events beside the V1 payload (V2: meeting.transcribed, meeting.summarized, action_items.created).
+// Webhook events beside the V1 payload (V2: meeting.transcribed, meeting.summarized, action_items.created, meeting.failed).
 export { WEBHOOK_EVENTS, WEBHOOK_EVENTS_V2 } from './types';
 export type { WebhookEvent } from './types';
 export { checkWebhookEvents, isV2Event, subscribedEvents, v2Payload } from './events';

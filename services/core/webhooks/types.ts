@@ -2,10 +2,17 @@
 import type { ServiceDeps } from '../deps';
 
 export const WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED = 'Transcription completed';
-/** Fireflies' V2 events, and our own action_items.created (events.ts). */
-export const WEBHOOK_EVENTS_V2 = ['meeting.transcribed', 'meeting.summarized', 'action_items.created'] as const;
+/** Fireflies' V2 events, and our own action_items.created and meeting.failed (events.ts). */
+export const WEBHOOK_EVENTS_V2 = [
+  'meeting.transcribed',
+  'meeting.summarized',
+  'action_items.created',
+  'meeting.failed',
+] as const;
 export const WEBHOOK_EVENTS = [WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED, ...WEBHOOK_EVENTS_V2] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+/** The event of a meeting whose processing failed; every other event is of a meeting whose transcript is ready. */
+export const WEBHOOK_EVENT_FAILED = 'meeting.failed' satisfies WebhookEvent;
 
 export const WEBHOOK_TARGETS = ['upload', 'owner', 'team'] as const;
 export type WebhookTarget = (typeof WEBHOOK_TARGETS)[number];

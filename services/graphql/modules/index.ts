@@ -53,3 +53,7 @@ MODULES.push(speakersModule);
 // Voiceprints (voiceprints, speakerProfiles, setVoiceprints, mergeSpeakerProfiles, forgetSpeakerProfile).
 import { voiceprintsModule } from './voiceprints';
 MODULES.push(voiceprintsModule);
+
+// Changes since a cursor (changes).
+import { changesModule } from './changes';
+MODULES.push(changesModule);

@@ -77,7 +77,7 @@ async function digestOf(path: string): Promise<string> {
 }
 
 /** Every file the manifest lists is there with its sha256. */
-async function verify(dir: string, digests: Record<string, string>): Promise<void> {
+export async function verifyModelFiles(dir: string, digests: Record<string, string>): Promise<void> {
   for (const [name, expected] of Object.entries(digests)) {
     const path = join(dir, name);
     if (!existsSync(path)) throw new ModelFileError(`model file ${path} is missing; run \`${FETCH_COMMAND}\``);
@@ -92,7 +92,7 @@ async function verify(dir: string, digests: Record<string, string>): Promise<voi
 export async function loadSpeechModel(root: string, name: string): Promise<SpeechModel> {
   const dir = join(modelsRoot(root), name);
   const m = readManifest(dir, speechManifest, `speech model ${name} (SPEECH_MODEL)`);
-  await verify(dir, m.sha256);
+  await verifyModelFiles(dir, m.sha256);
   return { ...m, dir };
 }
 
@@ -101,7 +101,7 @@ export async function loadVadModel(root: string): Promise<VadModel> {
   const own = join(modelsRoot(root), 'silero-vad');
   const dir = existsSync(join(own, 'model.json')) ? own : join(modelsRoot('.models'), 'silero-vad');
   const m = readManifest(dir, vadManifest, 'voice activity model silero-vad');
-  await verify(dir, m.sha256);
+  await verifyModelFiles(dir, m.sha256);
   if (!existsSync(join(dir, m.model)))
     throw new ModelFileError(`model file ${join(dir, m.model)} is missing; run \`${FETCH_COMMAND}\``);
   return { ...m, dir };

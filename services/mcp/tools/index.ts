@@ -1,6 +1,6 @@
 /**
  * Every tool, one file per group (search, transcripts, action items, meeting-admin, speakers, voiceprints, channels, soundbites, people,
- * analytics, automation, live). Order is the order of tools/list.
+ * analytics, automation, live, changes). Order is the order of tools/list.
  */
 import type { ToolDef } from '../tool';
 import { searchTools } from './search';
@@ -15,11 +15,13 @@ import { soundbiteTools } from './soundbites';
 import { peopleTools } from './people';
 import { automationTools } from './automation';
 import { actionItemTools } from './action-items';
+import { changesTools } from './changes';
 
 export const ALL_TOOLS: ToolDef[] = [
   ...searchTools,
   ...transcriptTools,
   ...actionItemTools,
+  ...changesTools,
   ...liveTools,
   ...analyticsTools,
   ...meetingAdminTools,

@@ -20,6 +20,10 @@ import {
   MOMENTS_DEFAULT,
   MOMENTS_MAX,
   QUERY_MAX,
+  QUESTION_LIMIT_DEFAULT,
+  QUESTION_LIMIT_MAX,
+  QUESTION_MAX,
+  QUESTION_POOL,
   RELEVANCE_POOL,
   SORTS,
   TOTAL_BOUND,
@@ -40,6 +44,13 @@ const RETURNS =
   'needs reading), then cite the moment as [meeting title, mm:ss](link), mm:ss being start_time, and quote the sentence. ' +
   'For every match in one meeting with the sentences around it, call svc_get_transcript with its id and the same keyword. ' +
   'Otherwise no transcript content: svc_get_transcript reads sentences, svc_get_summary the summary.';
+
+const QUESTION_USE =
+  `To find what was said in the user's own words (they remember the gist, not the words), pass question instead of keyword: ` +
+  `the answer is the moments that answer it best across meetings, best first: each with meeting_id, title, index, speaker_name, ` +
+  `start_time, text, before and after (the sentences either side) and link; limit counts moments (1-${QUESTION_LIMIT_MAX}, default ${QUESTION_LIMIT_DEFAULT}; ` +
+  `skip + limit at most ${QUESTION_POOL}); filters still apply; keyword, scope, sort and moments do not go with it. answered_by says ` +
+  `whether it was answered by meaning or by its words alone (note says why). Cite as with keyword moments. Use keyword for exact words, names or phrases.`;
 
 const SORT_SYNTAX =
   `Order: date (newest first, default) or relevance (how well each meeting matches the keyword: its title and up to 20 matching sentences; ` +
@@ -73,7 +84,7 @@ const getTranscripts = defineTool({
     'Use this to list recent meetings, search by keyword, date range or people. ' +
     'svc_search does the same with one query string, when enabled for your team. ' +
     RETURNS +
-    ` Page with skip = next_skip. ${KEYWORD_SYNTAX} ` +
+    ` Page with skip = next_skip. ${QUESTION_USE} ${KEYWORD_SYNTAX} ` +
     `${SORT_SYNTAX} ` +
     'Example: {"keyword": "budget", "sort": "relevance", "fromDate": "2026-10-01", "participants": ["ana@example.com"]}.',
   input: {
@@ -82,6 +93,14 @@ const getTranscripts = defineTool({
       .max(KEYWORD_MAX, `at most ${KEYWORD_MAX} characters`)
       .optional()
       .describe(`Words to find, at most ${KEYWORD_MAX} characters; where is set by scope.`),
+    question: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(QUESTION_MAX, `at most ${QUESTION_MAX} characters`)
+      .optional()
+      .describe(
+        `A question in plain language, at most ${QUESTION_MAX} characters: answered with the moments that answer it (above).`,
+      ),
     scope: z
       .enum(SCOPES, { error: 'must be one of title, sentences, all' })
       .optional()
@@ -134,7 +153,7 @@ const getTranscripts = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   output: meetingListOutput,
   scope: 'meetings:read',
-  run: (filters, { principal, deps }) => listMeetings(deps.db, deps.config, principal, filters),
+  run: (filters, { principal, deps }) => listMeetings(deps.db, deps.config, principal, filters, deps.embedder),
   text: (r: MeetingList) => listText(r, (skip) => `call again with skip: ${skip}`),
 });
 
@@ -145,7 +164,8 @@ const search = defineTool({
     'Search meetings you can see with one query string (experimental). Same results as svc_get_transcripts, whose structured ' +
     'parameters are the better choice when you build filters programmatically. ' +
     RETURNS +
-    ' Grammar: bare words and keyword:"term" are keywords (all must match); scope:title|sentences|all (default all); ' +
+    ' Grammar: bare words and keyword:"term" are keywords (all must match); question:"..." asks in plain language (see svc_get_transcripts: ' +
+    `moments that answer it, limit 1-${QUESTION_LIMIT_MAX}; not with keywords, scope, sort or moments); scope:title|sentences|all (default all); ` +
     'from:YYYY-MM-DD and to:YYYY-MM-DD (UTC days, inclusive); limit:N (1-50, default 10); skip:N (offset: use next_skip); ' +
     'organizers:email1,email2 and participants:email1,email2 (any of them; may repeat); mine:true|false (meetings you organized ' +
     'or attended); channel:<id> (a channel from svc_list_channels); sort:date|relevance; moments:N (0-10 matching sentences per meeting, default 3). ' +
@@ -166,7 +186,7 @@ const search = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   output: meetingListOutput,
   scope: 'meetings:read',
-  run: ({ query }, { principal, deps }) => searchMeetings(deps.db, deps.config, principal, query),
+  run: ({ query }, { principal, deps }) => searchMeetings(deps.db, deps.config, principal, query, deps.embedder),
   text: (r: MeetingList) => listText(r, (skip) => `add skip:${skip} to the query`),
 });
 
@@ -182,8 +202,31 @@ const totalText = (r: MeetingList) =>
     ? `At least ${(r.total ?? 0).toLocaleString('en-US')} meetings match.`
     : `${r.total ?? r.meetings.length} meeting${r.total === 1 ? '' : 's'} match.`;
 
+/** A question's answer: its moments as numbered citations, best first, each with the sentences around it. */
+function answerText(r: MeetingList, nextPage: (skip: number) => string): string {
+  const lines: string[] = [];
+  if (r.note) lines.push(r.note);
+  if (!r.moments?.length) {
+    lines.push('No moment answers this question; try other words, a keyword, or wider filters.');
+    return lines.join('\n');
+  }
+  r.moments.forEach((x, i) => {
+    lines.push(
+      `${i + 1}. [${oneLine(x.title ?? '')}, ${clock(x.start_time)}](${x.link}) ${x.speaker_name}: ${oneLine(x.text)}`,
+    );
+    const around = [x.before && `before: ${oneLine(x.before)}`, x.after && `after: ${oneLine(x.after)}`].filter(
+      Boolean,
+    );
+    if (around.length) lines.push(`   (${around.join(' · ')})`);
+  });
+  if (r.moments_omitted) lines.push(`(${r.moments_omitted} more moments left out to keep this answer small.)`);
+  lines.push(r.has_more ? `More answers: ${nextPage(r.next_skip!)}.` : 'No more answers.');
+  return lines.join('\n');
+}
+
 /** One line per meeting (its moments below it, as citations), then how many match and how to get more. */
 export function listText(r: MeetingList, nextPage: (skip: number) => string): string {
+  if (r.answered_by) return answerText(r, nextPage);
   if (r.meetings.length === 0)
     return r.has_more ? `No meetings on this page; ${nextPage(r.next_skip ?? 0)}.` : 'No meetings match.';
   const lines = r.meetings.flatMap((m) => {

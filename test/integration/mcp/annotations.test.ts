@@ -44,6 +44,7 @@ const READ_TOOLS = [
   'svc_get_user_contacts',
   'svc_get_rule_executions',
   'svc_get_action_items',
+  'svc_get_changes',
   'svc_list_speaker_profiles',
 ];
 

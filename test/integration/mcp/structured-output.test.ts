@@ -125,6 +125,7 @@ describe('structured tool output', () => {
       svc_get_user_contacts: [{}, { limit: 1 }],
       svc_get_rule_executions: [{}, { meetingId }],
       svc_get_action_items: [{}, { mine: true, status: 'open', limit: 1 }],
+      svc_get_changes: [{}, { limit: 1 }],
       svc_update_action_item: [
         { id: actionItem, status: 'done' },
         { id: actionItem, dueDate: null },

@@ -34,6 +34,24 @@ describe('migrations', () => {
     expect(await schemaSnapshot(t)).toEqual(first);
   });
 
+  it('records meeting changes from every table that holds a meeting or decides who reads it', async () => {
+    const { rows } = await t.db.raw(
+      `select c.relname as tbl, t.tgname from pg_trigger t join pg_class c on c.oid = t.tgrelid
+        where t.tgname like 'meeting_changes_%' order by 1, 2`,
+    );
+    const byTable: Record<string, string[]> = {};
+    for (const r of rows) (byTable[r.tbl] ??= []).push(r.tgname.replace('meeting_changes_', ''));
+    expect(byTable).toEqual({
+      action_items: ['delete', 'insert', 'update'],
+      channel_members: ['delete', 'insert'],
+      meeting_participants: ['delete', 'insert'],
+      meeting_shares: ['delete', 'insert', 'update'],
+      meetings: ['delete', 'insert', 'update'],
+      sentences: ['delete', 'insert', 'update'],
+      summaries: ['delete', 'insert', 'update'],
+    });
+  });
+
   it('has full-text columns with GIN indexes on titles and sentences', async () => {
     const { rows } = await t.db.raw(`select indexname, indexdef from pg_indexes where indexdef ilike '%using gin%'`);
     const defs = rows.map((r: { indexdef: string }) => r.indexdef).join('\n');

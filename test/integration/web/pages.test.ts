@@ -174,7 +174,7 @@ describe('meeting and soundbite pages', () => {
     const titles = await page.locator('ul.meetings .title').allTextContents();
     expect(titles).toEqual(expect.arrayContaining(['Roadmap <review>', 'Salary talk', 'Standup now']));
     await page.fill('#q', 'keyword:"budget is 40k" scope:sentences');
-    await Promise.all([page.waitForURL(/q=/), page.click('form.search button')]);
+    await Promise.all([page.waitForURL(/q=/), page.click('form.search:has(#q) button')]);
     expect(await page.locator('ul.meetings .title').allTextContents()).toEqual(['Roadmap <review>']);
     // The matching moment, its words marked, linking to that moment of the meeting.
     const moment = page.locator('ol.moments li').first();

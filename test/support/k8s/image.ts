@@ -218,6 +218,8 @@ export async function prepareImageApp(contract = imageContract()): Promise<Image
     const map = mapper(contract, root, tmp);
     for (const c of contract.contextCopies) cpSync(path.join(REPO_ROOT, c.from), map(c.to), { recursive: true });
     symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+    // The models stage's /app/.models: what `make models` fetched, by the same script and pins.
+    symlinkSync(path.join(REPO_ROOT, '.models'), path.join(root, '.models'), 'dir');
     const env = Object.fromEntries(Object.entries(contract.env).map(([k, v]) => [k, map(v)]));
     if (!env.MI_WORKFLOW_BUNDLE) throw new Error("the image's ENV has no MI_WORKFLOW_BUNDLE");
     const entry = [...contract.entrypoint];

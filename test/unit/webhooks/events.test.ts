@@ -8,7 +8,7 @@ import {
 } from '../../../services/core/webhooks';
 
 describe('webhook events', () => {
-  it("a subscription names 1 to 4 distinct known events, kept in the events' own order", () => {
+  it("a subscription names 1 to 5 distinct known events, kept in the events' own order", () => {
     expect(checkWebhookEvents('events', [...WEBHOOK_EVENTS].reverse())).toEqual([...WEBHOOK_EVENTS]);
     expect(checkWebhookEvents('events', ['meeting.summarized'])).toEqual(['meeting.summarized']);
     expect(checkWebhookEvents('events', null)).toBeNull();
@@ -17,7 +17,7 @@ describe('webhook events', () => {
       expect.objectContaining({ details: expect.objectContaining({ field: 'events' }) }),
     );
     expect(() => checkWebhookEvents('events', [...WEBHOOK_EVENTS, 'meeting.summarized'])).toThrow(
-      /1 to 4 distinct events/,
+      /1 to 5 distinct events/,
     );
     expect(() => checkWebhookEvents('events', ['meeting.summarized', 'meeting.summarized'])).toThrow(
       /names an event twice/,
@@ -46,12 +46,19 @@ describe('webhook events', () => {
     expect(v2Payload('meeting.transcribed', { id: 'M1', client_reference_id: null }, 1710876543210)).toBe(
       '{"event":"meeting.transcribed","timestamp":1710876543210,"meeting_id":"M1","client_reference_id":null}',
     );
-    expect(JSON.parse(v2Payload('action_items.created', { id: 'M1', client_reference_id: 'r' }, 1, []))).toEqual({
+    expect(
+      JSON.parse(v2Payload('action_items.created', { id: 'M1', client_reference_id: 'r' }, 1, { action_items: [] })),
+    ).toEqual({
       event: 'action_items.created',
       timestamp: 1,
       meeting_id: 'M1',
       client_reference_id: 'r',
       action_items: [],
     });
+    expect(
+      v2Payload('meeting.failed', { id: 'M1', client_reference_id: null }, 2, { reason: 'the file was not found' }),
+    ).toBe(
+      '{"event":"meeting.failed","timestamp":2,"meeting_id":"M1","client_reference_id":null,"reason":"the file was not found"}',
+    );
   });
 });

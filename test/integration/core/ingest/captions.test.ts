@@ -89,8 +89,12 @@ describe('caption uploads end to end', () => {
     ids.vtt = up.meetingId;
 
     const run = await waitForRun(gql.temporal, ids.vtt);
-    // Post-processing: the automation rules run of this meeting (no webhook is configured here).
-    expect(run).toMatchObject({ status: 'completed', result: { status: 'completed', children: [`rules-${ids.vtt}`] } });
+    // Post-processing: the automation rules run of this meeting (no webhook is configured here), and its
+    // embedding for search by meaning.
+    expect(run).toMatchObject({
+      status: 'completed',
+      result: { status: 'completed', children: [`rules-${ids.vtt}`, `embed-${ids.vtt}`] },
+    });
     const m = await t.db('meetings').where({ id: ids.vtt }).first();
     expect(m).toMatchObject({
       status: 'completed',

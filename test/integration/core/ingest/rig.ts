@@ -9,6 +9,7 @@ import { GraphqlHarness, startGraphql, UPLOAD_AUDIO } from '../../../support/gra
 import { createTestDatabase, TestDatabase, testTaskQueue } from '../../../support/testDb';
 import { startTestWorker, TestWorker } from '../../../support/worker';
 import { MediaServer, startMediaServer } from './media-server';
+import type { TextEmbedder } from '../../../../services/core/passages';
 
 export interface RecordingRig {
   t: TestDatabase;
@@ -27,6 +28,8 @@ export async function startRecordingRig(opts: {
   ownerName: string;
   asr?: StandinOptions;
   workerEnv?: Record<string, string>;
+  /** The worker's embedder (search by meaning); absent: it embeds nothing. */
+  embedder?: TextEmbedder;
 }): Promise<RecordingRig> {
   const closers: (() => Promise<unknown>)[] = [];
   const close = async () => {
@@ -48,6 +51,7 @@ export async function startRecordingRig(opts: {
     const worker = await startTestWorker(t.db, {
       taskQueue,
       env: { ASR_URL: asr.url, DIARIZATION: 'off', ...opts.workerEnv },
+      embedder: opts.embedder,
     });
     closers.push(() => worker.stop());
     const upload = async (input: Record<string, unknown>) => {

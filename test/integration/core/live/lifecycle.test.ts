@@ -300,8 +300,13 @@ describe('a live meeting from start to end', () => {
       ]),
     );
 
-    // ---- the post-processing an upload gets: the automation rules run, then the saved webhook fires.
-    expect(result.children).toEqual([`rules-${id}`, expect.stringMatching(new RegExp(`^webhook-${id}-`))]);
+    // ---- the post-processing an upload gets: the automation rules run, then the saved webhook fires,
+    // and the meeting is embedded for search by meaning.
+    expect(result.children).toEqual([
+      `rules-${id}`,
+      expect.stringMatching(new RegExp(`^webhook-${id}-`)),
+      `embed-${id}`,
+    ]);
     const rules = await h.gql.temporal.workflow.getHandle(`rules-${id}`).result();
     expect(rules).toMatchObject({ meetingId: id });
     const [hook] = await rx.waitFor('/alice', 1, 20_000);

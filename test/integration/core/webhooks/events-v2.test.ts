@@ -12,21 +12,26 @@ import { createTestDatabase, TestDatabase, testTaskQueue } from '../../../suppor
 import { makeTeam, makeUser, TestUser } from '../../../support/factory';
 import { GraphqlHarness, startGraphql, UPLOAD_AUDIO } from '../../../support/graphql';
 import { startTestWorker, TestWorker, waitForRun } from '../../../support/worker';
-import { startWebhookReceiver, WebhookReceiver, type ReceivedRequest } from '../../../support/webhook-receiver';
+import { startWebhookReceiver, WebhookReceiver } from '../../../support/webhook-receiver';
 import { newId } from '../../../../services/core/ids';
 import { MediaServer, startMediaServer } from '../ingest/media-server';
-import { eventually, ok, refused, REDELIVER, SET_SECRET, settled } from './support';
+import {
+  body,
+  eventually,
+  hmacHex,
+  ok,
+  refused,
+  REDELIVER,
+  SAVE_EVENTS,
+  SET_SECRET,
+  SET_TEAM_EVENTS,
+  settled,
+} from './support';
 
 const VTT = readFileSync(
   join(__dirname, '..', '..', '..', '..', 'services', 'cli', 'demo', 'meetings', '2026-10-08-q4-roadmap-planning.vtt'),
 );
-const SAVE = `mutation S($url: String!, $events: [String!]) { saveWebhookUrl(url: $url, events: $events) { url events } }`;
-const SET_TEAM = `mutation T($url: String!, $events: [String!]) { setTeamWebhook(url: $url, events: $events) { secret settings { events } } }`;
 const V2 = ['meeting.transcribed', 'meeting.summarized', 'action_items.created'];
-
-const body = (r: ReceivedRequest) => JSON.parse(r.rawBody.toString());
-const hmacHex = (secret: string, raw: Buffer) =>
-  createHmac('sha256', Buffer.from(secret, 'utf8')).update(raw).digest('hex');
 
 describe('webhooks V2 beside V1', () => {
   let t: TestDatabase;
@@ -67,14 +72,16 @@ describe('webhooks V2 beside V1', () => {
     gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: queue, ...env });
     worker = await startTestWorker(t.db, { taskQueue: queue, env });
 
-    expect((await ok(gql, olga.key, SAVE, { url: rx.url('/olga'), events: V2 })).saveWebhookUrl.events).toEqual(V2);
+    expect((await ok(gql, olga.key, SAVE_EVENTS, { url: rx.url('/olga'), events: V2 })).saveWebhookUrl.events).toEqual(
+      V2,
+    );
     secrets['/olga'] = (await ok(gql, olga.key, SET_SECRET, { generate: true })).setWebhookSecret.secret;
-    expect((await ok(gql, pete.key, SAVE, { url: rx.url('/pete') })).saveWebhookUrl.events).toEqual([
+    expect((await ok(gql, pete.key, SAVE_EVENTS, { url: rx.url('/pete') })).saveWebhookUrl.events).toEqual([
       'Transcription completed',
     ]);
     secrets['/pete'] = (await ok(gql, pete.key, SET_SECRET, { generate: true })).setWebhookSecret.secret;
     const teamHook = (
-      await ok(gql, sam.key, SET_TEAM, {
+      await ok(gql, sam.key, SET_TEAM_EVENTS, {
         url: rx.url('/team'),
         events: ['meeting.summarized', 'Transcription completed'],
       })
@@ -270,14 +277,14 @@ describe('webhooks V2 beside V1', () => {
 
   it('refuses unknown or repeated events, naming the field', async () => {
     expect(
-      (await refused(gql, olga.key, SAVE, { url: rx.url('/olga'), events: ['meeting.deleted'] })).extensions,
+      (await refused(gql, olga.key, SAVE_EVENTS, { url: rx.url('/olga'), events: ['meeting.deleted'] })).extensions,
     ).toMatchObject({ code: 'invalid_arguments', field: 'events.0' });
-    expect((await refused(gql, olga.key, SAVE, { url: rx.url('/olga'), events: [] })).extensions).toMatchObject({
+    expect((await refused(gql, olga.key, SAVE_EVENTS, { url: rx.url('/olga'), events: [] })).extensions).toMatchObject({
       field: 'events',
     });
     expect(
       (
-        await refused(gql, olga.key, SAVE, {
+        await refused(gql, olga.key, SAVE_EVENTS, {
           url: rx.url('/olga'),
           events: ['meeting.summarized', 'meeting.summarized'],
         })

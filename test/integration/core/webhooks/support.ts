@@ -1,6 +1,18 @@
 /** GraphQL documents and helpers shared by the webhook tests. */
+import { createHmac } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { GraphqlHarness } from '../../../support/graphql';
+import type { ReceivedRequest } from '../../../support/webhook-receiver';
+
+/** Saving a webhook, the user's or the team's, with the events it subscribes to (docs/webhooks-v2.md). */
+export const SAVE_EVENTS = `mutation S($url: String!, $events: [String!]) { saveWebhookUrl(url: $url, events: $events) { url events } }`;
+export const SET_TEAM_EVENTS = `mutation T($url: String!, $events: [String!]) { setTeamWebhook(url: $url, events: $events) { secret settings { events } } }`;
+
+/** A received request's JSON body. */
+export const body = (r: ReceivedRequest) => JSON.parse(r.rawBody.toString());
+/** HMAC-SHA256 of the raw body as lowercase hex, computed here rather than by the service's signing code. */
+export const hmacHex = (secret: string, raw: Buffer) =>
+  createHmac('sha256', Buffer.from(secret, 'utf8')).update(raw).digest('hex');
 
 export const SETTINGS_FIELDS =
   'url secret_set previous_secret_expires_at disabled_at disabled_reason updated_at notice';

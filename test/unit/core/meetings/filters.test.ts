@@ -21,6 +21,7 @@ describe('resolveFilters', () => {
   it('fills in the defaults: all scope, 10 per page from the first, no keyword, no channel, by date, 3 moments', () => {
     expect(resolveFilters({})).toEqual({
       keyword: null,
+      question: null,
       scope: 'all',
       fromDate: null,
       toDate: null,

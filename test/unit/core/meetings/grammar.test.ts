@@ -161,7 +161,7 @@ describe('svc_search grammar', () => {
   it('refuses unknown tokens, empty values and bad scalars naming the token', () => {
     expect(errorOf('foo:bar').details).toEqual({
       field: 'foo',
-      rule: expect.stringMatching(/^a known token: keyword, scope/),
+      rule: expect.stringMatching(/^a known token: keyword, question, scope/),
     });
     expect(errorOf('https://example.com').details.field).toBe('https');
     expect(errorOf('limit:').details).toEqual({ field: 'limit', rule: 'needs a value' });

@@ -1,0 +1,286 @@
+/**
+ * Changes since a cursor: the meetings of the caller's team that were created, changed or deleted
+ * after it, oldest change first, each with what changed and the meeting as the caller may read it now,
+ * or removed (deleted, expired, or no longer visible to the caller) with nothing of its content.
+ *
+ * Visibility is access.visibleToSql, the rule of the meeting list, applied when the page is read: a
+ * meeting made private, unshared or moved out of the caller's channels is answered `removed` to this
+ * caller from then on. Only the caller's team's meetings are in the log; meetings another team shared
+ * with the caller are not (svc_get_transcripts lists them). README.md: why the log is read up to the
+ * oldest running transaction and how a mirror stays exact.
+ */
+import type { Knex } from 'knex';
+import { visibleToSql } from '../access';
+import type { Principal } from '../principal';
+import { estimateJsonTokens } from '../tokens';
+import { invalid } from '../../platform/errors';
+import type { Config } from '../../platform/config';
+import { numbered, runSql } from '../../platform/sql';
+import { ChangesCursor, decodeCursor, encodeCursor } from './cursor';
+
+export const CHANGES_LIMIT_DEFAULT = 100;
+export const CHANGES_LIMIT_MAX = 200;
+/** A page's token budget: a page is cut (has_more true) before its records pass it. */
+export const CHANGES_TOKENS = 16_000;
+
+/** What can change about a meeting, as the log names it. */
+export const CHANGE_KINDS = [
+  'created',
+  'title',
+  'details',
+  'status',
+  'transcript',
+  'speakers',
+  'summary',
+  'action_items',
+  'sharing',
+  'channel',
+  'deleted',
+] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** Why a meeting is answered removed: deleted by a person, expired by retention, or no longer visible to the caller. */
+export type RemovedReason = 'deleted' | 'expired' | 'not_visible';
+
+/** One meeting that changed. Flat, so TOON renders a page as one table; a removed one holds only its id and why. */
+export interface ChangeRecord {
+  meeting_id: string;
+  /** The kinds of change since the cursor, comma-separated (CHANGE_KINDS); `created` for every meeting of a snapshot. */
+  changed: string;
+  /** When the latest of them was written (ISO 8601). */
+  changed_at: string;
+  removed: boolean;
+  reason: RemovedReason | null;
+  title: string | null;
+  dateString: string | null;
+  status: string | null;
+  privacy: string | null;
+  channel_id: string | null;
+  organizer_email: string | null;
+  /** Minutes, one decimal. */
+  duration: number | null;
+  is_live: boolean | null;
+}
+
+export interface ChangesPage {
+  changes: ChangeRecord[];
+  /** snapshot: these are meetings you can read now (a first sync); changes: changes after the cursor. */
+  phase: 'snapshot' | 'changes';
+  /** More can be read now: call again with next_cursor. false: you are at the end; poll later with next_cursor. */
+  has_more: boolean;
+  /** Always set: the cursor for the next call, now or later. */
+  next_cursor: string;
+  /** How long the log keeps changes (CHANGES_RETENTION): read again within this, or start over. */
+  retention_days: number;
+}
+
+interface MeetingFields {
+  title: string | null;
+  date: Date | null;
+  status: string | null;
+  privacy: string | null;
+  channel_id: string | null;
+  organizer_email: string | null;
+  duration_seconds: number | null;
+  is_live: boolean | null;
+}
+
+const FIELDS = 'm.title, m.date, m.status, m.privacy, m.channel_id, m.organizer_email, m.duration_seconds, m.is_live';
+
+export function requireChangesLimit(limit: number | undefined): number {
+  if (limit === undefined || limit === null) return CHANGES_LIMIT_DEFAULT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > CHANGES_LIMIT_MAX)
+    throw invalid(
+      'limit',
+      `a whole number from 1 to ${CHANGES_LIMIT_MAX}`,
+      `limit must be a whole number from 1 to ${CHANGES_LIMIT_MAX}; got ${limit}`,
+    );
+  return limit;
+}
+
+function visibleRecord(id: string, changed: string, at: Date, m: MeetingFields): ChangeRecord {
+  return {
+    meeting_id: id,
+    changed,
+    changed_at: new Date(at).toISOString(),
+    removed: false,
+    reason: null,
+    title: m.title,
+    dateString: m.date ? new Date(m.date).toISOString() : null,
+    status: m.status,
+    privacy: m.privacy,
+    channel_id: m.channel_id,
+    organizer_email: m.organizer_email,
+    duration: m.duration_seconds === null ? null : Math.round((Number(m.duration_seconds) / 60) * 10) / 10,
+    is_live: m.is_live,
+  };
+}
+
+function removedRecord(id: string, changed: string, at: Date, reason: RemovedReason): ChangeRecord {
+  return {
+    meeting_id: id,
+    changed,
+    changed_at: new Date(at).toISOString(),
+    removed: true,
+    reason,
+    title: null,
+    dateString: null,
+    status: null,
+    privacy: null,
+    channel_id: null,
+    organizer_email: null,
+    duration: null,
+    is_live: null,
+  };
+}
+
+/** The records that fit the token budget (at least one). */
+function withinBudget<T>(records: T[]): T[] {
+  // One estimate of the whole page first: a page of ordinary titles is far within the budget.
+  if (estimateJsonTokens(records) <= CHANGES_TOKENS) return records;
+  let tokens = 0;
+  for (let i = 0; i < records.length; i++) {
+    tokens += estimateJsonTokens(records[i]);
+    if (tokens > CHANGES_TOKENS && i > 0) return records.slice(0, i);
+  }
+  return records;
+}
+
+/** The oldest transaction still running: every change of an older one is committed (or never will be). */
+const HORIZON = 'pg_snapshot_xmin(pg_current_snapshot())';
+
+async function snapshotPage(
+  db: Knex,
+  config: Config,
+  p: Principal,
+  c: ChangesCursor,
+  limit: number,
+): Promise<Omit<ChangesPage, 'retention_days'>> {
+  const vis = visibleToSql(p, 'm');
+  const { rows } = await db.raw(
+    `select m.id, m.updated_at, ${FIELDS} from meetings m
+      where m.team_id = ? and m.id > ? and ${vis.sql} order by m.id limit ?`,
+    [p.teamId, c.after, ...vis.bindings, limit + 1],
+  );
+  const all = (rows as ({ id: string; updated_at: Date } & MeetingFields)[]).map((r) =>
+    visibleRecord(r.id, 'created', r.updated_at, r),
+  );
+  const page = withinBudget(all.slice(0, limit));
+  const more = all.length > page.length;
+  const issued = Math.floor(Date.now() / 1000);
+  const next: ChangesCursor = more
+    ? { ...c, after: page[page.length - 1].meeting_id, issued }
+    : { phase: 'changes', after: '', xid: c.xid, meeting: c.meeting, issued };
+  // The snapshot's end is not the log's: the changes after its start follow on the next call.
+  return { changes: page, phase: 'snapshot', has_more: true, next_cursor: encodeCursor(next) };
+}
+
+/**
+ * The page statement for one form of the visibility rule (admin or member, shared with or not: four in
+ * all), prepared under its name: it runs on its generic plan, and no call pays for planning it. The
+ * meeting is joined laterally, by its key for each change: a generic plan cannot know how few rows
+ * the limit leaves and would otherwise hash every meeting of the database.
+ */
+const pageStatements = new Map<string, { text: string; name: string }>();
+
+function pageStatement(visibility: string): { text: string; name: string } {
+  let st = pageStatements.get(visibility);
+  if (!st) {
+    const { text } = numbered({
+      sql: `with page as (
+         select c.xid, c.meeting_id, c.kinds, c.reason, c.at from meeting_changes c
+          where c.team_id = ? and (c.xid, c.meeting_id) > (?::xid8, ?) and c.xid < (select ${HORIZON})
+          order by c.xid, c.meeting_id limit ?)
+       select page.xid::text as xid, page.meeting_id, array_to_string(page.kinds, ',') as kinds, page.at,
+              m.id is not null as present, coalesce(m.id is not null and ${visibility}, false) as visible,
+              case when m.id is null then coalesce(page.reason, (select t.reason from meeting_changes t
+                where t.meeting_id = page.meeting_id and t.reason is not null and t.team_id = ? limit 1)) end as reason,
+              ${FIELDS}
+         from page left join lateral (select * from meetings m where m.id = page.meeting_id offset 0) m on true
+        order by page.xid, page.meeting_id`,
+      bindings: Array.from({ length: (visibility.match(/\?/g) ?? []).length + 5 }, () => null),
+    });
+    st = { text, name: `mi_changes_${pageStatements.size}` };
+    pageStatements.set(visibility, st);
+  }
+  return st;
+}
+
+interface LogRow extends MeetingFields {
+  xid: string;
+  meeting_id: string;
+  /** Comma-separated: a string is cheaper for the driver than an array. */
+  kinds: string;
+  at: Date;
+  present: boolean;
+  visible: boolean;
+  reason: 'deleted' | 'expired' | null;
+}
+
+async function changesPage(
+  db: Knex,
+  config: Config,
+  p: Principal,
+  c: ChangesCursor,
+  limit: number,
+): Promise<Omit<ChangesPage, 'retention_days'>> {
+  const vis = visibleToSql(p, 'm');
+  const st = pageStatement(vis.sql);
+  const log = await runSql<LogRow>(
+    db,
+    { text: st.text, values: [p.teamId, c.xid, c.meeting, limit + 1, ...vis.bindings, p.teamId] },
+    st.name,
+  );
+  const read = log.slice(0, limit);
+  // One record per meeting, at its latest change on the page, with every kind since the cursor.
+  const byMeeting = new Map<string, { last: LogRow; kinds: Set<string> }>();
+  for (const r of read) {
+    const seen = byMeeting.get(r.meeting_id);
+    if (seen) byMeeting.delete(r.meeting_id);
+    const kinds = seen?.kinds ?? new Set<string>();
+    for (const k of r.kinds.split(',')) kinds.add(k);
+    byMeeting.set(r.meeting_id, { last: r, kinds });
+  }
+  const entries = [...byMeeting.values()];
+  const records = entries.map(({ last, kinds }) => {
+    const changed = CHANGE_KINDS.filter((k) => kinds.has(k)).join(',');
+    if (last.visible) return visibleRecord(last.meeting_id, changed, last.at, last);
+    return removedRecord(last.meeting_id, changed, last.at, last.present ? 'not_visible' : (last.reason ?? 'deleted'));
+  });
+  const page = withinBudget(records);
+  const cut = page.length < records.length;
+  const issued = Math.floor(Date.now() / 1000);
+  // Every record left off has its latest change after the last one answered, so it is read again.
+  const lastRow = page.length ? entries[page.length - 1].last : null;
+  const next: ChangesCursor = lastRow
+    ? { phase: 'changes', after: '', xid: lastRow.xid, meeting: lastRow.meeting_id, issued }
+    : { ...c, issued };
+  return { changes: page, phase: 'changes', has_more: cut || log.length > limit, next_cursor: encodeCursor(next) };
+}
+
+/**
+ * A page of changes after `cursor`; without one, first every meeting the caller can read (a snapshot,
+ * phase `snapshot`), then the changes written since the snapshot began.
+ */
+export async function getChanges(
+  db: Knex,
+  config: Config,
+  p: Principal,
+  input: { cursor?: string | null; limit?: number },
+): Promise<ChangesPage> {
+  const limit = requireChangesLimit(input.limit);
+  const now = new Date();
+  let cursor: ChangesCursor;
+  if (input.cursor === undefined || input.cursor === null || input.cursor === '') {
+    // The log position before the first meeting is read: changes from here on are answered after the snapshot.
+    const { rows } = await db.raw(`select (${HORIZON})::text as xid`);
+    cursor = { phase: 'snapshot', after: '', xid: rows[0].xid, meeting: '', issued: Math.floor(now.getTime() / 1000) };
+  } else {
+    cursor = decodeCursor(input.cursor, now, config.changesRetentionMs);
+  }
+  const page =
+    cursor.phase === 'snapshot'
+      ? await snapshotPage(db, config, p, cursor, limit)
+      : await changesPage(db, config, p, cursor, limit);
+  return { ...page, retention_days: Math.round(config.changesRetentionMs / 86_400_000) };
+}
