@@ -141,13 +141,19 @@ export function planCalls(holder: string, calls: number, now = Date.now()): Call
   }
   if (lease?.taking) return 'wait';
   if (!lease) {
-    if (leases.size > 10_000) leases.clear();
+    if (leases.size > 10_000) forgetIdleLeases(now);
     lease = { left: 0, until: 0, taking: null, taken: () => {} };
     leases.set(holder, lease);
   }
   const taking = lease;
   taking.taking = new Promise((resolve) => (taking.taken = resolve));
   return 'lease';
+}
+
+/** Bound the book: leases of windows gone, then every lease not being taken (their calls are refused, never over-spent). */
+function forgetIdleLeases(now: number): void {
+  for (const [holder, lease] of leases) if (!lease.taking && lease.until <= now) leases.delete(holder);
+  if (leases.size > 10_000) for (const [holder, lease] of leases) if (!lease.taking) leases.delete(holder);
 }
 
 /** The calls the statement counts for a plan (0 when reserved, or waiting for a lease). */
