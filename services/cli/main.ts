@@ -9,6 +9,7 @@ import {
   apikeyCreate,
   apikeyList,
   apikeyRevoke,
+  apikeyLimit,
   teamCreate,
   teamFlags,
   userCreate,
@@ -49,6 +50,7 @@ export const USAGE = `meeting-intel <command> [options] [--json]
                                            prints the key once (default: every scope its user has; admin for team admins)
   apikey list [--email E]
   apikey revoke --prefix P                 also ends the OAuth sign-ins and page sessions made with it
+  apikey limit --prefix P --per-minute N|default   the key's own call allowance (RATE_LIMIT_PER_MINUTE by default)
   seed demo                                the demo team, people, channels and meetings (idempotent)
   audit reads --team ID [--user ID|EMAIL] [--meeting ID] [--since ISO|7d] [--limit N] [--cursor C]
                                            who read which meeting, newest first (--cursor pages on)
@@ -96,6 +98,7 @@ const COMMANDS: Record<string, Handler> = {
   },
   'apikey list': { options: { email: { type: 'string' } }, run: apikeyList },
   'apikey revoke': { options: { prefix: { type: 'string' } }, run: apikeyRevoke },
+  'apikey limit': { options: { prefix: { type: 'string' }, 'per-minute': { type: 'string' } }, run: apikeyLimit },
   'audit reads': {
     options: {
       team: { type: 'string' },

@@ -210,6 +210,14 @@ export function requireTeamGovernor(p: Principal, what: string): void {
   requireAdmin(p, what);
 }
 
+/**
+ * A key's own call allowance (rate limit): a team admin, with `admin`, for any key of the team, their
+ * own included; never a member, who could otherwise raise their own. Other teams' keys are not found.
+ */
+export function requireKeyAllowanceSetter(p: Principal): void {
+  requireAdmin(p, "Setting an API key's rate limit");
+}
+
 /** Acting on user <userId>'s keys or sign-ins: themself, or a governor of their team (sameTeam checked by the caller's SQL). */
 export function requireMayGovern(p: Principal, userId: string, what: string): void {
   if (userId !== p.userId) requireTeamGovernor(p, what);

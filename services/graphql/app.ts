@@ -12,9 +12,9 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloServerPluginDisableSuggestions } from '@apollo/server/plugin/disableSuggestions';
-import { authenticateApiKey } from '../core/people';
+import { apiKeyCall, authenticateApiKey } from '../core/people';
 import { isServiceError, ServiceError } from '../platform/errors';
-import { checkRateLimit } from '../core/rate-limit';
+import { allowanceHeaders, tooManyRequests } from '../core/rate-limit';
 import { createBaseApp, ReadinessCheck, requestLog } from '../platform/http';
 import { logger } from '../platform/logger';
 import { depthLimitRule } from './depth-limit';
@@ -117,8 +117,12 @@ export async function createGraphqlApp(appDeps: GraphqlAppDeps, checks: Readines
   const context = async ({ req, res }: { req: Request; res: Response }): Promise<GraphqlContext> => {
     const log = requestLog(res);
     try {
-      const principal = await authenticateApiKey(deps.db, bearerToken(req));
-      checkRateLimit(principal.userId, config.rateLimitPerMinute);
+      // One operation a request, counted against the key's allowance as it is looked up (0: no limit).
+      if (!config.rateLimitPerMinute)
+        return { principal: await authenticateApiKey(deps.db, bearerToken(req)), deps: { ...deps, log } };
+      const { principal, allowance } = await apiKeyCall(deps.db, bearerToken(req), 1, config.rateLimitPerMinute);
+      res.set(allowanceHeaders(allowance));
+      if (!allowance.admitted) throw tooManyRequests(allowance);
       return { principal, deps: { ...deps, log } };
     } catch (e) {
       if (isServiceError(e)) throw toGraphQLError(e);

@@ -14,7 +14,12 @@ export function toGraphQLError(e: ServiceError): GraphQLError {
     e.code === 'auth_failed'
       ? { status: 401, headers: new Map([['www-authenticate', 'Bearer realm="meeting-intelligence"']]) }
       : e.code === 'too_many_requests'
-        ? { status: 429, headers: new Map([['retry-after', String(e.details.retryAfterSeconds ?? 60)]]) }
+        ? {
+            status: 429,
+            headers: new Map([
+              ['retry-after', String(e.details.retry_after_seconds ?? e.details.retryAfterSeconds ?? 60)],
+            ]),
+          }
         : undefined;
   return new GraphQLError(e.message, {
     originalError: e,

@@ -16,7 +16,6 @@ import { requireFlag, requireScope } from '../core/access';
 import { readingAs } from '../core/read-audit';
 import { ServiceError, toServiceError } from '../platform/errors';
 import type { Principal } from '../core/principal';
-import { checkRateLimit } from '../core/rate-limit';
 import { logger } from '../platform/logger';
 import { mcpToolCalls, mcpToolDuration } from '../platform/metrics';
 import { Format, formatParam, render } from './format';
@@ -117,7 +116,6 @@ export async function callTool(name: string, args: unknown, principal: Principal
   try {
     if (tool.def.flag) requireFlag(principal, tool.def.flag, name);
     requireScope(principal, tool.def.scope);
-    checkRateLimit(principal.userId, deps.config.rateLimitPerMinute);
     requireStorableArguments(args);
     const parsed = tool.validator.safeParse(args ?? {}, { reportInput: true });
     if (!parsed.success) throw argumentError(parsed.error);

@@ -103,8 +103,8 @@ export const SETTINGS = {
   RATE_LIMIT_PER_MINUTE: {
     kind: 'int',
     default: '600',
-    min: 1,
-    doc: 'Tool calls or GraphQL operations one API key may make per minute (too_many_requests beyond).',
+    min: 0,
+    doc: 'Tool calls and GraphQL operations one API key (or OAuth-signed-in user) may make per minute across every pod, unless a team admin gave the key its own (429 too_many_requests beyond); 0 turns the limit off.',
   },
   SHUTDOWN_GRACE_MS: {
     kind: 'int',

@@ -20,7 +20,13 @@ export class ServiceError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details: { field?: string; rule?: string; retryAfterSeconds?: number; scope?: string } = {},
+    readonly details: {
+      field?: string;
+      rule?: string;
+      retry_after_seconds?: number;
+      retryAfterSeconds?: number;
+      scope?: string;
+    } = {},
   ) {
     super(message);
     this.name = 'ServiceError';

@@ -24,22 +24,27 @@
  * activity's own batches (services/core/retention deleteExpiredMeetings, 100 meetings a transaction)
  * in this process, as the worker would. PostgreSQL: DATABASE_URL, else a throwaway local cluster.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { join } from 'node:path';
-import knexFactory, { type Knex } from 'knex';
+import type { Knex } from 'knex';
 import { createApiKey } from '../../services/core/people';
 import { newId } from '../../services/core/ids';
 import { deleteExpiredMeetings } from '../../services/core/retention';
-import { freePort } from '../../services/devstack/ports';
 import { migrationSource } from '../../services/platform/migrations';
-import { provisionPostgres } from '../support/stack';
-import { cpuMs, postgresCpuByPid, postgresCpuSince } from './proc';
+import {
+  benchDatabase,
+  forSeconds,
+  load as loadWith,
+  pct,
+  post as postWith,
+  option,
+  Role,
+  rpc,
+  Series,
+  startRole,
+  stopRole,
+} from './mcp-roles';
 
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 const EXPIRED = option('meetings', 10_000);
 const SENTENCES = option('sentences', 200);
 const KEPT = option('kept', 500);
@@ -136,146 +141,12 @@ async function seed(db: Knex) {
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
-
-function post(port: number, key: string, body: string): Promise<{ status: number; text: string; ms: number }> {
-  const started = process.hrtime.bigint();
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        agent,
-        method: 'POST',
-        path: '/mcp',
-        headers: {
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'content-length': String(Buffer.byteLength(body)),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            text: Buffer.concat(chunks).toString('utf8'),
-            ms: Number(process.hrtime.bigint() - started) / 1e6,
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-interface Series {
-  perSecond: number;
-  p50: number;
-  p95: number;
-  n: number;
-  /** CPU milliseconds the serving role and PostgreSQL used during the series. */
-  roleCpu: number;
-  pgCpu: number;
-}
-
-async function load(
-  call: (i: number) => Promise<{ status: number; text: string; ms: number }>,
-  until: () => boolean,
-  rolePid?: number,
-): Promise<Series> {
-  const role0 = rolePid ? cpuMs(rolePid) : 0;
-  const pg0 = postgresCpuByPid();
-  const times: number[] = [];
-  let n = 0;
-  const worker = async () => {
-    while (!until()) {
-      const r = await call(n++);
-      if (r.status !== 200 || r.text.includes('"isError":true'))
-        throw new Error(`call failed: HTTP ${r.status} ${r.text.slice(0, 300)}`);
-      times.push(r.ms);
-    }
-  };
-  const started = Date.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  times.sort((a, b) => a - b);
-  const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? NaN;
-  return {
-    perSecond: times.length / ((Date.now() - started) / 1000),
-    p50: q(0.5),
-    p95: q(0.95),
-    n: times.length,
-    roleCpu: rolePid ? cpuMs(rolePid) - role0 : NaN,
-    pgCpu: postgresCpuSince(pg0),
-  };
-}
-const forSeconds = (s: number) => {
-  const end = Date.now() + s * 1000;
-  return () => Date.now() >= end;
-};
-
-interface Role {
-  port: number;
-  child: ChildProcess;
-}
-
-async function stopRole(role: Role): Promise<void> {
-  if (role.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => role.child.once('exit', resolve));
-  role.child.kill('SIGTERM');
-  await exited;
-}
-
-async function startRole(url: string, readAudit: boolean): Promise<Role> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(__dirname, '../../bin/meeting-intel'), 'serve', 'mcp'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      MCP_PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      MCP_ALLOWED_HOSTS: '*',
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_PER_MINUTE: '100000000',
-      READ_AUDIT: String(readAudit),
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  for (let i = 0; ; i++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const req = http.get({ host: '127.0.0.1', port, path: '/healthz' }, (res) => {
-        res.resume();
-        resolve(res.statusCode === 200);
-      });
-      req.on('error', () => resolve(false));
-    });
-    if (ok) return { port, child };
-    if (i > 600) throw new Error('the mcp role did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const rpc = (name: string, args: Record<string, unknown>) =>
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: { name, arguments: { ...args, format: 'json' } },
-  });
-const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+const post = (port: number, key: string, body: string) => postWith(agent, port, key, body);
+const load = (call: Parameters<typeof loadWith>[1], until: () => boolean, rolePid?: number) =>
+  loadWith(CONCURRENCY, call, until, rolePid);
 
 async function main(): Promise<void> {
-  const pg = await provisionPostgres();
-  const admin = knexFactory({ client: 'pg', connection: pg.url, pool: { min: 0, max: 1 } });
-  const dbName = `mi_bench_governance_${Date.now()}`;
-  await admin.raw(`create database ${dbName}`);
-  await admin.destroy();
-  const u = new URL(pg.url);
-  u.pathname = `/${dbName}`;
-  const db = knexFactory({ client: 'pg', connection: u.toString(), pool: { min: 0, max: 4 } });
+  const { pg, db, url } = await benchDatabase('governance', 4);
   const roles: ChildProcess[] = [];
   try {
     const { teamId, users, kept, expired } = await seed(db);
@@ -305,7 +176,10 @@ async function main(): Promise<void> {
     for (let block = 0; block < BLOCKS; block++) {
       const started: Partial<Record<'on' | 'off', Role>> = {};
       for (const which of block % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
-        started[which] = await startRole(u.toString(), which === 'on' && !AA);
+        started[which] = await startRole(url, {
+          RATE_LIMIT_PER_MINUTE: '0',
+          READ_AUDIT: String(which === 'on' && !AA),
+        });
         roles.push(started[which]!.child);
       }
       const roleOf = { on: started.on!, off: started.off! };

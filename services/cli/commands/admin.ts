@@ -7,6 +7,7 @@ import {
   listSignIns,
   reactivateUser,
   revokeApiKey,
+  setApiKeyRateLimit,
 } from '../../core/people';
 import { createTeam, setTeamFlags } from '../../core/people';
 import { createUser } from '../../core/people';
@@ -74,6 +75,19 @@ export async function apikeyRevoke(ctx: CommandContext, p: Parsed): Promise<void
   const r = await revokeApiKey(ctx.db(), required(p, 'prefix'));
   const ended = `; ended ${r.grants_ended} OAuth sign-in(s) and ${r.sessions_ended} page session(s) made with it`;
   ctx.out.result({ ...r }, `${r.revoked ? `revoked key ${r.prefix}` : `key ${r.prefix} was already revoked`}${ended}`);
+}
+
+export async function apikeyLimit(ctx: CommandContext, p: Parsed): Promise<void> {
+  const r = await setApiKeyRateLimit(
+    ctx.db(),
+    null,
+    required(p, 'prefix'),
+    required(p, 'per-minute', 'is required: calls a minute, or default'),
+  );
+  ctx.out.result(
+    { ...r },
+    `key ${r.prefix} (${r.user_email}): ${r.rate_limit_per_minute === null ? 'the service default (RATE_LIMIT_PER_MINUTE)' : `${r.rate_limit_per_minute} calls`} a minute, across every pod`,
+  );
 }
 
 export async function userDeactivate(ctx: CommandContext, p: Parsed): Promise<void> {

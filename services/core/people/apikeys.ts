@@ -21,6 +21,7 @@ import {
   type CredentialScope,
 } from '../access';
 import { Principal, SHARED_WITH_SQL } from '../principal';
+import { allowanceSql, meterCalls, type Allowance, type AllowanceRow } from '../rate-limit';
 import { endLineage } from './signins';
 import { findUserByEmail } from './users';
 
@@ -159,6 +160,8 @@ export interface ApiKeyRecord {
   user_id: string;
   user_email: string;
   scopes: CredentialScope[];
+  /** The key's own call allowance a minute; null: the service's (RATE_LIMIT_PER_MINUTE). */
+  rate_limit_per_minute: number | null;
   status: 'active' | 'expired' | 'revoked';
   created_at: string;
   last_used_at: string | null;
@@ -175,6 +178,7 @@ interface KeyListRow {
   user_id: string;
   email: string;
   scopes: CredentialScope[];
+  rate_limit_per_minute: number | null;
   created_at: Date;
   last_used_at: Date | null;
   expires_at: Date | null;
@@ -190,6 +194,7 @@ function keyRecord(r: KeyListRow): ApiKeyRecord {
     user_id: r.user_id,
     user_email: r.email,
     scopes: r.scopes,
+    rate_limit_per_minute: r.rate_limit_per_minute,
     status: r.revoked_at ? 'revoked' : expired ? 'expired' : 'active',
     created_at: iso(r.created_at)!,
     last_used_at: iso(r.last_used_at),
@@ -231,6 +236,7 @@ export async function listApiKeys(
     'k.user_id',
     'u.email',
     'k.scopes',
+    'k.rate_limit_per_minute',
     'k.created_at',
     'k.last_used_at',
     'k.expires_at',
@@ -317,9 +323,74 @@ export async function apiKeyCredential(
   db: Knex,
   key: string | undefined,
 ): Promise<{ principal: Principal; keyId: string }> {
+  const m = keyParts(key);
+  const [row] = await runSql<KeyRow>(db, { text: API_KEY_LOOKUP_SQL, values: [m[1]] }, 'mi_api_key_lookup');
+  return credentialOf(db, key!, row);
+}
+
+/**
+ * The key looked up and this request's `calls` calls counted against its allowance (its own, or
+ * `defaultAllowance` a minute), in one statement: the count costs no round trip of its own, and
+ * calls this process has leased already are not counted again (core/rate-limit.ts). Only a
+ * key that authenticates is counted (the hash is compared in the statement as well as below, so a
+ * wrong secret with a known prefix cannot spend a key's allowance). Throws auth_failed as
+ * apiKeyCredential does; a refusal for the allowance is the caller's to answer (`allowance.admitted`).
+ */
+export async function apiKeyCall(
+  db: Knex,
+  key: string | undefined,
+  calls: number,
+  defaultAllowance: number,
+): Promise<{ principal: Principal; keyId: string; allowance: Allowance }> {
+  const m = keyParts(key);
+  const run = async (count: number, lease: boolean) =>
+    (
+      await (count
+        ? runSql<KeyRow & AllowanceRow>(
+            db,
+            { text: API_KEY_CALL_SQL, values: [m[1], defaultAllowance, sha256(key!), count, lease] },
+            'mi_api_key_call',
+          )
+        : runSql<KeyRow & AllowanceRow>(
+            db,
+            { text: API_KEY_READ_SQL, values: [m[1], defaultAllowance] },
+            'mi_api_key_read',
+          ))
+    )[0];
+  // A wrong secret behind a known prefix fails `credentialOf` and spends nothing, not even this
+  // process's lease.
+  const { credential, allowance } = await meterCalls(`key:${m[1]}`, calls, run, (row) => credentialOf(db, key!, row));
+  return { ...credential, allowance };
+}
+
+/** The key looked up with its allowance ($2 its default): what both statements below start from. */
+const KEY_WITH_ALLOWANCE = API_KEY_LOOKUP_SQL.replace(
+  ' from api_keys k ',
+  ', coalesce(k.rate_limit_per_minute, $2::int) as allowance from api_keys k ',
+);
+
+const KEY_ALLOWANCE = allowanceSql({
+  subject: "'key:' || k.id",
+  allowance: 'k.allowance',
+  calls: '$4::int',
+  lease: '$5::boolean',
+  from: 'k, w',
+  admissible: 'k.hash = $3 and k.revoked_at is null and k.expired is not true and not k.deactivated',
+});
+
+/** The key, and $4 calls counted (a lease with $5) when it authenticates ($3 the hash of the key). */
+export const API_KEY_CALL_SQL = `with k as (${KEY_WITH_ALLOWANCE}), ${KEY_ALLOWANCE.ctes} select k.*, ${KEY_ALLOWANCE.columns} from k, w`;
+
+/** The key and where its allowance stands, counting nothing: a call spent from this process's lease. */
+export const API_KEY_READ_SQL = `with k as (${KEY_WITH_ALLOWANCE}), ${KEY_ALLOWANCE.readCtes} select k.*, ${KEY_ALLOWANCE.readColumns} from k, w`;
+
+function keyParts(key: string | undefined): RegExpExecArray {
   const m = key ? KEY.exec(key) : null;
   if (!key || !m) throw new ServiceError('auth_failed', 'send a valid API key as "Authorization: Bearer <key>"');
-  const [row] = await runSql<KeyRow>(db, { text: API_KEY_LOOKUP_SQL, values: [m[1]] }, 'mi_api_key_lookup');
+  return m;
+}
+
+function credentialOf(db: Knex, key: string, row: KeyRow | undefined): { principal: Principal; keyId: string } {
   const expected = row ? Buffer.from(row.hash, 'hex') : Buffer.alloc(32);
   const given = Buffer.from(sha256(key), 'hex');
   if (!row || !timingSafeEqual(expected, given) || row.revoked_at || row.deactivated) {

@@ -16,6 +16,7 @@ export type { ContactRecord } from './people';
 
 // API keys: created, listed, revoked, authenticated.
 export {
+  apiKeyCall,
   apiKeyCredential,
   authenticateApiKey,
   createApiKey,
@@ -23,6 +24,10 @@ export {
   listApiKeys,
   revokeApiKey,
 } from './apikeys';
+
+// A key's own call allowance, set by a team admin or an operator.
+export { MAX_KEY_RATE_LIMIT, parseKeyRateLimit, setApiKeyRateLimit } from './key-limits';
+export type { KeyAllowance } from './key-limits';
 
 // Web page sessions.
 export { endSession, sessionOf, startSession } from './sessions';

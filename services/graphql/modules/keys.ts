@@ -13,7 +13,9 @@ import {
   listSignIns,
   reactivateUser,
   revokeApiKey,
+  setApiKeyRateLimit,
 } from '../../core/people';
+import { withFieldPrefix } from '../errors';
 import { OPERATION_ALLOWLIST } from '../metrics-plugin';
 import { OPERATION_SCOPES } from '../scopes';
 import type { GraphqlContext } from '../resolvers';
@@ -31,6 +33,7 @@ const OPERATIONS: Record<string, 'admin' | null> = {
   signIns: null,
   endSignIns: null,
   teamApiKeys: 'admin',
+  setApiKeyRateLimit: 'admin',
   deactivateUser: 'admin',
   reactivateUser: 'admin',
 };
@@ -63,6 +66,12 @@ const typeDefs = /* GraphQL */ `
     sessions made with it end at once.
     """
     revokeApiKey(prefix: String!): RevokedApiKey!
+    """
+    Give a key of your team its own call allowance: perMinute tool calls and operations a minute
+    (1 to 1000000), counted across every pod; null gives it back the service's RATE_LIMIT_PER_MINUTE.
+    Team admins, with a key carrying admin (a member cannot raise their own). From the next call.
+    """
+    setApiKeyRateLimit(prefix: String!, perMinute: Int): KeyRateLimit!
     "End sign-ins: the one named by id, else all; yours, or (team admins) those of userId."
     endSignIns(userId: ID, id: ID): EndedSignIns!
     "Deactivate a teammate: every key, OAuth sign-in and page session of theirs ends. Team admins."
@@ -79,6 +88,8 @@ const typeDefs = /* GraphQL */ `
     user_id: ID!
     user_email: String!
     scopes: [String!]!
+    "The key's own call allowance a minute; null: the service's RATE_LIMIT_PER_MINUTE."
+    rate_limit_per_minute: Int
     status: ApiKeyStatus!
     created_at: String!
     last_used_at: String
@@ -125,6 +136,13 @@ const typeDefs = /* GraphQL */ `
     page
   }
 
+  type KeyRateLimit {
+    prefix: String!
+    user_email: String!
+    "null: the service's RATE_LIMIT_PER_MINUTE."
+    rate_limit_per_minute: Int
+  }
+
   type EndedSignIns {
     grants_ended: Int!
     sessions_ended: Int!
@@ -167,6 +185,10 @@ const resolvers = {
     },
     revokeApiKey: (_: unknown, args: { prefix: string }, ctx: Ctx) =>
       revokeApiKey(ctx.deps.db, args.prefix, ctx.principal),
+    setApiKeyRateLimit: (_: unknown, args: { prefix: string; perMinute?: number | null }, ctx: Ctx) =>
+      setApiKeyRateLimit(ctx.deps.db, ctx.principal, args.prefix, args.perMinute ?? null).catch(
+        withFieldPrefix('', { rate_limit_per_minute: 'perMinute' }),
+      ),
     endSignIns: (_: unknown, args: { userId?: string | null; id?: string | null }, ctx: Ctx) =>
       endSignIns(ctx.deps.db, ctx.principal, { userId: opt(args.userId), id: opt(args.id) }),
     deactivateUser: (_: unknown, args: { userId: string }, ctx: Ctx) =>

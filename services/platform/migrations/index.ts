@@ -34,6 +34,7 @@ import * as schemaReleases from './20261202000000_schema_releases';
 import * as actionItems from './20261202000100_action_items';
 import * as voiceprints from './20261203000000_voiceprints';
 import * as voiceprintNames from './20261204000000_voiceprint_names';
+import * as rateLimits from './20261205000000_rate_limits';
 import * as meetingChanges from './20261205000100_meeting_changes';
 import * as meetingEmbeddings from './20261205000200_meeting_embeddings';
 
@@ -83,6 +84,7 @@ export const MIGRATIONS: MigrationEntry[] = [
   { name: '20261202000100_action_items', migration: actionItems, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261203000000_voiceprints', migration: voiceprints, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261204000000_voiceprint_names', migration: voiceprintNames, release: '0.2.0', runsWith: '0.1.0' },
+  { name: '20261205000000_rate_limits', migration: rateLimits, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261205000100_meeting_changes', migration: meetingChanges, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261205000200_meeting_embeddings', migration: meetingEmbeddings, release: '0.2.0', runsWith: '0.1.0' },
 ];

@@ -156,7 +156,7 @@ describe('GraphQL endpoint', () => {
     expect(metrics).not.toMatch(/WhateverTheClientCallsIt/);
   });
 
-  it('limits each user to RATE_LIMIT_PER_MINUTE operations with 429 and Retry-After', async () => {
+  it('limits each key to RATE_LIMIT_PER_MINUTE operations with 429 and Retry-After', async () => {
     const limited = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: queue, RATE_LIMIT_PER_MINUTE: '2' });
     const busy = await makeUser(t.db, { id: user.teamId, tier: 'enterprise', feature_flags: [] });
     try {

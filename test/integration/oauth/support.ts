@@ -249,6 +249,32 @@ export async function signInAndConsent(
   return new URL(decided.headers.get('location')!);
 }
 
+/** A new client's access token (meetings:read and meetings:write) for the user of `apiKey`: the whole built-in flow. */
+export async function accessTokenFor(mcp: OAuthHarness, apiKey: string): Promise<string> {
+  const clientId = (await registerTestClient(mcp.base)).body.client_id as string;
+  const pkce = pkcePair();
+  const url = authorizationUrl(mcp.base, {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    code_challenge: pkce.challenge,
+    code_challenge_method: 'S256',
+    scope: 'meetings:read meetings:write',
+    resource: mcp.mcpUrl,
+    state: 'st',
+  });
+  const landed = await signInAndConsent(new TestBrowser(), url, apiKey);
+  const token = await tokenRequest(mcp.base, {
+    grant_type: 'authorization_code',
+    code: landed.searchParams.get('code')!,
+    code_verifier: pkce.verifier,
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    resource: mcp.mcpUrl,
+  });
+  return token.body.access_token as string;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // The SDK's client side: an OAuthClientProvider keeping everything in memory.
 // ---------------------------------------------------------------------------------------------------

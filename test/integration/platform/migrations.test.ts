@@ -59,6 +59,19 @@ describe('migrations', () => {
     expect(defs).toMatch(/sentences USING gin \(tsv\)/);
   });
 
+  it('keeps the rate-limit counts unlogged, one row per credential, and bounds a key allowance', async () => {
+    const { rows } = await t.db.raw(`select relpersistence from pg_class where relname = 'rate_limit_counts'`);
+    expect(rows).toEqual([{ relpersistence: 'u' }]);
+    const { rows: keys } = await t.db.raw(
+      `select indexdef from pg_indexes where tablename = 'rate_limit_counts' and indexdef ilike '%unique%'`,
+    );
+    expect(keys.map((k: { indexdef: string }) => k.indexdef)).toEqual([expect.stringMatching(/\(subject\)$/)]);
+    const { rows: checks } = await t.db.raw(
+      `select pg_get_constraintdef(oid) as def from pg_constraint where conname = 'api_keys_rate_limit_per_minute_check'`,
+    );
+    expect(checks[0].def).toMatch(/rate_limit_per_minute >= 1\).*rate_limit_per_minute <= 1000000/);
+  });
+
   it('reports every migration as applied', async () => {
     const [completed, pending] = await t.db.migrate.list();
     expect(pending).toEqual([]);

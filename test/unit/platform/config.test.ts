@@ -25,6 +25,12 @@ describe('configuration', () => {
     expect(c.webhook.timeoutMs).toBe(15000);
   });
 
+  it('takes RATE_LIMIT_PER_MINUTE 0 as the limit off, 1 as the least allowance', () => {
+    expect(loadConfig(base, 'mcp').rateLimitPerMinute).toBe(600);
+    expect(loadConfig({ ...base, RATE_LIMIT_PER_MINUTE: '0' }, 'mcp').rateLimitPerMinute).toBe(0);
+    expect(loadConfig({ ...base, RATE_LIMIT_PER_MINUTE: '1' }, 'mcp').rateLimitPerMinute).toBe(1);
+  });
+
   it('names a missing required variable and what it expects', () => {
     expect(problems({})).toEqual([expect.stringMatching(/^DATABASE_URL is required: PostgreSQL connection URL/)]);
   });
@@ -46,6 +52,7 @@ describe('configuration', () => {
     ['WEBHOOK_RETRY_SCHEDULE', '0s,,soon', /^WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of durations/],
     ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be one of fatal, error/],
     ['PUBLIC_BASE_URL', 'not a url', /^PUBLIC_BASE_URL must be a URL/],
+    ['RATE_LIMIT_PER_MINUTE', '-1', /^RATE_LIMIT_PER_MINUTE must be at least 0, got -1/],
   ])('names malformed %s and what it expects', (name, value, message) => {
     expect(problems({ ...base, [name]: value })).toEqual([expect.stringMatching(message)]);
   });
