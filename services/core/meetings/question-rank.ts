@@ -13,13 +13,13 @@
 import type { Knex } from 'knex';
 import type { SqlFragment } from '../../platform/sql';
 import { type TextEmbedder, vectorLiteral } from '../passages';
-import { coveringPassagesSql, nearestPassagesSql, wordSentencesSql } from './question-sql';
+import { coveringPassagesSql, nearestPassagesSql, questionWordsSql, wordSentencesSql } from './question-sql';
 
 /** Passages read from the vector index for a question. */
 const PASSAGE_CANDIDATES = 40;
 /** Sentences holding the question's words taken as candidates; and the most matches read to rank them. */
 const WORD_CANDIDATES = 40;
-const WORD_POOL = 5000;
+const WORD_POOL = 500;
 /** The words' bonus: at most WORD_WEIGHT, half of it at a cover density of WORD_HALF. */
 const WORD_WEIGHT = 0.07;
 const WORD_HALF = 0.3;
@@ -45,7 +45,10 @@ export const momentKey = (r: Ranked) => `${r.meeting_id}\u0000${r.idx}`;
 
 /** The sentences that hold the question's words, best first, with their cover density. */
 async function byWords(db: Knex, visible: SqlFragment, question: string): Promise<(Ranked & { rank: number })[]> {
-  const q = wordSentencesSql(visible, question, WORD_POOL, WORD_CANDIDATES);
+  const w = questionWordsSql(question);
+  const words = (await db.raw<{ rows: { q: string }[] }>(w.sql, w.bindings)).rows[0].q;
+  if (!words) return [];
+  const q = wordSentencesSql(visible, words, WORD_POOL, WORD_CANDIDATES);
   const rows = (await db.raw<{ rows: (Ranked & { rank: number })[] }>(q.sql, q.bindings)).rows;
   return rows.map((r) => ({ meeting_id: r.meeting_id, idx: r.idx, rank: Number(r.rank) }));
 }

@@ -61,21 +61,27 @@ export function coveringPassagesSql(
   };
 }
 
+/** The question's words as a tsquery that any of them matches (English stemming, stop words dropped; '' for none). */
+export function questionWordsSql(question: string): SqlFragment {
+  return {
+    sql: "select coalesce(string_agg(quote_literal(l), ' | '), '') as q from unnest(tsvector_to_array(to_tsvector('english', ?))) l",
+    bindings: [question],
+  };
+}
+
 /**
- * The sentences that hold any of the question's words (its lexemes, English stemming, stop words
- * dropped), ranked by ts_rank_cd, at most `limit`; at most `pool` matches are ranked, so a question of
- * common words costs a bounded read.
+ * The sentences that match `words` (questionWordsSql), ranked by ts_rank_cd, at most `limit`; at most
+ * `pool` matches are ranked, so a question of common words costs a bounded read. The query is bound
+ * rather than made in the statement, so the planner knows how many sentences it matches and stops
+ * reading at the pool.
  */
-export function wordSentencesSql(visible: SqlFragment, question: string, pool: number, limit: number): SqlFragment {
-  const words =
-    "(select coalesce(string_agg(quote_literal(l), ' | '), '')::tsquery as q" +
-    " from unnest(tsvector_to_array(to_tsvector('english', ?))) l)";
+export function wordSentencesSql(visible: SqlFragment, words: string, pool: number, limit: number): SqlFragment {
   return {
     sql:
-      `with w as ${words}, hits as (select s.meeting_id, s.idx, s.tsv from w, sentences s join meetings m on m.id = s.meeting_id` +
-      ` where w.q <> ''::tsquery and s.tsv @@ w.q and ${visible.sql} limit ?)` +
-      ' select h.meeting_id, h.idx, ts_rank_cd(h.tsv, w.q) as rank from hits h, w order by rank desc, h.meeting_id, h.idx limit ?',
-    bindings: [question, ...visible.bindings, pool, limit],
+      'with hits as (select s.meeting_id, s.idx, s.tsv from sentences s join meetings m on m.id = s.meeting_id' +
+      ` where s.tsv @@ ?::tsquery and ${visible.sql} limit ?)` +
+      ' select h.meeting_id, h.idx, ts_rank_cd(h.tsv, ?::tsquery) as rank from hits h order by rank desc, h.meeting_id, h.idx limit ?',
+    bindings: [words, ...visible.bindings, pool, words, limit],
   };
 }
 
