@@ -4,16 +4,24 @@
  * By meaning: the passages nearest the question's vector (the HNSW index, within the meetings the
  * caller may see that pass the filters) name the candidate sentences, and each sentence scores the
  * mean similarity of every passage that holds it, so the sentence at the heart of a passage that
- * answers ranks above the ones at its edges. By words: the sentences that hold the question's words,
- * ranked by cover density, are candidates too. The two are fused by score: a sentence's meaning score,
- * plus a bonus for its words (WORD_WEIGHT × r / (r + WORD_HALF), r its cover density) that lifts a
- * sentence saying the question's own words without drowning a paraphrase's answer, which shares none
- * (docs/search.md, "Ranking", has the figures of each way on the question set).
+ * answers ranks above the ones at its edges. By words: in those passages' meetings, the sentences
+ * that hold the question's words, ranked by cover density, are candidates too (looked up in every
+ * meeting, common words made a question's cost grow with the whole transcript store). The two are
+ * fused by score: a sentence's meaning score, plus a bonus for its words (WORD_WEIGHT × r /
+ * (r + WORD_HALF), r its cover density) that lifts a sentence saying the question's own words without
+ * drowning a paraphrase's answer, which shares none (docs/search.md, "Ranking", has the figures of each
+ * way on the question set).
  */
 import type { Knex } from 'knex';
 import type { SqlFragment } from '../../platform/sql';
 import { type TextEmbedder, vectorLiteral } from '../passages';
-import { coveringPassagesSql, nearestPassagesSql, questionWordsSql, wordSentencesSql } from './question-sql';
+import {
+  coveringPassagesSql,
+  nearestPassagesSql,
+  questionWordsSql,
+  wordsInMeetingsSql,
+  wordSentencesSql,
+} from './question-sql';
 
 /** Passages read from the vector index for a question. */
 const PASSAGE_CANDIDATES = 40;
@@ -49,6 +57,18 @@ async function byWords(db: Knex, visible: SqlFragment, question: string): Promis
   const words = (await db.raw<{ rows: { q: string }[] }>(w.sql, w.bindings)).rows[0].q;
   if (!words) return [];
   const q = wordSentencesSql(visible, words, WORD_POOL, WORD_CANDIDATES);
+  const rows = (await db.raw<{ rows: (Ranked & { rank: number })[] }>(q.sql, q.bindings)).rows;
+  return rows.map((r) => ({ meeting_id: r.meeting_id, idx: r.idx, rank: Number(r.rank) }));
+}
+
+/** The sentences of these meetings that hold the question's words, best first, with their cover density. */
+async function wordsInMeetings(
+  db: Knex,
+  meetingIds: string[],
+  question: string,
+): Promise<(Ranked & { rank: number })[]> {
+  if (!meetingIds.length) return [];
+  const q = wordsInMeetingsSql(meetingIds, question, WORD_CANDIDATES);
   const rows = (await db.raw<{ rows: (Ranked & { rank: number })[] }>(q.sql, q.bindings)).rows;
   return rows.map((r) => ({ meeting_id: r.meeting_id, idx: r.idx, rank: Number(r.rank) }));
 }
@@ -117,10 +137,8 @@ export async function rankByMeaning(
   pool: number,
 ): Promise<Ranked[]> {
   const vector = vectorLiteral(await embedder.embedQuery(question));
-  const [passages, words] = await Promise.all([
-    nearestPassages(db, embedder, visible, vector),
-    byWords(db, visible, question),
-  ]);
+  const passages = await nearestPassages(db, embedder, visible, vector);
+  const words = await wordsInMeetings(db, [...new Set(passages.map((p) => p.meeting_id))], question);
   const candidates = new Map<string, Ranked>();
   for (const p of passages)
     for (let idx = p.first_idx; idx <= p.last_idx; idx++)

@@ -85,6 +85,24 @@ export function wordSentencesSql(visible: SqlFragment, words: string, pool: numb
   };
 }
 
+/**
+ * The sentences of the given meetings that hold any of the question's words (English stemming, stop
+ * words dropped), ranked by ts_rank_cd, at most `limit`. Each meeting's sentences are read by key and
+ * then tested (as moments are: list-sql's "Sentences by key"), so the cost follows the meetings, not
+ * how common the words are.
+ */
+export function wordsInMeetingsSql(meetingIds: string[], question: string, limit: number): SqlFragment {
+  return {
+    sql:
+      "with w as (select coalesce(string_agg(quote_literal(l), ' | '), '')::tsquery as q" +
+      " from unnest(tsvector_to_array(to_tsvector('english', ?))) l)" +
+      ' select s.meeting_id, s.idx, ts_rank_cd(s.tsv, w.q) as rank from w, unnest(?::text[]) as c(mid)' +
+      ' cross join lateral (select s0.meeting_id, s0.idx, s0.tsv from sentences s0 where s0.meeting_id = c.mid offset 0) s' +
+      " where w.q <> ''::tsquery and s.tsv @@ w.q order by rank desc, s.meeting_id, s.idx limit ?",
+    bindings: [question, meetingIds, limit],
+  };
+}
+
 /** The moments' sentences and the sentence either side of each. */
 export function momentSentencesSql(moments: { meeting_id: string; idx: number }[]): SqlFragment {
   return {
