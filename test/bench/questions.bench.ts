@@ -20,7 +20,10 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
-import { createApiKey } from '../../services/core/people';
+import { authenticateApiKey, createApiKey } from '../../services/core/people';
+import { resolveFilters } from '../../services/core/meetings/filters';
+import { listedAndVisible } from '../../services/core/meetings/list-sql';
+import { coveringPassagesSql, nearestPassagesSql, wordSentencesSql } from '../../services/core/meetings/question-sql';
 import { passagesOf, vectorIndexDdl, vectorLiteral } from '../../services/core/passages';
 import { startLocalPostgres } from '../../services/devstack/postgres';
 import { freePort } from '../../services/devstack/ports';
@@ -269,6 +272,78 @@ function commonWord(): string {
   return [...counts].filter(([w]) => !skip.has(w)).sort((a, b) => b[1] - a[1])[0][0];
 }
 
+/**
+ * The question's own model run, in this process on one thread as the role runs it, over the same
+ * questions: the part of a question's latency no SQL plan can save.
+ */
+async function questionEmbedding(questions: string[]) {
+  const embedder = await loadEmbedder(MODEL_DIR, { threads: 1 });
+  const times: number[] = [];
+  for (let round = 0; round < 3; round++)
+    for (const q of questions) {
+      const t0 = performance.now();
+      await embedder.embedQuery(q);
+      if (round) times.push(performance.now() - t0); // the first round warms the session
+    }
+  await embedder.close();
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(times.length / 2)], p95: times[Math.ceil(times.length * 0.95) - 1] };
+}
+
+/**
+ * A question's statements through knex alone, as rankByMeaning runs them (question-rank.ts), one
+ * question at a time for the same callers: the database's share of a question, statement by statement,
+ * and the plans of the first question's two searches.
+ */
+async function questionStatements(
+  db: Knex,
+  keys: string[],
+  questions: string[],
+  model: { name: string; dims: number },
+) {
+  const embedder = await loadEmbedder(MODEL_DIR, { threads: 1 });
+  const principals = await Promise.all(keys.map((k) => authenticateApiKey(db, k)));
+  const times = { nearest: [] as number[], words: [] as number[], covering: [] as number[] };
+  const timed = async <T>(into: number[], run: () => Promise<T>) => {
+    const t0 = performance.now();
+    const r = await run();
+    into.push(performance.now() - t0);
+    return r;
+  };
+  const plans: string[] = [];
+  for (const [i, q] of questions.entries()) {
+    const visible = listedAndVisible(principals[i % principals.length], resolveFilters({ question: q }));
+    const vector = vectorLiteral(await embedder.embedQuery(q));
+    const near = nearestPassagesSql(visible, model.name, model.dims, vector, 40);
+    const words = wordSentencesSql(visible, q, 5000, 40);
+    const nearest = async (explain = '') =>
+      db.transaction(async (trx) => {
+        await trx.raw('set local hnsw.ef_search = 100');
+        await trx.raw("set local hnsw.iterative_scan = 'relaxed_order'");
+        return (await trx.raw(explain + near.sql, near.bindings)).rows;
+      });
+    const passages = await timed(times.nearest, () => nearest());
+    const hits = await timed(times.words, async () => (await db.raw(words.sql, words.bindings)).rows);
+    const around = [
+      ...passages,
+      ...hits.map((h: { meeting_id: string; idx: number }) => ({ ...h, first_idx: h.idx, last_idx: h.idx })),
+    ];
+    const cover = coveringPassagesSql(model.name, model.dims, vector, around);
+    await timed(times.covering, () => db.raw(cover.sql, cover.bindings));
+    if (i === 0) {
+      const plan = (rows: { 'QUERY PLAN': string }[]) => rows.map((r) => `      ${r['QUERY PLAN']}`).join('\n');
+      plans.push(`    nearest passages, "${q}":\n${plan(await nearest('explain (analyze, buffers) '))}`);
+      plans.push(`    words:\n${plan((await db.raw(`explain (analyze, buffers) ${words.sql}`, words.bindings)).rows)}`);
+    }
+  }
+  await embedder.close();
+  const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * q) - 1];
+  return {
+    stats: Object.entries(times).map(([k, xs]) => `${k} p50 ${ms(pct(xs, 0.5))}, p95 ${ms(pct(xs, 0.95))}`),
+    plans,
+  };
+}
+
 /** Sentences per second through embedBackfillStep in a plain loop, over `count` real demo meetings. */
 async function backfill(adminUrl: string, count: number, threads: number) {
   const name = 'mi_qbench_backfill';
@@ -417,6 +492,8 @@ async function main(): Promise<void> {
     const ratio50 = of('question', 'p50') / of('keyword with moments', 'p50');
     const ratio95 = of('question', 'p95') / of('keyword with moments', 'p95');
 
+    const embedAlone = await questionEmbedding(questions);
+    const statements = await questionStatements(db, keys, questions, model);
     let bf: Awaited<ReturnType<typeof backfill>>[] = [];
     if (o.backfill > 0) bf = [await backfill(pg.url, o.backfill, 1), await backfill(pg.url, o.backfill, 2)];
 
@@ -436,6 +513,11 @@ async function main(): Promise<void> {
     console.log(
       `  mcp role peak RSS (VmHWM) ≤ ${RSS_BOUND_MB} MB      ${mb(hwmKb)} after the questions (RSS at start ${mb(idleKb)}, after keyword calls, before any question ${mb(beforeQuestionsKb)})   ${hwmKb / 1024 <= RSS_BOUND_MB ? 'PASS' : 'FAIL'}`,
     );
+    console.log(
+      `  (a question's embedding alone, this process, one thread: p50 ${ms(embedAlone.p50)}, p95 ${ms(embedAlone.p95)})`,
+    );
+    console.log(`  (a question's statements through knex alone: ${statements.stats.join('; ')})`);
+    console.log(statements.plans.join('\n'));
     for (const [k, b] of bf.entries())
       console.log(
         `  backfill, embedBackfillStep, ${k + 1} thread(s): ${b.meetings} meetings, ${b.sentences} sentences in ${b.seconds.toFixed(1)} s: ${(b.sentences / b.seconds).toFixed(0)} sentences/s (${b.cpuSeconds.toFixed(1)} CPU-s, ${(b.sentences / b.cpuSeconds).toFixed(0)} per CPU-s)`,
