@@ -1,0 +1,199 @@
+/**
+ * The question bench's parts that stand beside its main measure (questions.bench.ts): a question's
+ * model run and statements timed alone, and the backfill's throughput through the worker's activity.
+ */
+import { join } from 'node:path';
+import type { Knex } from 'knex';
+import { ulid } from 'ulid';
+import { resolveFilters } from '../../services/core/meetings/filters';
+import { listedAndVisible } from '../../services/core/meetings/list-sql';
+import {
+  coveringPassagesSql,
+  nearestPassagesSql,
+  questionWordsSql,
+  wordsInMeetingsSql,
+  wordSentencesSql,
+} from '../../services/core/meetings/question-sql';
+import { vectorLiteral } from '../../services/core/passages';
+import { authenticateApiKey } from '../../services/core/people';
+import { loadEmbedder } from '../../services/intelligence/embeddings';
+import { loadConfig } from '../../services/platform/config';
+import { createDb, migrateLatest } from '../../services/platform/db';
+import type { SqlFragment } from '../../services/platform/sql';
+import { createEmbeddingActivities } from '../../workflows/activities/embeddings';
+import { demoManifest, demoSentences } from '../support/questions';
+import { createDatabase, withDatabase } from './mcp.bench';
+
+export const MODEL_DIR = join(__dirname, '..', '..', '.models', 'all-minilm-l6-v2');
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+/** The team, its users (user01 an admin, the rest members), as the MCP bench's seed makes them. */
+export async function seedTeam(db: Knex, users: number) {
+  const teamId = ulid();
+  await db('teams').insert({ id: teamId, name: 'Acme', tier: 'enterprise', feature_flags: ['search', 'fetch'] });
+  const rows = Array.from({ length: users }, (_, i) => {
+    const n = String(i + 1).padStart(2, '0');
+    return {
+      id: ulid(),
+      team_id: teamId,
+      email: `user${n}@acme.example`,
+      name: `User ${n}`,
+      role: i ? 'member' : 'admin',
+    };
+  });
+  await db('users').insert(rows);
+  return { teamId, users: rows };
+}
+
+/**
+ * The question's own model run, in this process on one thread as the role runs it, over the same
+ * questions: the part of a question's latency no SQL plan can save.
+ */
+export async function questionEmbedding(questions: string[]) {
+  const embedder = await loadEmbedder(MODEL_DIR, { threads: 1 });
+  const times: number[] = [];
+  for (let round = 0; round < 3; round++)
+    for (const q of questions) {
+      const t0 = performance.now();
+      await embedder.embedQuery(q);
+      if (round) times.push(performance.now() - t0); // the first round warms the session
+    }
+  await embedder.close();
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(times.length / 2)], p95: times[Math.ceil(times.length * 0.95) - 1] };
+}
+
+/** The words' arm across every meeting the caller may see (what a question without meaning runs): its tsquery made first. */
+async function wordsEverywhere(db: Knex, visible: SqlFragment, question: string) {
+  const w = questionWordsSql(question);
+  const tsq = (await db.raw(w.sql, w.bindings)).rows[0].q as string;
+  if (!tsq) return [];
+  const q = wordSentencesSql(visible, tsq, 500, 40);
+  return (await db.raw(q.sql, q.bindings)).rows;
+}
+
+/**
+ * A question's statements through knex alone, as rankByMeaning runs them (question-rank.ts), one
+ * question at a time for the same callers: the database's share of a question, statement by statement,
+ * and the plans of the first question's two searches.
+ */
+export async function questionStatements(
+  db: Knex,
+  keys: string[],
+  questions: string[],
+  model: { name: string; dims: number },
+) {
+  const embedder = await loadEmbedder(MODEL_DIR, { threads: 1 });
+  const principals = await Promise.all(keys.map((k) => authenticateApiKey(db, k)));
+  // `words`: in the nearest passages' meetings, as shipped; `words everywhere`: across every meeting the
+  // caller may see, as a question without meaning runs it (and as the first design did for every question).
+  const times = {
+    nearest: [] as number[],
+    words: [] as number[],
+    'words everywhere': [] as number[],
+    covering: [] as number[],
+  };
+  const timed = async <T>(into: number[], run: () => Promise<T>) => {
+    const t0 = performance.now();
+    const r = await run();
+    into.push(performance.now() - t0);
+    return r;
+  };
+  const plans: string[] = [];
+  for (const [i, q] of questions.entries()) {
+    const visible = listedAndVisible(principals[i % principals.length], resolveFilters({ question: q }));
+    const vector = vectorLiteral(await embedder.embedQuery(q));
+    const near = nearestPassagesSql(visible, model.name, model.dims, vector, 40);
+    const nearest = async (explain = '') =>
+      db.transaction(async (trx) => {
+        await trx.raw('set local hnsw.ef_search = 100');
+        await trx.raw("set local hnsw.iterative_scan = 'relaxed_order'");
+        return (await trx.raw(explain + near.sql, near.bindings)).rows;
+      });
+    const passages = await timed(times.nearest, () => nearest());
+    const meetingIds = [...new Set((passages as { meeting_id: string }[]).map((p) => p.meeting_id))];
+    const words = wordsInMeetingsSql(meetingIds, q, 40);
+    const hits = await timed(times.words, async () => (await db.raw(words.sql, words.bindings)).rows);
+    const around = [
+      ...passages,
+      ...hits.map((h: { meeting_id: string; idx: number }) => ({ ...h, first_idx: h.idx, last_idx: h.idx })),
+    ];
+    await timed(times['words everywhere'], () => wordsEverywhere(db, visible, q));
+    const cover = coveringPassagesSql(model.name, model.dims, vector, around);
+    await timed(times.covering, () => db.raw(cover.sql, cover.bindings));
+    if (i === 0) {
+      const plan = (rows: { 'QUERY PLAN': string }[]) => rows.map((r) => `      ${r['QUERY PLAN']}`).join('\n');
+      plans.push(`    nearest passages, "${q}":\n${plan(await nearest('explain (analyze, buffers) '))}`);
+      plans.push(`    words:\n${plan((await db.raw(`explain (analyze, buffers) ${words.sql}`, words.bindings)).rows)}`);
+    }
+  }
+  await embedder.close();
+  const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * q) - 1];
+  return {
+    stats: Object.entries(times).map(([k, xs]) => `${k} p50 ${ms(pct(xs, 0.5))}, p95 ${ms(pct(xs, 0.95))}`),
+    plans,
+  };
+}
+
+/** Sentences per second through embedBackfillStep in a plain loop, over `count` real demo meetings. */
+export async function backfill(adminUrl: string, count: number, threads: number) {
+  const name = 'mi_qbench_backfill';
+  await createDatabase(adminUrl, name, true);
+  const db = createDb({ url: withDatabase(adminUrl, name), poolMax: 4 });
+  await migrateLatest(db);
+  const team = await seedTeam(db, 5);
+  const files = [...demoManifest().keys()];
+  let sentences = 0;
+  for (let i = 0; i < count; i++) {
+    const id = ulid();
+    const org = team.users[i % team.users.length];
+    const ss = demoSentences(files[i % files.length]);
+    sentences += ss.length;
+    await db('meetings').insert({
+      id,
+      team_id: team.teamId,
+      organizer_id: org.id,
+      organizer_email: org.email,
+      uploader_id: org.id,
+      title: `Demo ${i}`,
+      date: new Date(),
+      status: 'completed',
+    });
+    await db('sentences').insert(
+      ss.map((x) => ({
+        meeting_id: id,
+        idx: x.index,
+        speaker_name: x.speaker_name,
+        speaker_id: x.speaker_id,
+        text: x.text,
+        raw_text: x.raw_text,
+        start_time: x.start_time,
+        end_time: x.end_time,
+      })),
+    );
+  }
+  const embedder = await loadEmbedder(MODEL_DIR, { threads });
+  const act = createEmbeddingActivities({
+    db,
+    config: loadConfig(
+      { ...process.env, DATABASE_URL: withDatabase(adminUrl, name), SECRETS_KEY: '0'.repeat(64) },
+      'worker',
+    ),
+    embedder: async () => embedder,
+  });
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let afterId = '';
+  let embedded = 0;
+  for (;;) {
+    const r = await act.embedBackfillStep({ afterId, batchSize: 20, budgetMs: 60_000 });
+    embedded += r.embedded;
+    afterId = r.lastId;
+    if (r.done) break;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  await embedder.close();
+  await db.destroy();
+  return { meetings: embedded, sentences, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
+}
