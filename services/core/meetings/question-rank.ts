@@ -4,33 +4,34 @@
  * By meaning: the passages nearest the question's vector (the HNSW index, within the meetings the
  * caller may see that pass the filters) name the candidate sentences, and each sentence scores the
  * mean similarity of every passage that holds it, so the sentence at the heart of a passage that
- * answers ranks above the ones at its edges. By words: in those passages' meetings, the sentences
- * that hold the question's words, ranked by cover density, are candidates too (looked up in every
- * meeting, common words made a question's cost grow with the whole transcript store). The two are
- * fused by score: a sentence's meaning score, plus a bonus for its words (WORD_WEIGHT × r /
- * (r + WORD_HALF), r its cover density) that lifts a sentence saying the question's own words without
- * drowning a paraphrase's answer, which shares none (docs/search.md, "Ranking", has the figures of each
- * way on the question set).
+ * answers ranks above the ones at its edges. By words: the sentences near those passages (WORD_SPAN
+ * either side) that hold the question's words, ranked by cover density, are candidates too; looked up
+ * in every meeting, common words made a question's cost grow with the whole transcript store, and in
+ * the passages' whole meetings with their length. The two are fused by score: a sentence's meaning
+ * score, plus a bonus for its words (WORD_WEIGHT × r / (r + WORD_HALF), r its cover density) that
+ * lifts a sentence saying the question's own words without drowning a paraphrase's answer, which
+ * shares none. All of it is one statement, so a question waits on one round trip for its ranking
+ * (docs/search.md, "Ranking", has the figures of each way on the question set).
  */
 import type { Knex } from 'knex';
 import type { SqlFragment } from '../../platform/sql';
 import { type TextEmbedder, vectorLiteral } from '../passages';
-import {
-  coveringPassagesSql,
-  nearestPassagesSql,
-  questionWordsSql,
-  wordsInMeetingsSql,
-  wordSentencesSql,
-} from './question-sql';
+import { type MeaningRanking, questionWordsSql, rankByMeaningSql, wordSentencesSql } from './question-sql';
 
-/** Passages read from the vector index for a question. */
-const PASSAGE_CANDIDATES = 40;
-/** Sentences holding the question's words taken as candidates; and the most matches read to rank them. */
+/** How a question ranks by meaning (rankByMeaningSql): passages read from the vector index, and the words' arm. */
+const MEANING: Omit<MeaningRanking, 'pool'> = {
+  passages: 40,
+  /** The question's words are looked for this many sentences either side of each passage. */
+  wordSpan: 10,
+  /** Sentences holding the question's words taken as candidates. */
+  words: 40,
+  /** The words' bonus: at most wordWeight, half of it at a cover density of wordHalf. */
+  wordWeight: 0.07,
+  wordHalf: 0.3,
+};
+/** Where a question cannot rank by meaning: the sentences holding its words taken, and the most matches read to rank them. */
 const WORD_CANDIDATES = 40;
 const WORD_POOL = 500;
-/** The words' bonus: at most WORD_WEIGHT, half of it at a cover density of WORD_HALF. */
-const WORD_WEIGHT = 0.07;
-const WORD_HALF = 0.3;
 /** HNSW's candidate list while searching: more finds nearer passages, slower. */
 const EF_SEARCH = 100;
 
@@ -43,12 +44,6 @@ interface Scored extends Ranked {
   score: number;
 }
 
-interface PassageRow {
-  meeting_id: string;
-  first_idx: number;
-  last_idx: number;
-}
-
 export const momentKey = (r: Ranked) => `${r.meeting_id}\u0000${r.idx}`;
 
 /** The sentences that hold the question's words, best first, with their cover density. */
@@ -59,60 +54,6 @@ async function byWords(db: Knex, visible: SqlFragment, question: string): Promis
   const q = wordSentencesSql(visible, words, WORD_POOL, WORD_CANDIDATES);
   const rows = (await db.raw<{ rows: (Ranked & { rank: number })[] }>(q.sql, q.bindings)).rows;
   return rows.map((r) => ({ meeting_id: r.meeting_id, idx: r.idx, rank: Number(r.rank) }));
-}
-
-/** The sentences of these meetings that hold the question's words, best first, with their cover density. */
-async function wordsInMeetings(
-  db: Knex,
-  meetingIds: string[],
-  question: string,
-): Promise<(Ranked & { rank: number })[]> {
-  if (!meetingIds.length) return [];
-  const q = wordsInMeetingsSql(meetingIds, question, WORD_CANDIDATES);
-  const rows = (await db.raw<{ rows: (Ranked & { rank: number })[] }>(q.sql, q.bindings)).rows;
-  return rows.map((r) => ({ meeting_id: r.meeting_id, idx: r.idx, rank: Number(r.rank) }));
-}
-
-/** The passages nearest `vector`, through the model's index, read on until enough pass the filters. */
-async function nearestPassages(
-  db: Knex,
-  embedder: TextEmbedder,
-  visible: SqlFragment,
-  vector: string,
-): Promise<PassageRow[]> {
-  const { name, dims } = embedder.info;
-  return db.transaction(async (trx) => {
-    await trx.raw(`set local hnsw.ef_search = ${EF_SEARCH}`);
-    await trx.raw("set local hnsw.iterative_scan = 'relaxed_order'");
-    const q = nearestPassagesSql(visible, name, dims, vector, PASSAGE_CANDIDATES);
-    return (await trx.raw<{ rows: PassageRow[] }>(q.sql, q.bindings)).rows;
-  });
-}
-
-/** Each candidate's meaning score: the mean similarity of the passages that hold it. */
-async function meaningScores(
-  db: Knex,
-  embedder: TextEmbedder,
-  vector: string,
-  candidates: Ranked[],
-): Promise<Map<string, number>> {
-  if (!candidates.length) return new Map();
-  const around = candidates.map((c) => ({ meeting_id: c.meeting_id, first_idx: c.idx, last_idx: c.idx }));
-  const q = coveringPassagesSql(embedder.info.name, embedder.info.dims, vector, around);
-  const rows = (await db.raw<{ rows: (PassageRow & { similarity: number })[] }>(q.sql, q.bindings)).rows;
-  const wanted = new Set(candidates.map(momentKey));
-  const sums = new Map<string, { sum: number; n: number }>();
-  for (const p of rows) {
-    for (let idx = p.first_idx; idx <= p.last_idx; idx++) {
-      const k = momentKey({ meeting_id: p.meeting_id, idx });
-      if (!wanted.has(k)) continue;
-      const had = sums.get(k) ?? { sum: 0, n: 0 };
-      had.sum += Number(p.similarity);
-      had.n++;
-      sums.set(k, had);
-    }
-  }
-  return new Map([...sums].map(([k, v]) => [k, v.sum / v.n]));
 }
 
 /** Best first, then by meeting and index, so equal scores keep one order. */
@@ -137,20 +78,11 @@ export async function rankByMeaning(
   pool: number,
 ): Promise<Ranked[]> {
   const vector = vectorLiteral(await embedder.embedQuery(question));
-  const passages = await nearestPassages(db, embedder, visible, vector);
-  const words = await wordsInMeetings(db, [...new Set(passages.map((p) => p.meeting_id))], question);
-  const candidates = new Map<string, Ranked>();
-  for (const p of passages)
-    for (let idx = p.first_idx; idx <= p.last_idx; idx++)
-      candidates.set(momentKey({ meeting_id: p.meeting_id, idx }), { meeting_id: p.meeting_id, idx });
-  for (const w of words) candidates.set(momentKey(w), { meeting_id: w.meeting_id, idx: w.idx });
-  const meaning = await meaningScores(db, embedder, vector, [...candidates.values()]);
-  const wordRank = new Map(words.map((w) => [momentKey(w), w.rank]));
-  return [...candidates.entries()]
-    .map(([k, r]) => {
-      const rank = wordRank.get(k) ?? 0;
-      return { ...r, score: (meaning.get(k) ?? 0) + (WORD_WEIGHT * rank) / (rank + WORD_HALF) };
-    })
-    .sort(byScore)
-    .slice(0, pool);
+  const { name, dims } = embedder.info;
+  const q = rankByMeaningSql(visible, name, dims, vector, question, { ...MEANING, pool });
+  return db.transaction(async (trx) => {
+    // One simple-protocol round trip for both settings; `local`, so they end with the transaction.
+    await trx.raw(`set local hnsw.ef_search = ${EF_SEARCH}; set local hnsw.iterative_scan = 'relaxed_order'`);
+    return (await trx.raw<{ rows: Ranked[] }>(q.sql, q.bindings)).rows;
+  });
 }

@@ -35,28 +35,64 @@ export function nearestPassagesSql(
   };
 }
 
+/** How rankByMeaningSql ranks: how many passages it reads, how far around them it looks for the question's words, and the words' bonus. */
+export interface MeaningRanking {
+  passages: number;
+  wordSpan: number;
+  words: number;
+  wordWeight: number;
+  wordHalf: number;
+  pool: number;
+}
+
 /**
- * Every passage of `model` that holds a sentence of the given passages (its first sentence at most
- * PASSAGE_SENTENCES - 1 before theirs), with its similarity to `vector`: a moment scores the mean of
- * the passages that hold it.
+ * A question ranked in one statement (question-rank.ts says why this way): the `passages` nearest
+ * `vector` through the model's HNSW index among the meetings that pass `visible`; the sentences within
+ * `wordSpan` of them that hold the question's words (each range read by key, then tested, so the cost
+ * follows the passages, not how common the words are), the `words` best by cover density; every
+ * sentence of those passages and those words a candidate, scored the mean similarity of the passages
+ * that hold it plus the words' bonus; the best `pool`, best first. Run with hnsw.iterative_scan on, so
+ * the index is read on until `passages` pass the filter.
  */
-export function coveringPassagesSql(
+export function rankByMeaningSql(
+  visible: SqlFragment,
   model: string,
   dims: number,
   vector: string,
-  passages: { meeting_id: string; first_idx: number; last_idx: number }[],
+  question: string,
+  r: MeaningRanking,
 ): SqlFragment {
+  const v = asHalfvec(dims);
+  const e = `pv.embedding::halfvec(${dims})`;
+  const near = nearestPassagesSql(visible, model, dims, vector, r.passages);
   return {
     sql:
-      `select distinct pv.meeting_id, pv.first_idx, pv.last_idx, 1 - (pv.embedding::halfvec(${dims}) <=> ${asHalfvec(dims)}) as similarity` +
-      ' from unnest(?::text[], ?::int[], ?::int[]) as c(mid, lo, hi)' +
-      ' join passage_vectors pv on pv.meeting_id = c.mid and pv.first_idx between c.lo and c.hi and pv.model = ?',
+      `with near as materialized (${near.sql}),` +
+      " w as (select coalesce(string_agg(quote_literal(l), ' | '), '')::tsquery as q" +
+      " from unnest(tsvector_to_array(to_tsvector('english', ?))) l)," +
+      ' words as (select distinct s.meeting_id, s.idx, ts_rank_cd(s.tsv, w.q) as rank from w, near n' +
+      ' cross join lateral (select s0.meeting_id, s0.idx, s0.tsv from sentences s0' +
+      ' where s0.meeting_id = n.meeting_id and s0.idx between n.first_idx - ? and n.last_idx + ? offset 0) s' +
+      " where w.q <> ''::tsquery and s.tsv @@ w.q order by rank desc, s.meeting_id, s.idx limit ?)," +
+      ' cand as (select n.meeting_id, g.idx from near n, generate_series(n.first_idx, n.last_idx) g(idx)' +
+      ' union select meeting_id, idx from words),' +
+      ` scored as (select c.meeting_id, c.idx, coalesce(avg(1 - (${e} <=> ${v})), 0) as meaning from cand c` +
+      ' left join passage_vectors pv on pv.meeting_id = c.meeting_id and pv.model = ?' +
+      ' and pv.first_idx between c.idx - ? and c.idx and pv.last_idx >= c.idx group by c.meeting_id, c.idx)' +
+      ' select s.meeting_id, s.idx from scored s left join words wd on wd.meeting_id = s.meeting_id and wd.idx = s.idx' +
+      ' order by s.meaning + ? * coalesce(wd.rank, 0) / (coalesce(wd.rank, 0) + ?) desc, s.meeting_id, s.idx limit ?',
     bindings: [
+      ...near.bindings,
+      question,
+      r.wordSpan,
+      r.wordSpan,
+      r.words,
       vector,
-      passages.map((p) => p.meeting_id),
-      passages.map((p) => p.first_idx - (PASSAGE_SENTENCES - 1)),
-      passages.map((p) => p.last_idx),
       model,
+      PASSAGE_SENTENCES - 1,
+      r.wordWeight,
+      r.wordHalf,
+      r.pool,
     ],
   };
 }
@@ -82,24 +118,6 @@ export function wordSentencesSql(visible: SqlFragment, words: string, pool: numb
       ` where s.tsv @@ ?::tsquery and ${visible.sql} limit ?)` +
       ' select h.meeting_id, h.idx, ts_rank_cd(h.tsv, ?::tsquery) as rank from hits h order by rank desc, h.meeting_id, h.idx limit ?',
     bindings: [words, ...visible.bindings, pool, words, limit],
-  };
-}
-
-/**
- * The sentences of the given meetings that hold any of the question's words (English stemming, stop
- * words dropped), ranked by ts_rank_cd, at most `limit`. Each meeting's sentences are read by key and
- * then tested (as moments are: list-sql's "Sentences by key"), so the cost follows the meetings, not
- * how common the words are.
- */
-export function wordsInMeetingsSql(meetingIds: string[], question: string, limit: number): SqlFragment {
-  return {
-    sql:
-      "with w as (select coalesce(string_agg(quote_literal(l), ' | '), '')::tsquery as q" +
-      " from unnest(tsvector_to_array(to_tsvector('english', ?))) l)" +
-      ' select s.meeting_id, s.idx, ts_rank_cd(s.tsv, w.q) as rank from w, unnest(?::text[]) as c(mid)' +
-      ' cross join lateral (select s0.meeting_id, s0.idx, s0.tsv from sentences s0 where s0.meeting_id = c.mid offset 0) s' +
-      " where w.q <> ''::tsquery and s.tsv @@ w.q order by rank desc, s.meeting_id, s.idx limit ?",
-    bindings: [question, meetingIds, limit],
   };
 }
 
