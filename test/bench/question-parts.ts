@@ -8,10 +8,9 @@ import { ulid } from 'ulid';
 import { resolveFilters } from '../../services/core/meetings/filters';
 import { listedAndVisible } from '../../services/core/meetings/list-sql';
 import {
-  coveringPassagesSql,
   nearestPassagesSql,
   questionWordsSql,
-  wordsInMeetingsSql,
+  rankByMeaningSql,
   wordSentencesSql,
 } from '../../services/core/meetings/question-sql';
 import { vectorLiteral } from '../../services/core/passages';
@@ -74,8 +73,8 @@ async function wordsEverywhere(db: Knex, visible: SqlFragment, question: string)
 
 /**
  * A question's statements through knex alone, as rankByMeaning runs them (question-rank.ts), one
- * question at a time for the same callers: the database's share of a question, statement by statement,
- * and the plans of the first question's two searches.
+ * question at a time for the same callers: the database's share of a question, the nearest passages
+ * alone beside the whole ranking statement that holds them, and the plan of the first question's.
  */
 export async function questionStatements(
   db: Knex,
@@ -85,46 +84,34 @@ export async function questionStatements(
 ) {
   const embedder = await loadEmbedder(MODEL_DIR, { threads: 1 });
   const principals = await Promise.all(keys.map((k) => authenticateApiKey(db, k)));
-  // `words`: in the nearest passages' meetings, as shipped; `words everywhere`: across every meeting the
-  // caller may see, as a question without meaning runs it (and as the first design did for every question).
-  const times = {
-    nearest: [] as number[],
-    words: [] as number[],
-    'words everywhere': [] as number[],
-    covering: [] as number[],
-  };
+  // `words everywhere`: across every meeting the caller may see, as a question without meaning runs it
+  // (and as the first design did for every question).
+  const times = { nearest: [] as number[], ranking: [] as number[], 'words everywhere': [] as number[] };
   const timed = async <T>(into: number[], run: () => Promise<T>) => {
     const t0 = performance.now();
     const r = await run();
     into.push(performance.now() - t0);
     return r;
   };
+  const ranking = { passages: 40, wordSpan: 10, words: 40, wordWeight: 0.07, wordHalf: 0.3, pool: 100 };
+  const inTransaction = (sql: string, bindings: SqlFragment['bindings']) =>
+    db.transaction(async (trx) => {
+      await trx.raw("set local hnsw.ef_search = 100; set local hnsw.iterative_scan = 'relaxed_order'");
+      return (await trx.raw(sql, bindings)).rows;
+    });
   const plans: string[] = [];
   for (const [i, q] of questions.entries()) {
     const visible = listedAndVisible(principals[i % principals.length], resolveFilters({ question: q }));
     const vector = vectorLiteral(await embedder.embedQuery(q));
     const near = nearestPassagesSql(visible, model.name, model.dims, vector, 40);
-    const nearest = async (explain = '') =>
-      db.transaction(async (trx) => {
-        await trx.raw('set local hnsw.ef_search = 100');
-        await trx.raw("set local hnsw.iterative_scan = 'relaxed_order'");
-        return (await trx.raw(explain + near.sql, near.bindings)).rows;
-      });
-    const passages = await timed(times.nearest, () => nearest());
-    const meetingIds = [...new Set((passages as { meeting_id: string }[]).map((p) => p.meeting_id))];
-    const words = wordsInMeetingsSql(meetingIds, q, 40);
-    const hits = await timed(times.words, async () => (await db.raw(words.sql, words.bindings)).rows);
-    const around = [
-      ...passages,
-      ...hits.map((h: { meeting_id: string; idx: number }) => ({ ...h, first_idx: h.idx, last_idx: h.idx })),
-    ];
+    await timed(times.nearest, () => inTransaction(near.sql, near.bindings));
+    const ranked = rankByMeaningSql(visible, model.name, model.dims, vector, q, ranking);
+    await timed(times.ranking, () => inTransaction(ranked.sql, ranked.bindings));
     await timed(times['words everywhere'], () => wordsEverywhere(db, visible, q));
-    const cover = coveringPassagesSql(model.name, model.dims, vector, around);
-    await timed(times.covering, () => db.raw(cover.sql, cover.bindings));
     if (i === 0) {
       const plan = (rows: { 'QUERY PLAN': string }[]) => rows.map((r) => `      ${r['QUERY PLAN']}`).join('\n');
-      plans.push(`    nearest passages, "${q}":\n${plan(await nearest('explain (analyze, buffers) '))}`);
-      plans.push(`    words:\n${plan((await db.raw(`explain (analyze, buffers) ${words.sql}`, words.bindings)).rows)}`);
+      const explained = await inTransaction(`explain (analyze, buffers) ${ranked.sql}`, ranked.bindings);
+      plans.push(`    the ranking statement, "${q}":\n${plan(explained)}`);
     }
   }
   await embedder.close();
