@@ -727,8 +727,11 @@ export function buildRole(): void {
   if (built.status !== 0) throw new Error('npm run build failed');
 }
 
-/** The mcp role from dist/ as the image starts it (`meeting-intel serve mcp`), with logs off and the rate limit lifted. */
-export async function startMcpRole(databaseUrl: string): Promise<ServerProcess> {
+/**
+ * The mcp role from dist/ as the image starts it (`meeting-intel serve mcp`), with logs off and the rate
+ * limit lifted; `checkout`: another checkout's dist/ (a baseline build measured in the same run).
+ */
+export async function startMcpRole(databaseUrl: string, checkout = ''): Promise<ServerProcess> {
   const port = await freePort();
   const env = {
     ...process.env,
@@ -744,10 +747,14 @@ export async function startMcpRole(databaseUrl: string): Promise<ServerProcess> 
   const base = `http://127.0.0.1:${port}`;
   // BENCH_SERVER_PROF=<dir>: V8 CPU profiles of the mcp role and the bare server over the whole run (mcp.cpuprofile, bare.cpuprofile), written when they stop.
   const prof = process.env.BENCH_SERVER_PROF
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_PROF}`, '--cpu-prof-name=mcp.cpuprofile']
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${process.env.BENCH_SERVER_PROF}`,
+        `--cpu-prof-name=mcp${checkout ? '-baseline' : ''}.cpuprofile`,
+      ]
     : [];
   // What the image runs for an mcp pod: the CLI's `serve mcp`, from the build.
-  return startProcess([...prof, join('dist', 'services', 'cli', 'main.js'), 'serve', 'mcp'], env, async () =>
+  return startProcess([...prof, join(checkout, 'dist', 'services', 'cli', 'main.js'), 'serve', 'mcp'], env, async () =>
     (await fetch(`${base}/healthz`)).ok ? `${base}/mcp` : null,
   );
 }

@@ -122,6 +122,55 @@ export async function questionStatements(
   };
 }
 
+/**
+ * How near the index's passages are at each `hnsw.ef_search`: the share of the exact 40 nearest
+ * passages (a scan of every visible passage) that the index returns, and its time, over the same
+ * questions and callers. The figure that says what a smaller ef_search gives up, which the question
+ * set's recall (a few demo meetings, where the index is all but exact) cannot show.
+ */
+export async function nearestAgainstExact(
+  db: Knex,
+  keys: string[],
+  questions: string[],
+  model: { name: string; dims: number },
+  efs: number[],
+) {
+  const embedder = await loadEmbedder(MODEL_DIR, { threads: 1 });
+  const principals = await Promise.all(keys.map((k) => authenticateApiKey(db, k)));
+  const found = new Map(efs.map((ef) => [ef, { within: 0, gap: 0, times: [] as number[] }]));
+  // Many passages are the same sentences in other meetings (a thousand distinct sentences make the
+  // data set) a little apart by their noise, so the exact 40 are one choice among near equals: both
+  // the share found at most as far as the exact 40th, and the mean distance found ÷ the exact mean.
+  const farthest = (rows: { distance: number }[]) => Math.max(...rows.map((r) => Number(r.distance)));
+  const meanOf = (rows: { distance: number }[]) => rows.reduce((a, r) => a + Number(r.distance), 0) / rows.length;
+  for (const [i, q] of questions.entries()) {
+    const visible = listedAndVisible(principals[i % principals.length], resolveFilters({ question: q }));
+    const near = nearestPassagesSql(visible, model.name, model.dims, vectorLiteral(await embedder.embedQuery(q)), 40);
+    const exactRows = await db.transaction(async (trx) => {
+      await trx.raw('set local enable_indexscan = off');
+      return (await trx.raw(near.sql, near.bindings)).rows;
+    });
+    const exact = farthest(exactRows);
+    for (const ef of i % 2 ? [...efs].reverse() : efs) {
+      const t0 = performance.now();
+      const rows = await db.transaction(async (trx) => {
+        await trx.raw(`set local hnsw.ef_search = ${ef}; set local hnsw.iterative_scan = 'relaxed_order'`);
+        return (await trx.raw(near.sql, near.bindings)).rows;
+      });
+      const f = found.get(ef)!;
+      f.times.push(performance.now() - t0);
+      f.gap += meanOf(rows) / meanOf(exactRows);
+      f.within += rows.filter((r: { distance: number }) => Number(r.distance) <= exact * (1 + 1e-6)).length / 40;
+    }
+  }
+  await embedder.close();
+  const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * q) - 1];
+  return efs.map((ef) => {
+    const f = found.get(ef)!;
+    return `ef_search ${ef}: ${((100 * f.within) / questions.length).toFixed(1)} % as near as the exact 40th, mean distance ${(f.gap / questions.length).toFixed(3)}× the exact, p50 ${ms(pct(f.times, 0.5))}, p95 ${ms(pct(f.times, 0.95))}`;
+  });
+}
+
 /** Sentences per second through embedBackfillStep in a plain loop, over `count` real demo meetings. */
 export async function backfill(adminUrl: string, count: number, threads: number) {
   const name = 'mi_qbench_backfill';

@@ -21,17 +21,26 @@ import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import { createApiKey } from '../../services/core/people';
-import { passagesOf, vectorIndexDdl, vectorLiteral } from '../../services/core/passages';
+import { PASSAGE_SENTENCES, vectorIndexDdl, vectorLiteral } from '../../services/core/passages';
 import { startLocalPostgres } from '../../services/devstack/postgres';
 import { freePort } from '../../services/devstack/ports';
 import { loadEmbedder, readEmbeddingModelInfo } from '../../services/intelligence/embeddings';
 import { createDb, migrateLatest } from '../../services/platform/db';
 import { demoManifest, demoSentences, loadDemoQuestions } from '../support/questions';
-import { backfill, MODEL_DIR, questionEmbedding, questionStatements, seedTeam } from './question-parts';
+import {
+  backfill,
+  MODEL_DIR,
+  nearestAgainstExact,
+  questionEmbedding,
+  questionStatements,
+  seedTeam,
+} from './question-parts';
 import { buildRole, createDatabase, driveRemote, row, startMcpRole, withDatabase, type Stats } from './mcp.bench';
 
 const RATIO_BOUND = 1.5;
 const RSS_BOUND_MB = 350;
+/** Noise vectors a passage's vector draws one of, so passages of the same sentences are not one point. */
+const NOISE_POOL = 4096;
 
 function options() {
   const o = { meetings: 2000, sentences: 200, users: 20, seconds: 10, rounds: 3, backfill: 50, noise: 0.01 };
@@ -138,9 +147,28 @@ async function seed(db: Knex, o: Options, model: { name: string; dims: number })
     `  embedded ${distinct.length} distinct demo sentences in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
 
+  // The corpus and its vectors in the database, and a pool of noise vectors: PostgreSQL makes each
+  // meeting's sentences and passage vectors from them, so a batch sends only corpus indexes.
+  await db.raw(
+    `create unlogged table bench_corpus (ci int primary key, speaker_name text, speaker_id int, text text, v vector(${model.dims}))`,
+  );
+  await db.raw('insert into bench_corpus select * from unnest(?::int[], ?::text[], ?::int[], ?::text[], ?::vector[])', [
+    corpus.map((_, k) => k),
+    corpus.map((c) => c.speaker_name),
+    corpus.map((c) => c.speaker_id),
+    corpus.map((c) => c.text),
+    corpus.map((c) => vectorLiteral(byText.get(c.text)!)),
+  ]);
+  const rand = prng(20261128);
+  await db.raw(`create unlogged table bench_noise (id int primary key, v vector(${model.dims}))`);
+  await db.raw('insert into bench_noise select * from unnest(?::int[], ?::vector[])', [
+    Array.from({ length: NOISE_POOL }, (_, k) => k),
+    Array.from({ length: NOISE_POOL }, () =>
+      vectorLiteral(Float32Array.from({ length: model.dims }, () => o.noise * gauss(rand))),
+    ),
+  ]);
   const gin = (await db.raw("select indexdef from pg_indexes where indexname = 'sentences_tsv_idx'")).rows[0]?.indexdef;
   await db.raw('drop index if exists sentences_tsv_idx');
-  const rand = prng(20261128);
   const BATCH = Math.max(1, Math.floor(20_000 / o.sentences));
   const inflight = new Set<Promise<void>>();
   let loaded = 0;
@@ -148,58 +176,41 @@ async function seed(db: Knex, o: Options, model: { name: string; dims: number })
     const batch = Array.from({ length: Math.min(BATCH, o.meetings - first) }, (_, k) =>
       meetingRows(first + k, o, team, corpus, rand),
     );
-    const s = {
-      m: [] as string[],
-      i: [] as number[],
-      sn: [] as string[],
-      si: [] as number[],
-      t: [] as string[],
-      st: [] as number[],
-    };
-    const p = { m: [] as string[], f: [] as number[], l: [] as number[], e: [] as string[] };
-    for (const { meeting, sentences } of batch) {
+    const u = { m: [] as string[], i: [] as number[], c: [] as number[] };
+    for (const { meeting, sentences } of batch)
       for (const x of sentences) {
-        s.m.push(meeting.id);
-        s.i.push(x.idx);
-        s.sn.push(x.speaker_name);
-        s.si.push(x.speaker_id);
-        s.t.push(x.text);
-        s.st.push(x.start);
+        u.m.push(meeting.id);
+        u.i.push(x.idx);
+        u.c.push(x.corpusIndex);
       }
-      for (const w of passagesOf(sentences)) {
-        const v = new Float32Array(model.dims);
-        for (let k = w.first; k <= w.last; k++) {
-          const sv = byText.get(sentences[k].text)!;
-          for (let d = 0; d < model.dims; d++) v[d] += sv[d];
-        }
-        let norm = 0;
-        for (let d = 0; d < model.dims; d++) norm += (v[d] += o.noise * gauss(rand)) ** 2;
-        for (let d = 0; d < model.dims; d++) v[d] /= Math.sqrt(norm);
-        p.m.push(meeting.id);
-        p.f.push(w.first);
-        p.l.push(w.last);
-        p.e.push(vectorLiteral(v));
-      }
-    }
+    const picked = 'unnest(?::text[], ?::int[], ?::int[]) as u(m, i, ci) join bench_corpus c on c.ci = u.ci';
     const write = db.transaction(async (tx) => {
       await tx('meetings').insert(batch.map((x) => x.meeting));
       await tx('meeting_participants').insert(batch.flatMap((x) => x.participants));
       await tx.raw(
-        `insert into sentences (meeting_id, idx, speaker_name, speaker_id, text, raw_text, start_time, end_time)
-         select m, i, sn, si, t, t, st, st + 4 from unnest(?::text[], ?::int[], ?::text[], ?::int[], ?::text[], ?::float8[]) as u(m, i, sn, si, t, st)`,
-        [s.m, s.i, s.sn, s.si, s.t, s.st],
+        'insert into sentences (meeting_id, idx, speaker_name, speaker_id, text, raw_text, start_time, end_time)' +
+          ` select u.m, u.i, c.speaker_name, c.speaker_id, c.text, c.text, u.i * 5, u.i * 5 + 4 from ${picked}`,
+        [u.m, u.i, u.c],
       );
       // meeting_embeddings first: passage_vectors references it.
       await tx('meeting_embeddings').insert(
         batch.map((x) => ({ meeting_id: x.meeting.id, model: model.name, sentences: o.sentences })),
       );
+      // passagesOf's windows (the PASSAGE_CHARS cut aside): from each sentence, it and the next
+      // PASSAGE_SENTENCES - 1; and from the meeting's start, the first one and two.
+      const n = PASSAGE_SENTENCES - 1;
       await tx.raw(
         'insert into passage_vectors (meeting_id, model, first_idx, last_idx, embedding)' +
-          ' select m, ?, f, l, e::halfvec from unnest(?::text[], ?::int[], ?::int[], ?::text[]) as x(m, f, l, e)',
-        [model.name, p.m, p.f, p.l, p.e],
+          ' select w.m, ?, w.f, w.l, l2_normalize(w.v + z.v)::halfvec from (' +
+          ` select m, i as f, max(i) over fw as l, sum(v) over fw as v, sum(v) over bw as back from (select u.m, u.i, c.v from ${picked}) x` +
+          ` window fw as (partition by m order by i rows between current row and ${n} following),` +
+          ` bw as (partition by m order by i rows between ${n} preceding and current row)` +
+          ` ) y cross join lateral (values (y.m, y.f, y.l, y.v), (y.m, 0, y.f, case when y.f < ${n} then y.back end)) as w(m, f, l, v)` +
+          ` join bench_noise z on z.id = (abs(hashtext(w.m)) + w.f * 31 + w.l) % ${NOISE_POOL} where w.v is not null`,
+        [model.name, u.m, u.i, u.c],
       );
     });
-    const done = write.then(() => void (loaded += s.t.length)).finally(() => inflight.delete(done));
+    const done = write.then(() => void (loaded += u.m.length)).finally(() => inflight.delete(done));
     inflight.add(done);
     if (inflight.size >= 2) await Promise.race(inflight);
     process.stdout.write(
@@ -207,6 +218,7 @@ async function seed(db: Knex, o: Options, model: { name: string; dims: number })
     );
   }
   await Promise.all(inflight);
+  await db.raw('drop table bench_corpus, bench_noise');
   console.log(
     `\r  loaded ${o.meetings} meetings, ${loaded} sentences with their passages in ${((Date.now() - started) / 1000).toFixed(0)} s`,
   );
@@ -227,7 +239,31 @@ async function seed(db: Knex, o: Options, model: { name: string; dims: number })
     `  the model's HNSW index (maintenance_work_mem ${(await db.raw('show maintenance_work_mem')).rows[0].maintenance_work_mem}): ${hnswSeconds.toFixed(1)} s, ${size} (${load()})`,
   );
   await db.raw('vacuum analyze');
-  console.log(`  seeded in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  const sizes = (
+    await db.raw(
+      "select pg_size_pretty(pg_database_size(current_database())) as db, pg_size_pretty(pg_total_relation_size('sentences')) as s," +
+        " pg_size_pretty(pg_total_relation_size('passage_vectors')) as p",
+    )
+  ).rows[0];
+  console.log(
+    `  seeded in ${((Date.now() - started) / 1000).toFixed(0)} s; on disk ${sizes.db} (sentences ${sizes.s}, passage_vectors with its indexes ${sizes.p})`,
+  );
+}
+
+/** Whether `name` holds a data set seeded to the end (QBENCH_PGDATA). */
+async function seededBefore(adminUrl: string, name: string): Promise<boolean> {
+  const admin = createDb({ url: adminUrl, poolMax: 1 });
+  try {
+    if (!(await admin.raw('select 1 from pg_database where datname = ?', [name])).rows.length) return false;
+  } finally {
+    await admin.destroy();
+  }
+  const db = createDb({ url: withDatabase(adminUrl, name), poolMax: 1 });
+  try {
+    return (await db.raw("select to_regclass('bench_seeded') is not null as ok")).rows[0].ok;
+  } finally {
+    await db.destroy();
+  }
 }
 
 /** The most frequent word of five letters or more in the demo sentences: "a common demo word". */
@@ -259,7 +295,9 @@ async function main(): Promise<void> {
     `Question benchmark: ${o.meetings} meetings × ${o.sentences} sentences (${o.meetings * o.sentences} sentences), model ${model.name}; ${load()}`,
   );
   // A cluster of its own, shared_buffers large enough to hold the vectors and their index, as a server for this size would be.
-  const dir = mkdtempSync(join(tmpdir(), 'mi-qbench-pg-'));
+  // QBENCH_PGDATA=<dir>: the cluster is kept there, and a data set seeded to the end is reused.
+  const kept = process.env.QBENCH_PGDATA;
+  const dir = kept ?? mkdtempSync(join(tmpdir(), 'mi-qbench-pg-'));
   let pg = startLocalPostgres({ dataDir: dir, port: await freePort(), durable: false });
   const admin = createDb({ url: pg.url, poolMax: 1 });
   await admin.raw("alter system set shared_buffers = '2GB'");
@@ -268,15 +306,21 @@ async function main(): Promise<void> {
   pg = startLocalPostgres({ dataDir: dir, port: pg.port, durable: false });
   const stopAll: (() => Promise<void> | void)[] = [
     () => pg.stop(),
-    () => rmSync(dir, { recursive: true, force: true }),
+    () => (kept ? undefined : rmSync(dir, { recursive: true, force: true })),
   ];
   try {
     const name = `mi_qbench_${o.meetings}x${o.sentences}`;
-    await createDatabase(pg.url, name, true);
+    const reuse = kept !== undefined && (await seededBefore(pg.url, name));
+    if (!reuse) await createDatabase(pg.url, name, true);
     const url = withDatabase(pg.url, name);
     const db = createDb({ url, poolMax: 4 });
     stopAll.unshift(() => db.destroy());
-    await seed(db, o, model);
+    if (reuse) console.log(`  reusing the data set seeded in ${dir}`);
+    else {
+      await seed(db, o, model);
+      await db.raw('create table bench_seeded (at timestamptz default now())');
+      await db.raw('insert into bench_seeded default values');
+    }
 
     const word = commonWord();
     const sel = (
@@ -310,23 +354,33 @@ async function main(): Promise<void> {
       throw new Error(`a question was not answered by meaning: ${probe.slice(0, 400)}`);
 
     const ROTATION = 512;
-    const spec = (name: string, args: (i: number) => Record<string, unknown>, seconds: number) => ({
-      urls: [role.url],
+    const spec = (name: string, args: (i: number) => Record<string, unknown>, seconds: number, url = role.url) => ({
+      urls: [url],
       concurrency: 1,
       seconds,
       calls: Array.from({ length: ROTATION }, (_, i) => ({ key: keys[i % keys.length], name, args: args(i) })),
     });
     const keyword = (s: number) => spec('svc_get_transcripts', () => ({ keyword: word, limit: 10 }), s);
-    const question = (s: number) =>
-      spec('svc_get_transcripts', (i) => ({ question: questions[i % questions.length] }), s);
+    const question = (s: number, url = role.url) =>
+      spec('svc_get_transcripts', (i) => ({ question: questions[i % questions.length] }), s, url);
+    // QBENCH_BASELINE=<checkout>: that checkout's built mcp role answers the same questions in the same
+    // rounds (a change measured against the code before it, on the same data and machine moment).
+    const baseline = process.env.QBENCH_BASELINE ? await startMcpRole(url, process.env.QBENCH_BASELINE) : null;
+    if (baseline) stopAll.unshift(() => baseline.stop());
     process.stdout.write('  warming up…\r');
     await driveRemote(keyword(5), [role]);
     const beforeQuestionsKb = vmKb(role.pid, 'VmRSS');
     await driveRemote(question(5), [role]);
+    if (baseline) await driveRemote(question(5, baseline.url), [baseline]);
     const results: [string, Stats][] = [];
     for (let r = 1; r <= o.rounds; r++) {
       results.push([`round ${r}: keyword with moments`, await driveRemote(keyword(o.seconds), [role])]);
       results.push([`round ${r}: question`, await driveRemote(question(o.seconds), [role])]);
+      if (baseline)
+        results.push([
+          `round ${r}: question, baseline`,
+          await driveRemote(question(o.seconds, baseline.url), [baseline]),
+        ]);
     }
     const hwmKb = vmKb(role.pid, 'VmHWM');
     const loadAfter = load();
@@ -337,8 +391,12 @@ async function main(): Promise<void> {
     const ratio50 = of('question', 'p50') / of('keyword with moments', 'p50');
     const ratio95 = of('question', 'p95') / of('keyword with moments', 'p95');
 
+    const baselineRatio = baseline
+      ? `; baseline (${process.env.QBENCH_BASELINE}): p95 ${ms(of('question, baseline', 'p95'))} = ${(of('question, baseline', 'p95') / of('keyword with moments', 'p95')).toFixed(2)}×, p50 ${ms(of('question, baseline', 'p50'))} = ${(of('question, baseline', 'p50') / of('keyword with moments', 'p50')).toFixed(2)}×`
+      : '';
     const embedAlone = await questionEmbedding(questions);
     const statements = await questionStatements(db, keys, questions, model);
+    const nearness = await nearestAgainstExact(db, keys, questions.slice(0, 40), model, [40, 100]);
     let bf: Awaited<ReturnType<typeof backfill>>[] = [];
     if (o.backfill > 0) bf = [await backfill(pg.url, o.backfill, 1), await backfill(pg.url, o.backfill, 2)];
 
@@ -353,7 +411,7 @@ async function main(): Promise<void> {
       console.log(`  ${label} first error: ${s.firstError}`);
     console.log('\nTargets');
     console.log(
-      `  question ÷ keyword with moments, p95 ≤ ${RATIO_BOUND}×   ${ms(of('question', 'p95'))} ÷ ${ms(of('keyword with moments', 'p95'))} = ${ratio95.toFixed(2)}× (p50 ${ms(of('question', 'p50'))} ÷ ${ms(of('keyword with moments', 'p50'))} = ${ratio50.toFixed(2)}×; medians of the rounds)   ${ratio95 <= RATIO_BOUND ? 'PASS' : 'FAIL'}`,
+      `  question ÷ keyword with moments, p95 ≤ ${RATIO_BOUND}×   ${ms(of('question', 'p95'))} ÷ ${ms(of('keyword with moments', 'p95'))} = ${ratio95.toFixed(2)}× (p50 ${ms(of('question', 'p50'))} ÷ ${ms(of('keyword with moments', 'p50'))} = ${ratio50.toFixed(2)}×; medians of the rounds${baselineRatio})   ${ratio95 <= RATIO_BOUND ? 'PASS' : 'FAIL'}`,
     );
     console.log(
       `  mcp role peak RSS (VmHWM) ≤ ${RSS_BOUND_MB} MB      ${mb(hwmKb)} after the questions (RSS at start ${mb(idleKb)}, after keyword calls, before any question ${mb(beforeQuestionsKb)})   ${hwmKb / 1024 <= RSS_BOUND_MB ? 'PASS' : 'FAIL'}`,
@@ -362,6 +420,7 @@ async function main(): Promise<void> {
       `  (a question's embedding alone, this process, one thread: p50 ${ms(embedAlone.p50)}, p95 ${ms(embedAlone.p95)})`,
     );
     console.log(`  (a question's statements through knex alone: ${statements.stats.join('; ')})`);
+    console.log(`  (the index against an exact scan, 40 questions: ${nearness.join('; ')})`);
     console.log(statements.plans.join('\n'));
     for (const [k, b] of bf.entries())
       console.log(
