@@ -79,7 +79,7 @@ function rssKb(pid: number): { rss: number; peak: number } {
   return { rss, peak: rss };
 }
 
-async function waitReady(url: string, child: ChildProcess, timeoutMs = 120_000): Promise<void> {
+export async function waitReady(url: string, child: ChildProcess, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the worker exited with code ${child.exitCode} (see its log)`);
@@ -101,7 +101,7 @@ function stageSeconds(metrics: string, stage: string): number {
   return m ? Number(m[1]) : 0;
 }
 
-interface Env {
+export interface Env {
   config: Config;
   db: Db;
   temporal: Client;
@@ -111,7 +111,9 @@ interface Env {
   close(): Promise<void>;
 }
 
-async function setUp(users: { name: string; email: string }[]): Promise<Env & { pgUrl: string; dbName: string }> {
+export async function setUp(
+  users: { name: string; email: string }[],
+): Promise<Env & { pgUrl: string; dbName: string }> {
   const [pg, temporalServer] = await Promise.all([provisionPostgres(), provisionTemporal()]);
   const dbName = `mi_bench_${randomBytes(4).toString('hex')}`;
   const admin = knexFactory({ client: 'pg', connection: pg.url, pool: { min: 0, max: 1 } });
@@ -185,7 +187,7 @@ async function setUp(users: { name: string; email: string }[]): Promise<Env & { 
   };
 }
 
-function startWorkerProcess(env: Record<string, string>, port: number, logFile: string): ChildProcess {
+export function startWorkerProcess(env: Record<string, string>, port: number, logFile: string): ChildProcess {
   const out = createWriteStream(logFile);
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services', 'worker', 'main.ts')], {
     cwd: ROOT,
@@ -201,7 +203,7 @@ const UPLOAD = 'mutation U($input: AudioUploadInput!) { uploadAudio(input: $inpu
 
 const answerMs: number[] = [];
 
-async function upload(e: Env, url: string, m: SyntheticMeeting): Promise<string> {
+export async function upload(e: Env, url: string, m: SyntheticMeeting): Promise<string> {
   const started = process.hrtime.bigint();
   const res = await fetch(e.graphqlUrl, {
     method: 'POST',
@@ -419,10 +421,12 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    process.stderr.write(`[bench] failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+// Run when started as a script; backfill.bench.ts imports the stack's set-up.
+if (require.main === module)
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      process.stderr.write(`[bench] failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    },
+  );
