@@ -26,7 +26,7 @@ import { syntheticMeetings, toWebVtt } from '../support/synthetic';
 import { demoManifest, demoSentences } from '../support/questions';
 import { startMediaServer } from '../integration/core/ingest/media-server';
 import { setUp, startWorkerProcess, upload, waitReady, type Env } from './ingest.bench';
-import { MODEL_DIR } from './question-parts';
+import { insertDemoMeeting, MODEL_DIR } from './question-parts';
 
 const RATIO_BOUND = 1.3;
 
@@ -60,27 +60,18 @@ async function seedBacklog(e: Env): Promise<number> {
     const id = ulid();
     const ss = demoSentences(files[i % files.length]);
     sentences += ss.length;
-    await e.db('meetings').insert({
-      id,
-      team_id: e.principal.teamId,
-      organizer_id: e.principal.userId,
-      organizer_email: e.principal.email,
-      uploader_id: e.principal.userId,
-      title: `Backlog ${i}`,
-      date: new Date(Date.parse('2024-01-01') + i * 3_600_000),
-      status: 'completed',
-    });
-    await e.db('sentences').insert(
-      ss.map((x) => ({
-        meeting_id: id,
-        idx: x.index,
-        speaker_name: x.speaker_name,
-        speaker_id: x.speaker_id,
-        text: x.text,
-        raw_text: x.raw_text,
-        start_time: x.start_time,
-        end_time: x.end_time,
-      })),
+    await insertDemoMeeting(
+      e.db,
+      {
+        id,
+        team_id: e.principal.teamId,
+        organizer_id: e.principal.userId,
+        organizer_email: e.principal.email,
+        uploader_id: e.principal.userId,
+        title: `Backlog ${i}`,
+        date: new Date(Date.parse('2024-01-01') + i * 3_600_000),
+      },
+      ss,
     );
   }
   return sentences;

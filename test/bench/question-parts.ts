@@ -171,6 +171,27 @@ export async function nearestAgainstExact(
   });
 }
 
+/** A completed meeting holding a demo meeting's sentences, not embedded by any model. */
+export async function insertDemoMeeting(
+  db: Knex,
+  meeting: Record<string, unknown> & { id: string },
+  sentences: ReturnType<typeof demoSentences>,
+): Promise<void> {
+  await db('meetings').insert({ ...meeting, status: 'completed' });
+  await db('sentences').insert(
+    sentences.map((x) => ({
+      meeting_id: meeting.id,
+      idx: x.index,
+      speaker_name: x.speaker_name,
+      speaker_id: x.speaker_id,
+      text: x.text,
+      raw_text: x.raw_text,
+      start_time: x.start_time,
+      end_time: x.end_time,
+    })),
+  );
+}
+
 /** Sentences per second through embedBackfillStep in a plain loop, over `count` real demo meetings. */
 export async function backfill(adminUrl: string, count: number, threads: number) {
   const name = 'mi_qbench_backfill';
@@ -185,27 +206,18 @@ export async function backfill(adminUrl: string, count: number, threads: number)
     const org = team.users[i % team.users.length];
     const ss = demoSentences(files[i % files.length]);
     sentences += ss.length;
-    await db('meetings').insert({
-      id,
-      team_id: team.teamId,
-      organizer_id: org.id,
-      organizer_email: org.email,
-      uploader_id: org.id,
-      title: `Demo ${i}`,
-      date: new Date(),
-      status: 'completed',
-    });
-    await db('sentences').insert(
-      ss.map((x) => ({
-        meeting_id: id,
-        idx: x.index,
-        speaker_name: x.speaker_name,
-        speaker_id: x.speaker_id,
-        text: x.text,
-        raw_text: x.raw_text,
-        start_time: x.start_time,
-        end_time: x.end_time,
-      })),
+    await insertDemoMeeting(
+      db,
+      {
+        id,
+        team_id: team.teamId,
+        organizer_id: org.id,
+        organizer_email: org.email,
+        uploader_id: org.id,
+        title: `Demo ${i}`,
+        date: new Date(),
+      },
+      ss,
     );
   }
   const embedder = await loadEmbedder(MODEL_DIR, { threads });
