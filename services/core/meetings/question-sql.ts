@@ -68,7 +68,7 @@ export function rankByMeaningSql(
   return {
     sql:
       `with near as materialized (${near.sql}),` +
-      " w as (select coalesce(string_agg(quote_literal(l), ' | '), '')::tsquery as q" +
+      " w as materialized (select coalesce(string_agg(quote_literal(l), ' | '), '')::tsquery as q" +
       " from unnest(tsvector_to_array(to_tsvector('english', ?))) l)," +
       ' words as (select distinct s.meeting_id, s.idx, ts_rank_cd(s.tsv, w.q) as rank from w, near n' +
       ' cross join lateral (select s0.meeting_id, s0.idx, s0.tsv from sentences s0' +
