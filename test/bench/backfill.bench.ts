@@ -88,6 +88,25 @@ async function backlogEmbedded(e: Env, model: string): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+/**
+ * Wait until every uploaded meeting is embedded: an upload's own embedding (post-processing) shares the
+ * worker's embedder and activity slots, so a block starts only once the last block's uploads are done
+ * with it. Returns the seconds waited.
+ */
+async function uploadsEmbedded(e: Env, model: string): Promise<number> {
+  const t0 = Date.now();
+  for (;;) {
+    const row = await e
+      .db('meetings as m')
+      .where('m.status', 'completed')
+      .whereNot('m.title', 'like', 'Backlog %')
+      .whereNotExists(e.db('meeting_embeddings as me').whereRaw('me.meeting_id = m.id').where('me.model', model))
+      .first(e.db.raw('count(*)::int as n'));
+    if (Number(row?.n ?? 0) === 0) return (Date.now() - t0) / 1000;
+    await sleep(250);
+  }
+}
+
 async function main(): Promise<void> {
   const users = [{ name: 'Ada Bench', email: 'ada@bench.example' }];
   const uploads = syntheticMeetings({ count: BLOCKS * UPLOADS + 1, sentencesPerMeeting: 770, seed: 2026, users });
@@ -115,11 +134,20 @@ async function main(): Promise<void> {
     logFile,
   );
   const backfillId = embeddingBackfillWorkflowId(e.config.temporal.taskQueue, model);
+  // Terminated, the workflow's running step learns of it at its next heartbeat: wait until the
+  // backlog's count has stood still for 3 s, so a block without the backfill has none of its work.
   const stopBackfill = async () => {
     await e.temporal.workflow
       .getHandle(backfillId)
       .terminate('bench: a block without the backfill')
       .catch(() => undefined);
+    let last = await backlogEmbedded(e, model);
+    for (let still = 0; still < 3;) {
+      await sleep(1000);
+      const now = await backlogEmbedded(e, model);
+      still = now === last ? still + 1 : 0;
+      last = now;
+    }
   };
   try {
     await waitReady(`http://127.0.0.1:${port}/readyz`, worker);
@@ -152,6 +180,7 @@ async function main(): Promise<void> {
     let next = 0;
     for (let b = 0; b < BLOCKS; b++) {
       const withBackfill = b % 2 === 1;
+      const drained = await uploadsEmbedded(e, model);
       if (withBackfill) await ensureEmbeddingBackfill(e.temporal, e.config.temporal.taskQueue, model);
       const t0 = Date.now();
       const c0 = cpuSeconds(worker.pid!);
@@ -169,7 +198,7 @@ async function main(): Promise<void> {
         withoutCpu += cpu;
       }
       console.log(
-        `  block ${b + 1} (${withBackfill ? 'with' : 'without'} the backfill): ${UPLOADS} uploads in ${seconds.toFixed(1)} s; ${load()}`,
+        `  block ${b + 1} (${withBackfill ? 'with' : 'without'} the backfill): ${UPLOADS} uploads in ${seconds.toFixed(1)} s, after ${drained.toFixed(1)} s for the last block's uploads to be embedded; ${load()}`,
       );
     }
 

@@ -222,8 +222,10 @@ async function seed(db: Knex, o: Options, model: { name: string; dims: number })
   console.log(
     `\r  loaded ${o.meetings} meetings, ${loaded} sentences with their passages in ${((Date.now() - started) / 1000).toFixed(0)} s`,
   );
-  // The HNSW graph built in memory: about 1.2 kB a passage of 384 dimensions, more than 2 GB past 1.6 M passages.
-  await db.raw(`set maintenance_work_mem = '${o.meetings * (o.sentences + 2) > 1_500_000 ? 6 : 2}GB'`);
+  // The HNSW graph built in memory (past maintenance_work_mem pgvector builds on disk, many times slower):
+  // about 1.2 kB a passage of 384 dimensions, so 2 GB at least and 1 GB more for every 830,000 passages.
+  const graphGb = Math.max(2, Math.ceil((o.meetings * (o.sentences + 2) * 1.2e3) / 2 ** 30));
+  await db.raw(`set maintenance_work_mem = '${graphGb}GB'`);
   let t = Date.now();
   await db.raw(gin ?? 'create index sentences_tsv_idx on sentences using gin (tsv)');
   console.log(`  sentences' GIN index: ${((Date.now() - t) / 1000).toFixed(1)} s`);
