@@ -20,6 +20,8 @@ import { WEBHOOK_DELIVERY_WORKFLOW } from './contracts';
 export interface WebhookEventsInput {
   /** How long one claim waits for pending events before the round ends empty (default 2 s). */
   waitMs?: number;
+  /** End after this many rounds instead of running for ever (a recorded history, a test). */
+  maxRounds?: number;
 }
 
 /** Rounds in one run before it continues as new. */
@@ -35,7 +37,8 @@ const { claimWebhookEvents, markWebhookEventsDispatched } = proxyActivities<
 
 export async function WebhookEventsWorkflow(input: WebhookEventsInput = {}): Promise<void> {
   const waitMs = input.waitMs ?? 2_000;
-  for (let round = 0; round < ROUNDS_PER_RUN && !workflowInfo().continueAsNewSuggested; round++) {
+  const rounds = Math.min(input.maxRounds ?? ROUNDS_PER_RUN, ROUNDS_PER_RUN);
+  for (let round = 0; round < rounds && !workflowInfo().continueAsNewSuggested; round++) {
     const claim = await claimWebhookEvents({ waitMs });
     for (const d of claim.deliveries) {
       try {
@@ -52,5 +55,6 @@ export async function WebhookEventsWorkflow(input: WebhookEventsInput = {}): Pro
     }
     if (claim.eventIds.length) await markWebhookEventsDispatched({ eventIds: claim.eventIds });
   }
+  if (input.maxRounds !== undefined) return;
   await continueAsNew<typeof WebhookEventsWorkflow>(input);
 }
