@@ -17,6 +17,7 @@
  */
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
+import { invalid } from '../../platform/errors';
 import { newId } from '../ids';
 import { countSkipped, eventTargets, type EventRouting } from './deliveries';
 import { v2Payload, type V2Extra, type WebhookUpdatedItem } from './events';
@@ -34,9 +35,9 @@ const CHANGE_KEY_MAX = 200;
  * A meeting was summarised again: its meeting.summarized fires once more, for the subscribers of
  * meeting.summarized. Call it in the transaction that stores the new summary, with a key that names
  * this re-summary (the same on every retry of it, a new one for the next: a workflow id and the
- * summary's version, say): a retried call with the same key makes no second event. Answers whether
- * it recorded an event (false: seen already, the meeting is gone or not completed, or nobody
- * subscribes).
+ * summary's version, say; in an activity, its workflow run id): a retried call with the same key
+ * makes no second event. Answers whether it recorded an event (false: seen already, the meeting is
+ * gone or not completed, or nobody subscribes).
  */
 export async function noteMeetingSummarized(
   db: Knex | Knex.Transaction,
@@ -44,7 +45,11 @@ export async function noteMeetingSummarized(
   changeKey: string,
 ): Promise<boolean> {
   if (typeof changeKey !== 'string' || !changeKey || changeKey.length > CHANGE_KEY_MAX)
-    throw new Error(`changeKey must be 1 to ${CHANGE_KEY_MAX} characters naming the re-summary`);
+    throw invalid(
+      'changeKey',
+      `1 to ${CHANGE_KEY_MAX} characters`,
+      `changeKey must be 1 to ${CHANGE_KEY_MAX} characters naming the re-summary`,
+    );
   const { rows } = await db.raw(
     `insert into webhook_events (team_id, meeting_id, event, change_key, client_reference_id, organizer_email,
                                  uploader_id, upload_webhook, upload_webhook_events)

@@ -221,7 +221,14 @@ describe("events of a meeting's life", () => {
     const both = received('/olga', 'meeting.summarized', id);
     expect(both).toHaveLength(2);
     expect(new Set(both.map((r) => r.headers['x-delivery-id'])).size).toBe(2);
-    await expect(noteMeetingSummarized(t.db, id, '')).rejects.toThrow(/changeKey must be 1 to 200 characters/);
+    // A key is 1 to 200 characters.
+    for (const key of ['', 'k'.repeat(201)])
+      await expect(noteMeetingSummarized(t.db, id, key)).rejects.toMatchObject({
+        details: expect.objectContaining({ field: 'changeKey' }),
+      });
+    expect(await noteMeetingSummarized(t.db, id, 'k'.repeat(200))).toBe(true);
+    await quiet();
+    expect(received('/olga', 'meeting.summarized', id)).toHaveLength(3);
   });
 
   it('a meeting deleted by a person: meeting.deleted with who asked and no content; it outlives its meeting', async () => {
