@@ -141,7 +141,7 @@ async function recordRow(db: Knex, row: OutboxRow): Promise<void> {
 /**
  * Take the oldest pending outbox rows (up to `limit`), record their deliveries, and answer the runs to
  * start; the rows stay pending until markLifeEventsDispatched, so a claim lost with its worker is made
- * again with the same deliveries. Also forgets dispatched rows older than LIFE_EVENTS_KEPT_MS.
+ * again with the same deliveries (each kept payload and delivery id).
  */
 export async function claimLifeEvents(
   db: Knex,
