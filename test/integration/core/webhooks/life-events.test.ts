@@ -209,6 +209,40 @@ describe("events of a meeting's life", () => {
     await once('/olga', 'action_item.updated', id);
   });
 
+  it('several writes to action items in one transaction make one event, each item once with all it changed', async () => {
+    const { id } = await makeMeeting(t.db, { organizer: olga });
+    const item = (n: number) => ({
+      id: `ai-merge-${n}`,
+      team_id: olga.teamId,
+      meeting_id: id,
+      meeting_date: new Date('2026-11-02T15:00:00Z'),
+      item_key: `item ${n}`,
+      text: `Item ${n}`,
+      sentence_index: n,
+      start_time: n,
+    });
+    await t.db('action_items').insert([item(1), item(2)]);
+    await t.db.transaction(async (tx) => {
+      await tx('action_items').where({ id: 'ai-merge-1' }).update({ status: 'done' });
+      await tx('action_items').where({ id: 'ai-merge-1' }).update({ due_date: '2026-12-24' });
+      await tx('action_items')
+        .where({ id: 'ai-merge-2' })
+        .update({ owner_name: 'Olga Owner', owner_email: olga.email });
+    });
+    const items = body(await once('/olga', 'action_item.updated', id)).action_items;
+    expect(
+      items.map((i: { id: string; changed: string[]; status: string; due_date: string | null }) => [
+        i.id,
+        i.changed,
+        i.status,
+        i.due_date,
+      ]),
+    ).toEqual([
+      ['ai-merge-1', ['status', 'due_date'], 'done', '2026-12-24'],
+      ['ai-merge-2', ['owner'], 'open', null],
+    ]);
+  });
+
   it('a re-summary: meeting.summarized again, once per re-summary however often its key is retried', async () => {
     const { id } = await makeMeeting(t.db, { organizer: olga, summary: {} });
     expect(await noteMeetingSummarized(t.db, id, 'resummary-1')).toBe(true);
