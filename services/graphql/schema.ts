@@ -64,7 +64,7 @@ export const typeDefs = /* GraphQL */ `
     title: String
     "https URL notified when this upload's transcript is ready (this upload only)."
     webhook: String
-    "Events this upload's webhook is sent: Transcription completed (V1, the default), meeting.transcribed, meeting.summarized, action_items.created, meeting.failed."
+    "Events this upload's webhook is sent, for this meeting only: Transcription completed (V1, the default), meeting.transcribed, meeting.summarized, action_items.created, meeting.failed, meeting.deleted, transcript.updated, action_item.updated."
     webhook_events: [String!]
     "Your own id for this upload (1 to 128 characters), echoed in webhooks; unique per user, makes retries safe."
     client_reference_id: String

@@ -277,7 +277,7 @@ describe('webhooks V2 beside V1', () => {
 
   it('refuses unknown or repeated events, naming the field', async () => {
     expect(
-      (await refused(gql, olga.key, SAVE_EVENTS, { url: rx.url('/olga'), events: ['meeting.deleted'] })).extensions,
+      (await refused(gql, olga.key, SAVE_EVENTS, { url: rx.url('/olga'), events: ['meeting.archived'] })).extensions,
     ).toMatchObject({ code: 'invalid_arguments', field: 'events.0' });
     expect((await refused(gql, olga.key, SAVE_EVENTS, { url: rx.url('/olga'), events: [] })).extensions).toMatchObject({
       field: 'events',
