@@ -3,7 +3,7 @@
  * svc_get_transcripts and GraphQL `transcripts` run it, so they agree on what matches, on order and
  * on visibility. Why it is shaped so, with the figures: README.md.
  *
- * What a keyword matches (websearch_to_tsquery syntax, English stemming): scope title, the title;
+ * What a keyword matches (websearch_to_tsquery syntax, each meeting's language's stemming): scope title, the title;
  * scope sentences, what was said, the meeting being the document (every word said somewhere in it, a
  * "quoted phrase" within one sentence, -word never); scope all (default), either.
  *
@@ -64,19 +64,41 @@ export interface KeywordQuery {
 
 const keywordCache = new LRUCache<string, KeywordQuery>({ max: 1000 });
 
-/** Parse the keyword with websearch_to_tsquery once; repeated keywords (paging) come from a small cache. */
+/**
+ * The keyword's tsquery text for the text search configurations meetings are indexed with (the
+ * 20261212000500 migration): each configuration's parse, the empty ones (stop words only) and
+ * repeats dropped, joined by OR, so a meeting is found by its own language's lexemes and the
+ * indexes over lexemes still serve. Where every meeting is English this is websearch_to_tsquery's
+ * English parse, as it is.
+ */
+export function combinedTsquery(parses: string[]): string {
+  const distinct = [...new Set(parses.filter((q) => q !== ''))];
+  if (distinct.length <= 1) return distinct[0] ?? '';
+  return distinct.map((q) => `( ${q} )`).join(' | ');
+}
+
+/**
+ * Parse the keyword with websearch_to_tsquery, once per configuration in use, in one statement;
+ * repeated keywords (paging) come from a small cache keyed by the configurations too, so a
+ * configuration first used after a keyword was cached is not missed.
+ */
 export async function keywordQuery(db: Knex, keyword: string): Promise<KeywordQuery> {
-  const cached = keywordCache.get(keyword);
+  const { rows } = await db.raw(
+    "select string_agg(c.config, ' ' order by c.config) as configs," +
+      ' array_agg(websearch_to_tsquery(c.config::regconfig, ?)::text order by c.config) as parses from search_configs c',
+    [keyword],
+  );
+  const key = `${rows[0].configs}\u0000${keyword}`;
+  const cached = keywordCache.get(key);
   if (cached) return cached;
-  const { rows } = await db.raw("select websearch_to_tsquery('english', ?)::text as q", [keyword]);
-  const tsquery = rows[0].q as string;
+  const tsquery = combinedTsquery(rows[0].parses ?? []);
   let kq: KeywordQuery;
   try {
     kq = { tsquery, tree: parseTsquery(tsquery), opaque: false };
   } catch {
     kq = { tsquery, tree: null, opaque: true };
   }
-  keywordCache.set(keyword, kq);
+  keywordCache.set(key, kq);
   return kq;
 }
 
@@ -328,7 +350,10 @@ function relevanceSql(f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment 
   if (!kq || (!kq.tree && !kq.opaque)) return { sql: '0', bindings: [] };
   const parts: SqlFragment[] = [];
   if (f.scope !== 'sentences')
-    parts.push({ sql: "2 * ts_rank(to_tsvector('english', r.title), ?::tsquery)", bindings: [kq.tsquery] });
+    parts.push({
+      sql: '2 * ts_rank(to_tsvector(r.search_config::regconfig, r.title), ?::tsquery)',
+      bindings: [kq.tsquery],
+    });
   const said = momentTsquery(kq);
   if (f.scope !== 'title' && said) {
     parts.push({

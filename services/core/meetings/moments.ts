@@ -67,6 +67,12 @@ export const PAGE_HEADLINE = 'HighlightAll=true, StartSel=**, StopSel=**';
  */
 export const meetingSentences = (meeting: string, columns = 'idx, tsv') =>
   `(select ${columns} from sentences s0 where s0.meeting_id = ${meeting} offset 0) s`;
+/**
+ * The text search configuration of a meeting (an SQL expression of its id), as ts_headline takes it:
+ * the one its sentences were indexed with, so the words it marks are the words that matched.
+ */
+export const MEETING_CONFIG = (meeting: string) =>
+  `(select mc.search_config from meetings mc where mc.id = ${meeting})::regconfig`;
 /** The columns a moment reads: naming them rather than `*` spares projecting every column of every sentence a page tests. */
 const MOMENT_COLUMNS = 'meeting_id, idx, speaker_name, start_time, text, tsv';
 
@@ -108,10 +114,13 @@ const searchedMoments = (onlyIf: string) =>
   '  select s.meeting_id, s.idx, s.speaker_name, s.start_time, s.text, ts_rank(s.tsv, ?::tsquery) as rank' +
   `  from ${meetingSentences('pm.id', MOMENT_COLUMNS)} where ${onlyIf}s.tsv @@ ?::tsquery order by rank desc, s.idx limit ?`;
 
-/** Each meeting's moments (`moments`, a lateral over `pm`), ts_headline marking them, in the meetings' order. */
+/**
+ * Each meeting's moments (`moments`, a lateral over `pm`), ts_headline marking them with the
+ * meeting's text search configuration (the one its sentences were indexed with), in the meetings' order.
+ */
 const momentsSql = (from: string, moments: string) =>
   'select x.meeting_id, x.idx, x.speaker_name, x.start_time, x.text,' +
-  `  ts_headline('english', x.text, ?::tsquery, case when length(x.text) < ${UNCUT_CHARS} then ? else ? end) as marked` +
+  `  ts_headline(${MEETING_CONFIG('pm.id')}, x.text, ?::tsquery, case when length(x.text) < ${UNCUT_CHARS} then ? else ? end) as marked` +
   ` from unnest(?::text[]) with ordinality as pm(id, ord)${from} cross join lateral (${moments}) x` +
   ' order by pm.ord, x.rank desc, x.idx';
 
