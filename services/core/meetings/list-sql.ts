@@ -15,22 +15,13 @@
  * share of a keyword call's CPU; every value from a caller is a binding.
  */
 import type { Knex } from 'knex';
-import { LRUCache } from 'lru-cache';
 import { visibleToSql } from '../access';
 import { numbered, type SqlFragment, type Statement } from '../../platform/sql';
 import type { Principal } from '../principal';
 import { MEETING_ROW_COLUMNS, type MeetingRow } from './records';
 import type { ResolvedFilters } from './filters';
-import {
-  hasPhrase,
-  necessary,
-  parseTsquery,
-  phrasePairs,
-  plainLexeme,
-  positiveTerms,
-  serialize,
-  TsNode,
-} from './tsquery';
+import { momentTsquery, type KeywordQuery, type ParsedKeyword } from './keyword-query';
+import { hasPhrase, necessary, phrasePairs, serialize, TsNode } from './tsquery';
 
 /** Matching meetings scored for sort relevance (per arm), newest first; older matches follow by date. */
 export const RELEVANCE_POOL = 200;
@@ -52,54 +43,6 @@ export interface MeetingListRow extends MeetingRow {
   short_summary: string | null;
   /** Emails, the organizer first, then alphabetical, as the one comma-separated string records carry. */
   participants: string;
-}
-
-/** A keyword as PostgreSQL reads it: the tsquery text and its tree (null: only stop words, matches nothing). */
-export interface KeywordQuery {
-  tsquery: string;
-  tree: TsNode | null;
-  /** The tree could not be read: match the whole query sentence by sentence. */
-  opaque: boolean;
-}
-
-const keywordCache = new LRUCache<string, KeywordQuery>({ max: 1000 });
-
-/**
- * The keyword's tsquery text for the text search configurations meetings are indexed with (the
- * 20261212000500 migration): each configuration's parse, the empty ones (stop words only) and
- * repeats dropped, joined by OR, so a meeting is found by its own language's lexemes and the
- * indexes over lexemes still serve. Where every meeting is English this is websearch_to_tsquery's
- * English parse, as it is.
- */
-export function combinedTsquery(parses: string[]): string {
-  const distinct = [...new Set(parses.filter((q) => q !== ''))];
-  if (distinct.length <= 1) return distinct[0] ?? '';
-  return distinct.map((q) => `( ${q} )`).join(' | ');
-}
-
-/**
- * Parse the keyword with websearch_to_tsquery, once per configuration in use, in one statement;
- * repeated keywords (paging) come from a small cache keyed by the configurations too, so a
- * configuration first used after a keyword was cached is not missed.
- */
-export async function keywordQuery(db: Knex, keyword: string): Promise<KeywordQuery> {
-  const { rows } = await db.raw(
-    "select string_agg(c.config, ' ' order by c.config) as configs," +
-      ' array_agg(websearch_to_tsquery(c.config::regconfig, ?)::text order by c.config) as parses from search_configs c',
-    [keyword],
-  );
-  const key = `${rows[0].configs}\u0000${keyword}`;
-  const cached = keywordCache.get(key);
-  if (cached) return cached;
-  const tsquery = combinedTsquery(rows[0].parses ?? []);
-  let kq: KeywordQuery;
-  try {
-    kq = { tsquery, tree: parseTsquery(tsquery), opaque: false };
-  } catch {
-    kq = { tsquery, tree: null, opaque: true };
-  }
-  keywordCache.set(key, kq);
-  return kq;
 }
 
 /**
@@ -177,7 +120,7 @@ function documentMatch(n: TsNode): DocumentMatch {
  * branch made the whole OR a row filter: counting a total from the bitmap then read every candidate's
  * lexemes again out of line (TOAST) (README.md, "An exact bitmap").
  */
-function documentOrTitleMatchSql(kq: KeywordQuery, title: SqlFragment | null): SqlFragment {
+function documentOrTitleMatchSql(kq: ParsedKeyword, title: SqlFragment | null): SqlFragment {
   const titles = title ? [title] : [];
   const sentences: SqlFragment = { sql: SENTENCE_MATCH, bindings: [kq.tsquery] };
   if (kq.opaque) return anyOf(...titles, sentences);
@@ -201,17 +144,35 @@ function anyOf(...alternatives: SqlFragment[]): SqlFragment {
   return { sql: `(${alternatives.map((a) => a.sql).join(' or ')})`, bindings: alternatives.flatMap((a) => a.bindings) };
 }
 
+/**
+ * `match` of the keyword's parse for each meeting's own configuration: as it is when one parse serves
+ * every meeting, else each configuration's parse tested on its meetings only. The configuration
+ * test is a row's column; the parses' own tests keep their indexes.
+ */
+function byOwnConfig(kq: KeywordQuery, match: (parse: ParsedKeyword) => SqlFragment): SqlFragment {
+  if (!kq.byConfig) return match(kq);
+  if (!kq.byConfig.length) return { sql: 'false', bindings: [] };
+  return anyOf(
+    ...kq.byConfig.map(({ configs, parsed }) => {
+      const m = match(parsed);
+      return { sql: `(m.search_config = any(?::text[]) and ${m.sql})`, bindings: [configs, ...m.bindings] };
+    }),
+  );
+}
+
 /** transcriptMatch as a knex fragment over `meetings m`, for statements built with knex (rule conditions). */
 export function transcriptMatch(db: Knex, kq: KeywordQuery): Knex.Raw {
-  const m = documentOrTitleMatchSql(kq, null);
+  const m = byOwnConfig(kq, (parse) => documentOrTitleMatchSql(parse, null));
   return db.raw(m.sql, m.bindings);
 }
 
 function keywordMatch(f: ResolvedFilters, kq: KeywordQuery): SqlFragment {
   if (!kq.tree && !kq.opaque) return { sql: 'false', bindings: [] };
-  const title: SqlFragment = { sql: 'm.title_tsv @@ ?::tsquery', bindings: [kq.tsquery] };
-  if (f.scope === 'title') return title;
-  return documentOrTitleMatchSql(kq, f.scope === 'sentences' ? null : title);
+  return byOwnConfig(kq, (parse) => {
+    const title: SqlFragment = { sql: 'm.title_tsv @@ ?::tsquery', bindings: [parse.tsquery] };
+    if (f.scope === 'title') return title;
+    return documentOrTitleMatchSql(parse, f.scope === 'sentences' ? null : title);
+  });
 }
 
 /**
@@ -422,28 +383,6 @@ function countSql(
 export function countQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Statement {
   const n = countSql(p, f, kq, 'index', 'index');
   return numbered({ sql: `select ${n.sql} as n`, bindings: n.bindings });
-}
-
-/**
- * The sentence-level query of a keyword's moments and relevance: its words and phrases joined by OR,
- * negations dropped (a meeting matches when its words are said anywhere in it, so no one sentence need
- * hold them all; a sentence that holds more of them ranks higher). Null: nothing a sentence can match.
- */
-export function momentTsquery(kq: KeywordQuery): string | null {
-  if (kq.opaque) return kq.tsquery;
-  if (!kq.tree) return null;
-  const terms = positiveTerms(kq.tree);
-  return terms.length ? terms.map(serialize).join(' | ') : null;
-}
-
-/**
- * The one lexeme of a keyword's sentence query when it has just one (a single word, however negated
- * words around it go): its moments can then be read from best_moments (moments.ts). Null otherwise.
- */
-export function momentWord(kq: KeywordQuery): string | null {
-  if (kq.opaque || !kq.tree) return null;
-  const terms = positiveTerms(kq.tree);
-  return terms.length === 1 ? plainLexeme(terms[0]) : null;
 }
 
 /** What every list answers of a page row `page`: its summary and its participants. */

@@ -13,7 +13,7 @@ import { parseSearchQuery } from './grammar';
 import { estimateJsonTokens } from '../tokens';
 import { findMoments, fitMoments, LIST_TOKENS, MomentRecord } from './moments';
 import { findMeetings } from './list-plan';
-import { momentTsquery, momentWord } from './list-sql';
+import { momentTsquery, momentWord } from './keyword-query';
 import type { Principal } from '../principal';
 import { MeetingRecord, Page, toMeetingRecord } from './records';
 import { answerQuestion, type AnsweredBy } from './question';

@@ -13,7 +13,7 @@ import { numbered, runSql } from '../../platform/sql';
 import type { Principal } from '../principal';
 import { estimateJsonTokens } from '../tokens';
 import { checkKeyword } from './filters';
-import { keywordQuery, momentTsquery } from './list-sql';
+import { keywordQuery, momentTsquery } from './keyword-query';
 import { MEETING_CONFIG, meetingSentences, momentLink, PAGE_HEADLINE } from './moments';
 import {
   estimateSentenceTokens,

@@ -8,7 +8,7 @@ import {
   serialize,
   TsNode,
 } from '../../../../services/core/meetings/tsquery';
-import { momentWord } from '../../../../services/core/meetings/list-sql';
+import { combinedKeyword, momentWord } from '../../../../services/core/meetings/keyword-query';
 
 describe('tsquery text', () => {
   it('reads PostgreSQL precedence: ! over <-> over & over |', () => {
@@ -110,6 +110,39 @@ describe('tsquery text', () => {
     expect(word("'budg':*")).toBeNull();
     expect(word('')).toBeNull();
     expect(momentWord({ tsquery: "'a' ?? 'b'", tree: null, opaque: true })).toBeNull();
+  });
+
+  it('joins the parses of the configurations in use, and pairs each with its configurations only where they differ', () => {
+    // Every meeting English (or every configuration parsing alike): the one parse, as it always was.
+    expect(combinedKeyword([{ config: 'english', tsquery: "'budget'" }])).toEqual({
+      tsquery: "'budget'",
+      tree: parseTsquery("'budget'"),
+      opaque: false,
+      byConfig: null,
+    });
+    expect(
+      combinedKeyword([
+        { config: 'english', tsquery: "'zephyr'" },
+        { config: 'german', tsquery: "'zephyr'" },
+      ]).byConfig,
+    ).toBeNull();
+    const mixed = combinedKeyword([
+      { config: 'english', tsquery: "'hous'" },
+      { config: 'french', tsquery: "'hous'" },
+      { config: 'german', tsquery: "'haus'" },
+      { config: 'simple', tsquery: '' },
+    ]);
+    expect(mixed.tsquery).toBe("( 'hous' ) | ( 'haus' )");
+    expect(mixed.byConfig!.map((b) => [b.configs, b.parsed.tsquery])).toEqual([
+      [['english', 'french'], "'hous'"],
+      [['german'], "'haus'"],
+    ]);
+    // Stop words in every language: nothing to match, for any configuration.
+    const none = combinedKeyword([
+      { config: 'english', tsquery: '' },
+      { config: 'german', tsquery: '' },
+    ]);
+    expect([none.tsquery, none.tree, none.byConfig]).toEqual(['', null, null]);
   });
 
   it('serialises any tree so that it reads back as the same tree', () => {

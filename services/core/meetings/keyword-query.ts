@@ -1,0 +1,96 @@
+/**
+ * A keyword as PostgreSQL reads it: parsed with websearch_to_tsquery by each text search
+ * configuration meetings are indexed with, and the sentence-level query its moments and relevance
+ * read. The list statement that matches it: list-sql.ts.
+ */
+import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
+import { parseTsquery, plainLexeme, positiveTerms, serialize, type TsNode } from './tsquery';
+
+/** A keyword as PostgreSQL parses it with one configuration: the tsquery text and its tree (null: only stop words, matches nothing). */
+export interface ParsedKeyword {
+  tsquery: string;
+  tree: TsNode | null;
+  /** The tree could not be read: match the whole query sentence by sentence. */
+  opaque: boolean;
+}
+
+/**
+ * A keyword as PostgreSQL reads it for the meetings it searches. Each meeting's words are indexed
+ * with its language's text search configuration (the 20261212000500 migration), so the keyword is
+ * parsed with each configuration meetings use. The top-level tsquery joins the parses by OR: what
+ * moments, relevance and the plan's estimates read (a sentence of a matched meeting that holds any
+ * parse's words). Matching a meeting is exact: `byConfig`, when the configurations in use parse the
+ * keyword differently, pairs each parse with the configurations that give it, and a meeting is
+ * tested against its own configuration's parse only (an English meeting is never excluded by the
+ * German parse of a -word, nor matched by it). Null when one parse serves every meeting, as it does
+ * wherever every meeting is English: the keyword then matches exactly as it always has.
+ */
+export interface KeywordQuery extends ParsedKeyword {
+  byConfig: { configs: string[]; parsed: ParsedKeyword }[] | null;
+}
+
+function parsed(tsquery: string): ParsedKeyword {
+  try {
+    return { tsquery, tree: parseTsquery(tsquery), opaque: false };
+  } catch {
+    return { tsquery, tree: null, opaque: true };
+  }
+}
+
+/**
+ * The keyword's query from its parse by each configuration in use: their text joined by OR (empty
+ * parses, stop words only, dropped; repeats once), and, when they differ, each parse with its
+ * configurations (byConfig).
+ */
+export function combinedKeyword(parses: { config: string; tsquery: string }[]): KeywordQuery {
+  const groups = new Map<string, string[]>();
+  for (const { config, tsquery } of parses) groups.set(tsquery, [...(groups.get(tsquery) ?? []), config]);
+  const texts = [...groups.keys()].filter((q) => q !== '');
+  const tsquery = texts.length <= 1 ? (texts[0] ?? '') : texts.map((q) => `( ${q} )`).join(' | ');
+  const byConfig = groups.size <= 1 ? null : texts.map((q) => ({ configs: groups.get(q)!, parsed: parsed(q) }));
+  return { ...parsed(tsquery), byConfig };
+}
+
+const keywordCache = new LRUCache<string, KeywordQuery>({ max: 1000 });
+
+/**
+ * Parse the keyword with websearch_to_tsquery, once per configuration in use, in one statement;
+ * repeated keywords (paging) are read from a small cache keyed by the configurations too, so a
+ * configuration first used after a keyword was cached is not missed.
+ */
+export async function keywordQuery(db: Knex, keyword: string): Promise<KeywordQuery> {
+  const { rows } = await db.raw(
+    'select c.config, websearch_to_tsquery(c.config::regconfig, ?)::text as tsquery from search_configs c order by c.config',
+    [keyword],
+  );
+  const parses = rows as { config: string; tsquery: string }[];
+  const key = `${parses.map((r) => r.config).join(' ')}\u0000${keyword}`;
+  const cached = keywordCache.get(key);
+  if (cached) return cached;
+  const kq = combinedKeyword(parses);
+  keywordCache.set(key, kq);
+  return kq;
+}
+
+/**
+ * The sentence-level query of a keyword's moments and relevance: its words and phrases joined by OR,
+ * negations dropped (a meeting matches when its words are said anywhere in it, so no one sentence need
+ * hold them all; a sentence that holds more of them ranks higher). Null: nothing a sentence can match.
+ */
+export function momentTsquery(kq: ParsedKeyword): string | null {
+  if (kq.opaque) return kq.tsquery;
+  if (!kq.tree) return null;
+  const terms = positiveTerms(kq.tree);
+  return terms.length ? terms.map(serialize).join(' | ') : null;
+}
+
+/**
+ * The one lexeme of a keyword's sentence query when it has just one (a single word, however negated
+ * words around it go): its moments can then be read from best_moments (moments.ts). Null otherwise.
+ */
+export function momentWord(kq: ParsedKeyword): string | null {
+  if (kq.opaque || !kq.tree) return null;
+  const terms = positiveTerms(kq.tree);
+  return terms.length === 1 ? plainLexeme(terms[0]) : null;
+}
