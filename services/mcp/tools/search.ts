@@ -57,8 +57,8 @@ const SORT_SYNTAX =
   `newer first on ties; the ${RELEVANCE_POOL} newest matching meetings are ranked, older matches follow by date, so narrow with dates when total is larger).`;
 
 const KEYWORD_SYNTAX =
-  'Keywords use web-search syntax over the title and/or what was said: every word must occur (stemmed, so "plans" finds ' +
-  '"planning"; in scope sentences anywhere in the meeting), "a quoted phrase" must occur as written within one sentence, ' +
+  "Keywords use web-search syntax over the title and/or what was said: every word must occur (stemmed in each meeting's " +
+  'language, so "plans" finds "planning" and "Häuser" finds "Haus"; in scope sentences anywhere in the meeting), "a quoted phrase" must occur as written within one sentence, ' +
   '`or` between words matches either, -word excludes meetings where it occurs. Words that are only stop words (the, and) match nothing.';
 
 export const isoDate = (what: string) =>
