@@ -94,6 +94,7 @@ async function mixedCopy(adminUrl: string, english: string, mixed: string): Prom
   await admin.raw(`drop database if exists ${mixed} with (force)`);
   await admin.raw(`create database ${mixed} template ${english}`);
   await admin.destroy();
+  await copySettings(adminUrl, english, mixed);
   const db = createDb({ url: withDatabase(adminUrl, mixed), poolMax: 2 });
   try {
     await db.raw('update bench_info set done = false');
@@ -122,6 +123,27 @@ async function mixedCopy(adminUrl: string, english: string, mixed: string): Prom
     return rate;
   } finally {
     await db.destroy();
+  }
+}
+
+/**
+ * The English database's own settings (ALTER DATABASE … SET, such as the no_jit migration's
+ * jit = off) on the copy: CREATE DATABASE … TEMPLATE copies the data, not them.
+ */
+async function copySettings(adminUrl: string, from: string, to: string): Promise<void> {
+  const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+  try {
+    const { rows } = await admin.raw(
+      'select unnest(s.setconfig) as setting from pg_db_role_setting s join pg_database d on d.oid = s.setdatabase' +
+        ' where d.datname = ? and s.setrole = 0',
+      [from],
+    );
+    for (const { setting } of rows as { setting: string }[]) {
+      const [name, ...value] = setting.split('=');
+      await admin.raw(`alter database ${to} set ${name} = '${value.join('=').replace(/'/g, "''")}'`);
+    }
+  } finally {
+    await admin.destroy();
   }
 }
 
@@ -186,6 +208,7 @@ async function main(): Promise<void> {
     let rate = 're-index: not run (mixed copy reused; --reseed to measure it)';
     if (o.reseed || !(await isSeeded(pg.adminUrl, mixedUrl, mixed)))
       rate = await mixedCopy(pg.adminUrl, english, mixed);
+    await copySettings(pg.adminUrl, english, mixed);
 
     const targets = [
       await target('all English', englishUrl, o.users),
