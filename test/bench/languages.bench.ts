@@ -23,7 +23,7 @@ import { loadavg } from 'node:os';
 import { reindexStep } from '../../services/core/languages';
 import { keywordQuery } from '../../services/core/meetings';
 import { resolveFilters } from '../../services/core/meetings/filters';
-import { momentTsquery, momentWord } from '../../services/core/meetings/keyword-query';
+import { momentTsquery, momentWords } from '../../services/core/meetings/keyword-query';
 import { listStatement } from '../../services/core/meetings/list-plan';
 import { momentsStatement } from '../../services/core/meetings/moments';
 import { authenticateApiKey, createApiKey } from '../../services/core/people';
@@ -168,14 +168,17 @@ async function target(label: string, url: string, users: number): Promise<Target
 async function call(t: Target, keyword: string, i: number): Promise<void> {
   const kq = await keywordQuery(t.db, keyword);
   const list = await listStatement(t.db, t.principals[i % t.principals.length], resolveFilters({ keyword }), kq);
-  const rows = await runSql<{ id: string }>(t.db, list, list.name);
+  const rows = await runSql<{ id: string; search_config: string }>(t.db, list, list.name);
   const said = momentTsquery(kq);
   if (said && rows.length) {
     const m = momentsStatement(
       rows.slice(0, 10).map((r) => r.id),
       said,
       3,
-      momentWord(kq),
+      momentWords(
+        kq,
+        rows.slice(0, 10).map((r) => r.search_config),
+      ),
     );
     await runSql(t.db, m, m.name);
   }

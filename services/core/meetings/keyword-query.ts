@@ -94,3 +94,24 @@ export function momentWord(kq: ParsedKeyword): string | null {
   const terms = positiveTerms(kq.tree);
   return terms.length === 1 ? plainLexeme(terms[0]) : null;
 }
+
+/**
+ * Each meeting's one lexeme of the keyword, by its text search configuration (`configs`, in the
+ * meetings' order): momentWord of its own configuration's parse, so a page of meetings in several
+ * languages still reads its moments from best_moments. '' for a meeting whose configuration reads
+ * only stop words in the keyword (it has no moment of it); null when some parse has more than one
+ * word (the moments are searched).
+ */
+export function momentWords(kq: KeywordQuery, configs: string[]): string[] | null {
+  if (!kq.byConfig) {
+    const word = momentWord(kq);
+    return word === null ? null : configs.map(() => word);
+  }
+  const byConfig = new Map<string, string | null>();
+  for (const { configs: cs, parsed } of kq.byConfig) for (const c of cs) byConfig.set(c, momentWord(parsed));
+  const words = configs.map((c) => {
+    const w = byConfig.get(c);
+    return w === undefined ? '' : w;
+  });
+  return words.every((w): w is string => w !== null) ? words : null;
+}

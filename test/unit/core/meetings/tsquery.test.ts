@@ -8,7 +8,7 @@ import {
   serialize,
   TsNode,
 } from '../../../../services/core/meetings/tsquery';
-import { combinedKeyword, momentWord } from '../../../../services/core/meetings/keyword-query';
+import { combinedKeyword, momentWord, momentWords } from '../../../../services/core/meetings/keyword-query';
 
 describe('tsquery text', () => {
   it('reads PostgreSQL precedence: ! over <-> over & over |', () => {
@@ -143,6 +143,23 @@ describe('tsquery text', () => {
       { config: 'german', tsquery: '' },
     ]);
     expect([none.tsquery, none.tree, none.byConfig]).toEqual(['', null, null]);
+  });
+
+  it("names each meeting's own word of a keyword by its configuration, for moments read from best_moments", () => {
+    const english = combinedKeyword([{ config: 'english', tsquery: "'budget'" }]);
+    expect(momentWords(english, ['english', 'english'])).toEqual(['budget', 'budget']);
+    const mixed = combinedKeyword([
+      { config: 'english', tsquery: "'hous'" },
+      { config: 'german', tsquery: "'haus'" },
+      { config: 'simple', tsquery: '' },
+    ]);
+    expect(momentWords(mixed, ['german', 'english', 'simple'])).toEqual(['haus', 'hous', '']);
+    // A parse of several words in any configuration: the moments are searched.
+    const phrase = combinedKeyword([
+      { config: 'english', tsquery: "'like' <-> 'know'" },
+      { config: 'german', tsquery: "'lik' <-> 'know'" },
+    ]);
+    expect(momentWords(phrase, ['english'])).toBeNull();
   });
 
   it('serialises any tree so that it reads back as the same tree', () => {
