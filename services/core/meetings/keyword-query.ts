@@ -18,17 +18,26 @@ export interface ParsedKeyword {
 /**
  * A keyword as PostgreSQL reads it for the meetings it searches. Each meeting's words are indexed
  * with its language's text search configuration (the 20261212000500 migration), so the keyword is
- * parsed with each configuration meetings use. The top-level tsquery joins the parses by OR: what
- * moments, relevance and the plan's estimates read (a sentence of a matched meeting that holds any
- * parse's words). Matching a meeting is exact: `byConfig`, when the configurations in use parse the
- * keyword differently, pairs each parse with the configurations that give it, and a meeting is
- * tested against its own configuration's parse only (an English meeting is never excluded by the
- * German parse of a -word, nor matched by it). Null when one parse serves every meeting, as it does
- * wherever every meeting is English: the keyword then matches exactly as it always has.
+ * parsed with each configuration meetings use, and the top-level tsquery joins the parses by OR: a
+ * meeting matches when its words match any parse, and the indexes over meetings' words answer that
+ * as one query, exactly (no row is tested again). `byConfig`, when the configurations in use parse
+ * the keyword differently, pairs each parse with the configurations that give it (each meeting's
+ * moments are read by its own); null when one parse serves every meeting, as it does wherever every
+ * meeting is English: the keyword then matches exactly as it always has.
+ *
+ * `ownParseOnly`: a parse with a -word is tested on its own configuration's meetings only, or the
+ * German parse of "pricing -hiring" ('pricing' & !'hiring') would pass an English meeting that
+ * said "hiring" (indexed 'hire'). That test reads each candidate's words again, so it is kept for
+ * keywords that need it. Without a -word, another language's parse can only match a meeting that
+ * holds that very lexeme, which its own language's stemmer would have made of some word it said.
  */
 export interface KeywordQuery extends ParsedKeyword {
   byConfig: { configs: string[]; parsed: ParsedKeyword }[] | null;
+  ownParseOnly: boolean;
 }
+
+const negates = (n: TsNode): boolean =>
+  n.kind === 'not' ? true : n.kind === 'lex' ? false : negates(n.left) || negates(n.right);
 
 function parsed(tsquery: string): ParsedKeyword {
   try {
@@ -49,7 +58,9 @@ export function combinedKeyword(parses: { config: string; tsquery: string }[]): 
   const texts = [...groups.keys()].filter((q) => q !== '');
   const tsquery = texts.length <= 1 ? (texts[0] ?? '') : texts.map((q) => `( ${q} )`).join(' | ');
   const byConfig = groups.size <= 1 ? null : texts.map((q) => ({ configs: groups.get(q)!, parsed: parsed(q) }));
-  return { ...parsed(tsquery), byConfig };
+  const ownParseOnly =
+    byConfig?.some((b) => b.parsed.opaque || (b.parsed.tree !== null && negates(b.parsed.tree))) ?? false;
+  return { ...parsed(tsquery), byConfig, ownParseOnly };
 }
 
 const keywordCache = new LRUCache<string, KeywordQuery>({ max: 1000 });

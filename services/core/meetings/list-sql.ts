@@ -145,12 +145,12 @@ function anyOf(...alternatives: SqlFragment[]): SqlFragment {
 }
 
 /**
- * `match` of the keyword's parse for each meeting's own configuration: as it is when one parse serves
- * every meeting, else each configuration's parse tested on its meetings only. The configuration
- * test is a row's column; the parses' own tests keep their indexes.
+ * `match` of the keyword: of all its parses at once (KeywordQuery), or, where a parse must be tested
+ * on its own configuration's meetings only (ownParseOnly), of each configuration's parse on its
+ * meetings. The configuration test is a row's column; the parses' own tests keep their indexes.
  */
 function byOwnConfig(kq: KeywordQuery, match: (parse: ParsedKeyword) => SqlFragment): SqlFragment {
-  if (!kq.byConfig) return match(kq);
+  if (!kq.byConfig || !kq.ownParseOnly) return match(kq);
   if (!kq.byConfig.length) return { sql: 'false', bindings: [] };
   return anyOf(
     ...kq.byConfig.map(({ configs, parsed }) => {

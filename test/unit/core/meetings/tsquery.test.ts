@@ -119,6 +119,7 @@ describe('tsquery text', () => {
       tree: parseTsquery("'budget'"),
       opaque: false,
       byConfig: null,
+      ownParseOnly: false,
     });
     expect(
       combinedKeyword([
@@ -137,6 +138,13 @@ describe('tsquery text', () => {
       [['english', 'french'], "'hous'"],
       [['german'], "'haus'"],
     ]);
+    // Words alone: all parses at once. A -word: each parse on its own configuration's meetings.
+    expect(mixed.ownParseOnly).toBe(false);
+    const negated = combinedKeyword([
+      { config: 'english', tsquery: "'price' & !'hire'" },
+      { config: 'german', tsquery: "'pricing' & !'hiring'" },
+    ]);
+    expect(negated.ownParseOnly).toBe(true);
     // Stop words in every language: nothing to match, for any configuration.
     const none = combinedKeyword([
       { config: 'english', tsquery: '' },
