@@ -40,6 +40,7 @@ export async function computeSummary(
           name: a.displayName ?? a.email,
           email: a.email,
         })),
+        language: meeting.language,
       }
     : {};
   const summarizer = createSummarizer(deps.config, { fallback: tryNumber >= LLM_ATTEMPTS ? 'extractive' : 'throw' });

@@ -40,6 +40,8 @@ export interface IngestMeeting extends Pick<
   'id' | 'team_id' | 'organizer_id' | 'organizer_email' | 'title' | 'date' | 'status'
 > {
   custom_language: string | null;
+  /** The meeting's language, given or detected (null: not known, taken as English). */
+  language: string | null;
   upload_options: UploadOptions;
 }
 
@@ -66,6 +68,7 @@ export async function loadIngestMeeting(db: Knex, meetingId: string): Promise<In
       'date',
       'status',
       'custom_language',
+      'language',
       'upload_options',
     );
   if (!row) return undefined;

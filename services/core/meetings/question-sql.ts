@@ -61,10 +61,17 @@ export function coveringPassagesSql(
   };
 }
 
-/** The question's words as a tsquery that any of them matches (English stemming, stop words dropped; '' for none). */
+/**
+ * The question's lexemes as the text search configurations in use parse them (each meeting is indexed
+ * with its language's: the 20261212000500 migration), stop words dropped, each once, as relation `w(l)`.
+ */
+const QUESTION_LEXEMES =
+  '(select distinct u.l from search_configs c, unnest(tsvector_to_array(to_tsvector(c.config::regconfig, ?))) u(l)) w(l)';
+
+/** The question's words as a tsquery that any of them matches (each language's stemming, stop words dropped; '' for none). */
 export function questionWordsSql(question: string): SqlFragment {
   return {
-    sql: "select coalesce(string_agg(quote_literal(l), ' | '), '') as q from unnest(tsvector_to_array(to_tsvector('english', ?))) l",
+    sql: `select coalesce(string_agg(quote_literal(w.l), ' | '), '') as q from ${QUESTION_LEXEMES}`,
     bindings: [question],
   };
 }
@@ -86,16 +93,16 @@ export function wordSentencesSql(visible: SqlFragment, words: string, pool: numb
 }
 
 /**
- * The sentences of the given meetings that hold any of the question's words (English stemming, stop
- * words dropped), ranked by ts_rank_cd, at most `limit`. Each meeting's sentences are read by key and
+ * The sentences of the given meetings that hold any of the question's words (each language's
+ * stemming, stop words dropped), ranked by ts_rank_cd, at most `limit`. Each meeting's sentences are read by key and
  * then tested (as moments are: list-sql's "Sentences by key"), so the cost follows the meetings, not
  * how common the words are.
  */
 export function wordsInMeetingsSql(meetingIds: string[], question: string, limit: number): SqlFragment {
   return {
     sql:
-      "with w as (select coalesce(string_agg(quote_literal(l), ' | '), '')::tsquery as q" +
-      " from unnest(tsvector_to_array(to_tsvector('english', ?))) l)" +
+      "with w as (select coalesce(string_agg(quote_literal(w.l), ' | '), '')::tsquery as q" +
+      ` from ${QUESTION_LEXEMES})` +
       ' select s.meeting_id, s.idx, ts_rank_cd(s.tsv, w.q) as rank from w, unnest(?::text[]) as c(mid)' +
       ' cross join lateral (select s0.meeting_id, s0.idx, s0.tsv from sentences s0 where s0.meeting_id = c.mid offset 0) s' +
       " where w.q <> ''::tsquery and s.tsv @@ w.q order by rank desc, s.meeting_id, s.idx limit ?",

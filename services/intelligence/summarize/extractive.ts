@@ -3,6 +3,7 @@ import type { Sentence } from '../types';
 import { extractActionItems } from './action-items';
 import { classifyMeeting } from './meeting-type';
 import { buildOutline } from './outline';
+import { stopwordsFor } from './stopwords';
 import { documentFrequencies, equalParts, pickTerms, prepare, scoreTerms, type Prepared } from './terms';
 import type { ActionItem, MeetingType, SummarizeOptions, Summary } from './types';
 
@@ -129,7 +130,7 @@ export function summarize(transcript: readonly Sentence[], options: SummarizeOpt
     };
   }
 
-  const prepared = prepare(sentences, nameWords(people));
+  const prepared = prepare(sentences, nameWords(people), stopwordsFor(options.language));
   const n = sentences.length;
   const parts = equalParts(n, Math.min(24, Math.ceil(n / 12)));
   const scored = scoreTerms(prepared, documentFrequencies(prepared, parts), parts.length, [0, n]);

@@ -55,4 +55,6 @@ export interface SummarizeOptions {
   meetingDate?: string;
   /** People invited; their names help find who an action item is for. */
   participants?: { name: string; email?: string }[];
+  /** The meeting's language (a code like de); its stop words are kept out of keywords and topics. English when absent. */
+  language?: string | null;
 }

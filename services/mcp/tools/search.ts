@@ -33,7 +33,8 @@ import { defineTool, ToolDef } from '../tool';
 const FINDS =
   'Each meeting has id, title, date, duration (minutes), people, transcript_url and summary (short, or null); total counts ' +
   `the matches (at least total when total_is_lower_bound). Keywords use web-search syntax over the title and/or sentences (scope): ` +
-  'every word must occur (stemmed), "a phrase" within one sentence, `or` between words, -word excludes; stop words alone match nothing. ' +
+  'every word must occur (stemmed in each meeting\'s language), "a phrase" within one sentence, `or` between words, -word excludes; ' +
+  'stop words alone match nothing. ' +
   'With a keyword, moments are the matching sentences (**marked**), up to `moments` a meeting, best first: cite them as [title, mm:ss](link), no transcript ' +
   "needs reading (svc_get_transcript with the keyword reads all of one meeting's). For what was said in the user's own words, " +
   `pass question instead of keyword: the moments that answer it across meetings, best first, each with title, before and after; ` +
