@@ -175,6 +175,9 @@ export function extractActionItems(sentences: readonly Sentence[], context: Acti
       due_date: due ? resolveDue(due, context.meetingDate) : null,
       speaker_name: s.speaker_name,
       start_time: s.start_time,
+      index: s.index,
+      kind: kind === 'request' ? 'request' : 'commitment',
+      moments: [{ index: s.index, start_time: s.start_time }],
     };
     items.push(item);
     open = item.assignee && item.assignee !== s.speaker_name ? { item, at: i } : undefined;

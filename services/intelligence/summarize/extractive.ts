@@ -1,10 +1,10 @@
-import { spokenSentences } from '../text/spoken-sentences';
+import { spokenSentencesWithSources } from '../text/spoken-sentences';
 import type { Sentence } from '../types';
 import { extractActionItems } from './action-items';
 import { classifyMeeting } from './meeting-type';
 import { buildOutline } from './outline';
 import { documentFrequencies, equalParts, pickTerms, prepare, scoreTerms, type Prepared } from './terms';
-import type { ActionItem, MeetingType, SummarizeOptions, Summary } from './types';
+import type { ActionItem, Citation, MeetingType, OverviewLine, SummarizeOptions, Summary } from './types';
 
 const KEYWORDS = 10;
 const MAX_TOPICS = 8;
@@ -103,7 +103,13 @@ function minutesOf(seconds: number): string {
 export function summarize(transcript: readonly Sentence[], options: SummarizeOptions = {}): Summary {
   const notes: Summary['notes'] = {};
   // Real sentences, not caption cues: key points and action items must read as whole sentences.
-  const sentences = spokenSentences(transcript);
+  const { sentences, sources } = spokenSentencesWithSources(transcript);
+  // What the notes say about a spoken sentence cites the stored sentence it starts in.
+  const byIndex = new Map(transcript.map((s) => [s.index, s]));
+  const cite = (spoken: number): Citation => {
+    const stored = byIndex.get(sources[spoken])!;
+    return { index: stored.index, start_time: stored.start_time };
+  };
   const speakers = speakersInOrder(sentences);
   const people = [...new Set([...speakers, ...(options.participants ?? []).map((p) => p.name)])];
   if (sentences.length === 0) {
@@ -112,6 +118,7 @@ export function summarize(transcript: readonly Sentence[], options: SummarizeOpt
       keywords: [],
       action_items: [],
       overview: '',
+      overview_lines: [],
       short_summary: '',
       topics_discussed: [],
       meeting_type: 'general',
@@ -137,7 +144,9 @@ export function summarize(transcript: readonly Sentence[], options: SummarizeOpt
   const keywords = keywordTerms.map((t) => prepared.display(t.key));
   if (keywords.length === 0) notes.keywords = 'no word beyond common conversation was said more than in passing';
 
-  const { sections, sectionTerms } = buildOutline(prepared);
+  const outline = buildOutline(prepared);
+  const sections = outline.sections.map((o) => ({ ...o, index: cite(o.index).index }));
+  const { sectionTerms } = outline;
   // Topics follow the meeting's order: the leading terms of each section, or the keywords of a short meeting.
   const topicTerms: string[] = [];
   for (const t of sections.length > 1 ? sectionTerms.flat() : keywords.slice(0, 5)) {
@@ -147,7 +156,9 @@ export function summarize(transcript: readonly Sentence[], options: SummarizeOpt
   const topics = topicTerms.map(capitalize);
   if (topics.length === 0) notes.topics_discussed = 'no recurring subject stood out from everyday words';
 
-  let actionItems = extractActionItems(sentences, { people, meetingDate: options.meetingDate });
+  let actionItems = extractActionItems(sentences, { people, meetingDate: options.meetingDate }).map(
+    (a): ActionItem => ({ ...a, ...cite(a.index), moments: a.moments.map((m) => cite(m.index)) }),
+  );
   if (actionItems.length > MAX_ACTION_ITEMS) {
     notes.action_items = `${actionItems.length} candidate action items; the first ${MAX_ACTION_ITEMS} are kept`;
     actionItems = actionItems.slice(0, MAX_ACTION_ITEMS);
@@ -183,17 +194,28 @@ export function summarize(transcript: readonly Sentence[], options: SummarizeOpt
   const weights = new Map(scored.map((t) => [t.key, t.score]));
   const sectionStarts = sections.map((s) => sentences.findIndex((x) => x.start_time >= s.start_time));
   const points = keyPoints(prepared, weights, sectionStarts, Math.min(5, Math.max(2, sections.length)));
-  const overviewLines = [
-    `${label} with ${listOf(speakers)}, ${minutesOf(duration)}.`,
-    topics.length ? `Topics: ${listOf(topics.slice(0, 5))}.` : '',
-    ...points.map((s) => `- ${s.speaker_name}: ${s.text}`),
-    actionItems.length ? followUps(actionItems) : '',
-  ].filter(Boolean);
+  const line = (text: string, at: Citation): OverviewLine => ({ text, ...at });
+  const overviewLines: OverviewLine[] = [
+    line(`${label} with ${listOf(speakers)}, ${minutesOf(duration)}.`, cite(0)),
+    ...(topics.length
+      ? [
+          line(`Topics: ${listOf(topics.slice(0, 5))}.`, {
+            index: sections[0].index,
+            start_time: byIndex.get(sections[0].index)!.start_time,
+          }),
+        ]
+      : []),
+    ...points.map((s) => line(`- ${s.speaker_name}: ${s.text}`, cite(s.index))),
+    ...(actionItems.length
+      ? [line(followUps(actionItems), { index: actionItems[0].index, start_time: actionItems[0].start_time })]
+      : []),
+  ];
 
   return {
     keywords,
     action_items: actionItems,
-    overview: overviewLines.join('\n'),
+    overview: overviewLines.map((l) => l.text).join('\n'),
+    overview_lines: overviewLines,
     short_summary: shortSummary,
     topics_discussed: topics,
     meeting_type: type,

@@ -126,6 +126,7 @@ export function buildOutline(prepared: Prepared): OutlineResult {
       start_time: members[0].sentence.start_time,
       end_time: members.reduce((t, p) => Math.max(t, p.sentence.end_time), 0),
       summary: lead.sentence.text,
+      index: lead.sentence.index,
     });
     sectionTerms.push(top);
   }
