@@ -156,7 +156,7 @@ export function summarize(transcript: readonly Sentence[], options: SummarizeOpt
   const topics = topicTerms.map(capitalize);
   if (topics.length === 0) notes.topics_discussed = 'no recurring subject stood out from everyday words';
 
-  let actionItems = extractActionItems(sentences, { people, meetingDate: options.meetingDate }).map(
+  let actionItems = extractActionItems(sentences, { people, meetingDate: options.meetingDate, prepared }).map(
     (a): ActionItem => ({ ...a, ...cite(a.index), moments: a.moments.map((m) => cite(m.index)) }),
   );
   if (actionItems.length > MAX_ACTION_ITEMS) {
