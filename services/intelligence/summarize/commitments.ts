@@ -30,7 +30,7 @@ export interface FoldContext {
   /** Content-word keys of each sentence read (terms.ts), by position. */
   words: readonly (readonly string[])[];
   /** Unit vectors of the sentences, by position, when an embedding model is at hand. */
-  vectors?: readonly Float32Array[] | null;
+  vectors?: readonly (Float32Array | undefined)[] | null;
   /** Lower-case texts of every sentence read, for recap triggers said outside any item. */
   texts: readonly string[];
 }
@@ -95,7 +95,15 @@ export function foldCommitments(candidates: readonly Candidate[], ctx: FoldConte
     if (n >= 2 && n * 2 >= Math.min(o.stems.size, cs.size)) return true;
     if (n >= 1 && sameDue(o.item, c.item)) return true;
     const v = ctx.vectors;
-    return Boolean(v && o.ats.some((at) => v[at] && v[c.at] && cosine(v[at], v[c.at]) >= SAME_MEANING));
+    const here = v?.[c.at];
+    return Boolean(
+      v &&
+      here &&
+      o.ats.some((at) => {
+        const there = v[at];
+        return there !== undefined && cosine(there, here) >= SAME_MEANING;
+      }),
+    );
   };
 
   for (const c of candidates) {
