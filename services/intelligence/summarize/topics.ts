@@ -102,15 +102,16 @@ export function topicStretches(
   const content = all.map((_, i) => i).filter((i) => !smallTalk[i] && all[i].unigrams.length > 0);
   if (content.length === 0) return [];
   const withVectors = vectors && content.every((i) => vectors[i]) ? (vectors as Float32Array[]) : null;
-  const compare = withVectors
-    ? meanCosine(withVectors)
-    : (a: number[], b: number[]) => {
-        const x = new Map<string, number>();
-        const y = new Map<string, number>();
-        for (const i of a) addBag(x, all[i].unigrams);
-        for (const i of b) addBag(y, all[i].unigrams);
-        return bagCosine(x, y);
-      };
+  const byWords = (a: number[], b: number[]) => {
+    const x = new Map<string, number>();
+    const y = new Map<string, number>();
+    for (const i of a) addBag(x, all[i].unigrams);
+    for (const i of b) addBag(y, all[i].unigrams);
+    return bagCosine(x, y);
+  };
+  const byMeaning = withVectors ? meanCosine(withVectors) : null;
+  // Words catch a named subject coming back; meaning catches the same subject in other words.
+  const compare = byMeaning ? (a: number[], b: number[]) => (byWords(a, b) + byMeaning(a, b)) / 2 : byWords;
   const similarity: number[] = [];
   for (let g = 0; g + 1 < content.length; g++) {
     const left = content.slice(Math.max(0, g + 1 - WINDOW), g + 1);
