@@ -168,6 +168,9 @@ function responder(sentences: readonly Sentence[], at: number): string | null {
 const ACCEPTANCE =
   /^(?:yes|yeah|yep|sure|ok|okay|of course|absolutely|definitely|will do|i will|i'll|i can|no problem|on it)\b/;
 
+/** How an answer to a request starts ("Yes, I'll send it"): a yes, not merely "I'll". */
+const ANSWER_START = /^(?:yes|yeah|yep|sure|ok|okay|of course|absolutely|definitely|will do|no problem)\b/;
+
 /** A sentence that may state a commitment, before repeats and answers are folded (commitments.ts). */
 export interface Candidate {
   item: ActionItem;
@@ -175,8 +178,10 @@ export interface Candidate {
   wording: Kind | 'acceptance';
   /** Position in the sentences read. */
   at: number;
-  /** "Sure, I'll do it by Monday" after a request: the answer to it, not a task of its own. */
+  /** "Sure." after a request: the answer to it, not a task of its own. */
   acceptance: boolean;
+  /** Starts as an answer does ("Yes, I'll send the list on Wednesday"): it may complete a request. */
+  accepts: boolean;
 }
 
 function kindName(kind: Kind, addressed: boolean): ActionItemKind {
@@ -208,6 +213,7 @@ export function extractCandidates(sentences: readonly Sentence[], context: Actio
       at: i,
       wording: kind ?? 'acceptance',
       acceptance: !kind,
+      accepts: ANSWER_START.test(lower),
       item: {
         text: tidy(s.text),
         assignee: assignee ?? null,

@@ -122,7 +122,15 @@ export function foldCommitments(candidates: readonly Candidate[], ctx: FoldConte
           o.item.speaker_name !== speaker &&
           c.at - o.last <= ANSWER_WINDOW,
       );
-    if (asked && ((c.acceptance && !asked.answered) || c.item.assignee === speaker)) {
+    // The first reply accepts; a later commitment of the person asked belongs to the request only when
+    // it speaks of the same thing.
+    const answers =
+      asked &&
+      (c.acceptance
+        ? !asked.answered
+        : c.item.assignee === speaker &&
+          (c.accepts || c.at - asked.last <= 1 || ANAPHORA.test(c.item.text) || shared(asked.stems, cs) >= 1));
+    if (asked && answers) {
       absorb(asked, c);
       asked.answered = true;
       continue;
