@@ -64,22 +64,31 @@ const itemText = (x: unknown): string =>
       ? String((x as { text: unknown }).text)
       : JSON.stringify(x);
 
+/** "[12:04](link)" for a cited summary line, or nothing for a line stored before citations. */
+const citation = (x: unknown): string => {
+  const r = x && typeof x === 'object' ? (x as { start_time?: unknown; link?: unknown }) : {};
+  return typeof r.start_time === 'number' && typeof r.link === 'string' ? ` [${clock(r.start_time)}](${r.link})` : '';
+};
+
+const outlineText = (x: unknown): string =>
+  x && typeof x === 'object' && 'title' in x ? String((x as { title: unknown }).title) : itemText(x);
+
 function summaryLines(s: SummaryFields | null, fallback: string): string[] {
   if (!s) return [`Summary: none (${fallback})`];
-  const lines = [
-    `Summary: ${s.short_summary || '(none)'}`,
-    `Overview: ${s.overview || '(none)'}`,
-    `Keywords: ${s.keywords.join(', ') || '(none)'}`,
-  ];
+  const lines = [`Summary: ${s.short_summary || '(none)'}`];
+  if (s.overview_lines.length)
+    lines.push('Overview:', ...s.overview_lines.map((l) => `- ${itemText(l)}${citation(l)}`));
+  else lines.push(`Overview: ${s.overview || '(none)'}`);
+  lines.push(`Keywords: ${s.keywords.join(', ') || '(none)'}`);
   lines.push(
     `Meeting type: ${s.meeting_type ?? '(unknown)'}`,
     `Topics: ${s.topics_discussed.map(itemText).join('; ') || '(none)'}`,
   );
   lines.push(
     s.action_items.length ? 'Action items:' : 'Action items: (none)',
-    ...s.action_items.map((a) => `- ${itemText(a)}`),
+    ...s.action_items.map((a) => `- ${itemText(a)}${citation(a)}`),
   );
-  if (s.outline.length) lines.push('Outline:', ...s.outline.map((o) => `- ${itemText(o)}`));
+  if (s.outline.length) lines.push('Outline:', ...s.outline.map((o) => `- ${outlineText(o)}${citation(o)}`));
   return lines;
 }
 
@@ -184,13 +193,14 @@ const getSummaryTool = defineTool({
   name: 'svc_get_summary',
   title: 'Read a meeting summary',
   description:
-    "One meeting's notes: keywords, action_items, overview, short_summary, topics_discussed, meeting_type, outline; notes says why a field is empty. " +
+    "One meeting's notes: keywords, action_items, overview, overview_lines, short_summary, topics_discussed, meeting_type, outline; notes says why a field is empty. " +
+    "Every overview line, action item and outline section cites its moment (index, start_time, link); an item's moments list each time it was said again. " +
     'Only when summary_status is processed; else (pending, processing, failed, unavailable) message says why.',
   input: { transcriptId: meetingId.describe('Meeting id.') },
   annotations: { readOnlyHint: true, openWorldHint: false },
   output: summaryOutput,
   scope: 'meetings:read',
-  run: ({ transcriptId }, { principal, deps }) => getSummary(deps.db, principal, transcriptId),
+  run: ({ transcriptId }, { principal, deps }) => getSummary(deps.db, deps.config, principal, transcriptId),
 });
 
 export const transcriptTools: ToolDef[] = [getTranscriptTool, fetchTool, getSummaryTool];
