@@ -40,6 +40,8 @@ export interface IngestMeeting extends Pick<
   'id' | 'team_id' | 'organizer_id' | 'organizer_email' | 'title' | 'date' | 'status'
 > {
   custom_language: string | null;
+  /** The language the speech engine detected (meetings.detected_language), when none was given. */
+  detected_language: string | null;
   upload_options: UploadOptions;
 }
 
@@ -54,6 +56,16 @@ const INSERT_SENTENCES =
   ' select ?, * from unnest(?::int[], ?::text[], ?::int[], ?::text[], ?::text[], ?::float8[], ?::float8[])';
 const REASON_MAX = 500;
 
+/**
+ * Keep the language detected for a meeting's speech; the first one stored stays (two chunks detecting
+ * at once on two workers agree on the first). Returns the meeting's detected language after the write.
+ */
+export async function keepDetectedLanguage(db: Knex, meetingId: string, language: string): Promise<string> {
+  await db('meetings').where({ id: meetingId }).whereNull('detected_language').update({ detected_language: language });
+  const row = await db('meetings').where({ id: meetingId }).first('detected_language');
+  return row?.detected_language ?? language;
+}
+
 export async function loadIngestMeeting(db: Knex, meetingId: string): Promise<IngestMeeting | undefined> {
   const row = await db('meetings')
     .where({ id: meetingId })
@@ -66,6 +78,7 @@ export async function loadIngestMeeting(db: Knex, meetingId: string): Promise<In
       'date',
       'status',
       'custom_language',
+      'detected_language',
       'upload_options',
     );
   if (!row) return undefined;
