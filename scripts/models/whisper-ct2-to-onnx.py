@@ -105,16 +105,22 @@ class Graph:
     def ints(self, values):
         return self.const(np.array(values, dtype=np.int64), "shape")
 
-    def matmul_weight(self, x, w):
-        """x @ w for a constant w [in, out]: int8 per output column when quantising, else float."""
+    def matmul_weight(self, x, w, quantised=None):
+        """x @ w for a constant w [in, out]: int8 per output column when quantising, else float.
+        `quantised` gives the names of w's int8 matrix and scales when they are initialisers already."""
         if not self.quantise:
             return self.op("MatMul", [x, self.const(w.astype(np.float32), "w")])
+        q, scale = quantised or self.quantised(w)
+        xq, xs, xz = self.op("DynamicQuantizeLinear", [x], outputs=3)
+        acc = self.op("MatMulInteger", [xq, q, xz, self.const(np.int8(0), "wz")])
+        both = self.op("Mul", [xs, scale])
+        return self.op("Mul", [self.op("Cast", [acc], to=TensorProto.FLOAT), both])
+
+    def quantised(self, w):
+        """w [in, out] as int8 per output column (symmetric) and its scales, as initialisers."""
         scale = np.maximum(np.abs(w).max(axis=0), 1e-8) / 127.0
         q = np.clip(np.round(w / scale), -127, 127).astype(np.int8)
-        xq, xs, xz = self.op("DynamicQuantizeLinear", [x], outputs=3)
-        acc = self.op("MatMulInteger", [xq, self.const(q, "wq"), xz, self.const(np.int8(0), "wz")])
-        both = self.op("Mul", [xs, self.const(scale.astype(np.float32), "ws")])
-        return self.op("Mul", [self.op("Cast", [acc], to=TensorProto.FLOAT), both])
+        return self.const(q, "wq"), self.const(scale.astype(np.float32), "ws")
 
     def linear(self, x, prefix, rows=None):
         """x @ W^T + b of a CTranslate2 linear layer (W [out, in]); `rows` takes a slice of the outputs."""
@@ -234,10 +240,20 @@ def decoder(w, d, quantise):
         helper.make_tensor_value_info("n_layer_cross_v", TensorProto.FLOAT, cross),
         helper.make_tensor_value_info("offset", TensorProto.INT64, [1]),
     ]
-    emb = g.const(w["decoder/embeddings/weight"], "embedding")
+    # The token embedding serves twice: looked up for the input tokens and, transposed, scoring the
+    # vocabulary. It is stored once, transposed ([state, vocab]); quantised, one scale per token.
+    table = np.ascontiguousarray(w["decoder/embeddings/weight"].T)
+    if quantise:
+        emb_q, emb_scale = g.quantised(table)
+        rows = g.op("Gather", [emb_q, "tokens"], axis=1)  # [state, b, n] int8
+        looked_up = g.op("Transpose", [g.op("Cast", [rows], to=TensorProto.FLOAT)], perm=[1, 2, 0])
+        scales = g.op("Unsqueeze", [g.op("Gather", [emb_scale, "tokens"], axis=0), g.ints([2])])
+        x = g.op("Mul", [looked_up, scales])
+    else:
+        emb = g.const(table, "embedding")
+        x = g.op("Transpose", [g.op("Gather", [emb, "tokens"], axis=1)], perm=[1, 2, 0])
     n_tokens = g.op("Slice", [g.op("Shape", ["tokens"]), g.ints([1]), g.ints([2])])
     end = g.op("Add", ["offset", n_tokens])  # [1]: one past the last new position
-    x = g.op("Gather", [emb, "tokens"], axis=0)
     pos = g.op("Slice", [g.const(w["decoder/position_encodings/encodings"], "pos"), "offset", end, g.ints([0])])
     x = g.op("Add", [x, pos])
     # A new token at position offset+i sees every position up to its own.
@@ -271,7 +287,8 @@ def decoder(w, d, quantise):
         x = g.op("Add", [x, g.linear(g.attend(q, ck, cv, n_head, state), f"{p}/attention/linear_2")])
         x = g.ffn(x, f"{p}/ffn")
     x = g.norm(x, "decoder/layer_norm")
-    g.nodes.append(helper.make_node("MatMul", [x, g.op("Transpose", [emb], perm=[1, 0])], ["logits"]))
+    logits = g.matmul_weight(x, table, (emb_q, emb_scale)) if quantise else g.op("MatMul", [x, emb])
+    g.nodes.append(helper.make_node("Identity", [logits], ["logits"]))
     g.nodes.append(helper.make_node("Concat", k_out, ["out_n_layer_self_k_cache"], axis=0))
     g.nodes.append(helper.make_node("Concat", v_out, ["out_n_layer_self_v_cache"], axis=0))
     outputs = [

@@ -89,7 +89,7 @@ describe('recordings transcribed by the embedded engine', () => {
       expect(res.body.data?.uploadAudio ?? null).toBeNull();
       expect(res.body.errors?.[0].message).toMatch(
         new RegExp(
-          `^${field}: no speech model here transcribes de; the models of SPEECH_MODEL and SPEECH_MODELS serve moonshine-tiny-en \\(en\\)`,
+          `^input\\.${field}: no speech model here transcribes de; the models of SPEECH_MODEL and SPEECH_MODELS serve moonshine-tiny-en \\(en\\)`,
         ),
       );
     }
