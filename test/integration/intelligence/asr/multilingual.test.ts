@@ -54,7 +54,7 @@ describe('several speech models in one engine', () => {
   }, 240_000);
 
   it('detects Czech and English from windows of 20 s and more of their first speech', async () => {
-    // Right on 4 of 5 levels measured (docs/speech.md): corridor's echoing voices are taken for Slovak.
+    // Right on 7 of 8 levels measured (docs/speech.md); one level's voices are taken for Slovak.
     for (const level of ['city', 'keys']) {
       const rec = czechRecording(level, 40);
       for (const seconds of [20, 28]) {
