@@ -46,7 +46,13 @@ export async function startRecordingRig(opts: {
     const asr = await startAsrStandin(opts.asr);
     closers.push(() => asr.close());
     const taskQueue = testTaskQueue(opts.queue);
-    const gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: taskQueue, ...opts.env });
+    // The GraphQL role knows the worker's engine (it refuses at upload a language the embedded engine
+    // cannot serve, and leaves a speech server to hear any language).
+    const gql = await startGraphql(t.db, {
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      ASR_URL: opts.workerEnv?.ASR_URL ?? asr.url,
+      ...opts.env,
+    });
     closers.push(() => gql.close());
     // The stand-in answers scripted words over synthetic sound: these suites test the speech server's
     // path, so the worker does not diarize unless a suite asks (test/integration/intelligence/diarization does).
