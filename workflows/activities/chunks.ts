@@ -403,7 +403,10 @@ async function serverChunk(
 /** Which engine and model transcribe on this worker (its configuration is the speech workers'). */
 async function transcriber(deps: ActivityDeps, meetingId: string) {
   if (asrEngine(deps.config) === 'embedded') return embeddedTranscriber(deps, meetingId);
-  return { engine: 'openai-compatible', model: deps.config.asr.model };
+  // A server is told the upload's language when it has one, and detects it itself otherwise.
+  const given = asrLanguage((await loadIngestMeeting(deps.db, meetingId))?.custom_language ?? null);
+  const language = given ? { language: given, language_source: 'given' as const } : {};
+  return { engine: 'openai-compatible', model: deps.config.asr.model, ...language };
 }
 
 type StoredRow = Awaited<ReturnType<typeof loadChunks>>[number];

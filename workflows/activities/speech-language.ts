@@ -20,7 +20,7 @@ import {
   type RoutedModel,
 } from '../../services/intelligence/asr';
 import { readPcm } from '../../services/intelligence/media';
-import { ActivityDeps, activitySignal } from './context';
+import { ActivityDeps, activitySignal, badInput } from './context';
 import { asrLanguage } from './sentences';
 
 /** Audio read from the start of a recording to find its first speech. */
@@ -67,7 +67,8 @@ export async function speechLanguageOf(
   if (!detectorOf(engine.models)) return { source: 'default' };
   const language = meeting?.detected_language ?? (await detectOnce(deps, meetingId, engine, audio));
   if (!language) return { source: 'default' };
-  if (!modelFor(engine.models, language)) throw unservedLanguage('language', `${language} (detected)`, engine.models);
+  if (!modelFor(engine.models, language))
+    throw badInput(unservedLanguage('language', `${language} (detected)`, engine.models).message);
   return { language, source: 'detected' };
 }
 

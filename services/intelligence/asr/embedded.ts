@@ -319,7 +319,8 @@ const engines = new Map<string, Promise<EmbeddedEngine>>();
 
 /** The process's engine for these settings: loaded (and its files checked) once, then shared. */
 export function embeddedEngine(settings: EmbeddedSettings): Promise<EmbeddedEngine> {
-  const key = JSON.stringify(settings);
+  // No SPEECH_MODELS and an empty list are the same engine.
+  const key = JSON.stringify({ ...settings, models: settings.models?.length ? settings.models : undefined });
   let engine = engines.get(key);
   if (!engine) {
     engine = load(settings);

@@ -95,6 +95,7 @@ describe('recordings transcribed by the embedded engine', () => {
     }
     // Nothing was stored or fetched.
     expect(await rig.t.db('meetings').where({ title: 'Auf Deutsch' }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    expect(rig.media.hits('/placed-de.mp3')).toEqual([]);
     // A caption file is text: its language needs no speech model.
     const vtt = rig.media.serve('/de.vtt', {
       body: Buffer.from('WEBVTT\n\n00:00.000 --> 00:02.000\n<v Anna>Guten Morgen zusammen.\n'),
