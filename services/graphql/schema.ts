@@ -161,8 +161,12 @@ export const typeDefs = /* GraphQL */ `
   type TranscribedBy {
     "embedded (sherpa-onnx in the worker) or openai-compatible (the server at ASR_URL)."
     engine: String!
-    "The model: SPEECH_MODEL of the embedded engine, ASR_MODEL of the server."
+    "The model: the one of SPEECH_MODEL or SPEECH_MODELS that served the language (embedded engine), ASR_MODEL of the server."
     model: String!
+    "The language the speech was decoded in (ISO 639-1), when known."
+    language: String
+    "How the language was known: given (with the upload), detected (from the first speech) or default (the model's only language)."
+    language_source: String
   }
 
   "Where a recording in processing is."

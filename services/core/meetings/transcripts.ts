@@ -73,6 +73,10 @@ export interface InferredSpeakerInfo {
 export interface TranscribedBy {
   engine: string;
   model: string;
+  /** The language the speech was decoded in (ISO 639-1), when known. */
+  language?: string;
+  /** How it was known: given with the upload, detected from the first speech, or the model's only one. */
+  language_source?: 'given' | 'detected' | 'default';
 }
 
 export interface SummaryFields {
