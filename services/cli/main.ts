@@ -22,7 +22,7 @@ import { migrate } from './commands/migrate';
 import { SchemaError } from '../platform/schema';
 import { auditReads } from './commands/audit';
 import { serve } from './commands/serve';
-import { searchStatus } from './commands/search';
+import { searchReindex, searchStatus } from './commands/search';
 import { CommandContext } from './context';
 import {
   CliFailure,
@@ -55,6 +55,8 @@ export const USAGE = `meeting-intel <command> [options] [--json]
   audit reads --team ID [--user ID|EMAIL] [--meeting ID] [--since ISO|7d] [--limit N] [--cursor C]
                                            who read which meeting, newest first (--cursor pages on)
   search status                            questions by meaning or by words, and the embedding backfill's progress
+  search reindex [--batch N]               index the words of meetings uploaded with a language before 0.2.0
+                                           in that language (resumable; progress on stderr)
   serve mcp|graphql|worker|all             run one role, or all three in one process
 
 Configuration comes from environment variables (see docs/configuration.md); DATABASE_URL is always required.`;
@@ -115,6 +117,7 @@ const COMMANDS: Record<string, Handler> = {
     run: (ctx, p) => (require('./commands/seed') as typeof import('./commands/seed')).seedDemoCommand(ctx, p),
   },
   'search status': { options: {}, run: searchStatus },
+  'search reindex': { options: { batch: { type: 'string' } }, run: searchReindex },
   serve: { options: {}, run: (ctx, p) => serve(ctx, p.positionals[0]) },
 };
 

@@ -136,6 +136,12 @@ async function main(): Promise<void> {
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${mcpPort}`,
     GRAPHQL_INTROSPECTION: process.env.GRAPHQL_INTROSPECTION ?? 'true',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    // The multilingual model once `make models-multilingual` has made it (docs/speech.md).
+    SPEECH_MODELS:
+      process.env.SPEECH_MODELS ??
+      (existsSync(join(process.env.SPEECH_MODELS_DIR ?? '.models', 'whisper-base', 'model.json'))
+        ? 'whisper-base'
+        : ''),
   };
   const config = loadConfig(env, 'worker');
   configureLogger(config, 'dev');
@@ -202,8 +208,10 @@ async function main(): Promise<void> {
 /** Which engine and model transcribe recordings (the embedded engine is already loaded by the worker). */
 async function speechLine(config: ReturnType<typeof loadConfig>): Promise<string> {
   if (asrEngine(config) !== 'embedded') return `the server at ASR_URL ${config.asr.url} (model ${config.asr.model})`;
-  const e = (await engineFor(config)).describe();
-  return `embedded engine, model ${e.model} (${e.runtime}; SPEECH_MODEL and docs/speech.md to change it)`;
+  const engine = await engineFor(config);
+  const e = engine.describe();
+  const more = engine.models.slice(1).map((m) => `${m.name} (${m.languages.join(', ')})`);
+  return `embedded engine, model ${e.model}${more.length ? ` and ${more.join(', ')}` : ''} (${e.runtime}; SPEECH_MODEL, SPEECH_MODELS and docs/speech.md to change it)`;
 }
 
 main().catch((e) => {

@@ -64,7 +64,7 @@ export const typeDefs = /* GraphQL */ `
     title: String
     "https URL notified when this upload's transcript is ready (this upload only)."
     webhook: String
-    "Events this upload's webhook is sent: Transcription completed (V1, the default), meeting.transcribed, meeting.summarized, action_items.created, meeting.failed."
+    "Events this upload's webhook is sent, for this meeting only: Transcription completed (V1, the default), meeting.transcribed, meeting.summarized, action_items.created, meeting.failed, meeting.deleted, transcript.updated, action_item.updated."
     webhook_events: [String!]
     "Your own id for this upload (1 to 128 characters), echoed in webhooks; unique per user, makes retries safe."
     client_reference_id: String
@@ -161,8 +161,12 @@ export const typeDefs = /* GraphQL */ `
   type TranscribedBy {
     "embedded (sherpa-onnx in the worker) or openai-compatible (the server at ASR_URL)."
     engine: String!
-    "The model: SPEECH_MODEL of the embedded engine, ASR_MODEL of the server."
+    "The model: the one of SPEECH_MODEL or SPEECH_MODELS that served the language (embedded engine), ASR_MODEL of the server."
     model: String!
+    "The language the speech was decoded in (ISO 639-1), when known."
+    language: String
+    "How the language was known: given (with the upload), detected (from the first speech) or default (the model's only language)."
+    language_source: String
   }
 
   "Where a recording in processing is."
@@ -211,6 +215,15 @@ export const typeDefs = /* GraphQL */ `
     negative_pct: Float!
   }
 
+  "A moment of the transcript a line of the notes rests on."
+  type Moment {
+    "The sentence's index in the transcript."
+    index: Int!
+    start_time: Float!
+    "The meeting page at this moment."
+    link: String!
+  }
+
   type ActionItem {
     text: String!
     assignee: String
@@ -218,6 +231,14 @@ export const typeDefs = /* GraphQL */ `
     due_date: String
     speaker_name: String
     start_time: Float
+    "The sentence that states it (null for summaries made before citations)."
+    index: Int
+    "commitment, request or offer."
+    kind: String
+    "The meeting page at its moment."
+    link: String
+    "Every moment that states or repeats it, the first its own."
+    moments: [Moment!]!
   }
 
   type OutlineSection {
@@ -225,6 +246,17 @@ export const typeDefs = /* GraphQL */ `
     start_time: Float
     end_time: Float
     summary: String
+    "The sentence summary is."
+    index: Int
+    link: String
+  }
+
+  "A line of the overview and the moment it rests on."
+  type OverviewLine {
+    text: String!
+    index: Int!
+    start_time: Float!
+    link: String!
   }
 
   type SummaryNote {
@@ -239,6 +271,8 @@ export const typeDefs = /* GraphQL */ `
     keywords: [String!]!
     action_items: [ActionItem!]!
     overview: String
+    "The overview line by line, each citing its moment."
+    overview_lines: [OverviewLine!]!
     short_summary: String
     topics_discussed: [String!]!
     meeting_type: String

@@ -28,3 +28,4 @@ export {
 } from './summarize';
 export { selectAsr, transcribe, captionsAsr, createOpenAiCompatibleAsr, type Asr, type AsrConfig } from './asr';
 export { spokenSentences } from './text/spoken-sentences';
+export { detectTextLanguage } from './text/language';

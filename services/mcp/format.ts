@@ -12,9 +12,7 @@ export type Format = (typeof FORMATS)[number];
 export const formatParam = z
   .enum(FORMATS, { error: 'must be one of toon, json, text' })
   .optional()
-  .describe(
-    'Format of the text answer: toon (default, compact for models), json, or text (human-readable). The structuredContent is JSON whatever the format.',
-  );
+  .describe('Text answer format (default toon).');
 
 /** How a tool's TOON tables separate their cells; the table header names it, so readers need not be told. */
 export type ToonDelimiter = ',' | '\t';

@@ -67,6 +67,9 @@ const summaryFields = {
   keywords: z.array(str),
   action_items: z.array(z.unknown()),
   overview: str,
+  overview_lines: z
+    .array(z.object({ text: str, index: num, start_time: num, link: str }).passthrough())
+    .describe('The overview line by line, each with the moment it rests on.'),
   short_summary: str,
   topics_discussed: z.array(z.unknown()),
   meeting_type: nullable(str),
@@ -89,9 +92,16 @@ const transcriptPage = {
         'While processing: the stage (downloading, downloaded, transcribing, analysing), percent done, and chunks transcribed of the total.',
       ),
     transcribed_by: z
-      .object({ engine: str, model: str })
+      .object({
+        engine: str,
+        model: str,
+        language: str.optional(),
+        language_source: z.enum(['given', 'detected', 'default']).optional(),
+      })
       .optional()
-      .describe('A recording transcribed: the speech engine (embedded or openai-compatible) and its model.'),
+      .describe(
+        'A recording transcribed: the speech engine (embedded or openai-compatible), its model, and the language the speech was decoded in with how it was known (given with the upload, detected from the first speech, or default: the only language of the model).',
+      ),
     inferred_speakers: z
       .array(z.object({ speaker: str, confidence: num }))
       .optional()

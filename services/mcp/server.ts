@@ -19,6 +19,7 @@ import type { Principal } from '../core/principal';
 import { logger } from '../platform/logger';
 import { mcpToolCalls, mcpToolDuration } from '../platform/metrics';
 import { Format, formatParam, render } from './format';
+import { inputSchemaOf, listedOutputSchema } from './schema';
 import { requireStorableArguments } from './tool';
 import type { Deps, ToolDef } from './tool';
 import { ALL_TOOLS } from './tools';
@@ -27,12 +28,14 @@ import { RELEASE } from '../platform/release';
 export const SERVER_INFO = { name: 'meeting-intelligence', version: RELEASE };
 
 const INSTRUCTIONS =
-  "Tools over the signed-in user's meetings: find meetings (svc_get_transcripts, or svc_search with its query grammar), " +
-  'read one transcript (svc_get_transcript, paged for long meetings) or its summary (svc_get_summary), action items across meetings ' +
-  '(svc_get_action_items, each with the moment it was said to cite; svc_update_action_item), manage sharing, ' +
-  'titles, privacy and channels, soundbites, people, analytics and automation logs. Meeting id and transcript id are the same. ' +
-  "Answers are TOON text by default (format: json or text where offered), with the same data as JSON structuredContent per the tool's outputSchema. " +
-  'Lists say has_more; fetch the next page when it is true.';
+  "Tools over the signed-in user's meetings: find meetings (svc_get_transcripts: keywords, or a question in the user's own words), " +
+  'read one transcript (svc_get_transcript, paged) or its notes (svc_get_summary), action items across meetings (svc_get_action_items), ' +
+  'manage sharing, titles, privacy and channels, soundbites, people, analytics, automation logs and changes since a cursor. ' +
+  'Conventions of every tool: a meeting id and its transcript id are the same. Answers are TOON text by default (format json or text where offered), ' +
+  "with the same data as JSON structuredContent. Lists say has_more; while it is true, call again with the same arguments and the page's " +
+  'next_skip (as skip), next_cursor (as cursor), next_index (as fromIndex) or next_offset (as offset). Dates YYYY-MM-DD are UTC days, inclusive; ' +
+  'times inside a meeting are seconds from its start. Cite a moment as [meeting title, mm:ss](link), mm:ss being its start_time, and quote its sentence. ' +
+  'What you may not see is object_not_found; what you may see but not change is forbidden. docs/tools.md has the fields of every answer and examples.';
 
 interface CompiledTool {
   def: ToolDef;
@@ -50,12 +53,6 @@ interface CompiledTool {
 function compile(def: ToolDef): CompiledTool {
   const shape = def.formats ? { ...def.input, format: formatParam } : def.input;
   const validator = z.object(shape).strict();
-  const inputSchema = z.toJSONSchema(validator, { io: 'input' }) as Record<string, unknown>;
-  delete inputSchema.$schema;
-  const outputSchema = def.output
-    ? (z.toJSONSchema(z.object(def.output), { io: 'output' }) as Record<string, unknown>)
-    : undefined;
-  if (outputSchema) delete outputSchema.$schema;
   return {
     def,
     validator,
@@ -63,8 +60,8 @@ function compile(def: ToolDef): CompiledTool {
       name: def.name,
       title: def.title,
       description: def.description,
-      inputSchema,
-      ...(outputSchema ? { outputSchema } : {}),
+      inputSchema: inputSchemaOf(validator),
+      ...(def.output ? { outputSchema: listedOutputSchema(def.output) } : {}),
       annotations: { title: def.title, ...def.annotations },
     },
   };

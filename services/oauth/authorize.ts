@@ -27,9 +27,10 @@ import {
   formTarget,
   redirectTargetLabel,
 } from './browser';
-import { ClientRow, findClient, redirectUriMatches } from './clients';
+import { checkAuthorizeRequest, one, registeredRedirectUri } from './authorize-request';
+import { ClientRow, findClient } from './clients';
 import { issueCode } from './codes';
-import { PKCE_CHALLENGE, sha256 } from './crypto';
+import { sha256 } from './crypto';
 import { countRefusal, isOAuthError, OAuthError } from './errors';
 import { limitPerAddress } from './http';
 import { createOidcClient, SignInFailed } from './oidc';
@@ -46,7 +47,7 @@ import {
   setSignedInUser,
   startOidcSignIn,
 } from './requests';
-import { grantableScopes, knownScopes, SCOPES, type Scope } from './scopes';
+import { grantableScopes, type Scope } from './scopes';
 import { AS_PATHS, asUrl, builtinIssuer, resourceUrl } from './urls';
 
 type Handler = (req: Request, res: Response) => Promise<void>;
@@ -67,33 +68,6 @@ function page(fn: Handler) {
       );
     });
   };
-}
-
-/** One query or form value, or undefined (repeated values count as absent). */
-const one = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const trimSlash = (s: string) => s.replace(/\/$/, '');
-
-/**
- * The redirect URI of the request: one the client registered, exactly (no prefix or case leniency),
- * except that a loopback one may name any port (redirectUriMatches).
- */
-function registeredRedirectUri(client: ClientRow, requested: string | undefined): string {
-  if (requested === undefined) {
-    if (client.redirect_uris.length === 1) return client.redirect_uris[0];
-    throw new OAuthError(
-      'invalid_request',
-      'The app did not say where to return to (redirect_uri).',
-      'invalid_redirect_uri',
-    );
-  }
-  if (!client.redirect_uris.some((registered) => redirectUriMatches(registered, requested))) {
-    throw new OAuthError(
-      'invalid_request',
-      'The app asked to return to an address it did not register (redirect_uri). Nothing was sent to it.',
-      'invalid_redirect_uri',
-    );
-  }
-  return requested;
 }
 
 const clientView = (client: ClientRow, redirectUri: string) => ({
@@ -170,37 +144,7 @@ export function authorizeRouter(db: Knex, config: Config): Router {
       const redirectUri = registeredRedirectUri(client, one(q.redirect_uri));
       const state = one(q.state);
       try {
-        if (one(q.response_type) !== 'code')
-          throw new OAuthError('unsupported_response_type', 'response_type must be code', 'invalid_request');
-        const challenge = one(q.code_challenge);
-        if (!challenge)
-          throw new OAuthError(
-            'invalid_request',
-            'code_challenge is required: this server accepts only PKCE with S256',
-            'pkce_required',
-          );
-        if (one(q.code_challenge_method) !== 'S256') {
-          throw new OAuthError(
-            'invalid_request',
-            'code_challenge_method must be S256 (plain is not accepted)',
-            'pkce_required',
-          );
-        }
-        if (!PKCE_CHALLENGE.test(challenge))
-          throw new OAuthError(
-            'invalid_request',
-            'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)',
-            'invalid_request',
-          );
-        const requestedResource = one(q.resource);
-        if (requestedResource !== undefined && trimSlash(requestedResource) !== trimSlash(resource)) {
-          throw new OAuthError('invalid_target', `resource must be this MCP server, ${resource}`, 'invalid_target');
-        }
-        const scopes = knownScopes(one(q.scope) ?? client.scope ?? SCOPES.join(' '));
-        if (!scopes.length)
-          throw new OAuthError('invalid_scope', `scope must include ${SCOPES.join(' or ')}`, 'invalid_scope');
-        if (state !== undefined && state.length > 1024)
-          throw new OAuthError('invalid_request', 'state must be at most 1024 characters', 'invalid_request');
+        const { challenge, scopes } = checkAuthorizeRequest(q, client, resource);
 
         const browser = ensureBrowserSecret(req, res, config);
         const { id, csrf } = await createPendingRequest(

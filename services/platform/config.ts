@@ -18,6 +18,9 @@ interface Setting {
   doc: string;
 }
 
+/** One entry of SPEECH_MODELS: a folder name, optionally `=` and ISO 639-1 codes joined by `+` (or `*`). */
+export const SPEECH_MODEL_ENTRY = /^[A-Za-z0-9][A-Za-z0-9._-]*(=(\*|[a-z]{2,3}(\+[a-z]{2,3})*))?$/;
+
 export type Role = 'mcp' | 'graphql' | 'worker' | 'cli';
 
 export const SETTINGS = {
@@ -167,7 +170,12 @@ export const SETTINGS = {
   SPEECH_MODEL: {
     kind: 'string',
     default: 'moonshine-tiny-en',
-    doc: "Folder under SPEECH_MODELS_DIR of the embedded engine's speech model (any offline recognizer sherpa-onnx reads, described by its model.json).",
+    doc: "Folder under SPEECH_MODELS_DIR of the embedded engine's speech model (any offline recognizer sherpa-onnx reads, described by its model.json); the default model, and the first asked for a language it serves.",
+  },
+  SPEECH_MODELS: {
+    kind: 'list',
+    default: '',
+    doc: "More speech models the embedded engine loads beside SPEECH_MODEL, comma-separated folders under SPEECH_MODELS_DIR, each serving the languages of its model.json or those after `=` (whisper-base=cs+de). An upload's language goes to the first model naming it, else to a model serving every language (`*`); without a language, a Whisper model among them detects it (docs/speech.md).",
   },
   SPEECH_RECOGNIZERS: {
     kind: 'int',
@@ -390,8 +398,8 @@ export interface Config {
   workerKind: 'general' | 'speech';
   asr: {
     engine: 'embedded' | 'openai-compatible';
-    /** The embedded engine: SPEECH_MODELS_DIR, SPEECH_MODEL, SPEECH_RECOGNIZERS. */
-    speech: { modelsDir: string; model: string; recognizers: number };
+    /** The embedded engine: SPEECH_MODELS_DIR, SPEECH_MODEL, SPEECH_MODELS, SPEECH_RECOGNIZERS. */
+    speech: { modelsDir: string; model: string; models?: string[]; recognizers: number };
     url: string;
     apiKey: string;
     model: string;
@@ -547,6 +555,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
   if (Boolean(tlsCert) !== Boolean(tlsKey)) {
     problems.push('TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH must be set together');
   }
+  for (const entry of (v.SPEECH_MODELS as string[] | undefined) ?? [])
+    if (!SPEECH_MODEL_ENTRY.test(entry))
+      problems.push(
+        `SPEECH_MODELS: ${JSON.stringify(entry)} is not a model folder, optionally with its languages (whisper-base or whisper-base=cs+de)`,
+      );
   if (v.ASR_ENGINE === 'openai-compatible' && !v.ASR_URL)
     problems.push('ASR_URL is required with ASR_ENGINE=openai-compatible: the base URL of the speech-to-text server');
   const oauth = parseOAuth(v, role, Boolean(secretsKey), problems);
@@ -612,6 +625,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
       speech: {
         modelsDir: v.SPEECH_MODELS_DIR as string,
         model: v.SPEECH_MODEL as string,
+        models: v.SPEECH_MODELS as string[],
         recognizers: v.SPEECH_RECOGNIZERS as number,
       },
       url: v.ASR_URL as string,

@@ -9,7 +9,12 @@ import { installTemporalRuntime } from '../platform/temporal-runtime';
 import { requireSchema } from '../platform/schema';
 import { DEFAULT_STAGE_ROOT, sweepStages } from '../../workflows/activities/stage';
 import { requireFfmpeg } from '../../workflows/activities/media';
-import { ensureEmbeddingBackfill, ensureLiveEmbeddingSchedule, ensureRetentionSchedule } from '../../workflows/client';
+import {
+  ensureEmbeddingBackfill,
+  ensureLiveEmbeddingSchedule,
+  ensureRetentionSchedule,
+  ensureWebhookEvents,
+} from '../../workflows/client';
 import { ensureModelIndex, startMeaningSearch, type TextEmbedder } from '../core/passages';
 import { connectWorker, createWorker } from './worker';
 import { loadSpeechEngine } from './speech';
@@ -65,6 +70,9 @@ export async function startWorkerRole(
       // The daily retention run (RetentionWorkflow): created or brought up to date at every start.
       const schedule = await ensureRetentionSchedule(rt.temporal, config.temporal.taskQueue, config.retentionSchedule);
       logger.info({ schedule, cron: config.retentionSchedule }, 'retention schedule ready');
+      // The life events' webhooks (meeting.deleted, transcript.updated, ...): their dispatcher.
+      const events = await ensureWebhookEvents(rt.temporal, config.temporal.taskQueue);
+      logger.info({ events }, 'webhook events dispatcher ready');
       if (embedder) await startEmbedding(rt, config.temporal.taskQueue, embedder);
     }
   } catch (e) {

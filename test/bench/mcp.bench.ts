@@ -30,7 +30,7 @@ import { resolveFilters } from '../../services/core/meetings/filters';
 import { keywordQuery } from '../../services/core/meetings';
 import { listStatement } from '../../services/core/meetings/list-plan';
 import { momentsStatement } from '../../services/core/meetings/moments';
-import { momentTsquery, momentWord } from '../../services/core/meetings/list-sql';
+import { momentTsquery, momentWord } from '../../services/core/meetings/keyword-query';
 
 // ---- options ------------------------------------------------------------------------------------
 
@@ -155,7 +155,7 @@ function prng(seed: number): () => number {
 }
 
 // Everyday speech, most frequent first (Zipf-distributed draws make the head common and the tail rare).
-const GENERAL = (
+export const GENERAL = (
   'the to and a of i we that is it you in this so for on be have just think can do yeah what with but are not if ' +
   'was like know about they at our there one get all okay right going would will need also maybe then out from when ' +
   'how more some time make sure next week go see because good which really them other by thing team work let into ' +
@@ -167,7 +167,7 @@ const GENERAL = (
 ).split(' ');
 
 // What meetings are about; each meeting draws a few, which then recur through its sentences.
-const TOPICS = (
+export const TOPICS = (
   'budget roadmap customer pricing release hiring onboarding migration database security launch marketing sales ' +
   'forecast revenue quarter contract invoice vendor partner design prototype feedback research analytics dashboard ' +
   'kubernetes deployment incident outage latency performance testing integration api mobile website checkout ' +
@@ -180,7 +180,7 @@ const TOPICS = (
 ).split(' ');
 
 // The long tail: names, products and jargon a team uses now and then (pseudo-words, deterministic).
-const TAIL = (() => {
+export const TAIL = (() => {
   const rand = prng(42);
   const syllables = [
     'ka',

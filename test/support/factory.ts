@@ -58,6 +58,8 @@ export interface MeetingSpec {
   channelId?: string | null;
   participants?: { email: string; name?: string }[];
   sentences?: { speaker: string; text: string; start: number; end: number }[];
+  /** The meeting's language, as given with an upload (its words are indexed as that language). */
+  language?: string;
   summary?: Partial<Record<'overview' | 'short_summary' | 'meeting_type', string>> & {
     keywords?: string[];
     action_items?: unknown[];
@@ -88,6 +90,7 @@ export async function makeMeeting(db: Knex, spec: MeetingSpec) {
     status: spec.status ?? (spec.isLive ? 'live' : 'completed'),
     is_live: spec.isLive ?? false,
     live_state: spec.liveState ?? null,
+    ...(spec.language ? { language: spec.language, language_source: 'given' } : {}),
   });
   const participants = [{ email: spec.organizer.email, name: spec.organizer.name }, ...(spec.participants ?? [])];
   await db('meeting_participants')

@@ -49,12 +49,13 @@ import {
 import {
   asrEngine,
   engineFor,
-  speechModelFor,
+  modelFor,
+  speechModelsFor,
   planChunks,
   requestTranscription,
   selectAsr,
-  servesLanguage,
   speakerName,
+  unservedLanguage,
   stitchChunks,
   toSentences,
   type AsrSegment,
@@ -71,6 +72,7 @@ import type { Sentence } from '../../services/intelligence/types';
 import { ActivityDeps, activitySignal, badInput, runStep, stageOf, workflowRun } from './context';
 import { mediaPathFor } from './media';
 import { sha256 } from './stage';
+import { embeddedTranscriber, speechLanguageOf } from './speech-language';
 import { asrLanguage, cancellableFetch, describe, digestOf } from './sentences';
 import type { AudioPlan, ChunkInput, ChunkResult, MediaRef, MeetingRef, TranscriptRef } from './types';
 
@@ -159,13 +161,10 @@ export function prepareAudioActivity(deps: ActivityDeps) {
       const meeting = await loadIngestMeeting(deps.db, input.meetingId);
       const embedded = asrEngine(deps.config) === 'embedded';
       const language = asrLanguage(meeting?.custom_language ?? null);
-      const speechModel = embedded ? await speechModelFor(deps.config) : undefined;
-      if (speechModel && !servesLanguage(speechModel, language)) {
-        throw badInput(
-          `language: the speech model ${speechModel.name} transcribes ${speechModel.languages.join(', ')} only, not ${language}; ` +
-            'set SPEECH_MODEL to a model that serves it (docs/speech.md), or upload without a language',
-        );
-      }
+      const speechModels = embedded ? speechModelsFor(deps.config) : undefined;
+      // The model of the upload's language (none given: the default one, whatever is detected later).
+      const speechModel = speechModels && (language ? modelFor(speechModels, language) : speechModels[0]);
+      if (speechModels && !speechModel) throw badInput(unservedLanguage('language', language!, speechModels).message);
       const options = meeting?.upload_options;
       const channels = channelsOf(deps, input.media, options?.split_channels);
       const { asr } = deps.config;
@@ -261,7 +260,7 @@ export function transcribeChunkActivity(deps: ActivityDeps) {
       const audio = await audioFor(deps, meetingId, input.media, channel);
       const recognised =
         asrEngine(deps.config) === 'embedded'
-          ? embeddedChunk(deps, audio, chunk)
+          ? embeddedChunk(deps, meetingId, audio, chunk)
           : serverChunk(deps, input, audio, meeting?.custom_language ?? null);
       const diarized =
         channel < 0 && diarizes(deps)
@@ -351,13 +350,19 @@ async function diarizeChunk(
 /** One chunk by the embedded engine: its samples read from the staged WAV, decoded in this process. */
 async function embeddedChunk(
   deps: ActivityDeps,
+  meetingId: string,
   audio: ExtractedAudio,
   chunk: ChunkInput['chunk'],
 ): Promise<AsrSegment[]> {
   const engine = await engineFor(deps.config);
   const signal = activitySignal();
+  const { language } = await speechLanguageOf(deps, meetingId, engine, audio);
   return engine.withSlot(async () =>
-    engine.transcribe(await readPcm(audio.path, chunk.start, Math.min(chunk.end, audio.durationSeconds)), signal),
+    engine.transcribe(
+      await readPcm(audio.path, chunk.start, Math.min(chunk.end, audio.durationSeconds)),
+      signal,
+      language,
+    ),
   );
 }
 
@@ -396,10 +401,12 @@ async function serverChunk(
 }
 
 /** Which engine and model transcribe on this worker (its configuration is the speech workers'). */
-async function transcriber(deps: ActivityDeps): Promise<{ engine: string; model: string }> {
-  if (asrEngine(deps.config) === 'embedded')
-    return { engine: 'embedded', model: (await speechModelFor(deps.config)).name };
-  return { engine: 'openai-compatible', model: deps.config.asr.model };
+async function transcriber(deps: ActivityDeps, meetingId: string) {
+  if (asrEngine(deps.config) === 'embedded') return embeddedTranscriber(deps, meetingId);
+  // A server is told the upload's language when it has one, and detects it itself otherwise.
+  const given = asrLanguage((await loadIngestMeeting(deps.db, meetingId))?.custom_language ?? null);
+  const language = given ? { language: given, language_source: 'given' as const } : {};
+  return { engine: 'openai-compatible', model: deps.config.asr.model, ...language };
 }
 
 type StoredRow = Awaited<ReturnType<typeof loadChunks>>[number];
@@ -541,7 +548,7 @@ export function stitchTranscriptActivity(deps: ActivityDeps) {
         percent: 90,
         chunks_done: chunkCount,
         chunks_total: chunkCount,
-        transcribed_by: await transcriber(deps),
+        transcribed_by: await transcriber(deps, input.meetingId),
         ...(inferred.length
           ? { inferred_speakers: inferred.map((x) => ({ speaker: x.speaker, confidence: x.confidence })) }
           : {}),

@@ -8,7 +8,8 @@ import { loadIngestMeeting } from '../../services/core/ingest';
 import { isRetryable } from '../../services/net/errors';
 import {
   createSummarizer,
-  summarize,
+  summarizeNotes,
+  type SentenceEmbedder,
   type SummarizeOptions,
   type Summary,
 } from '../../services/intelligence/summarize';
@@ -16,6 +17,18 @@ import type { Sentence } from '../../services/intelligence/types';
 import { ActivityDeps, attempt, runStep, stageOf } from './context';
 import { sentencesFor } from './transcribe';
 import type { StepInput, SummarizeResult } from './types';
+
+/**
+ * The worker's embedding model (the one meaning search loaded), for the extractive notes; null where
+ * none is configured or it cannot be loaded: the notes then compare words, and are made all the same.
+ */
+async function workerEmbedder(deps: ActivityDeps): Promise<SentenceEmbedder | null> {
+  try {
+    return (await deps.embedder?.()) ?? null;
+  } catch {
+    return null;
+  }
+}
 
 /** Attempts that may still fail on a chat-model error before the extractive fallback is used. */
 const LLM_ATTEMPTS = 3;
@@ -32,22 +45,25 @@ export async function computeSummary(
   tryNumber = attempt(),
 ): Promise<Summary> {
   const meeting = await loadIngestMeeting(deps.db, meetingId);
+  const embedder = await workerEmbedder(deps);
   const options: SummarizeOptions = meeting
     ? {
+        embedder,
         title: meeting.title,
         meetingDate: new Date(meeting.date).toISOString(),
         participants: (meeting.upload_options.attendees ?? []).map((a) => ({
           name: a.displayName ?? a.email,
           email: a.email,
         })),
+        language: meeting.language,
       }
-    : {};
+    : { embedder };
   const summarizer = createSummarizer(deps.config, { fallback: tryNumber >= LLM_ATTEMPTS ? 'extractive' : 'throw' });
   try {
     return await summarizer.summarize(sentences, options);
   } catch (e) {
     if (isRetryable(e)) throw e; // Temporal tries again; the last attempt falls back
-    const fallback = summarize(sentences, options);
+    const fallback = await summarizeNotes(sentences, options);
     fallback.notes.llm = `${(e as Error).message}; this is the built-in extractive summary instead`;
     return fallback;
   }

@@ -1,11 +1,13 @@
 /**
  * transcribe: media → sentences with speakers and timestamps. Caption files (WebVTT, SRT) are imported
- * with their own speakers; audio and video go to the OpenAI-compatible speech-to-text server at ASR_URL
+ * with their own speakers, their language detected from their text when the upload gave none; audio and video go to the OpenAI-compatible speech-to-text server at ASR_URL
  * (without it, audio fails with a message saying to set ASR_URL). Sentences are staged; the workflow
  * only gets their count and digest.
  */
 import { chargeMinutes, loadIngestMeeting } from '../../services/core/ingest';
+import { recordDetectedLanguage } from '../../services/core/languages';
 import { createOpenAiCompatibleAsr, selectAsr } from '../../services/intelligence/asr';
+import { detectTextLanguage } from '../../services/intelligence/text/language';
 import type { MediaInput, Sentence } from '../../services/intelligence/types';
 import { ActivityDeps, activitySignal, badInput, runStep, stageOf } from './context';
 import { mediaFor } from './media';
@@ -50,6 +52,11 @@ export async function deriveSentences(
   const meeting = await loadIngestMeeting(deps.db, meetingId);
   const input = await mediaFor(deps, meetingId, media);
   const sentences = await recognise(deps, input, meeting?.custom_language ?? null);
+  // Captions uploaded without a language: told by their text, before their sentences are indexed.
+  if (!meeting?.custom_language && selectAsr(input.contentType, deps.config).name === 'captions') {
+    const language = detectTextLanguage(sentences.map((s) => s.text));
+    if (language) await recordDetectedLanguage(deps.db, meetingId, language);
+  }
   const staged = { digest: digestOf(sentences), sentences };
   await stageOf(deps, meetingId).writeJson('sentences', staged);
   return staged;

@@ -4,8 +4,10 @@
  *     the ledger once (TranscriptionWorkflow's post-processing starts one WebhookDeliveryWorkflow each);
  *   - attemptWebhookDelivery: ONE signed POST and its ledger row. The workflow runs it with a single
  *     attempt: the retry schedule is the workflow's own durable sleeps, not activity retries;
- *   - recordLostWebhookAttempt: the ledger row of an attempt whose activity never completed.
- * The work itself lives in services/core/webhooks (deliveries.ts, sender.ts).
+ *   - recordLostWebhookAttempt: the ledger row of an attempt whose activity never completed;
+ *   - claimWebhookEvents, markWebhookEventsDispatched: the life events' outbox, taken and marked by
+ *     WebhookEventsWorkflow (workflows/webhook-events.ts).
+ * The work itself lives in services/core/webhooks (deliveries.ts, sender.ts, life.ts).
  */
 import {
   attemptDelivery,
@@ -14,9 +16,16 @@ import {
   type AttemptOutcome,
   type LostAttemptInput,
 } from '../../services/core/webhooks';
-import { recordDeliveries, type WebhookDeliveryInput } from '../../services/core/webhooks';
+import {
+  claimLifeEvents,
+  lifeEventsPending,
+  markLifeEventsDispatched,
+  recordDeliveries,
+  type WebhookDeliveryInput,
+} from '../../services/core/webhooks';
 import type { Config } from '../../services/platform/config';
 import type { Knex } from 'knex';
+import { Context } from '@temporalio/activity';
 import { webhookWorkflowId } from '../contracts';
 import { ActivityDeps, activitySignal, runStep } from './context';
 
@@ -39,10 +48,56 @@ export async function prepareDeliveries(
   return inputs.map((input) => ({ workflowId: webhookWorkflowId(meetingId, input.target, input.event), input }));
 }
 
+/** Life events taken from the outbox: their row ids, and the delivery runs to start. */
+export interface ClaimedEvents {
+  eventIds: string[];
+  deliveries: PreparedDelivery[];
+}
+
+/** How often a claim looks for pending life events while it waits. */
+export const LIFE_EVENTS_POLL_MS = 200;
+
+/**
+ * Wait up to `waitMs` for pending life events (polling the outbox's pending index; a cancelled
+ * activity, its worker shutting down, stops waiting), then take a batch and record its deliveries.
+ */
+export async function claimEvents(
+  db: Knex,
+  config: Pick<Config, 'webhook'>,
+  waitMs: number,
+  signal?: AbortSignal,
+  beat: () => void = () => {},
+): Promise<ClaimedEvents> {
+  const until = Date.now() + waitMs;
+  while (!(await lifeEventsPending(db)) && Date.now() < until && !signal?.aborted) {
+    beat();
+    await new Promise((r) => setTimeout(r, LIFE_EVENTS_POLL_MS));
+  }
+  const claim = await claimLifeEvents(db, config);
+  return {
+    eventIds: claim.eventIds,
+    deliveries: claim.deliveries.map((input) => ({
+      workflowId: webhookWorkflowId(input.meetingId, input.target, input.event, input.eventId),
+      input,
+    })),
+  };
+}
+
+/** The activity's heartbeat (none outside an activity): a claim lost with its worker is retried within the heartbeat timeout. */
+function heartbeat(): void {
+  try {
+    Context.current().heartbeat();
+  } catch {
+    // called outside an activity
+  }
+}
+
 export interface WebhookActivities {
   prepareWebhookDeliveries(input: { meetingId: string }): Promise<PreparedDelivery[]>;
   attemptWebhookDelivery(input: AttemptInput): Promise<AttemptOutcome>;
   recordLostWebhookAttempt(input: LostAttemptInput): Promise<AttemptOutcome>;
+  claimWebhookEvents(input: { waitMs: number }): Promise<ClaimedEvents>;
+  markWebhookEventsDispatched(input: { eventIds: string[] }): Promise<void>;
 }
 
 export function createWebhookActivities(deps: ActivityDeps): WebhookActivities {
@@ -51,5 +106,7 @@ export function createWebhookActivities(deps: ActivityDeps): WebhookActivities {
       runStep('webhook_prepare', () => prepareDeliveries(deps.db, deps.config, input.meetingId)),
     attemptWebhookDelivery: (input) => attemptDelivery(deps, input, activitySignal()),
     recordLostWebhookAttempt: (input) => recordLostAttempt(deps, input),
+    claimWebhookEvents: (input) => claimEvents(deps.db, deps.config, input.waitMs, activitySignal(), heartbeat),
+    markWebhookEventsDispatched: (input) => markLifeEventsDispatched(deps.db, input.eventIds),
   };
 }

@@ -208,6 +208,7 @@ ASR_SPLIT_CHANNELS: {{ $c.asr.splitChannels | toString | quote }}
 {{- /* The image carries the default models in /app/.models; speech.modelsVolume is mounted at /models. */}}
 SPEECH_MODELS_DIR: {{ ternary "/models" "/app/.models" (not (empty .Values.speech.modelsVolume)) | quote }}
 SPEECH_MODEL: {{ $c.speech.model | quote }}
+SPEECH_MODELS: {{ join "," ($c.speech.models | default list) | quote }}
 SPEECH_RECOGNIZERS: {{ $c.speech.recognizers | int64 | toString | quote }}
 DIARIZATION: {{ $c.speech.diarization | quote }}
 EMBEDDING_MODEL_DIR: {{ $c.search.embeddingModelDir | quote }}
@@ -321,7 +322,7 @@ built-in OAuth server, whose signing keys it encrypts).
 
 {{/* Volumes every pod has: a writable /tmp (the root filesystem is read-only) and the Temporal client certificate. */}}
 {{- define "mi.volumes" -}}
-{{- if and (has .role (list "worker" "speech")) .root.Values.speech.modelsVolume }}
+{{- if and (has .role (list "worker" "speech" "mcp" "graphql")) .root.Values.speech.modelsVolume }}
 - name: speech-models
   {{- toYaml .root.Values.speech.modelsVolume | nindent 2 }}
 {{- end }}
@@ -342,7 +343,7 @@ built-in OAuth server, whose signing keys it encrypts).
 {{- end -}}
 
 {{- define "mi.volumeMounts" -}}
-{{- if and (has .role (list "worker" "speech")) .root.Values.speech.modelsVolume }}
+{{- if and (has .role (list "worker" "speech" "mcp" "graphql")) .root.Values.speech.modelsVolume }}
 - name: speech-models
   mountPath: /models
   readOnly: true

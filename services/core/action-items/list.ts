@@ -17,6 +17,7 @@ import { recordReads } from '../read-audit';
 import type { Principal } from '../principal';
 import { isCalendarDate, type Page } from '../meetings';
 import { isEmail } from '../validate';
+import { estimateJsonTokens } from '../tokens';
 import { numbered, runSql } from '../../platform/sql';
 import {
   ACTION_ITEM_STATUSES,
@@ -210,10 +211,8 @@ function openCursor(raw: string, fhash: string): CursorPlace {
   return c;
 }
 
-/** A record's cost, estimated on its JSON (longer than its TOON): pessimistic, so a page fits either format. */
-function estimateTokens(v: unknown): number {
-  return Math.ceil(Buffer.byteLength(JSON.stringify(v), 'utf8') / 2.5) + 4;
-}
+/** What a record adds to a page beyond its JSON: the separator and the row's place in the table. */
+const RECORD_FRAMING_TOKENS = 4;
 
 const COLUMNS =
   'ai.id, ai.team_id, ai.meeting_id, ai.meeting_date, ai.text, ai.sentence_index, ai.start_time, ai.owner_name, ai.owner_email,' +
@@ -296,7 +295,8 @@ export async function listActionItems(
   let left = ACTION_ITEM_TOKENS - PAGE_ENVELOPE_TOKENS;
   for (const row of rows.slice(0, r.limit)) {
     const rec = toActionItemRecord(config, row);
-    const cost = estimateTokens(rec);
+    // Estimated on its JSON (longer than its TOON): pessimistic, so a page fits either format.
+    const cost = estimateJsonTokens(rec, RECORD_FRAMING_TOKENS);
     if (shown.length > 0 && cost > left) break;
     shown.push(rec);
     left -= cost;

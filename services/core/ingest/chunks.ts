@@ -91,7 +91,12 @@ export interface MeetingProgress {
   /** Speaker labels are per chunk when the server could not be told who spoke in earlier chunks. */
   note?: string;
   /** The speech engine and model of the transcript (meeting_info.transcribed_by). */
-  transcribed_by?: { engine: string; model: string };
+  transcribed_by?: {
+    engine: string;
+    model: string;
+    language?: string;
+    language_source?: 'given' | 'detected' | 'default';
+  };
   /** Speakers named by voiceprints (core/voiceprints), with the cosine similarity that named them. */
   inferred_speakers?: { speaker: string; confidence: number }[];
 }

@@ -5,7 +5,14 @@
  */
 
 // A finished transcript stored: the meeting to ingest, its sentences and analytics, minutes charged, failure.
-export { chargeMinutes, loadIngestMeeting, markMeetingFailed, persistTranscript, speakerEmails } from './ingest';
+export {
+  chargeMinutes,
+  keepDetectedLanguage,
+  loadIngestMeeting,
+  markMeetingFailed,
+  persistTranscript,
+  speakerEmails,
+} from './ingest';
 
 // Intermediate chunks of a long transcription, kept between activity attempts, and its progress.
 export {

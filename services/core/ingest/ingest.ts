@@ -16,6 +16,7 @@ import { notFound } from '../../platform/errors';
 import type { Attendee, UploadOptions } from '../uploads';
 import type { MeetingRow } from '../meetings';
 import { syncActionItems } from '../action-items';
+import { recordDetectedLanguage } from '../languages';
 import { profileEmails } from '../voiceprints';
 
 /** What the pipeline hands over for one meeting. */
@@ -40,6 +41,10 @@ export interface IngestMeeting extends Pick<
   'id' | 'team_id' | 'organizer_id' | 'organizer_email' | 'title' | 'date' | 'status'
 > {
   custom_language: string | null;
+  /** The meeting's language, given or detected (null: not known, taken as English). */
+  language: string | null;
+  /** The language the speech engine detected (meetings.detected_language), when none was given. */
+  detected_language: string | null;
   upload_options: UploadOptions;
 }
 
@@ -54,6 +59,20 @@ const INSERT_SENTENCES =
   ' select ?, * from unnest(?::int[], ?::text[], ?::int[], ?::text[], ?::text[], ?::float8[], ?::float8[])';
 const REASON_MAX = 500;
 
+/**
+ * Keep the language detected for a meeting's speech; the first one stored stays (two chunks detecting
+ * at once on two workers agree on the first). It becomes the meeting's language too, unless one was
+ * given, so its words are indexed and summarised as that language. Returns the meeting's detected
+ * language after the write.
+ */
+export async function keepDetectedLanguage(db: Knex, meetingId: string, language: string): Promise<string> {
+  await db('meetings').where({ id: meetingId }).whereNull('detected_language').update({ detected_language: language });
+  const row = await db('meetings').where({ id: meetingId }).first('detected_language');
+  const kept: string = row?.detected_language ?? language;
+  await recordDetectedLanguage(db, meetingId, kept);
+  return kept;
+}
+
 export async function loadIngestMeeting(db: Knex, meetingId: string): Promise<IngestMeeting | undefined> {
   const row = await db('meetings')
     .where({ id: meetingId })
@@ -66,6 +85,8 @@ export async function loadIngestMeeting(db: Knex, meetingId: string): Promise<In
       'date',
       'status',
       'custom_language',
+      'language',
+      'detected_language',
       'upload_options',
     );
   if (!row) return undefined;
@@ -181,6 +202,7 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
       keywords: JSON.stringify(s.keywords),
       action_items: JSON.stringify(s.action_items),
       overview: s.overview,
+      overview_lines: JSON.stringify(s.overview_lines ?? []),
       short_summary: s.short_summary,
       topics_discussed: JSON.stringify(s.topics_discussed),
       meeting_type: s.meeting_type,

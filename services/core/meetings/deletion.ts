@@ -5,7 +5,8 @@
  *
  * A deletion removes the meeting row and, in the same transaction, everything that hangs off it:
  * sentences, summary, analytics, participants, shares, soundbites, rule log, webhook deliveries and
- * attempts (foreign keys ON DELETE CASCADE), and its search data (the lexeme and pair sets are columns
+ * attempts (foreign keys ON DELETE CASCADE; the life events' deliveries by a trigger, which writes the
+ * meeting.deleted event, whose delivery outlives the meeting: webhooks/life.ts), and its search data (the lexeme and pair sets are columns
  * of the meeting row). What happens afterwards: a webhook delivery run finds its ledger row gone and
  * ends `skipped` without sending (webhooks/sender.ts); a transcription or live run finds the meeting
  * gone and ends with MeetingGone. The audit_log row and the read audit stay.

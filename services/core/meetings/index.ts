@@ -38,8 +38,9 @@ export {
 export type { MeetingFilters } from './filters';
 
 // A keyword as PostgreSQL reads it, its match (rule conditions share it) and the list's bounds.
-export { keywordQuery, RELEVANCE_POOL, TOTAL_BOUND, transcriptMatch } from './list-sql';
-export type { KeywordQuery } from './list-sql';
+export { keywordQuery } from './keyword-query';
+export { RELEVANCE_POOL, TOTAL_BOUND, transcriptMatch } from './list-sql';
+export type { KeywordQuery } from './keyword-query';
 
 // Reading one meeting: transcript pages, summary, both.
 export { fetchMeeting, getSummary, getTranscript, sentenceFromRow, TRANSCRIPT_TOKENS } from './transcripts';

@@ -13,15 +13,14 @@ import { LRUCache } from 'lru-cache';
 import { runSql, type Statement } from '../../platform/sql';
 import type { Principal } from '../principal';
 import type { ResolvedFilters } from './filters';
+import { keywordQuery, type KeywordQuery } from './keyword-query';
 import {
   countQuery,
-  keywordQuery,
   listQuery,
   TOTAL_BOUND,
   teamMatchesQuery,
   teamMeetingsQuery,
   type KeywordAccess,
-  type KeywordQuery,
   type ListShape,
   type MeetingListRow,
   type WalkAccess,

@@ -3,7 +3,7 @@
  * svc_get_transcripts and GraphQL `transcripts` run it, so they agree on what matches, on order and
  * on visibility. Why it is shaped so, with the figures: README.md.
  *
- * What a keyword matches (websearch_to_tsquery syntax, English stemming): scope title, the title;
+ * What a keyword matches (websearch_to_tsquery syntax, each meeting's language's stemming): scope title, the title;
  * scope sentences, what was said, the meeting being the document (every word said somewhere in it, a
  * "quoted phrase" within one sentence, -word never); scope all (default), either.
  *
@@ -15,22 +15,13 @@
  * share of a keyword call's CPU; every value from a caller is a binding.
  */
 import type { Knex } from 'knex';
-import { LRUCache } from 'lru-cache';
 import { visibleToSql } from '../access';
 import { numbered, type SqlFragment, type Statement } from '../../platform/sql';
 import type { Principal } from '../principal';
 import { MEETING_ROW_COLUMNS, type MeetingRow } from './records';
 import type { ResolvedFilters } from './filters';
-import {
-  hasPhrase,
-  necessary,
-  parseTsquery,
-  phrasePairs,
-  plainLexeme,
-  positiveTerms,
-  serialize,
-  TsNode,
-} from './tsquery';
+import { momentTsquery, type KeywordQuery, type ParsedKeyword } from './keyword-query';
+import { hasPhrase, necessary, phrasePairs, serialize, TsNode } from './tsquery';
 
 /** Matching meetings scored for sort relevance (per arm), newest first; older matches follow by date. */
 export const RELEVANCE_POOL = 200;
@@ -52,32 +43,6 @@ export interface MeetingListRow extends MeetingRow {
   short_summary: string | null;
   /** Emails, the organizer first, then alphabetical, as the one comma-separated string records carry. */
   participants: string;
-}
-
-/** A keyword as PostgreSQL reads it: the tsquery text and its tree (null: only stop words, matches nothing). */
-export interface KeywordQuery {
-  tsquery: string;
-  tree: TsNode | null;
-  /** The tree could not be read: match the whole query sentence by sentence. */
-  opaque: boolean;
-}
-
-const keywordCache = new LRUCache<string, KeywordQuery>({ max: 1000 });
-
-/** Parse the keyword with websearch_to_tsquery once; repeated keywords (paging) come from a small cache. */
-export async function keywordQuery(db: Knex, keyword: string): Promise<KeywordQuery> {
-  const cached = keywordCache.get(keyword);
-  if (cached) return cached;
-  const { rows } = await db.raw("select websearch_to_tsquery('english', ?)::text as q", [keyword]);
-  const tsquery = rows[0].q as string;
-  let kq: KeywordQuery;
-  try {
-    kq = { tsquery, tree: parseTsquery(tsquery), opaque: false };
-  } catch {
-    kq = { tsquery, tree: null, opaque: true };
-  }
-  keywordCache.set(keyword, kq);
-  return kq;
 }
 
 /**
@@ -155,7 +120,7 @@ function documentMatch(n: TsNode): DocumentMatch {
  * branch made the whole OR a row filter: counting a total from the bitmap then read every candidate's
  * lexemes again out of line (TOAST) (README.md, "An exact bitmap").
  */
-function documentOrTitleMatchSql(kq: KeywordQuery, title: SqlFragment | null): SqlFragment {
+function documentOrTitleMatchSql(kq: ParsedKeyword, title: SqlFragment | null): SqlFragment {
   const titles = title ? [title] : [];
   const sentences: SqlFragment = { sql: SENTENCE_MATCH, bindings: [kq.tsquery] };
   if (kq.opaque) return anyOf(...titles, sentences);
@@ -179,17 +144,35 @@ function anyOf(...alternatives: SqlFragment[]): SqlFragment {
   return { sql: `(${alternatives.map((a) => a.sql).join(' or ')})`, bindings: alternatives.flatMap((a) => a.bindings) };
 }
 
+/**
+ * `match` of the keyword: of all its parses at once (KeywordQuery), or, where a parse must be tested
+ * on its own configuration's meetings only (ownParseOnly), of each configuration's parse on its
+ * meetings. The configuration test is a row's column; the parses' own tests keep their indexes.
+ */
+function byOwnConfig(kq: KeywordQuery, match: (parse: ParsedKeyword) => SqlFragment): SqlFragment {
+  if (!kq.byConfig || !kq.ownParseOnly) return match(kq);
+  if (!kq.byConfig.length) return { sql: 'false', bindings: [] };
+  return anyOf(
+    ...kq.byConfig.map(({ configs, parsed }) => {
+      const m = match(parsed);
+      return { sql: `(m.search_config = any(?::text[]) and ${m.sql})`, bindings: [configs, ...m.bindings] };
+    }),
+  );
+}
+
 /** transcriptMatch as a knex fragment over `meetings m`, for statements built with knex (rule conditions). */
 export function transcriptMatch(db: Knex, kq: KeywordQuery): Knex.Raw {
-  const m = documentOrTitleMatchSql(kq, null);
+  const m = byOwnConfig(kq, (parse) => documentOrTitleMatchSql(parse, null));
   return db.raw(m.sql, m.bindings);
 }
 
 function keywordMatch(f: ResolvedFilters, kq: KeywordQuery): SqlFragment {
   if (!kq.tree && !kq.opaque) return { sql: 'false', bindings: [] };
-  const title: SqlFragment = { sql: 'm.title_tsv @@ ?::tsquery', bindings: [kq.tsquery] };
-  if (f.scope === 'title') return title;
-  return documentOrTitleMatchSql(kq, f.scope === 'sentences' ? null : title);
+  return byOwnConfig(kq, (parse) => {
+    const title: SqlFragment = { sql: 'm.title_tsv @@ ?::tsquery', bindings: [parse.tsquery] };
+    if (f.scope === 'title') return title;
+    return documentOrTitleMatchSql(parse, f.scope === 'sentences' ? null : title);
+  });
 }
 
 /**
@@ -328,7 +311,10 @@ function relevanceSql(f: ResolvedFilters, kq: KeywordQuery | null): SqlFragment 
   if (!kq || (!kq.tree && !kq.opaque)) return { sql: '0', bindings: [] };
   const parts: SqlFragment[] = [];
   if (f.scope !== 'sentences')
-    parts.push({ sql: "2 * ts_rank(to_tsvector('english', r.title), ?::tsquery)", bindings: [kq.tsquery] });
+    parts.push({
+      sql: '2 * ts_rank(to_tsvector(r.search_config::regconfig, r.title), ?::tsquery)',
+      bindings: [kq.tsquery],
+    });
   const said = momentTsquery(kq);
   if (f.scope !== 'title' && said) {
     parts.push({
@@ -397,28 +383,6 @@ function countSql(
 export function countQuery(p: Principal, f: ResolvedFilters, kq: KeywordQuery | null): Statement {
   const n = countSql(p, f, kq, 'index', 'index');
   return numbered({ sql: `select ${n.sql} as n`, bindings: n.bindings });
-}
-
-/**
- * The sentence-level query of a keyword's moments and relevance: its words and phrases joined by OR,
- * negations dropped (a meeting matches when its words are said anywhere in it, so no one sentence need
- * hold them all; a sentence that holds more of them ranks higher). Null: nothing a sentence can match.
- */
-export function momentTsquery(kq: KeywordQuery): string | null {
-  if (kq.opaque) return kq.tsquery;
-  if (!kq.tree) return null;
-  const terms = positiveTerms(kq.tree);
-  return terms.length ? terms.map(serialize).join(' | ') : null;
-}
-
-/**
- * The one lexeme of a keyword's sentence query when it has just one (a single word, however negated
- * words around it go): its moments can then be read from best_moments (moments.ts). Null otherwise.
- */
-export function momentWord(kq: KeywordQuery): string | null {
-  if (kq.opaque || !kq.tree) return null;
-  const terms = positiveTerms(kq.tree);
-  return terms.length === 1 ? plainLexeme(terms[0]) : null;
 }
 
 /** What every list answers of a page row `page`: its summary and its participants. */

@@ -13,7 +13,7 @@ import { parseSearchQuery } from './grammar';
 import { estimateJsonTokens } from '../tokens';
 import { findMoments, fitMoments, LIST_TOKENS, MomentRecord } from './moments';
 import { findMeetings } from './list-plan';
-import { momentTsquery, momentWord } from './list-sql';
+import { momentTsquery, momentWords } from './keyword-query';
 import type { Principal } from '../principal';
 import { MeetingRecord, Page, toMeetingRecord } from './records';
 import { answerQuestion, type AnsweredBy } from './question';
@@ -78,7 +78,11 @@ export async function listMeetings(
   const said = keyword && f.scope !== 'title' ? keyword : null;
   const sentenceQuery = said && momentTsquery(said);
   if (!said || !sentenceQuery || f.moments === 0) return list;
-  const found = await findMoments(db, meetings, sentenceQuery, f.moments, momentWord(said));
+  const words = momentWords(
+    said,
+    rows.map((r) => r.search_config),
+  );
+  const found = await findMoments(db, meetings, sentenceQuery, f.moments, words);
   const { moments, omitted } = fitMoments(found, LIST_TOKENS - estimateJsonTokens(list));
   // Moments are what was said: the read audit records one read of each meeting whose moments are answered.
   const teamOf = new Map(rows.map((r) => [r.id, r.team_id]));

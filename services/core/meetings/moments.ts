@@ -29,6 +29,7 @@ import type { Knex } from 'knex';
 import { numbered, runSql, type Statement } from '../../platform/sql';
 import { estimateDenseTokens, estimateTextTokens } from '../tokens';
 import { TRANSCRIPT_TOKENS } from './transcripts';
+import { momentLink } from './records';
 
 /** One matching sentence of a meeting in a list. */
 export interface MomentRecord {
@@ -67,11 +68,16 @@ export const PAGE_HEADLINE = 'HighlightAll=true, StartSel=**, StopSel=**';
  */
 export const meetingSentences = (meeting: string, columns = 'idx, tsv') =>
   `(select ${columns} from sentences s0 where s0.meeting_id = ${meeting} offset 0) s`;
+/**
+ * The text search configuration of a meeting (an SQL expression of its id), as ts_headline takes it:
+ * the one its sentences were indexed with, so the words it marks are the words that matched.
+ */
+export const MEETING_CONFIG = (meeting: string) =>
+  `(select mc.search_config from meetings mc where mc.id = ${meeting})::regconfig`;
 /** The columns a moment reads: naming them rather than `*` spares projecting every column of every sentence a page tests. */
 const MOMENT_COLUMNS = 'meeting_id, idx, speaker_name, start_time, text, tsv';
 
-export const momentLink = (transcriptUrl: string, startTime: number) =>
-  `${transcriptUrl}#t=${Math.max(0, Math.floor(startTime))}`;
+export { momentLink };
 
 /** `**` marks and an ellipsis where ts_headline cut a long sentence. */
 function markedText(text: string, headline: string): string {
@@ -108,11 +114,14 @@ const searchedMoments = (onlyIf: string) =>
   '  select s.meeting_id, s.idx, s.speaker_name, s.start_time, s.text, ts_rank(s.tsv, ?::tsquery) as rank' +
   `  from ${meetingSentences('pm.id', MOMENT_COLUMNS)} where ${onlyIf}s.tsv @@ ?::tsquery order by rank desc, s.idx limit ?`;
 
-/** Each meeting's moments (`moments`, a lateral over `pm`), ts_headline marking them, in the meetings' order. */
-const momentsSql = (from: string, moments: string) =>
+/**
+ * Each meeting's moments (`moments`, a lateral over `pm`), ts_headline marking them with the
+ * meeting's text search configuration (the one its sentences were indexed with), in the meetings' order.
+ */
+const momentsSql = (from: string, moments: string, meetings = 'unnest(?::text[]) with ordinality as pm(id, ord)') =>
   'select x.meeting_id, x.idx, x.speaker_name, x.start_time, x.text,' +
-  `  ts_headline('english', x.text, ?::tsquery, case when length(x.text) < ${UNCUT_CHARS} then ? else ? end) as marked` +
-  ` from unnest(?::text[]) with ordinality as pm(id, ord)${from} cross join lateral (${moments}) x` +
+  `  ts_headline(${MEETING_CONFIG('pm.id')}, x.text, ?::tsquery, case when length(x.text) < ${UNCUT_CHARS} then ? else ? end) as marked` +
+  ` from ${meetings}${from} cross join lateral (${moments}) x` +
   ' order by pm.ord, x.rank desc, x.idx';
 
 /** findMoments' statements, each prepared on each connection under its name (their texts are fixed). */
@@ -126,7 +135,8 @@ const SEARCHED = {
 /**
  * For a one-word query: the word's best sentences of each meeting as best_moments lists them, read by
  * key (ranked again, for the order, from their own lexemes); a meeting with no best_moments row (live,
- * or too large for its lexeme sets) is searched.
+ * or too large for its lexeme sets) is searched. The word is each meeting's own (`pm.word`): its
+ * language's lexeme of the keyword (keyword-query.ts, momentWords).
  */
 const BY_WORD = {
   name: 'mi_list_moments_word',
@@ -134,18 +144,19 @@ const BY_WORD = {
     sql: momentsSql(
       ' left join best_moments b on b.meeting_id = pm.id',
       '  select s.meeting_id, s.idx, s.speaker_name, s.start_time, s.text, ts_rank(s.tsv, ?::tsquery) as rank' +
-        '  from jsonb_array_elements_text(b.by_word -> ?::text) with ordinality as w(idx, n)' +
+        '  from jsonb_array_elements_text(b.by_word -> pm.word) with ordinality as w(idx, n)' +
         '  join sentences s on s.meeting_id = pm.id and s.idx = w.idx::int' +
         '  where w.n <= ?' +
         ` union all (${searchedMoments('b.meeting_id is null and ')})`,
+      'unnest(?::text[], ?::text[]) with ordinality as pm(id, word, ord)',
     ),
     bindings: [
       'query',
       'page headline',
       'moment headline',
       'meetings',
+      'words',
       'query',
-      'word',
       'per meeting',
       'query',
       'query',
@@ -156,17 +167,22 @@ const BY_WORD = {
 
 /**
  * The statement findMoments runs for these meetings, and the name it is prepared under (the benchmark
- * runs it alone too). `word`: the query's one lexeme (momentWord), when it has just one.
+ * runs it alone too). `word`: the query's one lexeme (momentWord), when it has just one, or each
+ * meeting's own (momentWords), in the meetings' order.
  */
 export function momentsStatement(
   meetingIds: string[],
   sentenceQuery: string,
   perMeeting: number,
-  word: string | null = null,
+  word: string | string[] | null = null,
 ): Statement & { name: string } {
   const head = [sentenceQuery, PAGE_HEADLINE, MOMENT_HEADLINE, meetingIds];
   if (word !== null && perMeeting <= BEST_MOMENTS_DEPTH) {
-    return { ...BY_WORD, values: [...head, sentenceQuery, word, perMeeting, sentenceQuery, sentenceQuery, perMeeting] };
+    const words = typeof word === 'string' ? meetingIds.map(() => word) : word;
+    return {
+      ...BY_WORD,
+      values: [...head, words, sentenceQuery, perMeeting, sentenceQuery, sentenceQuery, perMeeting],
+    };
   }
   return { ...SEARCHED, values: [...head, sentenceQuery, sentenceQuery, perMeeting] };
 }
@@ -180,7 +196,7 @@ export async function findMoments(
   meetings: { id: string; transcript_url: string }[],
   sentenceQuery: string,
   perMeeting: number,
-  word: string | null = null,
+  word: string | string[] | null = null,
 ): Promise<MomentRecord[][]> {
   if (!meetings.length || perMeeting <= 0) return meetings.map(() => []);
   const statement = momentsStatement(

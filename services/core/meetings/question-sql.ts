@@ -14,6 +14,13 @@ import { PASSAGE_SENTENCES } from '../passages';
 const asHalfvec = (dims: number) => `?::halfvec(${dims})`;
 
 /**
+ * The question's lexemes as the text search configurations in use parse them (each meeting is indexed
+ * with its language's: the 20261212000500 migration), stop words dropped, each once, as relation `w(l)`.
+ */
+const QUESTION_LEXEMES =
+  '(select distinct u.l from search_configs c, unnest(tsvector_to_array(to_tsvector(c.config::regconfig, ?))) u(l)) w(l)';
+
+/**
  * The `limit` passages of `model` nearest `vector` (cosine distance, through the model's HNSW index)
  * among the meetings that pass `visible`. Run with hnsw.iterative_scan on, so the index is read on
  * until `limit` passages pass the filter.
@@ -68,8 +75,8 @@ export function rankByMeaningSql(
   return {
     sql:
       `with near as materialized (${near.sql}),` +
-      " w as materialized (select coalesce(string_agg(quote_literal(l), ' | '), '')::tsquery as q" +
-      " from unnest(tsvector_to_array(to_tsvector('english', ?))) l)," +
+      " w as materialized (select coalesce(string_agg(quote_literal(w.l), ' | '), '')::tsquery as q" +
+      ` from ${QUESTION_LEXEMES}),` +
       ' words as (select distinct s.meeting_id, s.idx, ts_rank_cd(s.tsv, w.q) as rank from w, near n' +
       ' cross join lateral (select s0.meeting_id, s0.idx, s0.tsv from sentences s0' +
       ' where s0.meeting_id = n.meeting_id and s0.idx between n.first_idx - ? and n.last_idx + ? offset 0) s' +
@@ -97,10 +104,10 @@ export function rankByMeaningSql(
   };
 }
 
-/** The question's words as a tsquery that any of them matches (English stemming, stop words dropped; '' for none). */
+/** The question's words as a tsquery that any of them matches (each language's stemming, stop words dropped; '' for none). */
 export function questionWordsSql(question: string): SqlFragment {
   return {
-    sql: "select coalesce(string_agg(quote_literal(l), ' | '), '') as q from unnest(tsvector_to_array(to_tsvector('english', ?))) l",
+    sql: `select coalesce(string_agg(quote_literal(w.l), ' | '), '') as q from ${QUESTION_LEXEMES}`,
     bindings: [question],
   };
 }

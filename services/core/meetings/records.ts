@@ -22,6 +22,8 @@ export interface MeetingRow {
   meeting_link: string | null;
   meeting_type: string | null;
   client_reference_id: string | null;
+  /** The text search configuration its words are indexed with (its language's, or english, or simple). */
+  search_config: string;
 }
 
 /** The columns of a MeetingRow, for selects: `m.*` would also drag in the search vectors. */
@@ -42,6 +44,7 @@ export const MEETING_ROW_COLUMNS = [
   'meeting_link',
   'meeting_type',
   'client_reference_id',
+  'search_config',
 ] as const satisfies readonly (keyof MeetingRow)[];
 
 export const meetingColumns = (alias: string) => MEETING_ROW_COLUMNS.map((c) => `${alias}.${c}`);
@@ -58,6 +61,10 @@ export interface MeetingRecord {
   is_live: boolean;
   transcript_url: string;
 }
+
+/** The meeting page at a moment: transcript_url#t=<whole seconds>. */
+export const momentLink = (transcriptUrl: string, startTime: number) =>
+  `${transcriptUrl}#t=${Math.max(0, Math.floor(startTime))}`;
 
 export function transcriptUrl(config: Pick<Config, 'publicBaseUrl'>, id: string): string {
   return `${config.publicBaseUrl}/meetings/${encodeURIComponent(id)}`;

@@ -13,8 +13,8 @@ import { numbered, runSql } from '../../platform/sql';
 import type { Principal } from '../principal';
 import { estimateJsonTokens } from '../tokens';
 import { checkKeyword } from './filters';
-import { keywordQuery, momentTsquery } from './list-sql';
-import { meetingSentences, momentLink, PAGE_HEADLINE } from './moments';
+import { keywordQuery, momentTsquery } from './keyword-query';
+import { MEETING_CONFIG, meetingSentences, momentLink, PAGE_HEADLINE } from './moments';
 import {
   estimateSentenceTokens,
   getTranscript,
@@ -128,7 +128,7 @@ export async function getTranscriptMatches(
         `with hits as (select s.idx from ${meetingSentences('?')} where s.idx >= ? and s.tsv @@ ?::tsquery order by s.idx limit ?)` +
         ' select s.idx, s.speaker_name, s.speaker_id, s.text, case when s.raw_text = s.text then null else s.raw_text end as raw_text,' +
         '  s.start_time, s.end_time, h.idx is not null as hit,' +
-        "  case when h.idx is not null then ts_headline('english', s.text, ?::tsquery, ?) end as marked," +
+        `  case when h.idx is not null then ts_headline(${MEETING_CONFIG('s.meeting_id')}, s.text, ?::tsquery, ?) end as marked,` +
         `  (select count(*) from ${meetingSentences('?')} where s.tsv @@ ?::tsquery)::int as match_count` +
         ' from sentences s left join hits h on h.idx = s.idx' +
         ' where s.meeting_id = ? and s.idx in (select hh.idx + g from hits hh, generate_series(-?::int, ?::int) g)' +

@@ -24,6 +24,19 @@ import { sealJson } from '../../platform/sealing';
 import type { ServiceDeps } from '../deps';
 import type { NormalizedUpload, UploadInput, UploadOptions, UploadResult } from './types';
 import { validateUpload } from './validate';
+import { checkSpeechLanguage } from '../../intelligence/asr';
+
+/** Caption files are text: their language needs no speech model. */
+const CAPTION_PATH = /\.(vtt|srt)$/i;
+
+/**
+ * A recording in a language no configured speech model transcribes is refused now, not after its
+ * download: the field the client used (custom_language or language) is named with the settings.
+ */
+function checkLanguageServed(config: Config, input: UploadInput, u: NormalizedUpload): void {
+  if (!u.customLanguage || CAPTION_PATH.test(new URL(u.fetch.url).pathname)) return;
+  checkSpeechLanguage(config, u.customLanguage, input.custom_language ? 'custom_language' : 'language');
+}
 
 /**
  * Same request, same hash: what decides whether a reused client_reference_id is a retry. Keyed with
@@ -160,6 +173,7 @@ function replayAnswer(m: ExistingMeeting, ref: string): UploadResult {
  */
 export async function uploadAudio(deps: ServiceDeps, p: Principal, input: UploadInput): Promise<UploadResult> {
   const u = validateUpload(p, input, deps.config);
+  checkLanguageServed(deps.config, input, u);
   if (!deps.workflows)
     throw new ServiceError(
       'feature_unavailable',

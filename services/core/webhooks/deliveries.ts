@@ -22,7 +22,9 @@
  * release 0.1.0 records it, so a rollback to 0.1.0 keeps recording and sending V1 deliveries.
  *
  * A meeting whose processing failed is sent `meeting.failed` alone, to the same targets, where they
- * subscribe to it; a completed meeting every other event. An event of the other outcome never fires.
+ * subscribe to it; a completed meeting the completion events (types.ts). An event of the other outcome
+ * never fires here, nor does an event of the meeting's later life (life.ts: deleted, transcript and
+ * action items updated, summarised again), which has its own delivery per change.
  */
 import type { Knex } from 'knex';
 import { newId } from '../ids';
@@ -30,6 +32,7 @@ import type { Config } from '../../platform/config';
 import { webhookDeliveries } from '../../platform/metrics';
 import { teamEndpoint, userEndpoint, type EndpointRow } from './settings';
 import {
+  WEBHOOK_COMPLETION_EVENTS,
   WEBHOOK_EVENT_FAILED,
   WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED,
   type WebhookDeliveryInput,
@@ -37,7 +40,7 @@ import {
   type WebhookTarget,
 } from './types';
 import { deliveryTargetSql } from '../access';
-import { isV2Event, subscribedEvents, v2Payload, type WebhookEventItem } from './events';
+import { isV2Event, subscribedEvents, v2Payload, type WebhookEventItem, type WebhookOverviewLine } from './events';
 import { momentLink } from '../action-items';
 
 /** The exact body sent for a meeting: meetingId, eventType, and clientReferenceId when set. */
@@ -48,7 +51,7 @@ export function webhookPayload(meeting: { id: string; client_reference_id: strin
   return JSON.stringify(body);
 }
 
-interface DeliveryDraft {
+export interface DeliveryDraft {
   target: WebhookTarget;
   events: WebhookEvent[];
   url: string;
@@ -70,9 +73,77 @@ export function endpointBlocker(ep: EndpointRow, scope: 'user' | 'team', teamTie
   return null;
 }
 
-/** The events a meeting's outcome fires: meeting.failed for a failed one, every other for a completed one. */
+/** The events a meeting's outcome fires: meeting.failed for a failed one, the completion events for a completed one. */
 const firesFor = (status: string) => (event: WebhookEvent) =>
-  status === 'failed' ? event === WEBHOOK_EVENT_FAILED : event !== WEBHOOK_EVENT_FAILED;
+  status === 'failed' ? event === WEBHOOK_EVENT_FAILED : WEBHOOK_COMPLETION_EVENTS.includes(event);
+
+/** What routing a meeting's event needs: its team, upload webhook and subscription, organizer. */
+export interface EventRouting {
+  team_id: string;
+  organizer_email: string | null;
+  uploader_id: string | null;
+  upload_webhook: string | null;
+  upload_webhook_events: string[] | null;
+}
+
+/**
+ * Who is sent a meeting's events (the rules above), each target with every event it subscribes to;
+ * the caller keeps the events that fired. Targets that cannot be sent are drafted `skipped` with the
+ * reason.
+ */
+export async function eventTargets(db: Knex, m: EventRouting): Promise<DeliveryDraft[]> {
+  const drafts: DeliveryDraft[] = [];
+  if (m.upload_webhook) {
+    const ep = m.uploader_id ? await userEndpoint(db, m.uploader_id) : undefined;
+    drafts.push({
+      target: 'upload',
+      events: subscribedEvents(m.upload_webhook_events),
+      url: m.upload_webhook,
+      user_id: m.uploader_id,
+      endpoint_id: ep?.id ?? null,
+      status: 'pending',
+      last_error: null,
+    });
+  }
+
+  // The owner is the user whose email is the organizer email, in the meeting's team.
+  const owner = await db('users')
+    .where({ team_id: m.team_id })
+    .whereRaw('lower(email) = lower(?)', [m.organizer_email])
+    .first('id');
+  if (owner) {
+    const ep = await userEndpoint(db, owner.id);
+    const sameAsUpload = m.upload_webhook && m.uploader_id === owner.id && ep?.url === m.upload_webhook;
+    if (ep?.url && !sameAsUpload) {
+      const blocker = endpointBlocker(ep, 'user');
+      drafts.push({
+        target: 'owner',
+        events: subscribedEvents(ep.events),
+        url: ep.url,
+        user_id: owner.id,
+        endpoint_id: ep.id,
+        status: blocker ? 'skipped' : 'pending',
+        last_error: blocker,
+      });
+    }
+  }
+
+  const teamEp = await teamEndpoint(db, m.team_id);
+  if (teamEp?.url) {
+    const team = await db('teams').where({ id: m.team_id }).first('tier');
+    const blocker = endpointBlocker(teamEp, 'team', team?.tier);
+    drafts.push({
+      target: 'team',
+      events: subscribedEvents(teamEp.events),
+      url: teamEp.url,
+      user_id: null,
+      endpoint_id: teamEp.id,
+      status: blocker ? 'skipped' : 'pending',
+      last_error: blocker,
+    });
+  }
+  return drafts;
+}
 
 /**
  * The deliveries of a meeting whose transcript is ready, or whose processing failed: one ledger row
@@ -100,57 +171,7 @@ export async function recordDeliveries(
     );
   if (!m || (m.status !== 'completed' && m.status !== 'failed')) return [];
   const fires = firesFor(m.status);
-  const drafts: DeliveryDraft[] = [];
-
-  if (m.upload_webhook) {
-    const ep = m.uploader_id ? await userEndpoint(db, m.uploader_id) : undefined;
-    drafts.push({
-      target: 'upload',
-      events: subscribedEvents(m.upload_webhook_events).filter(fires),
-      url: m.upload_webhook,
-      user_id: m.uploader_id,
-      endpoint_id: ep?.id ?? null,
-      status: 'pending',
-      last_error: null,
-    });
-  }
-
-  // The owner is the user whose email is the organizer email, in the meeting's team.
-  const owner = await db('users')
-    .where({ team_id: m.team_id })
-    .whereRaw('lower(email) = lower(?)', [m.organizer_email])
-    .first('id');
-  if (owner) {
-    const ep = await userEndpoint(db, owner.id);
-    const sameAsUpload = m.upload_webhook && m.uploader_id === owner.id && ep?.url === m.upload_webhook;
-    if (ep?.url && !sameAsUpload) {
-      const blocker = endpointBlocker(ep, 'user');
-      drafts.push({
-        target: 'owner',
-        events: subscribedEvents(ep.events).filter(fires),
-        url: ep.url,
-        user_id: owner.id,
-        endpoint_id: ep.id,
-        status: blocker ? 'skipped' : 'pending',
-        last_error: blocker,
-      });
-    }
-  }
-
-  const teamEp = await teamEndpoint(db, m.team_id);
-  if (teamEp?.url) {
-    const team = await db('teams').where({ id: m.team_id }).first('tier');
-    const blocker = endpointBlocker(teamEp, 'team', team?.tier);
-    drafts.push({
-      target: 'team',
-      events: subscribedEvents(teamEp.events).filter(fires),
-      url: teamEp.url,
-      user_id: null,
-      endpoint_id: teamEp.id,
-      status: blocker ? 'skipped' : 'pending',
-      last_error: blocker,
-    });
-  }
+  const drafts = (await eventTargets(db, m)).map((d) => ({ ...d, events: d.events.filter(fires) }));
 
   if (drafts.some((d) => d.events.length)) {
     const payloads = await payloadsOf(db, config, m, new Set(drafts.flatMap((d) => d.events)));
@@ -183,7 +204,7 @@ export async function recordDeliveries(
             .returning(['status'])
         : []),
     ];
-    for (const row of inserted) if (row.status === 'skipped') webhookDeliveries.inc({ outcome: 'skipped' });
+    countSkipped(inserted);
   }
 
   const target = deliveryTargetSql('d');
@@ -204,6 +225,34 @@ export async function recordDeliveries(
     }));
 }
 
+/** Deliveries recorded `skipped` count in webhook_deliveries_total as they are made. */
+export function countSkipped(inserted: { status: string }[]): void {
+  for (const row of inserted) if (row.status === 'skipped') webhookDeliveries.inc({ outcome: 'skipped' });
+}
+
+/** The summary's overview lines with their moments, as the meeting page shows them; [] without a summary. */
+async function overviewLines(
+  db: Knex,
+  config: Pick<Config, 'publicBaseUrl'>,
+  meetingId: string,
+): Promise<WebhookOverviewLine[]> {
+  const row: { overview_lines: unknown } | undefined = await db('summaries')
+    .where({ meeting_id: meetingId })
+    .first('overview_lines');
+  const lines = Array.isArray(row?.overview_lines) ? row.overview_lines : [];
+  return lines
+    .filter(
+      (l): l is { text: string; index: number; start_time: number } =>
+        Boolean(l) && typeof l.text === 'string' && typeof l.index === 'number' && typeof l.start_time === 'number',
+    )
+    .map((l) => ({
+      text: l.text,
+      index: l.index,
+      start_time: l.start_time,
+      link: momentLink(config, meetingId, l.start_time),
+    }));
+}
+
 /**
  * The body of each event some target subscribed to, made once for all targets. action_items.created
  * only for a meeting with items: an event that did not happen is not sent.
@@ -220,6 +269,8 @@ async function payloadsOf(
     if (!isV2Event(event)) out.set(event, webhookPayload(m));
     else if (event === WEBHOOK_EVENT_FAILED)
       out.set(event, v2Payload(event, m, now, { reason: m.failure_reason ?? 'processing failed' }));
+    else if (event === 'meeting.summarized')
+      out.set(event, v2Payload(event, m, now, { overview_lines: await overviewLines(db, config, m.id) }));
     else if (event !== 'action_items.created') out.set(event, v2Payload(event, m, now));
   }
   if (events.has('action_items.created')) {

@@ -5,13 +5,17 @@
  *   - `Transcription completed` (V1): `{"meetingId","eventType","clientReferenceId"?}`, x-hub-signature `<hex>`;
  *   - `meeting.transcribed`, `meeting.summarized` (Fireflies' V2): `{"event","timestamp","meeting_id","client_reference_id"}`,
  *     timestamp in milliseconds since 1970, client_reference_id null when the upload set none,
- *     x-hub-signature `sha256=<hex>`;
+ *     x-hub-signature `sha256=<hex>`; `meeting.summarized` adds `overview_lines`, the overview line by
+ *     line with the moment each rests on, the lines the meeting page shows;
  *   - `action_items.created` (ours, V2 form): the same fields and `action_items`, the meeting's items
  *     with the moment each was said; sent only for a meeting with items;
  *   - `meeting.failed` (ours, V2 form): the same fields and `reason`, the meeting's failure_reason, the
- *     sentence every reader of the meeting is shown; sent when an upload's processing fails.
- * Every event is one delivery per meeting and target in the ledger, with the V1 event's retry
- * schedule, redelivery and 410 rule.
+ *     sentence every reader of the meeting is shown; sent when an upload's processing fails;
+ *   - the events of a meeting's later life (ours, V2 form, life.ts): `meeting.deleted` (`reason`,
+ *     `deleted_by`; no content), `transcript.updated` (`changed`), `meeting.summarized` again after a
+ *     re-summary, `action_item.updated` (`action_items`, each with what `changed`).
+ * An event of processing is one delivery per meeting and target in the ledger; a life event one per
+ * change and target; all with the V1 event's retry schedule, redelivery and 410 rule.
  */
 import { invalid } from '../../platform/errors';
 import { WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED, WEBHOOK_EVENTS, type WebhookEvent } from './types';
@@ -25,6 +29,9 @@ export type WebhookEventItem = {
   start_time: number;
   link: string;
 };
+
+/** A line of a meeting's overview and its moment, as the meeting page shows it. */
+export type WebhookOverviewLine = { text: string; index: number; start_time: number; link: string };
 
 /** Whether an event is sent in the V2 form (payload and `sha256=` signature). */
 export const isV2Event = (event: string | undefined | null): boolean =>
@@ -60,7 +67,7 @@ export function v2Payload(
   event: WebhookEvent,
   meeting: { id: string; client_reference_id: string | null },
   timestamp: number,
-  extra: { action_items?: WebhookEventItem[]; reason?: string } = {},
+  extra: V2Extra = {},
 ): string {
   const body: Record<string, unknown> = {
     event,
@@ -68,7 +75,26 @@ export function v2Payload(
     meeting_id: meeting.id,
     client_reference_id: meeting.client_reference_id ?? null,
   };
-  if (extra.action_items) body.action_items = extra.action_items;
-  if (extra.reason !== undefined) body.reason = extra.reason;
+  for (const [key, value] of Object.entries(extra)) if (value !== undefined) body[key] = value;
   return JSON.stringify(body);
 }
+
+/** What an event adds to the V2 fields, in this order. */
+export interface V2Extra {
+  action_items?: WebhookEventItem[] | WebhookUpdatedItem[];
+  overview_lines?: WebhookOverviewLine[];
+  reason?: string;
+  deleted_by?: string | null;
+  changed?: string[];
+}
+
+/** An action item in action_item.updated: its values after the change, and which of them changed. */
+export type WebhookUpdatedItem = {
+  id: string;
+  text: string;
+  status: string;
+  owner_name: string | null;
+  owner_email: string | null;
+  due_date: string | null;
+  changed: ('status' | 'owner' | 'due_date')[];
+};

@@ -35,8 +35,13 @@ export { getWebhookDelivery, listWebhookDeliveries } from './ledger';
 // Redelivery on request.
 export { redeliverWebhook } from './redeliver';
 
-// Webhook events beside the V1 payload (V2: meeting.transcribed, meeting.summarized, action_items.created, meeting.failed).
+// Webhook events beside the V1 payload (V2: meeting.transcribed, meeting.summarized, action_items.created, meeting.failed,
+// and the life events meeting.deleted, transcript.updated, action_item.updated).
 export { WEBHOOK_EVENTS, WEBHOOK_EVENTS_V2 } from './types';
 export type { WebhookEvent } from './types';
 export { checkWebhookEvents, isV2Event, subscribedEvents, v2Payload } from './events';
 export type { WebhookEventItem } from './events';
+
+// Events of a meeting's life: the outbox the worker dispatches, and a re-summary's event.
+export { claimLifeEvents, lifeEventsPending, markLifeEventsDispatched, noteMeetingSummarized } from './life';
+export type { LifeEventClaim } from './life';

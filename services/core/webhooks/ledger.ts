@@ -74,7 +74,7 @@ function decodeCursor(scope: string, raw: string): string {
 function deliveryRecord(row: Record<string, any>, attempts: WebhookAttemptRecord[]): WebhookDeliveryRecord {
   return {
     id: row.id,
-    meeting_id: row.meeting_id,
+    meeting_id: row.meeting_id ?? row.event_meeting_id,
     target: row.target ?? row.event_target,
     event: row.event,
     url: row.url,
@@ -142,7 +142,9 @@ export async function listWebhookDeliveries(
   // The same expression as webhook_deliveries_team_events_idx's predicate, so the team ledger pages on it.
   if (scope === 'user') q.where('d.user_id', p.userId).whereRaw(`${deliveryTargetSql('d')} <> 'team'`);
   else q.where('d.team_id', p.teamId).whereRaw(`${deliveryTargetSql('d')} = 'team'`);
-  if (args.meetingId !== undefined) q.where('d.meeting_id', args.meetingId);
+  // A life event's delivery keeps its meeting beside (life.ts): it outlives a deleted meeting.
+  if (args.meetingId !== undefined)
+    q.where((w) => w.where('d.meeting_id', args.meetingId!).orWhere('d.event_meeting_id', args.meetingId!));
   if (status) q.where('d.status', status);
   if (after) q.where('d.id', '<', after);
   const rows = await q
@@ -169,7 +171,12 @@ export async function visibleDelivery(db: Knex, p: Principal, id: string): Promi
       ? await db('webhook_deliveries as d').where('d.id', id).where(webhookDeliveryVisibleTo(p, 'd')).first('d.*')
       : undefined;
   if (!row) throw notFound('webhook delivery', String(id));
-  return { ...row, target: row.target ?? row.event_target };
+  return {
+    ...row,
+    target: row.target ?? row.event_target,
+    meeting_id: row.meeting_id ?? row.event_meeting_id,
+    event_id: row.event_id === null || row.event_id === undefined ? null : String(row.event_id),
+  };
 }
 
 export async function getWebhookDelivery(db: Knex, p: Principal, id: string): Promise<WebhookDeliveryRecord> {

@@ -72,6 +72,7 @@ export async function redeliverWebhook(
     meetingId: row.meeting_id,
     target,
     ...(isV2Event(row.event) ? { event: row.event as WebhookEvent } : {}),
+    ...(row.event_id ? { eventId: row.event_id as string } : {}),
     scheduleMs: deps.config.webhook.retryScheduleMs,
     timeoutMs: deps.config.webhook.timeoutMs,
     redelivery: true,

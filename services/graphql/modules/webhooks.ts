@@ -64,7 +64,8 @@ const typeDefs = /* GraphQL */ `
     Save your webhook URL: a valid https URL, notified when a transcript of a meeting you organize is
     ready. Saving it again re-enables a webhook disabled by a 410 answer. events: what it is sent
     (default, and until chosen: the V1 Transcription completed); any of Transcription completed,
-    meeting.transcribed, meeting.summarized, action_items.created, meeting.failed (docs/webhooks-v2.md).
+    meeting.transcribed, meeting.summarized, action_items.created, meeting.failed, meeting.deleted,
+    transcript.updated, action_item.updated (docs/webhooks-v2.md).
     """
     saveWebhookUrl(url: String!, events: [String!]): WebhookSettings!
     "Stop your saved webhook (the secret stays: it still signs your per-upload webhooks)."
@@ -151,7 +152,7 @@ const typeDefs = /* GraphQL */ `
     id: ID!
     meeting_id: ID!
     target: WebhookTarget!
-    "Transcription completed (V1), meeting.transcribed, meeting.summarized or action_items.created."
+    "Transcription completed (V1), or a V2 event (docs/webhooks-v2.md): meeting.transcribed, meeting.summarized, action_items.created, meeting.failed, meeting.deleted, transcript.updated, action_item.updated."
     event: String!
     url: String!
     status: WebhookDeliveryStatus!

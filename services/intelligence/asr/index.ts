@@ -20,11 +20,24 @@ export {
   type ChunkTranscript,
   type ChunkLimits,
 } from './chunks';
-export { selectAsr, transcribe, isAudioOrVideo, asrEngine } from './select';
-export { embeddedEngine, cutSpeech, type EmbeddedEngine, type EmbeddedSettings } from './embedded';
+export { selectAsr, transcribe, isAudioOrVideo, asrEngine, checkSpeechLanguage, speechModelsFor } from './select';
+export { embeddedEngine, cutSpeech, DETECT_SECONDS, type EmbeddedEngine, type EmbeddedSettings } from './embedded';
+export {
+  modelEntries,
+  modelFor,
+  detectorOf,
+  readModels,
+  speechCatalogue,
+  servedLanguages,
+  unservedLanguage,
+  type RoutedModel,
+  type SpeechSettings,
+} from './routing';
+export { collapseRepeats } from './repeats';
 export { createEmbeddedAsr, engineFor, speechModelFor } from './embedded-media';
 export {
   loadSpeechModel,
+  readSpeechManifest,
   loadVadModel,
   servesLanguage,
   ModelFileError,

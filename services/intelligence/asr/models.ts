@@ -19,6 +19,11 @@ const speechManifest = z.object({
   languages: z.array(z.string().min(1)).min(1),
   /** Longer speech is cut into pieces of at most this many seconds before decoding. */
   maxSegmentSeconds: z.number().positive().max(60).default(20),
+  /**
+   * Silence appended to each piece, as a share of its length (total at most 29.5 s): sherpa-onnx's
+   * Whisper decoder stops after six tokens per second of input, too few for many languages.
+   */
+  trailingSilence: z.number().min(0).max(4).default(0),
   modelConfig: z.record(z.string(), z.unknown()),
   featureDim: z.number().int().positive().default(80),
   sha256: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)).default({}),
@@ -89,11 +94,19 @@ export async function verifyModelFiles(dir: string, digests: Record<string, stri
   }
 }
 
-export async function loadSpeechModel(root: string, name: string): Promise<SpeechModel> {
+/**
+ * A speech model's model.json alone: what it is and the languages it serves, without its weights or
+ * their digests (what the roles that take uploads read; they load no model).
+ */
+export function readSpeechManifest(root: string, name: string, setting = 'SPEECH_MODEL'): SpeechModel {
   const dir = join(modelsRoot(root), name);
-  const m = readManifest(dir, speechManifest, `speech model ${name} (SPEECH_MODEL)`);
-  await verifyModelFiles(dir, m.sha256);
-  return { ...m, dir };
+  return { ...readManifest(dir, speechManifest, `speech model ${name} (${setting})`), dir };
+}
+
+export async function loadSpeechModel(root: string, name: string, setting = 'SPEECH_MODEL'): Promise<SpeechModel> {
+  const m = readSpeechManifest(root, name, setting);
+  await verifyModelFiles(m.dir, m.sha256);
+  return m;
 }
 
 /** Silero VAD: from the operator's folder when it has one, else from the bundled .models. */

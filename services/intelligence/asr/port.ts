@@ -11,7 +11,7 @@ export interface AsrConfig {
   asr: {
     /** ASR_ENGINE: embedded unless set otherwise or ASR_URL is given. */
     engine?: 'embedded' | 'openai-compatible';
-    speech?: { modelsDir: string; model: string; recognizers: number };
+    speech?: { modelsDir: string; model: string; models?: string[]; recognizers: number };
     url: string;
     apiKey: string;
     model: string;

@@ -4,7 +4,15 @@ import type { MediaInput, Sentence } from '../types';
 import { captionsAsr } from './captions';
 import { createEmbeddedAsr } from './embedded-media';
 import { createOpenAiCompatibleAsr } from './openai-compatible';
+import { ModelFileError } from './models';
 import type { Asr, AsrConfig } from './port';
+import { modelFor, speechCatalogue, unservedLanguage, type RoutedModel } from './routing';
+
+const DEFAULT_SPEECH = { modelsDir: '.models', model: 'moonshine-tiny-en' };
+
+/** The embedded engine's configured models from their model.json files (nothing loaded), the default first. */
+export const speechModelsFor = (config: AsrConfig): RoutedModel[] =>
+  speechCatalogue(config.asr.speech ?? DEFAULT_SPEECH);
 
 function baseType(contentType: string): string {
   return contentType.split(';')[0].trim().toLowerCase();
@@ -44,6 +52,24 @@ export function selectAsr(contentType: string, config: AsrConfig): Asr {
     'unsupported_media_type',
     `url: cannot transcribe ${type || 'this file'}; send audio, video, WebVTT or SRT`,
   );
+}
+
+/**
+ * Refuse at once a language no configured speech model transcribes (the embedded engine only: a
+ * server at ASR_URL is asked whatever the language). A role whose SPEECH_MODELS_DIR lacks the models'
+ * model.json files (an API pod without the models volume) cannot tell and lets the upload through;
+ * the worker refuses it before any audio work.
+ */
+export function checkSpeechLanguage(config: AsrConfig, language: string | null, field = 'language'): void {
+  if (!language || asrEngine(config) !== 'embedded') return;
+  let models: RoutedModel[];
+  try {
+    models = speechModelsFor(config);
+  } catch (e) {
+    if (e instanceof ModelFileError) return;
+    throw e;
+  }
+  if (!modelFor(models, language)) throw unservedLanguage(field, language, models);
 }
 
 export async function transcribe(media: MediaInput, config: AsrConfig): Promise<Sentence[]> {

@@ -13,6 +13,13 @@ declare module 'sherpa-onnx-node' {
     static createAsync(config: Record<string, unknown>): Promise<OfflineRecognizer>;
     createStream(): OfflineStream;
     decodeAsync(stream: OfflineStream): Promise<OfflineRecognizerResult>;
+    setConfig(config: Record<string, unknown>): void;
+  }
+  export class SpokenLanguageIdentification {
+    constructor(config: Record<string, unknown>);
+    createStream(): OfflineStream;
+    /** An ISO 639-1 code (e.g. en, cs), computed synchronously. */
+    compute(stream: OfflineStream): string;
   }
   export interface SpeechSegment {
     start: number;

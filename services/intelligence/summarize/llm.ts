@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { NetError } from '../../net/errors';
 import { postToModelServer } from '../http-json';
 import type { Sentence } from '../types';
+import { citationAt } from './citations';
 import { resolveDue } from './due-dates';
 import { MEETING_TYPES, type SummarizeOptions, type Summary, type SummaryField } from './types';
 
@@ -188,6 +189,7 @@ function toSummary(r: z.infer<typeof reply>, sentences: readonly Sentence[], opt
     keywords: r.keywords.map((k) => k.trim()).filter(Boolean),
     action_items: r.action_items.map((a) => {
       const isoDate = a.due && /^\d{4}-\d{2}-\d{2}$/.test(a.due) ? a.due : null;
+      const at = citationAt(sentences, clamp(a.start_time));
       return {
         text: a.text.trim(),
         assignee: a.assignee?.trim() || null,
@@ -195,9 +197,13 @@ function toSummary(r: z.infer<typeof reply>, sentences: readonly Sentence[], opt
         due_date: isoDate ?? (a.due ? resolveDue(a.due, options.meetingDate) : null),
         speaker_name: speakerAt(clamp(a.start_time)),
         start_time: clamp(a.start_time),
+        index: at.index,
+        kind: 'commitment' as const,
+        moments: [at],
       };
     }),
     overview: r.overview.trim(),
+    overview_lines: r.overview.trim() ? [{ text: r.overview.trim(), ...citationAt(sentences, 0) }] : [],
     short_summary: r.short_summary.trim(),
     topics_discussed: r.topics_discussed.map((t) => t.trim()).filter(Boolean),
     meeting_type: r.meeting_type,
@@ -206,6 +212,7 @@ function toSummary(r: z.infer<typeof reply>, sentences: readonly Sentence[], opt
       start_time: clamp(o.start_time),
       end_time: i + 1 < outline.length ? clamp(outline[i + 1].start_time) : end,
       summary: '',
+      index: citationAt(sentences, clamp(o.start_time)).index,
     })),
     notes: {},
     source: 'llm',

@@ -19,7 +19,8 @@ function add(bag: Map<string, number>, keys: readonly string[], delta: 1 | -1): 
   }
 }
 
-function cosine(a: Map<string, number>, b: Map<string, number>): number {
+/** Cosine of two bags of words. */
+export function cosine(a: Map<string, number>, b: Map<string, number>): number {
   let dot = 0;
   let na = 0;
   let nb = 0;
@@ -126,6 +127,7 @@ export function buildOutline(prepared: Prepared): OutlineResult {
       start_time: members[0].sentence.start_time,
       end_time: members.reduce((t, p) => Math.max(t, p.sentence.end_time), 0),
       summary: lead.sentence.text,
+      index: lead.sentence.index,
     });
     sectionTerms.push(top);
   }

@@ -1,5 +1,5 @@
 import type { Sentence } from '../types';
-import { summarize } from './extractive';
+import { summarizeNotes } from './extractive';
 import { summarizeWithLlm, type LlmSettings } from './llm';
 import type { SummarizeOptions, Summary } from './types';
 
@@ -24,7 +24,7 @@ export function createSummarizer(
   } = {},
 ): Summarizer {
   if (!config.llm.url) {
-    return { source: 'extractive', summarize: async (sentences, opts) => summarize(sentences, opts) };
+    return { source: 'extractive', summarize: (sentences, opts) => summarizeNotes(sentences, opts) };
   }
   const settings: LlmSettings = {
     ...config.llm,
@@ -39,7 +39,7 @@ export function createSummarizer(
         return await summarizeWithLlm(sentences, opts, settings);
       } catch (e) {
         if (options.fallback === 'throw') throw e;
-        const fallback = summarize(sentences, opts);
+        const fallback = await summarizeNotes(sentences, opts);
         fallback.notes.llm = `${(e as Error).message}; this is the built-in extractive summary instead`;
         return fallback;
       }

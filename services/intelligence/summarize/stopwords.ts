@@ -1,3 +1,5 @@
+import lists from 'stopwords-iso/stopwords-iso.json';
+
 /**
  * Words that say nothing about what a meeting was about: English function words, the small talk of
  * spoken conversation ("yeah", "gonna", "stuff"), vague verbs and time words. Keywords, topics and
@@ -42,3 +44,24 @@ zero three four five six seven eight nine ten hundred thousand
 `;
 
 export const STOPWORDS: ReadonlySet<string> = new Set(LIST.split(/\s+/).filter(Boolean));
+
+const byLanguage = new Map<string, ReadonlySet<string>>();
+
+/**
+ * The stop words of a meeting in `language` (a code like de or pt-BR): for English or an unknown
+ * language, STOPWORDS as it is; for another, that language's list from stopwords-iso (the most
+ * complete, kept for 58 languages) together with STOPWORDS, since meetings in other languages keep
+ * English fillers ("okay", "yeah") and English function words are no keywords in any of them. A
+ * language stopwords-iso lacks gets STOPWORDS alone.
+ */
+export function stopwordsFor(language: string | null | undefined): ReadonlySet<string> {
+  const code = language?.toLowerCase().split(/[-_]/)[0];
+  if (!code || code === 'en') return STOPWORDS;
+  let set = byLanguage.get(code);
+  if (!set) {
+    const own = (lists as Record<string, string[]>)[code] ?? [];
+    set = new Set([...STOPWORDS, ...own.map((w) => w.toLowerCase())]);
+    byLanguage.set(code, set);
+  }
+  return set;
+}

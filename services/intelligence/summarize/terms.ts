@@ -32,8 +32,8 @@ function keyOf(lower: string): string {
   return w;
 }
 
-function isContent(surface: string, lower: string, stop: ReadonlySet<string>): boolean {
-  if (STOPWORDS.has(lower) || stop.has(lower)) return false;
+function isContent(surface: string, lower: string, stop: ReadonlySet<string>, extraStop: ReadonlySet<string>): boolean {
+  if (stop.has(lower) || extraStop.has(lower)) return false;
   if (/^\d+(?:[.,]\d+)?$/.test(lower)) return false;
   if (lower.length >= 3) return true;
   // Two-letter acronyms ("UI", "QA") and letter-digit codes ("Q4", "v2") are content; "do", "it" are not.
@@ -41,9 +41,14 @@ function isContent(surface: string, lower: string, stop: ReadonlySet<string>): b
 }
 
 /**
- * @param extraStop lower-case words to ignore besides STOPWORDS, such as the speakers' names
+ * @param extraStop lower-case words to ignore besides the stop words, such as the speakers' names
+ * @param stop the stop words of the meeting's language (stopwordsFor); English by default
  */
-export function prepare(sentences: readonly Sentence[], extraStop: ReadonlySet<string> = new Set()): Prepared {
+export function prepare(
+  sentences: readonly Sentence[],
+  extraStop: ReadonlySet<string> = new Set(),
+  stop: ReadonlySet<string> = STOPWORDS,
+): Prepared {
   // surface spelling counts per key: proper nouns and acronyms keep their case when that is how they are written
   const forms = new Map<string, Map<string, number>>();
   const prepared: PreparedSentence[] = sentences.map((sentence) => {
@@ -54,7 +59,7 @@ export function prepare(sentences: readonly Sentence[], extraStop: ReadonlySet<s
     for (const m of sentence.text.matchAll(WORD)) {
       const surface = m[0].replace(/’/g, "'");
       const lower = surface.toLowerCase();
-      const content = isContent(surface, lower, extraStop) && !STOPWORDS.has(keyOf(lower));
+      const content = isContent(surface, lower, stop, extraStop) && !stop.has(keyOf(lower));
       if (content) {
         const key = keyOf(lower);
         unigrams.push(key);

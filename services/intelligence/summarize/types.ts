@@ -11,6 +11,15 @@ export const MEETING_TYPES = [
 ] as const;
 export type MeetingType = (typeof MEETING_TYPES)[number];
 
+/** A sentence of the stored transcript that a line of the notes rests on (index as in sentences.idx). */
+export interface Citation {
+  index: number;
+  start_time: number;
+}
+
+/** Who takes the work on: the speaker promising it, someone asked to do it, or the speaker offering it. */
+export type ActionItemKind = 'commitment' | 'request' | 'offer';
+
 export interface ActionItem {
   /** The sentence that makes the commitment or request. */
   text: string;
@@ -22,6 +31,11 @@ export interface ActionItem {
   due_date: string | null;
   speaker_name: string;
   start_time: number;
+  /** The stored sentence that states it. */
+  index: number;
+  kind: ActionItemKind;
+  /** Every moment that states or repeats it, in time order; the first is the item's own. */
+  moments: Citation[];
 }
 
 export interface OutlineSection {
@@ -30,6 +44,15 @@ export interface OutlineSection {
   end_time: number;
   /** The sentence that best represents the section. */
   summary: string;
+  /** The stored sentence `summary` is. */
+  index: number;
+}
+
+/** A line of the overview and the moment it rests on. */
+export interface OverviewLine {
+  text: string;
+  index: number;
+  start_time: number;
 }
 
 export type SummaryField =
@@ -39,7 +62,10 @@ export type SummaryField =
 export interface Summary {
   keywords: string[];
   action_items: ActionItem[];
+  /** The overview's lines joined by newlines; kept for readers of the plain text. */
   overview: string;
+  /** The overview line by line, each citing its moment. */
+  overview_lines: OverviewLine[];
   short_summary: string;
   topics_discussed: string[];
   meeting_type: MeetingType;
@@ -55,4 +81,16 @@ export interface SummarizeOptions {
   meetingDate?: string;
   /** People invited; their names help find who an action item is for. */
   participants?: { name: string; email?: string }[];
+  /** The meeting's language (a code like de); its stop words are kept out of keywords and topics. English when absent. */
+  language?: string | null;
+  /**
+   * The embedding model, when one is loaded: the extractive notes then segment topics and match
+   * repeated commitments by meaning (summarizeNotes). Without it, or when it fails, words are compared.
+   */
+  embedder?: SentenceEmbedder | null;
+}
+
+/** What the notes need of an embedding model: unit vectors, one per text. */
+export interface SentenceEmbedder {
+  embedPassages(texts: string[]): Promise<Float32Array[]>;
 }

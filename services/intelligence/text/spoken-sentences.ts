@@ -17,6 +17,8 @@ interface Piece {
   to: number;
   start: number;
   end: number;
+  /** The source sentence's index. */
+  source: number;
 }
 
 function timeAt(pieces: Piece[], offset: number, hint: { i: number }): number {
@@ -28,7 +30,19 @@ function timeAt(pieces: Piece[], offset: number, hint: { i: number }): number {
 }
 
 export function spokenSentences(sentences: readonly Sentence[]): Sentence[] {
+  return spokenSentencesWithSources(sentences).sentences;
+}
+
+/**
+ * The same, with the source sentence each spoken sentence starts in (`sources[i]` is that sentence's
+ * `index`), so what is said about a spoken sentence can cite the stored transcript.
+ */
+export function spokenSentencesWithSources(sentences: readonly Sentence[]): {
+  sentences: Sentence[];
+  sources: number[];
+} {
   const out: Sentence[] = [];
+  const sources: number[] = [];
   let i = 0;
   while (i < sentences.length) {
     const speaker = sentences[i].speaker_id;
@@ -37,7 +51,13 @@ export function spokenSentences(sentences: readonly Sentence[]): Sentence[] {
     for (; i < sentences.length && sentences[i].speaker_id === speaker; i++) {
       const s = sentences[i];
       if (text) text += ' ';
-      pieces.push({ from: text.length, to: text.length + s.text.length, start: s.start_time, end: s.end_time });
+      pieces.push({
+        from: text.length,
+        to: text.length + s.text.length,
+        start: s.start_time,
+        end: s.end_time,
+        source: s.index,
+      });
       text += s.text;
     }
     const first = sentences[i - 1];
@@ -47,13 +67,15 @@ export function spokenSentences(sentences: readonly Sentence[]): Sentence[] {
       const piece = text.slice(from, to).trim();
       if (piece) {
         const startOffset = from + (text.slice(from, to).length - text.slice(from, to).trimStart().length);
+        const start_time = timeAt(pieces, startOffset, hint);
+        sources.push(pieces[hint.i].source);
         out.push({
           index: out.length,
           speaker_name: first.speaker_name,
           speaker_id: speaker,
           text: piece,
           raw_text: piece,
-          start_time: timeAt(pieces, startOffset, hint),
+          start_time,
           end_time: timeAt(pieces, to, hint),
         });
       }
@@ -66,5 +88,5 @@ export function spokenSentences(sentences: readonly Sentence[]): Sentence[] {
     }
     cut(text.length, text.length);
   }
-  return out;
+  return { sentences: out, sources };
 }

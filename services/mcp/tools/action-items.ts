@@ -19,7 +19,7 @@ import { actionItemListOutput, actionItemOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 import { isoDate } from './search';
 
-const CITE = 'Cite each item by its moment: [meeting_title, mm:ss](link), mm:ss being start_time, and quote its text.';
+const CITE = 'Cite an item by its moment: [meeting_title, mm:ss](link).';
 
 const id = z.string().min(1, 'must not be empty').max(64, 'at most 64 characters');
 
@@ -42,51 +42,37 @@ const getActionItems = defineTool({
   name: 'svc_get_action_items',
   title: 'List action items',
   description:
-    'Action items (commitments and requests found when each meeting was summarized) of the meetings you can read, newest meeting first, in the order said. ' +
-    'For "what is still open for me?" call with {"mine": true, "status": "open"}: one call answers it. ' +
-    'Rows (a tab-separated TOON table): id, meeting_id, meeting_title, meeting_date, text (the sentence), owner_name, owner_email, due (as said), ' +
-    'due_date (YYYY-MM-DD), status (open|done), sentence_index, start_time (seconds), link (the meeting page at that moment). ' +
-    `${CITE} ` +
-    'Filters combine: mine (owned by you), status, owner (an email or a name), dueBefore/dueAfter (YYYY-MM-DD, inclusive; items without a due date drop out), ' +
-    'meetingId, channelId (from svc_list_channels), fromDate/toDate (meeting days, UTC, inclusive). ' +
-    `A page holds at most limit items (default ${ACTION_ITEM_LIST.defaultLimit}) within ~${ACTION_ITEM_TOKENS.toLocaleString('en-US')} tokens; ` +
-    'when has_more is true, call again with the same filters and cursor = next_cursor. Close or reassign an item with svc_update_action_item.',
+    "Action items (commitments and requests from each meeting's notes) of meetings you can read, newest meeting first. " +
+    '"What is still open for me?" is {"mine": true, "status": "open"}. Filters combine; dueBefore/dueAfter drop items without a due date. ' +
+    `Pages stay within ~${ACTION_ITEM_TOKENS.toLocaleString('en-US')} tokens. ${CITE}`,
   input: {
-    mine: z
-      .boolean({ error: 'must be true or false' })
-      .optional()
-      .describe('true: only items owned by you (your email).'),
-    status: z
-      .enum(ACTION_ITEM_STATUSES, { error: 'must be open or done' })
-      .optional()
-      .describe('open or done; default both.'),
+    mine: z.boolean({ error: 'must be true or false' }).optional().describe('Only items you own.'),
+    status: z.enum(ACTION_ITEM_STATUSES, { error: 'must be open or done' }).optional().describe('Default both.'),
     owner: z
       .string()
       .min(1, 'must not be empty')
       .max(OWNER_MAX, `at most ${OWNER_MAX} characters`)
       .optional()
-      .describe('Only items of this owner: an email, or the name an item shows.'),
-    dueBefore: isoDate('Due on or before this day, YYYY-MM-DD.'),
-    dueAfter: isoDate('Due on or after this day, YYYY-MM-DD.'),
-    meetingId: id
-      .optional()
-      .describe('Only items of this meeting (transcript id). A meeting you cannot see is object_not_found.'),
-    channelId: id.optional().describe('Only items of meetings in this channel (id from svc_list_channels).'),
-    fromDate: isoDate('Meetings on or after this day, YYYY-MM-DD (UTC).'),
-    toDate: isoDate('Meetings on or before this day, YYYY-MM-DD (UTC).'),
+      .describe('An email or the name an item shows.'),
+    dueBefore: isoDate('Due on or before this day.'),
+    dueAfter: isoDate('Due on or after this day.'),
+    meetingId: id.optional().describe('Only items of this meeting.'),
+    channelId: id.optional().describe("Only items of this channel's meetings."),
+    fromDate: isoDate('First meeting day (UTC).'),
+    toDate: isoDate('Last meeting day (UTC).'),
     limit: z
       .number()
       .int('must be a whole number')
       .min(1, 'must be at least 1')
       .max(ACTION_ITEM_LIST.maxLimit, `at most ${ACTION_ITEM_LIST.maxLimit}; page with cursor for more`)
       .optional()
-      .describe(`Items per page, 1 to ${ACTION_ITEM_LIST.maxLimit} (default ${ACTION_ITEM_LIST.defaultLimit}).`),
+      .describe(`Default ${ACTION_ITEM_LIST.defaultLimit}.`),
     cursor: z
       .string()
       .min(1, 'must not be empty')
       .max(CURSOR_MAX, `at most ${CURSOR_MAX} characters`)
       .optional()
-      .describe('next_cursor of the previous page; omit for the first.'),
+      .describe('next_cursor of the previous page.'),
   },
   formats: true,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -101,32 +87,30 @@ const updateActionItemTool = defineTool({
   name: 'svc_update_action_item',
   title: 'Update an action item',
   description:
-    'Change one action item (id from svc_get_action_items): status open or done, owner (an email; null removes the owner) with ownerName, ' +
-    'dueDate (YYYY-MM-DD; null clears it). Give at least one. Allowed to whoever may write to its meeting: its organizer, its participants, ' +
-    'members of its channel or a team admin. What you set stays when the meeting is summarized again. Returns the item with its moment; ' +
-    `${CITE}`,
+    "Set an action item's status, owner (with ownerName) or dueDate; at least one. Allowed to whoever may write to its meeting " +
+    '(organizer, participants, channel members, admins). What you set stays when the meeting is summarized again.',
   input: {
     id: id.describe('Action item id.'),
-    status: z.enum(ACTION_ITEM_STATUSES, { error: 'must be open or done' }).optional().describe('open or done.'),
+    status: z.enum(ACTION_ITEM_STATUSES, { error: 'must be open or done' }).optional(),
     owner: z
       .string()
       .email('must be an email address like name@example.com')
       .nullable()
       .optional()
-      .describe("The new owner's email; null: no owner."),
+      .describe('null: no owner.'),
     ownerName: z
       .string()
       .min(1, 'must not be empty')
       .max(OWNER_MAX, `at most ${OWNER_MAX} characters`)
       .optional()
-      .describe("The owner's name as shown; default: the name the meeting knows for the email."),
+      .describe('Default: the name the meeting knows for the email.'),
     dueDate: z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be an ISO date YYYY-MM-DD')
       .refine(isCalendarDate, 'must be a real calendar date YYYY-MM-DD')
       .nullable()
       .optional()
-      .describe('Due day, YYYY-MM-DD; null clears it.'),
+      .describe('null clears it.'),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   output: actionItemOutput,

@@ -3,14 +3,7 @@
  * meetings (services/core/changes; docs/changes.md: how a mirror stays exact).
  */
 import { z } from 'zod';
-import {
-  CHANGE_KINDS,
-  CHANGES_LIMIT_DEFAULT,
-  CHANGES_LIMIT_MAX,
-  ChangesPage,
-  CURSOR_MAX,
-  getChanges,
-} from '../../core/changes';
+import { CHANGES_LIMIT_DEFAULT, CHANGES_LIMIT_MAX, ChangesPage, CURSOR_MAX, getChanges } from '../../core/changes';
 import { changesOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 
@@ -18,29 +11,24 @@ const getChangesTool = defineTool({
   name: 'svc_get_changes',
   title: 'Meetings changed since a cursor',
   description:
-    'For keeping a copy of meetings up to date: the meetings of your team you can read that were created, changed or deleted ' +
-    'after a cursor, oldest change first. Without a cursor, first every meeting you can read (phase snapshot), then the changes ' +
-    'since. Returns {changes, phase, has_more, next_cursor, retention_days}; each change has meeting_id, changed (comma-separated: ' +
-    `${CHANGE_KINDS.join(', ')}), changed_at, removed, reason, and for a meeting you can read its current title, dateString, status, ` +
-    'privacy, channel_id, organizer_email, duration (minutes) and is_live (its page: transcript_url of svc_get_transcript). removed true (reason deleted, expired ' +
-    'or not_visible) means drop it from your copy; nothing else about it is given. Call again with next_cursor while has_more is ' +
-    'true; when false, keep next_cursor and call later. Re-read content only for what changed: svc_get_transcript for ' +
-    'transcript or speakers, svc_get_summary for summary, svc_get_action_items for action_items. A cursor is honoured for ' +
-    'retention_days; an older one is refused: start again without a cursor.',
+    'To keep a copy of meetings exact: those you can read that were created, changed or deleted after a cursor, oldest first. ' +
+    'Without a cursor: every meeting (phase snapshot), then changes. changed lists the kinds; removed true (deleted, expired, not_visible): ' +
+    'drop it from your copy. At the end (has_more false) keep next_cursor and call later; re-read only what changed. A cursor older than ' +
+    'retention_days is refused: start again without one.',
   input: {
     cursor: z
       .string()
       .min(1, 'must not be empty; omit it to start from every meeting you can read')
       .max(CURSOR_MAX, `at most ${CURSOR_MAX} characters; pass next_cursor exactly as returned`)
       .optional()
-      .describe('next_cursor of the previous call; omit to start with every meeting you can read.'),
+      .describe('next_cursor of the previous call.'),
     limit: z
       .number()
       .int('must be a whole number')
       .min(1, 'must be at least 1')
       .max(CHANGES_LIMIT_MAX, `at most ${CHANGES_LIMIT_MAX}; page with next_cursor for more`)
       .optional()
-      .describe(`Changes read per page, 1 to ${CHANGES_LIMIT_MAX} (default ${CHANGES_LIMIT_DEFAULT}).`),
+      .describe(`Default ${CHANGES_LIMIT_DEFAULT}.`),
   },
   formats: true,
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -7,9 +7,8 @@ const listChannelsTool = defineTool({
   name: 'svc_list_channels',
   title: 'List channels',
   description:
-    'Channels (folders) you can use in your team: public channels, private ones you belong to (admins see all). ' +
-    'One row per channel: id, title, is_private, members (comma-separated emails), member_count; has_more says whether the list was cut. ' +
-    'Use the id with svc_move_meeting to file meetings, or svc_get_channel for member names and roles.',
+    'Channels (folders) of your team you can use: public ones and private ones you belong to (admins: all). ' +
+    'File meetings with svc_move_meeting.',
   input: {},
   annotations: { readOnlyHint: true, openWorldHint: false },
   output: channelListOutput,
@@ -20,15 +19,13 @@ const listChannelsTool = defineTool({
 const getChannelTool = defineTool({
   name: 'svc_get_channel',
   title: 'Get a channel',
-  description:
-    'One channel by id (from svc_list_channels): id, title, is_private, and members as a table of user_id, email, name, role. ' +
-    "A private channel you are not in, or another team's, is reported as object_not_found.",
+  description: 'One channel with its members and their roles.',
   input: {
     channelId: z
       .string()
       .min(1, 'must not be empty')
       .max(64, 'at most 64 characters')
-      .describe('Channel id from svc_list_channels.'),
+      .describe('From svc_list_channels.'),
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
   output: channelOutput,

@@ -21,45 +21,25 @@ import {
   MOMENTS_MAX,
   QUERY_MAX,
   QUESTION_LIMIT_DEFAULT,
-  QUESTION_LIMIT_MAX,
   QUESTION_MAX,
   QUESTION_POOL,
   RELEVANCE_POOL,
   SORTS,
-  TOTAL_BOUND,
 } from '../../core/meetings';
 import { clock } from '../format';
 import { meetingListOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 
-const RETURNS =
-  'Returns {meetings, total, total_is_lower_bound, has_more, next_skip, moments, moments_omitted}; each meeting has id (the transcript id), title, dateString (ISO, UTC), ' +
-  'date (epoch ms), duration (minutes), organizer_email, participants (comma-separated emails), privacy, is_live, transcript_url ' +
-  `and summary (a short summary, or null). total is how many meetings match (counting stops at ${TOTAL_BOUND.toLocaleString('en-US')}: ` +
-  `total_is_lower_bound true means "at least ${TOTAL_BOUND.toLocaleString('en-US')}"); has_more says more follow this page. ` +
-  'With a keyword (scope sentences or all), moments are the matching sentences of the listed meetings, a table of meeting_id, index, ' +
-  `speaker_name, start_time (seconds), text (matched words in **bold**; … where a long sentence was cut) and link (the meeting page at that moment), ` +
-  `at most \`moments\` a meeting (default ${MOMENTS_DEFAULT}), best first; moments_omitted counts those left out to keep the answer small. ` +
-  'To answer a question, search with its key words and a small limit (3 to 5: the moments are the evidence, no transcript ' +
-  'needs reading), then cite the moment as [meeting title, mm:ss](link), mm:ss being start_time, and quote the sentence. ' +
-  'For every match in one meeting with the sentences around it, call svc_get_transcript with its id and the same keyword. ' +
-  'Otherwise no transcript content: svc_get_transcript reads sentences, svc_get_summary the summary.';
-
-const QUESTION_USE =
-  `To find what was said in the user's own words (they remember the gist, not the words), pass question instead of keyword: ` +
-  `the answer is the moments that answer it best across meetings, best first: each with meeting_id, title, index, speaker_name, ` +
-  `start_time, text, before and after (the sentences either side) and link; limit counts moments (1-${QUESTION_LIMIT_MAX}, default ${QUESTION_LIMIT_DEFAULT}; ` +
-  `skip + limit at most ${QUESTION_POOL}); filters still apply; keyword, scope, sort and moments do not go with it. answered_by says ` +
-  `whether it was answered by meaning or by its words alone (note says why). Cite as with keyword moments. Use keyword for exact words, names or phrases.`;
-
-const SORT_SYNTAX =
-  `Order: date (newest first, default) or relevance (how well each meeting matches the keyword: its title and up to 20 matching sentences; ` +
-  `newer first on ties; the ${RELEVANCE_POOL} newest matching meetings are ranked, older matches follow by date, so narrow with dates when total is larger).`;
-
-const KEYWORD_SYNTAX =
-  'Keywords use web-search syntax over the title and/or what was said: every word must occur (stemmed, so "plans" finds ' +
-  '"planning"; in scope sentences anywhere in the meeting), "a quoted phrase" must occur as written within one sentence, ' +
-  '`or` between words matches either, -word excludes meetings where it occurs. Words that are only stop words (the, and) match nothing.';
+const FINDS =
+  'Each meeting has id, title, date, duration (minutes), people, transcript_url and summary (short, or null); total counts ' +
+  `the matches (at least total when total_is_lower_bound). Keywords use web-search syntax over the title and/or sentences (scope): ` +
+  'every word must occur (stemmed in each meeting\'s language), "a phrase" within one sentence, `or` between words, -word excludes; ' +
+  'stop words alone match nothing. ' +
+  'With a keyword, moments are the matching sentences (**marked**), up to `moments` a meeting, best first: cite them as [title, mm:ss](link), no transcript ' +
+  "needs reading (svc_get_transcript with the keyword reads all of one meeting's). For what was said in the user's own words, " +
+  `pass question instead of keyword: the moments that answer it across meetings, best first, each with title, before and after; ` +
+  `limit counts moments (skip + limit at most ${QUESTION_POOL}); not with keyword, scope, sort or moments; answered_by says ` +
+  `meaning or words (note says why). Sort relevance ranks the ${RELEVANCE_POOL} newest matches by title and matching sentences, older ones follow by date.`;
 
 export const isoDate = (what: string) =>
   z
@@ -79,75 +59,61 @@ const emails = (what: string) =>
 const getTranscripts = defineTool({
   name: 'svc_get_transcripts',
   title: 'List meetings',
-  description:
-    'Find meetings you can see with structured filters; all filters are optional and combine (a meeting must pass each). ' +
-    'Use this to list recent meetings, search by keyword, date range or people. ' +
-    'svc_search does the same with one query string, when enabled for your team. ' +
-    RETURNS +
-    ` Page with skip = next_skip. ${QUESTION_USE} ${KEYWORD_SYNTAX} ` +
-    `${SORT_SYNTAX} ` +
-    'Example: {"keyword": "budget", "sort": "relevance", "fromDate": "2026-10-01", "participants": ["ana@example.com"]}.',
+  description: 'Find meetings you can see; filters are optional and combine. ' + FINDS,
   input: {
     keyword: z
       .string()
       .max(KEYWORD_MAX, `at most ${KEYWORD_MAX} characters`)
       .optional()
-      .describe(`Words to find, at most ${KEYWORD_MAX} characters; where is set by scope.`),
+      .describe('Words to find, matched where scope says.'),
     question: z
       .string()
       .min(1, 'must not be empty')
       .max(QUESTION_MAX, `at most ${QUESTION_MAX} characters`)
       .optional()
-      .describe(
-        `A question in plain language, at most ${QUESTION_MAX} characters: answered with the moments that answer it (above).`,
-      ),
+      .describe('A question in plain language, answered with moments.'),
     scope: z
       .enum(SCOPES, { error: 'must be one of title, sentences, all' })
       .optional()
-      .describe('Where keyword must match: title, sentences (what was said), or all (either; default).'),
-    fromDate: isoDate('Earliest meeting day, YYYY-MM-DD (UTC, inclusive).'),
-    toDate: isoDate('Latest meeting day, YYYY-MM-DD (UTC, inclusive).'),
+      .describe('Where keyword matches (default all).'),
+    fromDate: isoDate('First meeting day (UTC).'),
+    toDate: isoDate('Last meeting day (UTC).'),
     limit: z
       .number()
       .int('must be a whole number')
       .min(1, 'must be at least 1')
       .max(LIMIT_MAX, `at most ${LIMIT_MAX}; page with skip for more`)
       .optional()
-      .describe(`Meetings per page, 1 to ${LIMIT_MAX} (default ${LIMIT_DEFAULT}).`),
+      .describe(
+        `Meetings (with question: moments) per page (default ${LIMIT_DEFAULT}; question ${QUESTION_LIMIT_DEFAULT}).`,
+      ),
     skip: z
       .number()
       .int('must be a whole number')
       .min(0, 'must be 0 or more')
       .max(SKIP_MAX, `at most ${SKIP_MAX}; narrow the filters instead`)
       .optional()
-      .describe('Meetings to skip: the next_skip of the previous page.'),
-    organizers: emails('Only meetings organized by any of these emails.'),
-    participants: emails('Only meetings any of these emails took part in.'),
-    mine: z
-      .boolean({ error: 'must be true or false' })
-      .optional()
-      .describe('true: only meetings you organized or took part in.'),
+      .describe('next_skip of the previous page.'),
+    organizers: emails('Organized by any of these.'),
+    participants: emails('Attended by any of these.'),
+    mine: z.boolean({ error: 'must be true or false' }).optional().describe('Only meetings you organized or attended.'),
     channelId: z
       .string()
       .min(1, 'must not be empty')
       .max(CHANNEL_ID_MAX, `at most ${CHANNEL_ID_MAX} characters`)
       .optional()
-      .describe(
-        'Only meetings of this channel (id from svc_list_channels). A channel you cannot see is object_not_found.',
-      ),
+      .describe('Only meetings of this channel (svc_list_channels).'),
     sort: z
       .enum(SORTS, { error: 'must be one of date, relevance' })
       .optional()
-      .describe(`${SORT_SYNTAX} relevance needs a keyword; without one the order is by date.`),
+      .describe('date (newest first, default) or relevance (needs a keyword).'),
     moments: z
       .number()
       .int('must be a whole number')
       .min(0, 'must be 0 or more')
       .max(MOMENTS_MAX, `at most ${MOMENTS_MAX}; read all of one meeting's matches with svc_get_transcript and keyword`)
       .optional()
-      .describe(
-        `Matching sentences to show per meeting with a keyword, 0 to ${MOMENTS_MAX} (default ${MOMENTS_DEFAULT}).`,
-      ),
+      .describe(`Matching sentences per meeting with a keyword (default ${MOMENTS_DEFAULT}).`),
   },
   formats: true,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -161,25 +127,16 @@ const search = defineTool({
   name: 'svc_search',
   title: 'Search meetings (query grammar)',
   description:
-    'Search meetings you can see with one query string (experimental). Same results as svc_get_transcripts, whose structured ' +
-    'parameters are the better choice when you build filters programmatically. ' +
-    RETURNS +
-    ' Grammar: bare words and keyword:"term" are keywords (all must match); question:"..." asks in plain language (see svc_get_transcripts: ' +
-    `moments that answer it, limit 1-${QUESTION_LIMIT_MAX}; not with keywords, scope, sort or moments); scope:title|sentences|all (default all); ` +
-    'from:YYYY-MM-DD and to:YYYY-MM-DD (UTC days, inclusive); limit:N (1-50, default 10); skip:N (offset: use next_skip); ' +
-    'organizers:email1,email2 and participants:email1,email2 (any of them; may repeat); mine:true|false (meetings you organized ' +
-    'or attended); channel:<id> (a channel from svc_list_channels); sort:date|relevance; moments:N (0-10 matching sentences per meeting, default 3). ' +
-    'Quote values with spaces ("..."; \\" inside). Each of scope, from, to, limit, skip, mine, channel, sort, moments at most once. ' +
-    KEYWORD_SYNTAX +
-    ` ${SORT_SYNTAX}` +
-    ' Examples: `budget forecast from:2026-10-01 to:2026-10-31` · `keyword:"pricing page" scope:sentences participants:ana@example.com sort:relevance` · ' +
-    '`mine:true limit:20 skip:20`.',
+    'Experimental: svc_get_transcripts with one query string, the same answers. Grammar: bare words and keyword:"term" are keywords; ' +
+    'question:"..."; scope:title|sentences|all; from:YYYY-MM-DD; to:YYYY-MM-DD; limit:N; skip:N; organizers:email1,email2 and ' +
+    'participants:email1,email2 (may repeat); mine:true|false; channel:<id>; sort:date|relevance; moments:N. Quote values with spaces ' +
+    '("...", \\" inside); other options at most once. E.g. `keyword:"pricing page" scope:sentences sort:relevance from:2026-10-01`.',
   input: {
     query: z
       .string()
       .min(1, 'must not be empty; e.g. keyword:"roadmap" from:2026-01-01')
       .max(QUERY_MAX, `at most ${QUERY_MAX} characters`)
-      .describe('The query in the grammar above, e.g. keyword:"roadmap" scope:title mine:true.'),
+      .describe('The query in the grammar above.'),
   },
   formats: true,
   flag: 'search',

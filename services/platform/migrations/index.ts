@@ -37,6 +37,10 @@ import * as voiceprintNames from './20261204000000_voiceprint_names';
 import * as rateLimits from './20261205000000_rate_limits';
 import * as meetingChanges from './20261205000100_meeting_changes';
 import * as meetingEmbeddings from './20261205000200_meeting_embeddings';
+import * as summaryOverviewLines from './20261212000100_summary_overview_lines';
+import * as webhookEvents from './20261212000300_webhook_events';
+import * as detectedLanguage from './20261212000400_detected_language';
+import * as meetingLanguages from './20261212000500_meeting_languages';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -87,6 +91,15 @@ export const MIGRATIONS: MigrationEntry[] = [
   { name: '20261205000000_rate_limits', migration: rateLimits, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261205000100_meeting_changes', migration: meetingChanges, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261205000200_meeting_embeddings', migration: meetingEmbeddings, release: '0.2.0', runsWith: '0.1.0' },
+  {
+    name: '20261212000100_summary_overview_lines',
+    migration: summaryOverviewLines,
+    release: '0.2.0',
+    runsWith: '0.1.0',
+  },
+  { name: '20261212000300_webhook_events', migration: webhookEvents, release: '0.2.0', runsWith: '0.1.0' },
+  { name: '20261212000400_detected_language', migration: detectedLanguage, release: '0.2.0', runsWith: '0.1.0' },
+  { name: '20261212000500_meeting_languages', migration: meetingLanguages, release: '0.2.0', runsWith: '0.1.0' },
 ];
 
 /** knex's migration source over a catalog: this release's, or a test's. */

@@ -186,7 +186,12 @@ describe('uploadAudio input rules', () => {
 
   it('custom_language: a short language code', async () => {
     await accepted({ custom_language: 'en' });
-    await accepted({ custom_language: 'pt-BR' });
+    await accepted({ custom_language: 'en-GB' });
+    // The embedded engine's default model hears English only: another language is refused at once.
+    await refused(
+      { custom_language: 'pt-BR' },
+      { field: 'input.custom_language', message: /no speech model here transcribes pt-BR; .*SPEECH_MODELS/ },
+    );
     await refused({ custom_language: 'english' }, { field: 'input.custom_language' });
     await refused({ custom_language: 'EN' }, { field: 'input.custom_language' });
   });

@@ -78,14 +78,22 @@ describe('speech workers', () => {
     expect(failure).toContain(`${role}: autoscaling.enabled and keda.enabled both scale the Deployment; enable one of them`);
   });
 
-  it('mount operator models on the worker and speech pods and point SPEECH_MODELS_DIR at them', async () => {
+  it('mount operator models on the worker, speech and API pods and point SPEECH_MODELS_DIR at them', async () => {
     const objects = await render({ speech: { modelsVolume: { persistentVolumeClaim: { claimName: 'parakeet', readOnly: true } } }, config: { speech: { model: 'parakeet-tdt-0.6b-v2-int8' } } });
-    for (const role of ['worker', 'speech']) {
+    // The API pods read the models' model.json to refuse at upload a language no model serves.
+    for (const role of ['worker', 'speech', 'mcp', 'graphql']) {
       const pod = (named(objects, 'Deployment', role) as K8sObject & Pod).spec.template.spec;
       expect(pod.volumes).toContainEqual({ name: 'speech-models', persistentVolumeClaim: { claimName: 'parakeet', readOnly: true } });
       expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'speech-models', mountPath: '/models', readOnly: true });
     }
-    expect(((named(objects, 'Deployment', 'mcp') as K8sObject & Pod).spec.template.spec.volumes ?? []).map((v) => v.name)).not.toContain('speech-models');
-    expect(configMap(objects)).toMatchObject({ SPEECH_MODELS_DIR: '/models', SPEECH_MODEL: 'parakeet-tdt-0.6b-v2-int8' });
+    expect(configMap(objects)).toMatchObject({ SPEECH_MODELS_DIR: '/models', SPEECH_MODEL: 'parakeet-tdt-0.6b-v2-int8', SPEECH_MODELS: '' });
+    expect(container(objects, 'speech').resources).toEqual({ requests: { cpu: '1', memory: '768Mi' }, limits: { cpu: '2', memory: '1Gi' } });
+  });
+
+  it('list the multilingual model in SPEECH_MODELS and give its speech pods the memory it needs', async () => {
+    const objects = await render({ config: { speech: { models: ['whisper-base', 'parakeet=de+fr'] } } });
+    expect(configMap(objects)).toMatchObject({ SPEECH_MODEL: 'moonshine-tiny-en', SPEECH_MODELS: 'whisper-base,parakeet=de+fr' });
+    expect(container(objects, 'speech').resources).toEqual({ requests: { cpu: '1', memory: '1664Mi' }, limits: { cpu: '2', memory: '2Gi' } });
+    await expect(render({ config: { speech: { models: ['whisper base'] } } })).rejects.toThrow(/models/);
   });
 });

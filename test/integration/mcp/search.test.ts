@@ -15,6 +15,19 @@ let mcp: McpHarness;
 beforeAll(async () => {
   t = await createTestDatabase();
   mcp = await startMcp(t.db);
+  // Meetings in German and French from the start: every group below searches a database of mixed
+  // languages, where each keyword is parsed once per language in use, and must answer as for English.
+  const elsewhere = await makeUser(t.db, await makeTeam(t.db));
+  await makeMeeting(t.db, {
+    organizer: elsewhere,
+    language: 'de',
+    sentences: said('Die Häuser der Stadt und das Budget.'),
+  });
+  await makeMeeting(t.db, {
+    organizer: elsewhere,
+    language: 'fr',
+    sentences: said('Les maisons de la ville et le budget.'),
+  });
 });
 afterAll(async () => {
   await mcp.close();
@@ -119,6 +132,54 @@ describe('keyword and scope', () => {
       field: 'keyword',
       rule: 'text without NUL characters or lone surrogates',
     });
+  });
+});
+
+describe('meetings in other languages', () => {
+  let u: TestUser;
+  const m: Record<string, string> = {};
+
+  beforeAll(async () => {
+    const g = await team();
+    u = g.admin;
+    const meeting = async (key: string, language: string | undefined, title: string, text: string, day: number) => {
+      m[key] = (
+        await makeMeeting(t.db, {
+          organizer: u,
+          language,
+          title,
+          date: `2026-04-0${day}T10:00:00Z`,
+          sentences: said(text),
+        })
+      ).id;
+    };
+    await meeting('german', 'de', 'Wochenplanung', 'Wir haben gestern das Haus am See gekauft.', 1);
+    await meeting('french', 'fr', 'Réunion client', 'Nous avons visité la maison du client.', 2);
+    await meeting('english', undefined, 'Weekly planning', 'We bought the house by the lake.', 3);
+    await meeting('germanTitle', 'de', 'Die Häuser am Fluss', 'Nichts weiter.', 4);
+  });
+
+  const found = async (keyword: string, extra: Record<string, unknown> = {}, grammar = keyword) =>
+    both(u.key, { keyword, limit: 50, ...extra }, `${grammar} limit:50`);
+
+  it('finds each meeting by an inflected form in its own language, with its moment marked', async () => {
+    const r = await found('Häuser', { moments: 1, scope: 'sentences' }, 'Häuser moments:1 scope:sentences');
+    expect(ids(r)).toEqual([m.german]);
+    expect(r.data.moments.map((x: { text: string }) => x.text)).toEqual([
+      'Wir haben gestern das **Haus** am See gekauft.',
+    ]);
+    expect(ids(await found('maisons'))).toEqual([m.french]);
+    // English stemming as before: houses finds house, and not the German Haus nor the French maison.
+    expect(ids(await found('houses'))).toEqual([m.english]);
+  });
+
+  it('parses titles in their language too', async () => {
+    expect(ids(await found('Haus', { scope: 'title' }, 'Haus scope:title'))).toEqual([m.germanTitle]);
+  });
+
+  it("drops a language's stop words from the query for its meetings", async () => {
+    // "das" is a German stop word: not indexed in German meetings, so not found there.
+    expect(ids(await found('das'))).not.toContain(m.german);
   });
 });
 
@@ -608,6 +669,12 @@ describe('visibility', () => {
     await meeting('ownerPrivate', { privacy: 'owner' });
     await meeting('ownerPrivateInChannel', { privacy: 'owner', channelId: channel.id });
     await meeting('teammates', { privacy: 'teammates' });
+    await meeting('teammatesGerman', {
+      privacy: 'teammates',
+      language: 'de',
+      sentences: said('Die Häuser der Stadt.'),
+    });
+    await meeting('ownerPrivateFrench', { privacy: 'owner', language: 'fr', sentences: said('Les maisons.') });
     await meeting('participantsWithMember', { privacy: 'participants', participants: [{ email: member.email }] });
     await meeting('participantsWithout', { privacy: 'participants', participants: [{ email: lonely.email }] });
     await meeting('participantsInChannel', { privacy: 'participants', channelId: channel.id });
@@ -618,6 +685,7 @@ describe('visibility', () => {
     await meeting('otherTeamShared', { organizer: outsider, privacy: 'owner' });
     await meeting('otherTeamRevoked', { organizer: outsider });
     await meeting('otherTeamExpired', { organizer: outsider });
+    await meeting('otherTeamGerman', { organizer: outsider, language: 'de' });
     await shareMeeting(t.db, m.otherTeamShared, member.email.toUpperCase());
     await shareMeeting(t.db, m.otherTeamRevoked, member.email, { revoked: true });
     await shareMeeting(t.db, m.otherTeamExpired, member.email, { expiresAt: new Date(Date.now() - 1000) });
@@ -629,7 +697,14 @@ describe('visibility', () => {
 
   it("a member sees teammates, participant, channel and shared meetings; never owner-private or another team's", async () => {
     expect(await visible(member)).toEqual(
-      named('teammates', 'participantsWithMember', 'participantsInChannel', 'live', 'otherTeamShared'),
+      named(
+        'teammates',
+        'teammatesGerman',
+        'participantsWithMember',
+        'participantsInChannel',
+        'live',
+        'otherTeamShared',
+      ),
     );
   });
 
@@ -638,11 +713,11 @@ describe('visibility', () => {
       const r = await both(member.key, { keyword: 'visibility', ...args }, `visibility ${query}`);
       return [r.data.total, r.data.total_is_lower_bound, r.data.meetings.length];
     };
-    expect(await total({ limit: 50 }, 'limit:50')).toEqual([5, false, 5]);
-    expect(await total({ limit: 2 }, 'limit:2')).toEqual([5, false, 2]);
-    expect(await total({ limit: 2, sort: 'relevance' }, 'limit:2 sort:relevance')).toEqual([5, false, 2]);
+    expect(await total({ limit: 50 }, 'limit:50')).toEqual([6, false, 6]);
+    expect(await total({ limit: 2 }, 'limit:2')).toEqual([6, false, 2]);
+    expect(await total({ limit: 2, sort: 'relevance' }, 'limit:2 sort:relevance')).toEqual([6, false, 2]);
     // Past the end there is no row to carry the count: it is counted on its own, to the same figure.
-    expect(await total({ skip: 10 }, 'skip:10')).toEqual([5, false, 0]);
+    expect(await total({ skip: 10 }, 'skip:10')).toEqual([6, false, 0]);
   });
 
   it('the organizer sees their own private meetings', async () => {
@@ -650,7 +725,9 @@ describe('visibility', () => {
       named(
         'ownerPrivate',
         'ownerPrivateInChannel',
+        'ownerPrivateFrench',
         'teammates',
+        'teammatesGerman',
         'participantsWithMember',
         'participantsWithout',
         'participantsInChannel',
@@ -664,7 +741,9 @@ describe('visibility', () => {
       named(
         'ownerPrivate',
         'ownerPrivateInChannel',
+        'ownerPrivateFrench',
         'teammates',
+        'teammatesGerman',
         'participantsWithMember',
         'participantsWithout',
         'participantsInChannel',
@@ -675,7 +754,7 @@ describe('visibility', () => {
 
   it('another team sees only its own meetings, shared ones included', async () => {
     expect(await visible(outsider)).toEqual(
-      named('otherTeam', 'otherTeamShared', 'otherTeamRevoked', 'otherTeamExpired'),
+      named('otherTeam', 'otherTeamShared', 'otherTeamRevoked', 'otherTeamExpired', 'otherTeamGerman'),
     );
   });
 

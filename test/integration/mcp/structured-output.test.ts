@@ -2,13 +2,19 @@
  * Structured tool output: every tool lists an outputSchema and answers structuredContent beside its
  * text. Every tool is called through the SDK's own client, which validates structuredContent against
  * the listed outputSchema (a mismatch is an McpError there), and structuredContent is the JSON form
- * of the answer: what format json answers, or what the TOON text decodes to.
+ * of the answer: what format json answers, or what the TOON text decodes to. The listed schema names
+ * the top-level fields; every answer is also checked against the tool's whole shape, nested records
+ * included, so a record that drifts from it fails here.
  */
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
 import { decode } from '@toon-format/toon';
 import { countTokens } from 'gpt-tokenizer';
 import { TRANSCRIPT_TOKENS } from '../../../services/core/meetings';
 import { newId } from '../../../services/core/ids';
 import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
+import { fullOutputSchema } from '../../../services/mcp/schema';
+import { ALL_TOOLS } from '../../../services/mcp/tools';
 import { McpHarness, startMcp } from '../../support/mcp';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { reportTiming } from '../../support/timings';
@@ -153,6 +159,10 @@ describe('structured tool output', () => {
       tools.filter((x) => (x.inputSchema.properties as Record<string, unknown> | undefined)?.format).map((x) => x.name),
     );
     const problems: string[] = [];
+    const ajv = new AjvJsonSchemaValidator();
+    const wholeShape = new Map(
+      ALL_TOOLS.map((t) => [t.name, ajv.getValidator(fullOutputSchema(t.output ?? {}) as JsonSchemaType)]),
+    );
     for (const [name, argsList] of Object.entries(calls)) {
       for (const args of argsList) {
         const label = `${name} ${JSON.stringify(args)}`;
@@ -176,6 +186,8 @@ describe('structured tool output', () => {
         const expected = decode(text);
         if (!res.structuredContent) problems.push(`${label}: no structuredContent`);
         else expect([label, res.structuredContent]).toEqual([label, expected]);
+        const whole = wholeShape.get(name)!(res.structuredContent);
+        if (!whole.valid) problems.push(`${label}: does not fit its whole shape: ${whole.errorMessage}`);
         if (formats.has(name)) {
           // Read-only listings can be asked again: the json text is the structuredContent, exactly.
           const json = (await client.callTool({ name, arguments: { ...args, format: 'json' } })) as {

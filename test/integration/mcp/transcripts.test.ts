@@ -48,6 +48,7 @@ const SUMMARY_KEYS = [
   'notes',
   'outline',
   'overview',
+  'overview_lines',
   'short_summary',
   'topics_discussed',
 ];

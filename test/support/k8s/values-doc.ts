@@ -101,6 +101,7 @@ export const SCHEMA_OVERRIDES: [RegExp, Schema][] = [
   [/^config\.(database\.poolMax|graphql\.maxDepth|media\.maxBytes)$/, { type: 'integer', minimum: 1 }],
   [/^config\.mcp\.maxTranscriptTokens$|^config\.graphql\.maxQueryBytes$/, { type: 'integer', minimum: 100 }],
   [/^config\.mcp\.(allowedHosts|allowedOrigins)$/, stringList],
+  [/^config\.speech\.models$/, { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*(=(\\*|[a-z]{2,3}(\\+[a-z]{2,3})*))?$' } }],
   [/^config\.(media\.fetchTimeout|webhook\.timeout|webhook\.secretOverlap|live\.idleTimeout|oauth\.clockSkew|oauth\.accessTokenTtl|oauth\.refreshTokenTtl)$/, duration],
   [/^config\.oauth\.mode$/, { type: 'string', enum: ['none', 'external', 'builtin'] }],
   [/^config\.oauth\.signingAlg$/, { type: 'string', enum: ['ES256', 'RS256'] }],

@@ -69,6 +69,7 @@ describe('replay of recorded workflow histories', () => {
       'RuleExecutionWorkflow',
       'TranscriptionWorkflow',
       'WebhookDeliveryWorkflow',
+      'WebhookEventsWorkflow',
     ]);
   });
 

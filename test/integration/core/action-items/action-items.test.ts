@@ -160,6 +160,8 @@ describe('action items', () => {
     expect(page).toMatchObject({ has_more: false, next_cursor: null });
     // The summary's action_items keep their shape.
     const summary = await mcp.call(ada.key, 'svc_get_summary', { transcriptId: planning });
+    // ... and cite the moments that state it: the request, and Tom's "Sure, I will do that."
+    const link = (t: number) => `${mcp.config.publicBaseUrl}/meetings/${planning}#t=${t}`;
     expect(summary.data.action_items[0]).toEqual({
       text: 'Tom, can you send the release notes by Friday?',
       assignee: 'Tom Berg',
@@ -167,6 +169,13 @@ describe('action items', () => {
       due_date: '2026-11-06',
       speaker_name: 'Ada Park',
       start_time: 5,
+      index: 1,
+      kind: 'request',
+      link: link(5),
+      moments: [
+        { index: 1, start_time: 5, link: link(5) },
+        { index: 2, start_time: 10, link: link(10) },
+      ],
     });
   });
 

@@ -28,6 +28,8 @@ export async function startRecordingRig(opts: {
   ownerName: string;
   asr?: StandinOptions;
   workerEnv?: Record<string, string>;
+  /** Settings of both the GraphQL role and the worker (the speech models, say). */
+  env?: Record<string, string>;
   /** The worker's embedder (search by meaning); absent: it embeds nothing. */
   embedder?: TextEmbedder;
 }): Promise<RecordingRig> {
@@ -44,13 +46,19 @@ export async function startRecordingRig(opts: {
     const asr = await startAsrStandin(opts.asr);
     closers.push(() => asr.close());
     const taskQueue = testTaskQueue(opts.queue);
-    const gql = await startGraphql(t.db, { TEMPORAL_TASK_QUEUE: taskQueue });
+    // The GraphQL role knows the worker's engine (it refuses at upload a language the embedded engine
+    // cannot serve, and leaves a speech server to hear any language).
+    const gql = await startGraphql(t.db, {
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      ASR_URL: opts.workerEnv?.ASR_URL ?? asr.url,
+      ...opts.env,
+    });
     closers.push(() => gql.close());
     // The stand-in answers scripted words over synthetic sound: these suites test the speech server's
     // path, so the worker does not diarize unless a suite asks (test/integration/intelligence/diarization does).
     const worker = await startTestWorker(t.db, {
       taskQueue,
-      env: { ASR_URL: asr.url, DIARIZATION: 'off', ...opts.workerEnv },
+      env: { ASR_URL: asr.url, DIARIZATION: 'off', ...opts.env, ...opts.workerEnv },
       embedder: opts.embedder,
     });
     closers.push(() => worker.stop());

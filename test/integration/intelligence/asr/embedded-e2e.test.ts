@@ -2,8 +2,8 @@
  * The embedded engine end to end with no setting changed (no ASR_URL): real LibriVox speech placed at
  * known offsets over quiet noise, uploaded through GraphQL's uploadAudio as an mp4 with a video track
  * and as an mp3, transcribed by the worker through Temporal, found by svc_search over MCP with moments
- * within a second of where the words were said; meeting_info names the engine and model; an upload
- * whose language the model cannot serve fails naming SPEECH_MODEL.
+ * within a second of where the words were said; meeting_info names the engine, model and language; an
+ * upload whose language no configured model serves is refused at once, naming the settings.
  */
 import { readFileSync } from 'node:fs';
 import { McpHarness, startMcp } from '../../../support/mcp';
@@ -11,6 +11,7 @@ import { waitForRun } from '../../../support/worker';
 import { placedRecording, requireSpeechData } from '../../../support/speech';
 import { requireMediaTools } from '../../../support/media';
 import { RecordingRig, startRecordingRig } from '../../core/ingest/rig';
+import { UPLOAD_AUDIO } from '../../../support/graphql';
 
 requireMediaTools();
 requireSpeechData();
@@ -66,21 +67,40 @@ describe('recordings transcribed by the embedded engine', () => {
         expect(Math.abs(m.start_time - at)).toBeLessThanOrEqual(1);
       }
       const info = await mcp.call(rig.owner.key, 'svc_get_transcript', { transcriptId: id, format: 'json' });
-      expect(info.data.meeting_info.transcribed_by).toEqual({ engine: 'embedded', model: 'moonshine-tiny-en' });
+      // No multilingual model: nothing is detected, the English model's one language is the meeting's.
+      expect(info.data.meeting_info.transcribed_by).toEqual({
+        engine: 'embedded',
+        model: 'moonshine-tiny-en',
+        language: 'en',
+        language_source: 'default',
+      });
       // Nothing was heard in the noise before the first words.
       expect(info.data.sentences[0].start_time).toBeGreaterThan(2);
     },
     180_000,
   );
 
-  it('refuses an upload in a language the model does not serve, naming the setting to change', async () => {
-    const rec = placedRecording(PARTS, 34, 'mp3');
-    const url = rig.media.serve('/placed-de.mp3', { body: readFileSync(rec.path), contentType: 'audio/mpeg' });
-    const id = await rig.upload({ url, title: 'Auf Deutsch', custom_language: 'de' });
-    const run = await waitForRun(rig.gql.temporal, id, 60_000);
-    expect(run).toMatchObject({ status: 'failed' });
-    expect(run.status === 'failed' && run.message).toMatch(
-      /language: the speech model moonshine-tiny-en transcribes en only, not de; set SPEECH_MODEL/,
-    );
+  it('refuses at once an upload in a language no configured model serves, naming the settings', async () => {
+    const url = rig.media.serve('/placed-de.mp3', { body: Buffer.from('never fetched'), contentType: 'audio/mpeg' });
+    for (const field of ['custom_language', 'language']) {
+      const res = await rig.gql.request(rig.owner.key, UPLOAD_AUDIO, {
+        input: { url, title: 'Auf Deutsch', [field]: 'de' },
+      });
+      expect(res.body.data?.uploadAudio ?? null).toBeNull();
+      expect(res.body.errors?.[0].message).toMatch(
+        new RegExp(
+          `^input\\.${field}: no speech model here transcribes de; the models of SPEECH_MODEL and SPEECH_MODELS serve moonshine-tiny-en \\(en\\)`,
+        ),
+      );
+    }
+    // Nothing was stored or fetched.
+    expect(await rig.t.db('meetings').where({ title: 'Auf Deutsch' }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    expect(rig.media.hits('/placed-de.mp3')).toEqual([]);
+    // A caption file is text: its language needs no speech model.
+    const vtt = rig.media.serve('/de.vtt', {
+      body: Buffer.from('WEBVTT\n\n00:00.000 --> 00:02.000\n<v Anna>Guten Morgen zusammen.\n'),
+      contentType: 'text/vtt',
+    });
+    expect(await rig.upload({ url: vtt, title: 'Untertitel', custom_language: 'de' })).toMatch(/./);
   }, 90_000);
 });

@@ -8,7 +8,7 @@ import {
   serialize,
   TsNode,
 } from '../../../../services/core/meetings/tsquery';
-import { momentWord } from '../../../../services/core/meetings/list-sql';
+import { combinedKeyword, momentWord, momentWords } from '../../../../services/core/meetings/keyword-query';
 
 describe('tsquery text', () => {
   it('reads PostgreSQL precedence: ! over <-> over & over |', () => {
@@ -110,6 +110,64 @@ describe('tsquery text', () => {
     expect(word("'budg':*")).toBeNull();
     expect(word('')).toBeNull();
     expect(momentWord({ tsquery: "'a' ?? 'b'", tree: null, opaque: true })).toBeNull();
+  });
+
+  it('joins the parses of the configurations in use, and pairs each with its configurations only where they differ', () => {
+    // Every meeting English (or every configuration parsing alike): the one parse, as it always was.
+    expect(combinedKeyword([{ config: 'english', tsquery: "'budget'" }])).toEqual({
+      tsquery: "'budget'",
+      tree: parseTsquery("'budget'"),
+      opaque: false,
+      byConfig: null,
+      ownParseOnly: false,
+    });
+    expect(
+      combinedKeyword([
+        { config: 'english', tsquery: "'zephyr'" },
+        { config: 'german', tsquery: "'zephyr'" },
+      ]).byConfig,
+    ).toBeNull();
+    const mixed = combinedKeyword([
+      { config: 'english', tsquery: "'hous'" },
+      { config: 'french', tsquery: "'hous'" },
+      { config: 'german', tsquery: "'haus'" },
+      { config: 'simple', tsquery: '' },
+    ]);
+    expect(mixed.tsquery).toBe("( 'hous' ) | ( 'haus' )");
+    expect(mixed.byConfig!.map((b) => [b.configs, b.parsed.tsquery])).toEqual([
+      [['english', 'french'], "'hous'"],
+      [['german'], "'haus'"],
+    ]);
+    // Words alone: all parses at once. A -word: each parse on its own configuration's meetings.
+    expect(mixed.ownParseOnly).toBe(false);
+    const negated = combinedKeyword([
+      { config: 'english', tsquery: "'price' & !'hire'" },
+      { config: 'german', tsquery: "'pricing' & !'hiring'" },
+    ]);
+    expect(negated.ownParseOnly).toBe(true);
+    // Stop words in every language: nothing to match, for any configuration.
+    const none = combinedKeyword([
+      { config: 'english', tsquery: '' },
+      { config: 'german', tsquery: '' },
+    ]);
+    expect([none.tsquery, none.tree, none.byConfig]).toEqual(['', null, null]);
+  });
+
+  it("names each meeting's own word of a keyword by its configuration, for moments read from best_moments", () => {
+    const english = combinedKeyword([{ config: 'english', tsquery: "'budget'" }]);
+    expect(momentWords(english, ['english', 'english'])).toEqual(['budget', 'budget']);
+    const mixed = combinedKeyword([
+      { config: 'english', tsquery: "'hous'" },
+      { config: 'german', tsquery: "'haus'" },
+      { config: 'simple', tsquery: '' },
+    ]);
+    expect(momentWords(mixed, ['german', 'english', 'simple'])).toEqual(['haus', 'hous', '']);
+    // A parse of several words in any configuration: the moments are searched.
+    const phrase = combinedKeyword([
+      { config: 'english', tsquery: "'like' <-> 'know'" },
+      { config: 'german', tsquery: "'lik' <-> 'know'" },
+    ]);
+    expect(momentWords(phrase, ['english'])).toBeNull();
   });
 
   it('serialises any tree so that it reads back as the same tree', () => {

@@ -81,12 +81,15 @@ describe('OpenAI-compatible chat summarizer', () => {
         due_date: '2026-10-16',
         speaker_name: 'Ben Ode',
         start_time: 5.2,
+        index: 1,
+        kind: 'commitment',
+        moments: [{ index: 1, start_time: 5 }],
       },
     ]);
     // sections in time order, each ending where the next begins
     expect(summary.outline).toEqual([
-      { title: 'Pricing sheet', start_time: 0, end_time: 10, summary: '' },
-      { title: 'Next steps', start_time: 10, end_time: 20, summary: '' },
+      { title: 'Pricing sheet', start_time: 0, end_time: 10, summary: '', index: 0 },
+      { title: 'Next steps', start_time: 10, end_time: 20, summary: '', index: 2 },
     ]);
   });
 

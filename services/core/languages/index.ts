@@ -1,0 +1,8 @@
+/**
+ * Languages: each meeting's language (given or detected), the text search configuration its words
+ * are indexed with, and the re-index of meetings indexed before they had one.
+ */
+export { meetingLanguage, recordDetectedLanguage } from './language';
+export type { LanguageSource, MeetingLanguage } from './language';
+export { reindexProgress, reindexStep } from './reindex';
+export type { ReindexProgress, ReindexStep } from './reindex';
