@@ -8,9 +8,10 @@ import { loadIngestMeeting } from '../../services/core/ingest';
 import { isRetryable } from '../../services/net/errors';
 import {
   createSummarizer,
-  summarize,
+  extractiveRun,
   type SummarizeOptions,
   type Summary,
+  type SummaryRun,
 } from '../../services/intelligence/summarize';
 import type { Sentence } from '../../services/intelligence/types';
 import { ActivityDeps, attempt, runStep, stageOf } from './context';
@@ -18,11 +19,35 @@ import { sentencesFor } from './transcribe';
 import type { StepInput, SummarizeResult } from './types';
 
 /** Attempts that may still fail on a chat-model error before the extractive fallback is used. */
-const LLM_ATTEMPTS = 3;
+export const LLM_ATTEMPTS = 3;
 
-interface StagedSummary {
-  digest: string;
+export interface SummaryWithRun {
   summary: Summary;
+  /** Absent in a summary staged by a worker from before runs were recorded. */
+  run?: SummaryRun;
+}
+
+interface StagedSummary extends SummaryWithRun {
+  digest: string;
+}
+
+/**
+ * The summary of `sentences` by the configured summarizer, and its run. A retryable chat-model failure
+ * throws (Temporal tries again) until the last attempt, which falls back to the extractive summary.
+ */
+export async function summarizeSentences(
+  deps: ActivityDeps,
+  sentences: readonly Sentence[],
+  options: SummarizeOptions,
+  tryNumber = attempt(),
+): Promise<Required<SummaryWithRun>> {
+  const summarizer = createSummarizer(deps.config, { fallback: tryNumber >= LLM_ATTEMPTS ? 'extractive' : 'throw' });
+  try {
+    return await summarizer.summarizeWithRun(sentences, options);
+  } catch (e) {
+    if (isRetryable(e)) throw e; // Temporal tries again; the last attempt falls back
+    return extractiveRun(sentences, options, { model: deps.config.llm.model, error: (e as Error).message });
+  }
 }
 
 export async function computeSummary(
@@ -30,7 +55,7 @@ export async function computeSummary(
   meetingId: string,
   sentences: Sentence[],
   tryNumber = attempt(),
-): Promise<Summary> {
+): Promise<Required<SummaryWithRun>> {
   const meeting = await loadIngestMeeting(deps.db, meetingId);
   const options: SummarizeOptions = meeting
     ? {
@@ -42,15 +67,7 @@ export async function computeSummary(
         })),
       }
     : {};
-  const summarizer = createSummarizer(deps.config, { fallback: tryNumber >= LLM_ATTEMPTS ? 'extractive' : 'throw' });
-  try {
-    return await summarizer.summarize(sentences, options);
-  } catch (e) {
-    if (isRetryable(e)) throw e; // Temporal tries again; the last attempt falls back
-    const fallback = summarize(sentences, options);
-    fallback.notes.llm = `${(e as Error).message}; this is the built-in extractive summary instead`;
-    return fallback;
-  }
+  return summarizeSentences(deps, sentences, options, tryNumber);
 }
 
 /** The summary of these very sentences: staged when its digest matches, else computed now. */
@@ -58,20 +75,20 @@ export async function summaryFor(
   deps: ActivityDeps,
   input: StepInput,
   sentences: { digest: string; sentences: Sentence[] },
-): Promise<Summary> {
+): Promise<SummaryWithRun> {
   const stage = stageOf(deps, input.meetingId);
   const staged = await stage.readJson<StagedSummary>('summary');
-  if (staged?.digest === sentences.digest) return staged.summary;
-  const summary = await computeSummary(deps, input.meetingId, sentences.sentences);
-  await stage.writeJson('summary', { digest: sentences.digest, summary } satisfies StagedSummary);
-  return summary;
+  if (staged?.digest === sentences.digest) return { summary: staged.summary, run: staged.run };
+  const { summary, run } = await computeSummary(deps, input.meetingId, sentences.sentences);
+  await stage.writeJson('summary', { digest: sentences.digest, summary, run } satisfies StagedSummary);
+  return { summary, run };
 }
 
 export function summarizeActivity(deps: ActivityDeps) {
   return (input: StepInput): Promise<SummarizeResult> =>
     runStep('summarize', async () => {
       const sentences = await sentencesFor(deps, input.meetingId, input.media, input.transcript);
-      const summary = await summaryFor(deps, input, sentences);
+      const { summary } = await summaryFor(deps, input, sentences);
       return {
         digest: sentences.digest,
         source: summary.source,

@@ -14,7 +14,7 @@ import {
   type AttemptOutcome,
   type LostAttemptInput,
 } from '../../services/core/webhooks';
-import { recordDeliveries, type WebhookDeliveryInput } from '../../services/core/webhooks';
+import { recordDeliveries, type WebhookDeliveryInput, type WebhookEvent } from '../../services/core/webhooks';
 import type { Config } from '../../services/platform/config';
 import type { Knex } from 'knex';
 import { webhookWorkflowId } from '../contracts';
@@ -34,8 +34,9 @@ export async function prepareDeliveries(
   db: Knex,
   config: Pick<Config, 'webhook' | 'publicBaseUrl'>,
   meetingId: string,
+  only?: readonly WebhookEvent[],
 ): Promise<PreparedDelivery[]> {
-  const inputs = await recordDeliveries(db, config, meetingId);
+  const inputs = await recordDeliveries(db, config, meetingId, only);
   return inputs.map((input) => ({ workflowId: webhookWorkflowId(meetingId, input.target, input.event), input }));
 }
 

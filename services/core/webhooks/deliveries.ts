@@ -84,6 +84,8 @@ export async function recordDeliveries(
   db: Knex,
   config: Pick<Config, 'webhook' | 'publicBaseUrl'>,
   meetingId: string,
+  /** Only these events (a re-summary sends meeting.summarized alone); every event the outcome fires when absent. */
+  only?: readonly WebhookEvent[],
 ): Promise<WebhookDeliveryInput[]> {
   const m = await db('meetings')
     .where({ id: meetingId })
@@ -99,7 +101,7 @@ export async function recordDeliveries(
       'failure_reason',
     );
   if (!m || (m.status !== 'completed' && m.status !== 'failed')) return [];
-  const fires = firesFor(m.status);
+  const fires = (event: WebhookEvent) => firesFor(m.status)(event) && (!only || only.includes(event));
   const drafts: DeliveryDraft[] = [];
 
   if (m.upload_webhook) {

@@ -10,6 +10,7 @@ import { TRANSCRIPT_TOKENS } from '../../../services/core/meetings';
 import { newId } from '../../../services/core/ids';
 import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
+import { recordingWorkflows } from '../../support/workflow-port';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { reportTiming } from '../../support/timings';
 
@@ -109,6 +110,7 @@ describe('structured tool output', () => {
       ],
       svc_revoke_meeting_access: [{ meetingId, email: 'new@ext.test' }],
       svc_update_meeting_title: [{ meetingId, title: 'Roadmap review (final)' }],
+      svc_resummarize_meeting: [{ meetingId }],
       svc_update_meeting_privacy: [{ meetingId, privacy: 'teammates' }],
       svc_move_meeting: [{ meetingIds: [meetingId], channelId }],
       svc_rename_speaker: [{ meetingId, from: 'Guest', to: 'Gina', email: 'guest@ext.test' }],
@@ -131,7 +133,7 @@ describe('structured tool output', () => {
         { id: actionItem, dueDate: null },
       ],
     };
-    mcp = await startMcp(t.db);
+    mcp = await startMcp(t.db, {}, { workflows: recordingWorkflows() });
   });
   afterAll(async () => {
     await mcp.close();
