@@ -17,6 +17,12 @@ export const PROMPT_VERSION = 'notes-2';
 const ACTION_KINDS = ['commitment', 'request', 'offer'] as const;
 export type LlmActionKind = (typeof ACTION_KINDS)[number];
 
+/** Bounded strings: a model that repeats itself inside a string stops at the schema, not at the token limit. */
+const bounded = (maxLength: number, description?: string) =>
+  ({ type: 'string', maxLength, ...(description ? { description } : {}) }) as const;
+const nullableText = (maxLength: number, description: string) =>
+  ({ type: ['string', 'null'], maxLength, description }) as const;
+
 const sentenceRefs = {
   type: 'array',
   items: { type: 'integer' },
@@ -35,7 +41,7 @@ export const LLM_SUMMARY_SCHEMA = {
   required: ['meeting_type', 'short_summary', 'overview', 'topics', 'keywords', 'action_items', 'outline'],
   properties: {
     meeting_type: { type: 'string', enum: [...MEETING_TYPES] },
-    short_summary: { type: 'string', description: 'One sentence' },
+    short_summary: bounded(300, 'One sentence'),
     overview: {
       type: 'array',
       maxItems: LIMITS.overview,
@@ -44,11 +50,11 @@ export const LLM_SUMMARY_SCHEMA = {
         type: 'object',
         additionalProperties: false,
         required: ['text', 'sentences'],
-        properties: { text: { type: 'string' }, sentences: sentenceRefs },
+        properties: { text: bounded(300), sentences: sentenceRefs },
       },
     },
-    topics: { type: 'array', maxItems: LIMITS.topics, items: { type: 'string' } },
-    keywords: { type: 'array', maxItems: LIMITS.keywords, items: { type: 'string' } },
+    topics: { type: 'array', maxItems: LIMITS.topics, items: bounded(80) },
+    keywords: { type: 'array', maxItems: LIMITS.keywords, items: bounded(60) },
     action_items: {
       type: 'array',
       maxItems: LIMITS.action_items,
@@ -57,10 +63,10 @@ export const LLM_SUMMARY_SCHEMA = {
         additionalProperties: false,
         required: ['text', 'kind', 'owner', 'due', 'sentences'],
         properties: {
-          text: { type: 'string', description: 'The task, as one sentence' },
+          text: bounded(300, 'The task, as one sentence'),
           kind: { type: 'string', enum: [...ACTION_KINDS] },
-          owner: { type: ['string', 'null'], description: 'Name of the person who will do it, as in the transcript' },
-          due: { type: ['string', 'null'], description: 'When, as said ("Friday"), or null' },
+          owner: nullableText(100, 'Name of the person who will do it, as in the transcript'),
+          due: nullableText(60, 'When, as said ("Friday"), or null'),
           sentences: sentenceRefs,
         },
       },
@@ -73,7 +79,7 @@ export const LLM_SUMMARY_SCHEMA = {
         additionalProperties: false,
         required: ['title', 'sentence'],
         properties: {
-          title: { type: 'string' },
+          title: bounded(100),
           sentence: { type: 'integer', description: "Number (#) of the section's first sentence" },
         },
       },
