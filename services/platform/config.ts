@@ -246,7 +246,7 @@ export const SETTINGS = {
     kind: 'int',
     default: '24000',
     min: 2000,
-    doc: "Transcript characters one call to LLM_URL is sent at most: a longer meeting is summarised in parts of this size, then whole from the parts' notes (docs/summaries.md). Keep it within the model's context.",
+    doc: "Transcript characters one call to LLM_URL is sent at most: a longer meeting is summarised in parts of this size, then whole from the parts' notes (docs/llm-notes.md). Keep it within the model's context.",
   },
   WEBHOOK_TIMEOUT: { kind: 'duration', default: '15s', doc: 'Time a webhook receiver has to answer 2xx.' },
   WEBHOOK_RETRY_SCHEDULE: {
@@ -418,7 +418,7 @@ export interface Config {
   };
   /** EMBEDDING_MODEL_DIR: the sentence-embedding model's folder; '' (the setting off): no search by meaning. */
   embeddingModelDir: string;
-  /** LLM_*: the chat model that writes meeting notes (docs/summaries.md); url '' for the built-in summarizer. */
+  /** LLM_*: the chat model that writes meeting notes (docs/llm-notes.md); url '' for the built-in summarizer. */
   llm: { url: string; apiKey: string; model: string; timeoutMs: number; maxTokens: number; partChars: number };
   webhook: { timeoutMs: number; retryScheduleMs: number[]; secretOverlapMs: number };
   liveIdleTimeoutMs: number;
