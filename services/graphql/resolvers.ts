@@ -45,6 +45,16 @@ const record = (v: unknown): Record<string, unknown> =>
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
+/** A cited moment ({index, start_time, link}), or null when the stored one lacks a field. */
+function moment(v: unknown): { index: number; start_time: number; link: string } | null {
+  const r = record(v);
+  const index = num(r.index);
+  const start = num(r.start_time);
+  return index === null || start === null || typeof r.link !== 'string'
+    ? null
+    : { index, start_time: start, link: r.link };
+}
+
 /** Summary items are JSON written by the summarizer; shape them defensively for the typed schema. */
 function summaryForGraphql(s: SummaryResult) {
   if (s.summary_status !== 'processed') {
@@ -54,6 +64,7 @@ function summaryForGraphql(s: SummaryResult) {
       keywords: [],
       action_items: [],
       overview: null,
+      overview_lines: [],
       short_summary: null,
       topics_discussed: [],
       meeting_type: null,
@@ -75,9 +86,19 @@ function summaryForGraphql(s: SummaryResult) {
         due_date: str(r.due_date),
         speaker_name: str(r.speaker_name),
         start_time: num(r.start_time),
+        index: num(r.index),
+        kind: str(r.kind),
+        link: str(r.link),
+        moments: (Array.isArray(r.moments) ? r.moments : []).map(moment).filter((m) => m !== null),
       };
     }),
     overview: s.overview,
+    overview_lines: s.overview_lines
+      .map((l) => {
+        const m = moment(l);
+        return m ? { ...m, text: String(record(l).text ?? '') } : null;
+      })
+      .filter((l) => l !== null),
     short_summary: s.short_summary,
     topics_discussed: s.topics_discussed.map((t) =>
       typeof t === 'string' ? t : String(record(t).title ?? record(t).name ?? JSON.stringify(t)),
@@ -90,6 +111,8 @@ function summaryForGraphql(s: SummaryResult) {
         start_time: num(r.start_time),
         end_time: num(r.end_time),
         summary: str(r.summary),
+        index: num(r.index),
+        link: str(r.link),
       };
     }),
     notes: Object.entries(s.notes).map(([field, message]) => ({ field, message })),
@@ -149,6 +172,6 @@ export const resolvers = {
   Transcript: {
     // Read only when selected: a polling app asking for status does not pay for the summary.
     summary: (parent: TranscriptPage, _: unknown, ctx: GraphqlContext) =>
-      getSummary(ctx.deps.db, readerOf(ctx, 'transcript'), parent.id).then(summaryForGraphql),
+      getSummary(ctx.deps.db, ctx.deps.config, readerOf(ctx, 'transcript'), parent.id).then(summaryForGraphql),
   },
 };

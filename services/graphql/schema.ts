@@ -211,6 +211,15 @@ export const typeDefs = /* GraphQL */ `
     negative_pct: Float!
   }
 
+  "A moment of the transcript a line of the notes rests on."
+  type Moment {
+    "The sentence's index in the transcript."
+    index: Int!
+    start_time: Float!
+    "The meeting page at this moment."
+    link: String!
+  }
+
   type ActionItem {
     text: String!
     assignee: String
@@ -218,6 +227,14 @@ export const typeDefs = /* GraphQL */ `
     due_date: String
     speaker_name: String
     start_time: Float
+    "The sentence that states it (null for summaries made before citations)."
+    index: Int
+    "commitment, request or offer."
+    kind: String
+    "The meeting page at its moment."
+    link: String
+    "Every moment that states or repeats it, the first its own."
+    moments: [Moment!]!
   }
 
   type OutlineSection {
@@ -225,6 +242,17 @@ export const typeDefs = /* GraphQL */ `
     start_time: Float
     end_time: Float
     summary: String
+    "The sentence summary is."
+    index: Int
+    link: String
+  }
+
+  "A line of the overview and the moment it rests on."
+  type OverviewLine {
+    text: String!
+    index: Int!
+    start_time: Float!
+    link: String!
   }
 
   type SummaryNote {
@@ -239,6 +267,8 @@ export const typeDefs = /* GraphQL */ `
     keywords: [String!]!
     action_items: [ActionItem!]!
     overview: String
+    "The overview line by line, each citing its moment."
+    overview_lines: [OverviewLine!]!
     short_summary: String
     topics_discussed: [String!]!
     meeting_type: String

@@ -67,6 +67,9 @@ const summaryFields = {
   keywords: z.array(str),
   action_items: z.array(z.unknown()),
   overview: str,
+  overview_lines: z
+    .array(z.object({ text: str, index: num, start_time: num, link: str }).passthrough())
+    .describe('The overview line by line, each with the moment it rests on.'),
   short_summary: str,
   topics_discussed: z.array(z.unknown()),
   meeting_type: nullable(str),

@@ -11,6 +11,9 @@ import type { OpenedSoundbite } from '../core/soundbites';
 import type { Principal } from '../core/principal';
 import type { ActionItemPage, ActionItemRecord } from '../core/action-items';
 import { EXPORT_FORMATS } from '../core/exports';
+import { clock, outlineOf, overviewOf } from './summary-lines';
+
+export { clock } from './summary-lines';
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -20,15 +23,6 @@ export interface PageContext {
   viewer: Principal | null;
   /** The session's CSRF value, for the sign-out form. */
   csrf: string | null;
-}
-
-/** mm:ss, or h:mm:ss from an hour on: how a person reads a moment of a meeting. */
-export function clock(seconds: number): string {
-  const s = Math.max(0, Math.floor(seconds));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = String(s % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
 }
 
 export function layout(ctx: PageContext, title: string, body: Html): Html {
@@ -287,8 +281,7 @@ function summarySection(m: FullMeeting, items?: ActionItemRecord[]): Html {
       : html`<p class="muted">none</p>`;
   return html`<section aria-labelledby="summary-h">
     <h2 id="summary-h">Summary</h2>
-    ${s.meeting_type ? html`<p><span class="badge">${s.meeting_type}</span></p>` : ''}
-    ${s.overview ? html`<p class="overview">${s.overview}</p>` : ''}
+    ${s.meeting_type ? html`<p><span class="badge">${s.meeting_type}</span></p>` : ''} ${overviewOf(s)}
     <h3>Action items</h3>
     ${items ? actionItemList(m.id, items) : list(s.action_items)}
     <h3>Keywords</h3>
@@ -296,7 +289,7 @@ function summarySection(m: FullMeeting, items?: ActionItemRecord[]): Html {
     <h3>Topics</h3>
     ${list(s.topics_discussed)}
     <h3>Outline</h3>
-    ${list(s.outline)}
+    ${outlineOf(s.outline)}
   </section>`;
 }
 

@@ -6,7 +6,7 @@
  */
 import { replaceSummary, storedMeetingText } from '../../services/core/summaries';
 import { ActivityDeps, runStep } from './context';
-import { summarizeSentences } from './summarize';
+import { summarizeSentences, workerEmbedder } from './summarize';
 import { prepareDeliveries, type PreparedDelivery } from './webhooks';
 
 export interface ResummaryInput {
@@ -44,7 +44,8 @@ export function createResummaryActivities(deps: ActivityDeps): ResummaryActiviti
       runStep('resummarize', async () => {
         const text = await storedMeetingText(deps.db, input.meetingId);
         if (!text || text.status !== 'completed') return NOTHING;
-        const { summary, run } = await summarizeSentences(deps, text.sentences, text.options);
+        const options = { ...text.options, embedder: await workerEmbedder(deps) };
+        const { summary, run } = await summarizeSentences(deps, text.sentences, options);
         const r = await replaceSummary(deps.db, {
           meetingId: input.meetingId,
           summary,

@@ -9,6 +9,7 @@ import { isRetryable } from '../../services/net/errors';
 import {
   createSummarizer,
   extractiveRun,
+  type SentenceEmbedder,
   type SummarizeOptions,
   type Summary,
   type SummaryRun,
@@ -17,6 +18,18 @@ import type { Sentence } from '../../services/intelligence/types';
 import { ActivityDeps, attempt, runStep, stageOf } from './context';
 import { sentencesFor } from './transcribe';
 import type { StepInput, SummarizeResult } from './types';
+
+/**
+ * The worker's embedding model (the one meaning search loaded), for the extractive notes; null where
+ * none is configured or it cannot be loaded: the notes then compare words, and are made all the same.
+ */
+export async function workerEmbedder(deps: ActivityDeps): Promise<SentenceEmbedder | null> {
+  try {
+    return (await deps.embedder?.()) ?? null;
+  } catch {
+    return null;
+  }
+}
 
 /** Attempts that may still fail on a chat-model error before the extractive fallback is used. */
 export const LLM_ATTEMPTS = 3;
@@ -57,8 +70,10 @@ export async function computeSummary(
   tryNumber = attempt(),
 ): Promise<Required<SummaryWithRun>> {
   const meeting = await loadIngestMeeting(deps.db, meetingId);
+  const embedder = await workerEmbedder(deps);
   const options: SummarizeOptions = meeting
     ? {
+        embedder,
         title: meeting.title,
         meetingDate: new Date(meeting.date).toISOString(),
         participants: (meeting.upload_options.attendees ?? []).map((a) => ({
@@ -66,7 +81,7 @@ export async function computeSummary(
           email: a.email,
         })),
       }
-    : {};
+    : { embedder };
   return summarizeSentences(deps, sentences, options, tryNumber);
 }
 

@@ -29,6 +29,7 @@ import type { Knex } from 'knex';
 import { numbered, runSql, type Statement } from '../../platform/sql';
 import { estimateDenseTokens, estimateTextTokens } from '../tokens';
 import { TRANSCRIPT_TOKENS } from './transcripts';
+import { momentLink } from './records';
 
 /** One matching sentence of a meeting in a list. */
 export interface MomentRecord {
@@ -70,8 +71,7 @@ export const meetingSentences = (meeting: string, columns = 'idx, tsv') =>
 /** The columns a moment reads: naming them rather than `*` spares projecting every column of every sentence a page tests. */
 const MOMENT_COLUMNS = 'meeting_id, idx, speaker_name, start_time, text, tsv';
 
-export const momentLink = (transcriptUrl: string, startTime: number) =>
-  `${transcriptUrl}#t=${Math.max(0, Math.floor(startTime))}`;
+export { momentLink };
 
 /** `**` marks and an ellipsis where ts_headline cut a long sentence. */
 function markedText(text: string, headline: string): string {

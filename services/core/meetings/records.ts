@@ -59,6 +59,10 @@ export interface MeetingRecord {
   transcript_url: string;
 }
 
+/** The meeting page at a moment: transcript_url#t=<whole seconds>. */
+export const momentLink = (transcriptUrl: string, startTime: number) =>
+  `${transcriptUrl}#t=${Math.max(0, Math.floor(startTime))}`;
+
 export function transcriptUrl(config: Pick<Config, 'publicBaseUrl'>, id: string): string {
   return `${config.publicBaseUrl}/meetings/${encodeURIComponent(id)}`;
 }

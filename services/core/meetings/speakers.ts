@@ -83,7 +83,9 @@ interface SummaryItem {
 
 /** The summary's mentions of the speaker, renamed; false when nothing in it named them. */
 async function renameInSummary(trx: Knex.Transaction, meetingId: string, from: string, to: string): Promise<boolean> {
-  const s = await trx('summaries').where('meeting_id', meetingId).first('action_items', 'overview', 'short_summary');
+  const s = await trx('summaries')
+    .where('meeting_id', meetingId)
+    .first('action_items', 'overview', 'overview_lines', 'short_summary');
   if (!s) return false;
   const lower = from.toLowerCase();
   // Items are objects; anything else (older rows held plain strings) is kept as it is.
@@ -96,14 +98,22 @@ async function renameInSummary(trx: Knex.Transaction, meetingId: string, from: s
       ...(typeof it.assignee === 'string' && it.assignee.toLowerCase() === lower ? { assignee: to } : {}),
     };
   });
+  // The overview's lines say the same as the overview: renamed alike, their moments kept.
+  const lines = (Array.isArray(s.overview_lines) ? s.overview_lines : []).map((raw: unknown) =>
+    raw && typeof raw === 'object' && typeof (raw as { text?: unknown }).text === 'string'
+      ? { ...raw, text: replaceName((raw as { text: string }).text, from, to) }
+      : raw,
+  );
   const change = {
     action_items: JSON.stringify(items),
     overview: replaceName(s.overview, from, to),
+    overview_lines: JSON.stringify(lines),
     short_summary: replaceName(s.short_summary, from, to),
   };
   if (
     change.action_items === JSON.stringify(s.action_items) &&
     change.overview === s.overview &&
+    change.overview_lines === JSON.stringify(s.overview_lines ?? []) &&
     change.short_summary === s.short_summary
   )
     return false;

@@ -14,7 +14,8 @@ import { recordRead } from '../read-audit';
 import { invalid, notFound } from '../../platform/errors';
 import type { Principal } from '../principal';
 import { estimateJsonTokens, estimateNumberTokens, estimateTextTokens } from '../tokens';
-import { MeetingRecord, MeetingRow, toMeetingRecord, meetingColumns } from './records';
+import { MeetingRecord, MeetingRow, toMeetingRecord, meetingColumns, transcriptUrl } from './records';
+import { citeSummary } from './summary-citations';
 import type { MeetingAnalytics, SpeakerAnalytics } from '../../intelligence';
 
 // ---------------------------------------------------------------------------------------------------
@@ -76,8 +77,11 @@ export interface TranscribedBy {
 
 export interface SummaryFields {
   keywords: string[];
+  /** Each with the stored sentence `index`, `start_time`, `moments` and the `link` to its moment. */
   action_items: unknown[];
   overview: string;
+  /** The overview line by line: `text`, the `index` and `start_time` of its moment, and its `link`. */
+  overview_lines: unknown[];
   short_summary: string;
   topics_discussed: unknown[];
   meeting_type: string | null;
@@ -188,6 +192,7 @@ interface SummaryRow {
   keywords: unknown;
   action_items: unknown;
   overview: string | null;
+  overview_lines: unknown;
   short_summary: string | null;
   topics_discussed: unknown;
   meeting_type: string | null;
@@ -212,7 +217,7 @@ interface ReadRow extends MeetingRow {
 }
 
 const SUMMARY_SQL = `(select json_build_object('keywords', s.keywords, 'action_items', s.action_items, 'overview', s.overview,
-    'short_summary', s.short_summary, 'topics_discussed', s.topics_discussed, 'meeting_type', s.meeting_type, 'outline', s.outline, 'notes', s.notes)
+    'overview_lines', s.overview_lines, 'short_summary', s.short_summary, 'topics_discussed', s.topics_discussed, 'meeting_type', s.meeting_type, 'outline', s.outline, 'notes', s.notes)
   from summaries s where s.meeting_id = m.id and m.status = 'completed') as summary`;
 const HAS_SUMMARY_SQL = `(m.status = 'completed' and exists (select 1 from summaries s where s.meeting_id = m.id)) as has_summary`;
 const PARTICIPANTS_SQL = `coalesce((select array_agg(mp.email order by mp.email) from meeting_participants mp where mp.meeting_id = m.id), '{}') as participants`;
@@ -401,7 +406,7 @@ function toMeetingAnalytics(r: MeetingAnalyticsRecord | null | undefined): Meeti
   };
 }
 
-const EMPTY_NOTES: Record<Exclude<keyof SummaryFields, 'notes'>, string> = {
+const EMPTY_NOTES: Record<Exclude<keyof SummaryFields, 'notes' | 'overview_lines'>, string> = {
   keywords: 'no keywords were extracted from this meeting',
   action_items: 'no action items were found in this meeting',
   overview: 'no overview was produced for this meeting',
@@ -414,7 +419,7 @@ const EMPTY_NOTES: Record<Exclude<keyof SummaryFields, 'notes'>, string> = {
 const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const isEmpty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
 
-function toSummary(m: ReadRow): SummaryFields | null {
+function toSummary(m: ReadRow, transcriptUrl: string): SummaryFields | null {
   // Only a finished meeting has a summary worth reading (a stale row of a reprocessing meeting is not).
   const r = m.summary;
   if (m.status !== 'completed' || !r) return null;
@@ -422,6 +427,7 @@ function toSummary(m: ReadRow): SummaryFields | null {
     keywords: asArray(r.keywords).map(String),
     action_items: asArray(r.action_items),
     overview: r.overview ?? '',
+    overview_lines: asArray(r.overview_lines),
     short_summary: r.short_summary ?? '',
     topics_discussed: asArray(r.topics_discussed),
     meeting_type: r.meeting_type ?? m.meeting_type ?? null,
@@ -432,8 +438,8 @@ function toSummary(m: ReadRow): SummaryFields | null {
   for (const [k, v] of Object.entries((r.notes ?? {}) as Record<string, unknown>))
     if (typeof v === 'string') notes[k] = v;
   for (const [k, v] of Object.entries(fields))
-    if (isEmpty(v) && !notes[k]) notes[k] = EMPTY_NOTES[k as keyof typeof EMPTY_NOTES];
-  return { ...fields, notes };
+    if (k !== 'overview_lines' && isEmpty(v) && !notes[k]) notes[k] = EMPTY_NOTES[k as keyof typeof EMPTY_NOTES];
+  return { ...citeSummary(fields, transcriptUrl), notes };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -475,7 +481,7 @@ async function readPage(db: Knex, config: Config, p: Principal, id: string, opts
   const { fromIndex, maxTokens } = pageOptions(config, opts);
   const page = { fromIndex, cap: sentenceCap(maxTokens), rawTextWhenDifferent: opts.rawText === 'when-different' };
   const m = await readMeeting(db, p, id, { summary: withSummary ? 'full' : 'exists', page });
-  const summary = withSummary ? toSummary(m) : null;
+  const summary = withSummary ? toSummary(m, transcriptUrl(config, m.id)) : null;
   const hasSummary = withSummary ? summary !== null : m.status === 'completed' && m.has_summary === true;
   const envelope = {
     ...toMeetingRecord(config, m, (m.participants ?? []).join(', ')),
@@ -526,10 +532,15 @@ export async function fetchMeeting(
  * One meeting's summary, no transcript. When there is none (processing, failed, live, or never
  * produced) the answer says so with summary_status and a message rather than failing.
  */
-export async function getSummary(db: Knex, p: Principal, id: string): Promise<SummaryResult> {
+export async function getSummary(
+  db: Knex,
+  config: Pick<Config, 'publicBaseUrl'>,
+  p: Principal,
+  id: string,
+): Promise<SummaryResult> {
   const meetingId = requireMeetingId('transcriptId', id);
   const m = await readMeeting(db, p, meetingId, { summary: 'full' });
-  const summary = toSummary(m);
+  const summary = toSummary(m, transcriptUrl(config, m.id));
   const head = { id: m.id, title: m.title, dateString: new Date(m.date).toISOString() };
   if (summary) return { ...head, summary_status: 'processed' as const, ...summary };
   const info = meetingInfo(m, false);

@@ -18,6 +18,7 @@ export function summaryRow(meetingId: string, s: Summary): Record<string, unknow
     keywords: JSON.stringify(s.keywords),
     action_items: JSON.stringify(s.action_items),
     overview: s.overview,
+    overview_lines: JSON.stringify(s.overview_lines ?? []),
     short_summary: s.short_summary,
     topics_discussed: JSON.stringify(s.topics_discussed),
     meeting_type: s.meeting_type,

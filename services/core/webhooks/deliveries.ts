@@ -37,7 +37,7 @@ import {
   type WebhookTarget,
 } from './types';
 import { deliveryTargetSql } from '../access';
-import { isV2Event, subscribedEvents, v2Payload, type WebhookEventItem } from './events';
+import { isV2Event, subscribedEvents, v2Payload, type WebhookEventItem, type WebhookOverviewLine } from './events';
 import { momentLink } from '../action-items';
 
 /** The exact body sent for a meeting: meetingId, eventType, and clientReferenceId when set. */
@@ -206,6 +206,29 @@ export async function recordDeliveries(
     }));
 }
 
+/** The summary's overview lines with their moments, as the meeting page shows them; [] without a summary. */
+async function overviewLines(
+  db: Knex,
+  config: Pick<Config, 'publicBaseUrl'>,
+  meetingId: string,
+): Promise<WebhookOverviewLine[]> {
+  const row: { overview_lines: unknown } | undefined = await db('summaries')
+    .where({ meeting_id: meetingId })
+    .first('overview_lines');
+  const lines = Array.isArray(row?.overview_lines) ? row.overview_lines : [];
+  return lines
+    .filter(
+      (l): l is { text: string; index: number; start_time: number } =>
+        Boolean(l) && typeof l.text === 'string' && typeof l.index === 'number' && typeof l.start_time === 'number',
+    )
+    .map((l) => ({
+      text: l.text,
+      index: l.index,
+      start_time: l.start_time,
+      link: momentLink(config, meetingId, l.start_time),
+    }));
+}
+
 /**
  * The body of each event some target subscribed to, made once for all targets. action_items.created
  * only for a meeting with items: an event that did not happen is not sent.
@@ -222,6 +245,8 @@ async function payloadsOf(
     if (!isV2Event(event)) out.set(event, webhookPayload(m));
     else if (event === WEBHOOK_EVENT_FAILED)
       out.set(event, v2Payload(event, m, now, { reason: m.failure_reason ?? 'processing failed' }));
+    else if (event === 'meeting.summarized')
+      out.set(event, v2Payload(event, m, now, { overview_lines: await overviewLines(db, config, m.id) }));
     else if (event !== 'action_items.created') out.set(event, v2Payload(event, m, now));
   }
   if (events.has('action_items.created')) {

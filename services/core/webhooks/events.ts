@@ -5,7 +5,8 @@
  *   - `Transcription completed` (V1): `{"meetingId","eventType","clientReferenceId"?}`, x-hub-signature `<hex>`;
  *   - `meeting.transcribed`, `meeting.summarized` (Fireflies' V2): `{"event","timestamp","meeting_id","client_reference_id"}`,
  *     timestamp in milliseconds since 1970, client_reference_id null when the upload set none,
- *     x-hub-signature `sha256=<hex>`;
+ *     x-hub-signature `sha256=<hex>`; `meeting.summarized` adds `overview_lines`, the overview line by
+ *     line with the moment each rests on, the lines the meeting page shows;
  *   - `action_items.created` (ours, V2 form): the same fields and `action_items`, the meeting's items
  *     with the moment each was said; sent only for a meeting with items;
  *   - `meeting.failed` (ours, V2 form): the same fields and `reason`, the meeting's failure_reason, the
@@ -25,6 +26,9 @@ export type WebhookEventItem = {
   start_time: number;
   link: string;
 };
+
+/** A line of a meeting's overview and its moment, as the meeting page shows it. */
+export type WebhookOverviewLine = { text: string; index: number; start_time: number; link: string };
 
 /** Whether an event is sent in the V2 form (payload and `sha256=` signature). */
 export const isV2Event = (event: string | undefined | null): boolean =>
@@ -60,7 +64,7 @@ export function v2Payload(
   event: WebhookEvent,
   meeting: { id: string; client_reference_id: string | null },
   timestamp: number,
-  extra: { action_items?: WebhookEventItem[]; reason?: string } = {},
+  extra: { action_items?: WebhookEventItem[]; reason?: string; overview_lines?: WebhookOverviewLine[] } = {},
 ): string {
   const body: Record<string, unknown> = {
     event,
@@ -69,6 +73,7 @@ export function v2Payload(
     client_reference_id: meeting.client_reference_id ?? null,
   };
   if (extra.action_items) body.action_items = extra.action_items;
+  if (extra.overview_lines) body.overview_lines = extra.overview_lines;
   if (extra.reason !== undefined) body.reason = extra.reason;
   return JSON.stringify(body);
 }

@@ -1,38 +1,59 @@
 import type { Sentence } from '../types';
 import { findDuePhrase, hasDeadline, resolveDue } from './due-dates';
-import type { ActionItem } from './types';
+import { foldCommitments } from './commitments';
+import { prepare, type Prepared } from './terms';
+import type { ActionItem, ActionItemKind } from './types';
 
 /**
- * Action items are sentences that commit someone to do something after the meeting. Four kinds of
+ * Action items are sentences that commit someone to do something after the meeting. Five kinds of
  * wording count, each with the owner it implies:
  *   - first person: "I'll…", "I will…", "I'm going to…", "let me check/send/…"   → the speaker
- *   - the group:    "we need to…", "we should…", "let's…", "we'll…"              → the speaker who raised it
+ *   - an offer:     "I can…", "happy to…", "want me to…" + a task                  → the speaker
+ *   - the group:    "we need to…", "let's…", "we'll…" with a time said             → the speaker who raised it
  *   - a request:    "can you / could you / would you / please" + a task verb     → the person named, else whoever answers
  *   - a label or a named owner: "action item for Tom: …", "Priya will…", "Sam to…" → that person
  * A deadline ("by Friday", "before the 20th", "end of day") makes a sentence an action item on its own.
- * Meeting mechanics ("let's get started", "I'll share my screen", "can you hear me") and interview
- * prompts ("can you tell me about…") are left out.
+ * Meeting mechanics ("let's get started", "I'll share my screen", "I'll click on…"), interview prompts
+ * ("can you tell me about…"), hedged plans ("we'll probably…") and concerns ("I'm worried…", "we'll need
+ * a security review before…": a condition someone raises, which nobody took on) are left out.
+ * commitments.ts then folds repeats, answers and recaps into one item per commitment.
  */
 
-const FIRST_PERSON =
-  /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i can take|i'll take|i'm on it|i'll handle)\b/;
+const FIRST_PERSON = /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i'll take|i'll handle)\b|^i'm on it[.!]?$/;
 const FIRST_PERSON_NOT_A_TASK =
-  /\b(?:i'll|i will) (?:be honest|admit|say|tell you|bet|be quick|be brief|start with|start by|hand it|pass it|stop sharing|share my screen|show you|walk you|let you|leave it|keep it short|just say|go(?: first| next| ahead)?(?:[.!,]|$)|kick (?:it|us|things) off|give you a quick|turn it over)|\bi'm going to (?:share|show|walk|stop|hand|pass|start by|be honest)|\bi will not\b|\bi'll never\b/;
+  /\b(?:i'll|i will) (?:be honest|admit|say|tell you|bet|be quick|be brief|start with|start by|hand it|pass it|stop sharing|share my screen|show you|walk you|let you|leave it|keep it short|just say|go(?: first| next| ahead)?(?:[.!,]|$)|kick (?:it|us|things) off|give you a quick|turn it over|click|drag|type|scroll|set it to|start the timer|read (?:them|it|these) out|start[.!]?$|be there|be back|be late|be out|take (?:your )?questions)|\bi'm going to (?:share|show|walk|stop|hand|pass|start by|be honest)|\bi will not\b|\bi'll never\b/;
 const LET_ME =
   /\blet me (?:check|send|draft|write|update|ping|set up|schedule|book|sort out|dig into|look into|get back|follow up|find out|put together|create|file|open|fix|review|confirm|loop in|email|reach out|talk to|sync with|circle back)\b/;
 const GROUP =
   /\b(?:we need to|we have to|we must|we should|we'll need to|we will need to|we're going to need to|let's|let us|we'll|we will)\b/;
+const GROUP_MUST = /\b(?:we need to|we have to|we must|we should)\b/;
 const GROUP_NOT_A_TASK =
-  /\b(?:let's|let us) (?:see|say|be honest|start|get started|begin|kick (?:it )?off|dive in|jump in|move on|go|take a look|look at|talk about|wrap up|do a (?:quick )?round|hear|recap|pick up where|continue|skip|not|open it up|open the floor)\b|\b(?:let's|let us) (?:do|try) (?:that|it|this|both)[.!]?$|\bwe'll see\b|\bwe will see\b|\bwe'll get there\b/;
+  /\b(?:let's|let us) (?:see|say|be honest|start|get started|begin|kick (?:it )?off|dive in|jump in|move on|go|take a look|look at|talk about|wrap up|do a (?:quick )?round|hear|recap|pick up where|continue|skip|not|open it up|open the floor|group|decide|look|plan (?:the )?sprint|take a break|note that|do the|do a scenario)\b|\bwe'll (?:have (?:our|a|an|the)|ask|start|show|cover|go through|take questions)\b|\b(?:let's|let us) (?:do|try) (?:that|it|this|both)[.!]?$|\bwe'll see\b|\bwe will see\b|\bwe'll get there\b/;
 const REQUEST = /\b(?:can you|could you|would you|will you|can we get you to|please)\b/;
 const REQUEST_TASK =
   /\b(?:can you|could you|would you|will you|can we get you to|please)\s+(?:(?:also|maybe|just|quickly|then)\s+)*(?:send|share (?:the|your|it|that|a|those|them)(?! screen)|review|update|check|look into|follow up|schedule|set up|book|write|draft|file|create|open|fix|ping|email|prepare|test|add|put together|sign|forward|loop in|invite|confirm|own|take (?:a look|care|over|on)|handle|reach out|coordinate|make sure|find out|dig into|get (?:me|us|the|a|that|it)|circle back|document|investigate|run|ship|merge|deploy|post|order|move|reply|call|remind)\b/;
 const ACTION_LABEL = /\baction items?\b/;
+const OFFER =
+  /\b(?:i can|i could|happy to|i'm happy to|i'd be happy to|want me to|shall i|i can also)\s+(?:(?:also|just|quickly)\s+)?(?:do that|take (?:that|it|this|care)|help (?:with|you|them|out)|review|send|check|look|write|set up|draft|own|handle|follow up|join|share|update|fix|build|do the|do it|do one|ask|talk|call|reach out|schedule|book|prepare|put together|get|find)\b/;
+// An estimate ("I can design that in two or three weeks") says how long, not that someone will.
+const ESTIMATE =
+  /\bin (?:about |maybe |roughly )?(?:a|an|one|two|three|four|five|six|\d+)(?: or (?:two|three|four|five|six|\d+))? (?:days|weeks|months|hours)\b/;
+const HEDGED = /\b(?:probably|maybe|might|perhaps|possibly|hopefully)\b/;
+/** "I'll ping you if something comes up": a promise only should the need arise. */
+const CONDITIONAL = /\bif (?:something|anything) (?:comes up|changes|happens)\b|\bif (?:needed|necessary)\b/;
+/** Addressing someone by request wording that is about the call itself, not work after it. */
+const REQUEST_NOT_A_TASK =
+  /\b(?:can|could|would|will) you (?:(?:please|also|just) )?(?:hear|see|tell me|tell us|walk (?:me|us)|share your screen|show|start|go first|introduce|repeat|say)\b/;
+/** A worry or a condition someone raises: said so it is heard, not something anyone took on. */
+const CONCERN =
+  /\b(?:i'm|i am|we're|we are) (?:a bit |a little |really |very |also |quite )*(?:worried|concerned|nervous)\b|\bmy (?:main )?(?:worry|concern|fear)\b|\bthe risk is\b|\b(?:we'll|we will|we would|we'd) need (?:a|an|the|to see)\b.*\bbefore\b|\blet's make sure we don't\b/;
 
 export interface ActionItemContext {
   /** Full names of the people in the meeting (speakers and invitees); first names are matched too. */
   people: string[];
   meetingDate?: string;
+  /** The sentences' content words without the people's names, when the caller has read them already. */
+  prepared?: Prepared;
 }
 
 /** First names (and full names) to the person they stand for; a first name shared by two people is dropped. */
@@ -99,12 +120,14 @@ function tidy(text: string): string {
   return t ? t[0].toUpperCase() + t.slice(1) : text;
 }
 
-type Kind = 'first_person' | 'group' | 'request' | 'label' | 'named' | 'deadline';
+export type Kind = 'first_person' | 'offer' | 'group' | 'request' | 'label' | 'named' | 'deadline';
 
-function kindOf(lower: string, named: boolean): Kind | undefined {
-  // "Action items." alone announces a list; it is not a task.
+function kindOf(lower: string, named: boolean, addressed: boolean): Kind | undefined {
+  if (CONCERN.test(lower) || CONDITIONAL.test(lower)) return undefined;
+  // "Action items." alone announces a list, and a question about them asks; neither is a task.
   if (
     ACTION_LABEL.test(lower) &&
+    !lower.trimEnd().endsWith('?') &&
     lower
       .replace(ACTION_LABEL, '')
       .split(/\s+/)
@@ -113,8 +136,23 @@ function kindOf(lower: string, named: boolean): Kind | undefined {
     return 'label';
   if (named) return 'named';
   if ((FIRST_PERSON.test(lower) && !FIRST_PERSON_NOT_A_TASK.test(lower)) || LET_ME.test(lower)) return 'first_person';
-  if (REQUEST.test(lower) && REQUEST_TASK.test(lower)) return 'request';
-  if (GROUP.test(lower) && !GROUP_NOT_A_TASK.test(lower)) return 'group';
+  if (OFFER.test(lower) && !ESTIMATE.test(lower)) return 'offer';
+  // "Grace, can you …?" or "could you … by Friday?": asked of someone, whatever the verb.
+  if (
+    REQUEST.test(lower) &&
+    !REQUEST_NOT_A_TASK.test(lower) &&
+    (REQUEST_TASK.test(lower) || addressed || hasDeadline(lower))
+  )
+    return 'request';
+  // What the group must do is a task; what it will do ("let's…", "we'll…") when a time is said. Hedged
+  // plans ("we'll probably…") are neither.
+  if (
+    GROUP.test(lower) &&
+    !GROUP_NOT_A_TASK.test(lower) &&
+    !HEDGED.test(lower) &&
+    (GROUP_MUST.test(lower) || findDuePhrase(lower))
+  )
+    return 'group';
   if (hasDeadline(lower)) return 'deadline';
   return undefined;
 }
@@ -129,36 +167,34 @@ function responder(sentences: readonly Sentence[], at: number): string | null {
 
 const ACCEPTANCE =
   /^(?:yes|yeah|yep|sure|ok|okay|of course|absolutely|definitely|will do|i will|i'll|i can|no problem|on it)\b/;
-const ACCEPTANCE_WINDOW = 3;
 
-export function extractActionItems(sentences: readonly Sentence[], context: ActionItemContext): ActionItem[] {
+/** A sentence that may state a commitment, before repeats and answers are folded (commitments.ts). */
+export interface Candidate {
+  item: ActionItem;
+  /** The wording that made it one: a group's "let's…" or a bare deadline may be taken on by another. */
+  wording: Kind | 'acceptance';
+  /** Position in the sentences read. */
+  at: number;
+  /** "Sure, I'll do it by Monday" after a request: the answer to it, not a task of its own. */
+  acceptance: boolean;
+}
+
+function kindName(kind: Kind, addressed: boolean): ActionItemKind {
+  if (kind === 'request' || addressed) return 'request';
+  return kind === 'offer' ? 'offer' : 'commitment';
+}
+
+export function extractCandidates(sentences: readonly Sentence[], context: ActionItemContext): Candidate[] {
   const ownerIn = ownerFinder(nameIndex(context.people));
-  const items: ActionItem[] = [];
-  const seen = new Set<string>();
-  // The last request or named assignment, so "Sure, I'll do it by Monday" from that person completes it
-  // rather than counting as a second task.
-  let open: { item: ActionItem; at: number } | undefined;
+  const out: Candidate[] = [];
   for (let i = 0; i < sentences.length; i++) {
     const s = sentences[i];
     const lower = s.text.toLowerCase().replace(/’/g, "'");
-    if (open && i - open.at <= ACCEPTANCE_WINDOW && s.speaker_name === open.item.assignee && ACCEPTANCE.test(lower)) {
-      const due = findDuePhrase(s.text);
-      if (due && !open.item.due) {
-        open.item.due = due;
-        open.item.due_date = resolveDue(due, context.meetingDate);
-      }
-      open = undefined;
-      continue;
-    }
     const owner = ownerIn(s.text.replace(/’/g, "'"));
     const named = owner && owner.name !== s.speaker_name ? owner.name : null;
-    const kind = kindOf(lower, named !== null && !owner!.addressed);
-    if (!kind) continue;
-    const text = tidy(s.text);
-    const dedupeKey = text.toLowerCase();
-    if (seen.has(dedupeKey)) continue;
-    seen.add(dedupeKey);
-
+    const kind = kindOf(lower, named !== null && !owner!.addressed, named !== null && owner!.addressed);
+    const acceptance = ACCEPTANCE.test(lower) && !CONCERN.test(lower);
+    if (!kind && !acceptance) continue;
     // A request goes to the person addressed, else whoever answers; a label or a named subject to that
     // person; "I'll…", "we need to…" and bare deadlines to the speaker, even when they address someone.
     const assignee =
@@ -168,19 +204,32 @@ export function extractActionItems(sentences: readonly Sentence[], context: Acti
           ? (named ?? s.speaker_name)
           : s.speaker_name;
     const due = findDuePhrase(s.text);
-    const item: ActionItem = {
-      text,
-      assignee: assignee ?? null,
-      due,
-      due_date: due ? resolveDue(due, context.meetingDate) : null,
-      speaker_name: s.speaker_name,
-      start_time: s.start_time,
-      index: s.index,
-      kind: kind === 'request' ? 'request' : 'commitment',
-      moments: [{ index: s.index, start_time: s.start_time }],
-    };
-    items.push(item);
-    open = item.assignee && item.assignee !== s.speaker_name ? { item, at: i } : undefined;
+    out.push({
+      at: i,
+      wording: kind ?? 'acceptance',
+      acceptance: !kind,
+      item: {
+        text: tidy(s.text),
+        assignee: assignee ?? null,
+        due,
+        due_date: due ? resolveDue(due, context.meetingDate) : null,
+        speaker_name: s.speaker_name,
+        start_time: s.start_time,
+        index: s.index,
+        kind: kindName(kind ?? 'first_person', Boolean(named && owner?.addressed)),
+        moments: [{ index: s.index, start_time: s.start_time }],
+      },
+    });
   }
-  return items;
+  return out;
+}
+
+/** The action items of a meeting, one per commitment (commitments.ts folds repeats and answers). */
+export function extractActionItems(sentences: readonly Sentence[], context: ActionItemContext): ActionItem[] {
+  const names = new Set(context.people.flatMap((p) => p.toLowerCase().split(/\s+/)));
+  const prepared = context.prepared ?? prepare(sentences, names);
+  return foldCommitments(extractCandidates(sentences, context), {
+    words: prepared.sentences.map((p) => p.unigrams),
+    texts: sentences.map((s) => s.text.toLowerCase()),
+  });
 }

@@ -42,7 +42,10 @@ const PART = '(?:\\s+(?:morning|afternoon|evening|night))?';
 // Longest alternatives first: the regex returns the first that matches at a position.
 const DUE = new RegExp(
   [
-    `\\bend of (?:the )?(?:day|week|month|quarter|sprint)\\b`,
+    `\\b(?:end|middle|beginning|start) of (?:the )?(?:next (?:week|month)|${MONTH}|day|week|month|quarter|sprint)\\b`,
+    `\\bmid-${MONTH}`,
+    `\\bfirst (?:two |few )?weeks? of ${MONTH}`,
+    `\\b(?:christmas|new year|noon|midday)\\b`,
     `\\b(?:eod|eow|cob)\\b`,
     `\\b(?:this|next) (?:${WD}|week|month|sprint|quarter)${PART}\\b`,
     `\\b${MONTH} \\d{1,2}(?:st|nd|rd|th)?\\b`,
@@ -100,13 +103,25 @@ export function resolveDue(phrase: string, meetingDate: string | undefined): str
   const year = new Date(d0).getUTCFullYear();
   const month = new Date(d0).getUTCMonth();
 
-  if (/^(later )?today|^tonight|^end of (the )?day/.test(p)) return iso(d0);
+  if (/^(later )?today|^tonight|^(the )?end of (the )?day|^noon|^midday/.test(p)) return iso(d0);
+  if (p === 'christmas') return iso(Date.UTC(month === 11 && d0 > Date.UTC(year, 11, 25) ? year + 1 : year, 11, 25));
+  const ofMonth = new RegExp(`^(?:the )?(end|middle|mid)(?: of |-)(?:the )?(${MONTH})`).exec(p);
+  if (ofMonth) {
+    const m = monthIndex(ofMonth[2]);
+    if (m >= 0) {
+      const y = m < month ? year + 1 : year;
+      return iso(ofMonth[1] === 'end' ? Date.UTC(y, m + 1, 0) : Date.UTC(y, m, 15));
+    }
+  }
+  if (/^(the )?end of (the )?next week/.test(p)) return iso(thisMonday + 11 * DAY);
+  if (/^(the )?end of (the )?next month/.test(p)) return iso(Date.UTC(year, month + 2, 0));
   if (p.startsWith('tomorrow')) return iso(d0 + DAY);
-  if (/^(this week|end of (the )?week)/.test(p)) return iso(Math.max(d0, thisMonday + 4 * DAY));
+  if (/^(this week|(the )?end of (the )?week)/.test(p)) return iso(Math.max(d0, thisMonday + 4 * DAY));
   if (p.startsWith('next week')) return iso(thisMonday + 11 * DAY);
-  if (/^(this|end of (the )?) ?month/.test(p)) return iso(Date.UTC(year, month + 1, 0));
+  if (/^(this|(the )?end of (the )?) ?month/.test(p)) return iso(Date.UTC(year, month + 1, 0));
   if (p.startsWith('next month')) return iso(Date.UTC(year, month + 2, 0));
-  if (/^end of (the )?quarter|^this quarter/.test(p)) return iso(Date.UTC(year, Math.floor(month / 3) * 3 + 3, 0));
+  if (/^(the )?end of (the )?quarter|^this quarter/.test(p))
+    return iso(Date.UTC(year, Math.floor(month / 3) * 3 + 3, 0));
   const inN = /^in (.+) (day|week)s?$/.exec(p);
   if (inN) {
     const n = /^\d+$/.test(inN[1]) ? Number(inN[1]) : NUMBERS[inN[1]];

@@ -1,13 +1,16 @@
 import { spokenSentencesWithSources } from '../text/spoken-sentences';
 import type { Sentence } from '../types';
-import { extractActionItems } from './action-items';
+import { extractCandidates } from './action-items';
+import { foldCommitments } from './commitments';
 import { classifyMeeting } from './meeting-type';
 import { buildOutline } from './outline';
+import { overviewLines } from './overview';
+import { smallTalkOf } from './small-talk';
 import { documentFrequencies, equalParts, pickTerms, prepare, scoreTerms, type Prepared } from './terms';
-import type { ActionItem, Citation, MeetingType, OverviewLine, SummarizeOptions, Summary } from './types';
+import { topicNames, topicStretches } from './topics';
+import type { ActionItem, Citation, MeetingType, SummarizeOptions, Summary } from './types';
 
 const KEYWORDS = 10;
-const MAX_TOPICS = 8;
 const MAX_ACTION_ITEMS = 50;
 
 const TYPE_LABEL: Record<MeetingType, string> = {
@@ -24,10 +27,6 @@ const TYPE_LABEL: Record<MeetingType, string> = {
 function listOf(items: string[]): string {
   if (items.length <= 1) return items.join('');
   return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
-}
-
-function capitalize(s: string): string {
-  return s ? s[0].toUpperCase() + s.slice(1) : s;
 }
 
 function speakersInOrder(sentences: readonly Sentence[]): string[] {
@@ -85,25 +84,71 @@ function keyPoints(
   return picked.sort((a, b) => a.i - b.i).map((c) => prepared.sentences[c.i].sentence);
 }
 
-function followUps(items: ActionItem[]): string {
-  const owners = [...new Set(items.map((a) => a.assignee).filter((a): a is string => Boolean(a)))];
-  const who = owners.length > 4 ? `${owners.slice(0, 3).join(', ')} and ${owners.length - 3} others` : listOf(owners);
-  return `Follow-ups: ${items.length} action item${items.length === 1 ? '' : 's'}${who ? ` for ${who}` : ''}.`;
-}
-
 function minutesOf(seconds: number): string {
   const m = Math.max(1, Math.round(seconds / 60));
   return `${m} min`;
 }
 
-/**
- * The built-in summary: deterministic, offline, linear in the length of the meeting. Every field is
- * filled, or `notes` says why it is empty.
- */
-export function summarize(transcript: readonly Sentence[], options: SummarizeOptions = {}): Summary {
-  const notes: Summary['notes'] = {};
+/** The transcript read once: spoken sentences, where each starts in the stored one, and the small talk. */
+interface Reading {
+  transcript: readonly Sentence[];
+  sentences: Sentence[];
+  sources: number[];
+  smallTalk: boolean[];
+}
+
+function read(transcript: readonly Sentence[]): Reading {
   // Real sentences, not caption cues: key points and action items must read as whole sentences.
   const { sentences, sources } = spokenSentencesWithSources(transcript);
+  return { transcript, sentences, sources, smallTalk: smallTalkOf(sentences) };
+}
+
+/** Sentences worth a vector: those that say something besides small talk. */
+function worthEmbedding(r: Reading, i: number): boolean {
+  return !r.smallTalk[i] && /\p{L}{3}/u.test(r.sentences[i].text);
+}
+
+/**
+ * The built-in summary: deterministic, offline, linear in the length of the meeting. Every field is
+ * filled, or `notes` says why it is empty. Compares words only; summarizeNotes uses the embedding model
+ * of `options.embedder` as well.
+ */
+export function summarize(transcript: readonly Sentence[], options: SummarizeOptions = {}): Summary {
+  return notesOf(read(transcript), options, null, {});
+}
+
+/**
+ * The built-in summary with the embedding model, when `options.embedder` is set: each sentence that is
+ * not small talk embedded once, so topic stretches and repeated commitments are found by meaning. A
+ * model that fails leaves the words-only summary, with `notes.topics_discussed` saying why.
+ */
+export async function summarizeNotes(
+  transcript: readonly Sentence[],
+  options: SummarizeOptions = {},
+): Promise<Summary> {
+  const r = read(transcript);
+  if (!options.embedder) return notesOf(r, options, null, {});
+  const positions = r.sentences.map((_, i) => i).filter((i) => worthEmbedding(r, i));
+  if (positions.length === 0) return notesOf(r, options, null, {});
+  try {
+    const embedded = await options.embedder.embedPassages(positions.map((i) => r.sentences[i].text));
+    const vectors: (Float32Array | undefined)[] = new Array(r.sentences.length);
+    positions.forEach((p, k) => (vectors[p] = embedded[k]));
+    return notesOf(r, options, vectors, {});
+  } catch (e) {
+    return notesOf(r, options, null, {
+      topics_discussed: `the embedding model failed (${(e as Error).message}); topics were found by comparing words`,
+    });
+  }
+}
+
+function notesOf(
+  r: Reading,
+  options: SummarizeOptions,
+  vectors: (Float32Array | undefined)[] | null,
+  notes: Summary['notes'],
+): Summary {
+  const { transcript, sentences, sources, smallTalk } = r;
   // What the notes say about a spoken sentence cites the stored sentence it starts in.
   const byIndex = new Map(transcript.map((s) => [s.index, s]));
   const cite = (spoken: number): Citation => {
@@ -136,7 +181,13 @@ export function summarize(transcript: readonly Sentence[], options: SummarizeOpt
     };
   }
 
-  const prepared = prepare(sentences, nameWords(people));
+  const everything = prepare(sentences, nameWords(people));
+  // Small talk says nothing about what the meeting was about: its words are left out of keywords,
+  // topics, the outline's names and the key points.
+  const prepared: Prepared = {
+    display: everything.display,
+    sentences: everything.sentences.map((p, i) => (smallTalk[i] ? { ...p, unigrams: [], bigrams: [] } : p)),
+  };
   const n = sentences.length;
   const parts = equalParts(n, Math.min(24, Math.ceil(n / 12)));
   const scored = scoreTerms(prepared, documentFrequencies(prepared, parts), parts.length, [0, n]);
@@ -146,19 +197,19 @@ export function summarize(transcript: readonly Sentence[], options: SummarizeOpt
 
   const outline = buildOutline(prepared);
   const sections = outline.sections.map((o) => ({ ...o, index: cite(o.index).index }));
-  const { sectionTerms } = outline;
-  // Topics follow the meeting's order: the leading terms of each section, or the keywords of a short meeting.
-  const topicTerms: string[] = [];
-  for (const t of sections.length > 1 ? sectionTerms.flat() : keywords.slice(0, 5)) {
-    if (!topicTerms.some((x) => x.toLowerCase() === t.toLowerCase()) && topicTerms.length < MAX_TOPICS)
-      topicTerms.push(t);
-  }
-  const topics = topicTerms.map(capitalize);
-  if (topics.length === 0) notes.topics_discussed = 'no recurring subject stood out from everyday words';
+  const named = topicNames(topicStretches(prepared, smallTalk, vectors));
+  const topics = named.map((t) => t.title);
+  if (topics.length === 0) notes.topics_discussed ??= 'no subject was said more than in passing';
 
-  let actionItems = extractActionItems(sentences, { people, meetingDate: options.meetingDate }).map(
-    (a): ActionItem => ({ ...a, ...cite(a.index), moments: a.moments.map((m) => cite(m.index)) }),
-  );
+  let actionItems = foldCommitments(extractCandidates(sentences, { people, meetingDate: options.meetingDate }), {
+    words: everything.sentences.map((p) => p.unigrams),
+    texts: sentences.map((s) => s.text.toLowerCase()),
+    vectors,
+  }).map((a): ActionItem => {
+    // Moments are stored sentences: two spoken sentences of one caption cue are one moment.
+    const moments = [...new Map(a.moments.map((m) => cite(m.index)).map((c) => [c.index, c])).values()];
+    return { ...a, ...cite(a.index), moments };
+  });
   if (actionItems.length > MAX_ACTION_ITEMS) {
     notes.action_items = `${actionItems.length} candidate action items; the first ${MAX_ACTION_ITEMS} are kept`;
     actionItems = actionItems.slice(0, MAX_ACTION_ITEMS);
@@ -170,52 +221,50 @@ export function summarize(transcript: readonly Sentence[], options: SummarizeOpt
   const duration =
     sentences.reduce((t, s) => Math.max(t, s.end_time), 0) -
     sentences.reduce((t, s) => Math.min(t, s.start_time), Infinity);
-  const lowerText = sentences.map((s) => s.text.toLowerCase().replace(/’/g, "'")).join('\n');
   const organizerDomain = options.participants?.[0]?.email?.split('@')[1];
-  const { type } = classifyMeeting(lowerText, {
-    speakers: speakers.length,
-    durationSeconds: duration,
-    title: options.title,
-    hasExternalParticipants: Boolean(
-      organizerDomain && options.participants?.some((p) => p.email && !p.email.endsWith(`@${organizerDomain}`)),
-    ),
-  });
+  const { type } = classifyMeeting(
+    sentences.filter((_, i) => !smallTalk[i]).map((s) => s.text.toLowerCase().replace(/’/g, "'")),
+    {
+      speakers: speakers.length,
+      durationSeconds: duration,
+      title: options.title,
+      hasExternalParticipants: Boolean(
+        organizerDomain && options.participants?.some((p) => p.email && !p.email.endsWith(`@${organizerDomain}`)),
+      ),
+    },
+  );
   if (type === 'general') notes.meeting_type = 'no meeting type had enough telling phrases; classified as general';
 
   const label = TYPE_LABEL[type];
   const shownPeople =
     speakers.length <= 4 ? listOf(speakers) : `${speakers.slice(0, 3).join(', ')} and ${speakers.length - 3} others`;
-  const topicText = topicTerms.length ? ` about ${listOf(topicTerms.slice(0, 3))}` : '';
+  const topicText = topics.length ? ` about ${listOf(topics.slice(0, 3).map((t) => t.toLowerCase()))}` : '';
   const itemsText = actionItems.length
     ? `; ${actionItems.length} action item${actionItems.length === 1 ? '' : 's'}`
     : '';
   const shortSummary = `${label} with ${shownPeople} (${minutesOf(duration)})${topicText}${itemsText}.`;
 
   const weights = new Map(scored.map((t) => [t.key, t.score]));
-  const sectionStarts = sections.map((s) => sentences.findIndex((x) => x.start_time >= s.start_time));
-  const points = keyPoints(prepared, weights, sectionStarts, Math.min(5, Math.max(2, sections.length)));
-  const line = (text: string, at: Citation): OverviewLine => ({ text, ...at });
-  const overviewLines: OverviewLine[] = [
-    line(`${label} with ${listOf(speakers)}, ${minutesOf(duration)}.`, cite(0)),
-    ...(topics.length
-      ? [
-          line(`Topics: ${listOf(topics.slice(0, 5))}.`, {
-            index: sections[0].index,
-            start_time: byIndex.get(sections[0].index)!.start_time,
-          }),
-        ]
-      : []),
-    ...points.map((s) => line(`- ${s.speaker_name}: ${s.text}`, cite(s.index))),
-    ...(actionItems.length
-      ? [line(followUps(actionItems), { index: actionItems[0].index, start_time: actionItems[0].start_time })]
-      : []),
-  ];
+  const sectionStarts = outline.sections.map((s) => sentences.findIndex((x) => x.start_time >= s.start_time));
+  const itemAt = new Set(actionItems.map((a) => a.index));
+  const points = keyPoints(prepared, weights, sectionStarts, Math.min(5, Math.max(2, sections.length)))
+    .map((s) => s.index)
+    .filter((i) => !itemAt.has(cite(i).index));
+  const lines = overviewLines({
+    header: `${label} with ${listOf(speakers)}, ${minutesOf(duration)}.`,
+    topics: named.map((t) => ({ title: t.title, at: cite(t.stretch.from) })),
+    sentences,
+    cite,
+    smallTalk,
+    keyPoints: points,
+    items: actionItems,
+  });
 
   return {
     keywords,
     action_items: actionItems,
-    overview: overviewLines.map((l) => l.text).join('\n'),
-    overview_lines: overviewLines,
+    overview: lines.map((l) => l.text).join('\n'),
+    overview_lines: lines,
     short_summary: shortSummary,
     topics_discussed: topics,
     meeting_type: type,

@@ -1,4 +1,4 @@
-export { summarize } from './extractive';
+export { summarize, summarizeNotes } from './extractive';
 export { extractActionItems } from './action-items';
 export { classifyMeeting } from './meeting-type';
 export { findDuePhrase, resolveDue } from './due-dates';

@@ -8,7 +8,7 @@ import {
   type ChatSettings,
   type ChatUsage,
 } from './llm-chat';
-import { summarize } from './extractive';
+import { summarizeNotes } from './extractive';
 import {
   checkNotes,
   LLM_SUMMARY_SCHEMA,
@@ -229,11 +229,13 @@ export async function summarizeWithLlmRun(
     notes = await reduceNotes(chat, usage, head, partNotes, whole, partChars);
   }
 
-  let extractive: Summary | undefined;
-  const { summary, fallback_fields, dropped_lines } = notesToSummary(notes, sentences, options, () => {
-    extractive ??= summarize(sentences, options);
-    return extractive;
-  });
+  // The built-in notes (with the embedding model, where one is given) only when a field needs them.
+  const complete =
+    notes.meeting_type !== undefined &&
+    !!notes.short_summary &&
+    [notes.overview, notes.topics, notes.keywords, notes.action_items, notes.outline].every((l) => l.length > 0);
+  const extractive = complete ? undefined : await summarizeNotes(sentences, options);
+  const { summary, fallback_fields, dropped_lines } = notesToSummary(notes, sentences, options, () => extractive!);
   return {
     summary,
     run: {

@@ -92,6 +92,8 @@ const CUES: Record<Exclude<MeetingType, 'general'>, [RegExp, number][]> = {
     [/\bwent well\b/g, 4],
     [/\b(?:didn't|did not) go (?:so )?well\b/g, 4],
     [/\bwent wrong\b/g, 3],
+    [/\bincident reviews?\b|\bpost-?mortems?\b/g, 3],
+    [/\broot cause\b/g, 2],
     [/\blessons?\b/g, 2],
     [/\bkeep doing\b/g, 3],
     [/\bstop doing\b/g, 3],
@@ -114,7 +116,26 @@ const CUES: Record<Exclude<MeetingType, 'general'>, [RegExp, number][]> = {
   ],
 };
 
+/**
+ * Cues of meetings that are none of the kinds above: a company-wide meeting or a sync between teams.
+ * They compete like the others, so "Q3 all-hands" is not a planning meeting for saying "Q3".
+ */
+const GENERAL_CUES: [RegExp, number][] = [
+  [/all[- ]hands/g, 4],
+  [/town ?hall/g, 4],
+  [/company (?:update|meeting)/g, 3],
+  [/everyone'?s here/g, 2],
+  [/handbook/g, 2],
+  [/policy/g, 1],
+  [/offsite/g, 2],
+  [/sync/g, 2],
+  [/check-?in/g, 2],
+  [/welcome (?:to|everyone)/g, 2],
+];
+
 const MIN_SCORE = 6;
+/** Parts the conversation is cut into to see how much of it a type's cues run through. */
+const PARTS = 4;
 const PER_CUE_CAP = 3;
 const TITLE_WEIGHT = 5;
 
@@ -137,14 +158,37 @@ function cueScore(text: string, cues: [RegExp, number][], cap: number): number {
   return score;
 }
 
+/**
+ * The type from the whole conversation: given its sentences (lower case, in order) rather than one
+ * text, a type's cue score is weighed by how many of the conversation's quarters carry its cues, so a
+ * word said once ("contract" in a stand-up) weighs less than a thread that runs through the meeting.
+ */
 export function classifyMeeting(
-  lowerText: string,
+  lower: string | readonly string[],
   evidence: TypeEvidence,
 ): { type: MeetingType; scores: Record<string, number> } {
   const scores: Record<string, number> = {};
   const title = evidence.title?.toLowerCase() ?? '';
-  for (const [type, cues] of Object.entries(CUES)) {
-    scores[type] = cueScore(lowerText, cues, PER_CUE_CAP) + (title ? TITLE_WEIGHT * cueScore(title, cues, 1) : 0);
+  const lines = typeof lower === 'string' ? null : lower;
+  const lowerText = lines ? lines.join('\n') : (lower as string);
+  const parts = lines
+    ? Array.from({ length: Math.min(PARTS, lines.length) }, (_, k) =>
+        lines
+          .slice(
+            Math.floor((k * lines.length) / Math.min(PARTS, lines.length)),
+            Math.floor(((k + 1) * lines.length) / Math.min(PARTS, lines.length)),
+          )
+          .join('\n'),
+      )
+    : [];
+  const all: [string, [RegExp, number][]][] = [...Object.entries(CUES), ['general', GENERAL_CUES]];
+  for (const [type, cues] of all) {
+    let score = cueScore(lowerText, cues, PER_CUE_CAP);
+    if (parts.length > 1) {
+      const covered = parts.filter((p) => cueScore(p, cues, 1) > 0).length / parts.length;
+      score *= 0.5 + 0.5 * covered;
+    }
+    scores[type] = score + (title ? TITLE_WEIGHT * cueScore(title, cues, 1) : 0);
   }
   if (evidence.speakers === 2) {
     scores.one_on_one += 3;

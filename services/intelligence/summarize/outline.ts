@@ -19,7 +19,8 @@ function add(bag: Map<string, number>, keys: readonly string[], delta: 1 | -1): 
   }
 }
 
-function cosine(a: Map<string, number>, b: Map<string, number>): number {
+/** Cosine of two bags of words. */
+export function cosine(a: Map<string, number>, b: Map<string, number>): number {
   let dot = 0;
   let na = 0;
   let nb = 0;

@@ -1,5 +1,5 @@
 import type { Sentence } from '../types';
-import { summarize } from './extractive';
+import { summarizeNotes } from './extractive';
 import { summarizeWithLlmRun, type LlmSettings } from './llm';
 import type { SummarizeOptions, Summary } from './types';
 
@@ -37,13 +37,13 @@ export interface SummarizerConfig {
 }
 
 /** The built-in summary, and its run; with `llmError` the chat model's failure it stands in for. */
-export function extractiveRun(
+export async function extractiveRun(
   sentences: readonly Sentence[],
   opts: SummarizeOptions,
   llm?: { model: string; error: string },
-): { summary: Summary; run: SummaryRun } {
+): Promise<{ summary: Summary; run: SummaryRun }> {
   const started = Date.now();
-  const summary = summarize(sentences, opts);
+  const summary = await summarizeNotes(sentences, opts);
   if (llm) summary.notes.llm = `${llm.error}; this is the built-in extractive summary instead`;
   return {
     summary,
@@ -82,8 +82,8 @@ export function createSummarizer(
   if (!config.llm.url) {
     return {
       source: 'extractive',
-      summarize: async (sentences, opts = {}) => summarize(sentences, opts),
-      summarizeWithRun: async (sentences, opts = {}) => extractiveRun(sentences, opts),
+      summarize: (sentences, opts = {}) => summarizeNotes(sentences, opts),
+      summarizeWithRun: (sentences, opts = {}) => extractiveRun(sentences, opts),
     };
   }
   const settings: LlmSettings = {

@@ -81,4 +81,14 @@ export interface SummarizeOptions {
   meetingDate?: string;
   /** People invited; their names help find who an action item is for. */
   participants?: { name: string; email?: string }[];
+  /**
+   * The embedding model, when one is loaded: the extractive notes then segment topics and match
+   * repeated commitments by meaning (summarizeNotes). Without it, or when it fails, words are compared.
+   */
+  embedder?: SentenceEmbedder | null;
+}
+
+/** What the notes need of an embedding model: unit vectors, one per text. */
+export interface SentenceEmbedder {
+  embedPassages(texts: string[]): Promise<Float32Array[]>;
 }

@@ -67,22 +67,31 @@ const itemText = (x: unknown): string =>
       ? String((x as { text: unknown }).text)
       : JSON.stringify(x);
 
+/** "[12:04](link)" for a cited summary line, or nothing for a line stored before citations. */
+const citation = (x: unknown): string => {
+  const r = x && typeof x === 'object' ? (x as { start_time?: unknown; link?: unknown }) : {};
+  return typeof r.start_time === 'number' && typeof r.link === 'string' ? ` [${clock(r.start_time)}](${r.link})` : '';
+};
+
+const outlineText = (x: unknown): string =>
+  x && typeof x === 'object' && 'title' in x ? String((x as { title: unknown }).title) : itemText(x);
+
 function summaryLines(s: SummaryFields | null, fallback: string): string[] {
   if (!s) return [`Summary: none (${fallback})`];
-  const lines = [
-    `Summary: ${s.short_summary || '(none)'}`,
-    `Overview: ${s.overview || '(none)'}`,
-    `Keywords: ${s.keywords.join(', ') || '(none)'}`,
-  ];
+  const lines = [`Summary: ${s.short_summary || '(none)'}`];
+  if (s.overview_lines.length)
+    lines.push('Overview:', ...s.overview_lines.map((l) => `- ${itemText(l)}${citation(l)}`));
+  else lines.push(`Overview: ${s.overview || '(none)'}`);
+  lines.push(`Keywords: ${s.keywords.join(', ') || '(none)'}`);
   lines.push(
     `Meeting type: ${s.meeting_type ?? '(unknown)'}`,
     `Topics: ${s.topics_discussed.map(itemText).join('; ') || '(none)'}`,
   );
   lines.push(
     s.action_items.length ? 'Action items:' : 'Action items: (none)',
-    ...s.action_items.map((a) => `- ${itemText(a)}`),
+    ...s.action_items.map((a) => `- ${itemText(a)}${citation(a)}`),
   );
-  if (s.outline.length) lines.push('Outline:', ...s.outline.map((o) => `- ${itemText(o)}`));
+  if (s.outline.length) lines.push('Outline:', ...s.outline.map((o) => `- ${outlineText(o)}${citation(o)}`));
   return lines;
 }
 
@@ -179,8 +188,8 @@ const fetchTool = defineTool({
   name: 'svc_fetch',
   title: 'Fetch a whole meeting',
   description:
-    'Experimental. Everything about one meeting in one call: metadata, summary (keywords, action_items, overview, short_summary, topics_discussed, ' +
-    'meeting_type, outline, notes), analytics, and the transcript sentences (raw_text null where it is the same as text). Sentences are capped by the transcript token budget: when has_more is true, ' +
+    'Experimental. Everything about one meeting in one call: metadata, summary (keywords, action_items, overview, overview_lines, short_summary, topics_discussed, ' +
+    'meeting_type, outline, notes; every overview line, action item and outline section cites its moment: index, start_time, link), analytics, and the transcript sentences (raw_text null where it is the same as text). Sentences are capped by the transcript token budget: when has_more is true, ' +
     'read the rest with svc_get_transcript and fromIndex = next_index. Prefer svc_get_summary or svc_get_transcript when you need only one part.',
   input: { id: meetingId.describe('Meeting (transcript) id.') },
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -198,14 +207,15 @@ const getSummaryTool = defineTool({
   name: 'svc_get_summary',
   title: 'Read a meeting summary',
   description:
-    'The summary of one meeting, without its transcript: keywords, action_items, overview, short_summary, topics_discussed, meeting_type, outline, ' +
-    'and notes explaining any empty field. summary_status is processed when a summary exists; otherwise it is pending (live meeting), processing, ' +
+    'The summary of one meeting, without its transcript: keywords, action_items, overview, overview_lines, short_summary, topics_discussed, meeting_type, outline, ' +
+    'and notes explaining any empty field. Every overview line, action item and outline section cites the moment it rests on (sentence index, ' +
+    'start_time, link to the meeting page at that moment); an action item lists in moments every time it was said again. summary_status is processed when a summary exists; otherwise it is pending (live meeting), processing, ' +
     'failed or unavailable, with a message saying why and no summary fields. Use svc_get_transcript for what was said.',
   input: { transcriptId: meetingId.describe('Meeting (transcript) id.') },
   annotations: { readOnlyHint: true, openWorldHint: false },
   output: summaryOutput,
   scope: 'meetings:read',
-  run: ({ transcriptId }, { principal, deps }) => getSummary(deps.db, principal, transcriptId),
+  run: ({ transcriptId }, { principal, deps }) => getSummary(deps.db, deps.config, principal, transcriptId),
 });
 
 export const transcriptTools: ToolDef[] = [getTranscriptTool, fetchTool, getSummaryTool];

@@ -37,6 +37,7 @@ import * as voiceprintNames from './20261204000000_voiceprint_names';
 import * as rateLimits from './20261205000000_rate_limits';
 import * as meetingChanges from './20261205000100_meeting_changes';
 import * as meetingEmbeddings from './20261205000200_meeting_embeddings';
+import * as summaryOverviewLines from './20261212000100_summary_overview_lines';
 import * as summaryRuns from './20261212000200_summary_runs';
 
 export interface Migration {
@@ -88,6 +89,12 @@ export const MIGRATIONS: MigrationEntry[] = [
   { name: '20261205000000_rate_limits', migration: rateLimits, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261205000100_meeting_changes', migration: meetingChanges, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261205000200_meeting_embeddings', migration: meetingEmbeddings, release: '0.2.0', runsWith: '0.1.0' },
+  {
+    name: '20261212000100_summary_overview_lines',
+    migration: summaryOverviewLines,
+    release: '0.2.0',
+    runsWith: '0.1.0',
+  },
   { name: '20261212000200_summary_runs', migration: summaryRuns, release: '0.2.0', runsWith: '0.1.0' },
 ];
 

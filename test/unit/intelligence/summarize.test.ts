@@ -51,7 +51,13 @@ describe('summarize (extractive)', () => {
       /^Sales call with Ada Park, Ben Ode and Carol Diaz \(1 min\) about .*pricing.*; 4 action items\.$/,
     );
     expect(summary.overview.split('\n')[0]).toBe('Sales call with Ada Park, Ben Ode and Carol Diaz, 1 min.');
-    expect(summary.overview).toContain('Follow-ups: 4 action items for Ben Ode, Carol Diaz and Ada Park.');
+    // what is next: the items with a time said first, the rest counted; every line cites its moment
+    expect(summary.overview).toContain(
+      'Next: Ben Ode: Ben, can you send the revised pricing sheet to Carol by Friday?\nNext: Carol Diaz:',
+    );
+    expect(summary.overview).toContain('And 1 more action item.');
+    expect(summary.overview_lines.map((l) => l.text).join('\n')).toBe(summary.overview);
+    for (const l of summary.overview_lines) expect(review[l.index].start_time).toBe(l.start_time);
     expect(summary.outline).toHaveLength(1);
     expect(summary.outline[0]).toMatchObject({ start_time: 0, end_time: 46 });
     expect(summary.notes).toEqual({});

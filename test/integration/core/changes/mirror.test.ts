@@ -108,7 +108,7 @@ async function speakersOf(db: Knex, p: Principal, id: string): Promise<string> {
 }
 
 async function summaryOf(db: Knex, p: Principal, id: string): Promise<string | null> {
-  const s = await getSummary(db, p, id);
+  const s = await getSummary(db, config, p, id);
   return s.summary_status === 'processed' ? s.short_summary : null;
 }
 

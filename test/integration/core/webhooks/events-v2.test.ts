@@ -138,6 +138,23 @@ describe('webhooks V2 beside V1', () => {
     expect(created.action_items[0].link).toBe(
       `${gql.config.publicBaseUrl}/meetings/${olgaMeeting}#t=${Math.floor(stored[0].start_time)}`,
     );
+    // meeting.summarized carries the overview line by line, each with its moment: the lines the page shows.
+    const summarized = body(seen.find((r) => body(r).event === 'meeting.summarized')!);
+    const { overview_lines: lines } = await t
+      .db('summaries')
+      .where({ meeting_id: olgaMeeting })
+      .first('overview_lines');
+    expect(lines.length).toBeGreaterThan(1);
+    expect(summarized.overview_lines).toEqual(
+      lines.map((l: { text: string; index: number; start_time: number }) => ({
+        ...l,
+        link: `${gql.config.publicBaseUrl}/meetings/${olgaMeeting}#t=${Math.floor(l.start_time)}`,
+      })),
+    );
+    for (const l of summarized.overview_lines) {
+      const sentence = await t.db('sentences').where({ meeting_id: olgaMeeting, idx: l.index }).first('start_time');
+      expect(Number(sentence.start_time)).toBe(l.start_time);
+    }
   });
 
   it('keeps V1 exactly for V1 subscribers, beside V2 events on the same endpoint where both are chosen', async () => {
