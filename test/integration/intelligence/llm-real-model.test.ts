@@ -13,26 +13,16 @@ import {
   summarize,
   summarizeWithLlmRun,
   type LlmRun,
+  type SummarizeOptions,
   type Summary,
 } from '../../../services/intelligence/summarize';
 import type { Sentence } from '../../../services/intelligence/types';
 import { startLlmServer, type LlmServer } from '../../support/llm-server';
+import { transcript } from '../../unit/intelligence/transcript';
 
-function meetingOf(rows: [string, string][]): Sentence[] {
-  const ids = new Map<string, number>();
-  return rows.map(([speaker, text], index) => {
-    if (!ids.has(speaker)) ids.set(speaker, ids.size);
-    return {
-      index,
-      speaker_name: speaker,
-      speaker_id: ids.get(speaker)!,
-      text,
-      raw_text: text,
-      start_time: index * 6,
-      end_time: index * 6 + 5,
-    };
-  });
-}
+/** Sentences six seconds apart, five seconds each. */
+const meetingOf = (rows: [string, string][]): Sentence[] =>
+  transcript(rows.map(([speaker, text], i) => [speaker, i * 6, i * 6 + 5, text]));
 
 const STANDUP = meetingOf([
   ['Ada Park', 'Good morning, this is our standup.'],
@@ -67,7 +57,13 @@ function recordingFetch() {
 }
 
 /** Every line cites a sentence of the meeting at its time; every field is the model's or says why not. */
-function expectNotesHold(summary: Summary, run: LlmRun, sentences: readonly Sentence[], people: string[]) {
+function expectNotesHold(
+  summary: Summary,
+  run: LlmRun,
+  sentences: readonly Sentence[],
+  people: string[],
+  options: SummarizeOptions = {},
+) {
   const at = new Map(sentences.map((s) => [s.index, s.start_time]));
   const cited = [
     ...summary.action_items.flatMap((a) => [{ index: a.index, start_time: a.start_time }, ...a.moments]),
@@ -81,7 +77,7 @@ function expectNotesHold(summary: Summary, run: LlmRun, sentences: readonly Sent
   expect(MEETING_TYPES).toContain(summary.meeting_type);
   expect(summary.source).toBe('llm');
 
-  const builtIn = summarize(sentences, {});
+  const builtIn = summarize(sentences, options);
   for (const field of run.fallback_fields) {
     expect([field, summary.notes[field as keyof Summary['notes']]]).toEqual([
       field,
@@ -120,7 +116,7 @@ describe('LLM notes by a real model (SmolLM2-135M over node-llama-cpp)', () => {
     );
     expect(run).toMatchObject({ parts: 1, response_format: 'json_schema', calls: bodies.length });
     expect(run.calls).toBeLessThanOrEqual(2);
-    expectNotesHold(summary, run, STANDUP, ['Ada Park', 'Ben Ode']);
+    expectNotesHold(summary, run, STANDUP, ['Ada Park', 'Ben Ode'], { title: 'Standup' });
   }, 180_000);
 
   it('summarises a meeting longer than one call in parts, then whole, showing every sentence once', async () => {
