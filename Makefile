@@ -12,7 +12,7 @@ HELM_LDFLAGS := -s -w -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION
 KUSTOMIZE_MODULE := sigs.k8s.io/kustomize/kustomize/v5@v5.8.2
 export PATH := $(TOOLS):$(PATH)
 
-.PHONY: dev test test-unit bench install tools build typecheck lint format clean-dev help chart-test k8s-generate models models-multilingual pgvector
+.PHONY: dev test test-unit bench install tools build typecheck lint format clean-dev help chart-test k8s-generate models models-multilingual pgvector llm-server
 
 # Every target with a `## ` note after its name, one line each.
 help: ## list the targets
@@ -24,6 +24,18 @@ install: node_modules/.install-stamp ## install the npm dependencies (when packa
 # some registry mirrors do not carry, which `npm ci` treats as fatal. The lock file is still honoured.
 node_modules/.install-stamp: package.json package-lock.json
 	npm install --no-audit --no-fund
+	@touch $@
+
+# The chat-completions test server's node-llama-cpp (test/llm-server), apart from the service's own
+# dependencies: with its optional packages left out (its CUDA and Vulkan builds, hundreds of MB) and
+# the CPU build of this platform added in the same install (installed apart, node-llama-cpp's own
+# install step finds no build and compiles llama.cpp from source).
+LLAMA_VERSION := 3.21.1
+LLAMA_PLATFORM := $(shell node -p "({'linux-x64':'linux-x64','linux-arm64':'linux-arm64','darwin-arm64':'mac-arm64-metal','darwin-x64':'mac-x64','win32-x64':'win-x64'})[process.platform+'-'+process.arch]||''" 2>/dev/null)
+llm-server: test/llm-server/node_modules/.install-stamp ## install the test chat server's node-llama-cpp (CPU build only)
+
+test/llm-server/node_modules/.install-stamp: test/llm-server/package.json test/llm-server/package-lock.json
+	cd test/llm-server && npm install --no-audit --no-fund --omit=optional --no-save @node-llama-cpp/$(LLAMA_PLATFORM)@$(LLAMA_VERSION)
 	@touch $@
 
 tools: $(TOOLS)/temporal $(TOOLS)/helm $(TOOLS)/kustomize ## build the Temporal CLI, helm and kustomize into .tools/bin (once)
@@ -74,7 +86,7 @@ build: install ## compile to dist/ (tsc -p tsconfig.build.json) with the files i
 	npm run build
 
 # Both jest projects; .ci/run reads the counts from .test-data/jest-results.json.
-test: install tools models models-multilingual pgvector typecheck lint ## typecheck, lint, then every test against real PostgreSQL and Temporal
+test: install llm-server tools models models-multilingual pgvector typecheck lint ## typecheck, lint, then every test against real PostgreSQL and Temporal
 	@mkdir -p .test-data
 	npx jest --json --outputFile=.test-data/jest-results.json
 

@@ -28,10 +28,12 @@ import { startTestWorker, waitForRun, type TestWorker } from '../test/support/wo
 import { startWebhookReceiver, type WebhookReceiver } from '../test/support/webhook-receiver';
 import { startMediaServer, type MediaServer } from '../test/integration/core/ingest/media-server';
 import { CREATE_RULE } from '../test/integration/core/rules/support';
+import { SAVE_EVENTS, SET_SECRET } from '../test/integration/core/webhooks/support';
 import { APPEND, END, PAUSE, RESUME, said, START } from '../test/integration/core/live/support';
 import { historyToJSON } from '../test/unit/workflows/history-json';
 import {
   liveWorkflowId,
+  resummaryWorkflowId,
   ruleExecutionWorkflowId,
   transcriptionWorkflowId,
   webhookWorkflowId,
@@ -261,6 +263,33 @@ const SCENARIOS: Record<string, (c: Ctx) => Promise<void>> = {
     });
     await c.rx.waitFor('/events', 1);
     await save(c.temporal, workflowId, 'webhook-events-one-change');
+  },
+
+  /** A completed meeting's notes written again on its organizer's request (meeting.summarized goes by the outbox). */
+  async resummary(c) {
+    data(
+      await c.gql.request(c.member.key, SAVE_EVENTS, { url: c.rx.url('/summarized'), events: ['meeting.summarized'] }),
+      'saveWebhookUrl',
+    );
+    data(await c.gql.request(c.member.key, SET_SECRET, { generate: true }), 'setWebhookSecret');
+    const m = await makeMeeting(c.t.db, {
+      organizer: c.member,
+      title: 'Launch planning',
+      sentences: [
+        { speaker: 'Priya Raman', text: 'Welcome, let us plan the launch.', start: 0, end: 4 },
+        { speaker: 'Grace Okafor', text: "I'll send the pricing sheet by Friday.", start: 4, end: 8 },
+      ],
+      summary: { overview: 'An old overview.' },
+    });
+    data(
+      await c.gql.request(c.member.key, `mutation ($id: ID!) { resummarizeMeeting(meetingId: $id) { status } }`, {
+        id: m.id,
+      }),
+      'resummarizeMeeting',
+    );
+    const result = await c.temporal.workflow.getHandle(resummaryWorkflowId(m.id)).result();
+    expectThat(result.replaced, `notes replaced (${JSON.stringify(result)})`);
+    await save(c.temporal, resummaryWorkflowId(m.id), 'resummary');
   },
 
   /** A live meeting nobody talks to after one append: ends by LIVE_IDLE_TIMEOUT (2 s here). */

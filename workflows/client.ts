@@ -31,6 +31,7 @@ import {
   liveWorkflowId,
   embeddingBackfillWorkflowId,
   liveEmbeddingScheduleId,
+  resummaryWorkflowId,
   retentionScheduleId,
   retentionWorkflowId,
   ruleExecutionWorkflowId,
@@ -38,6 +39,7 @@ import {
   webhookEventsWorkflowId,
   webhookWorkflowId,
 } from './contracts';
+import { ResummaryWorkflow } from './resummary';
 import { RetentionWorkflow } from './retention';
 import { EmbeddingBackfillWorkflow, LiveEmbeddingWorkflow } from './embedding';
 import { LiveMeetingWorkflow } from './live-meeting';
@@ -178,6 +180,18 @@ export function temporalWorkflows(temporal: Client, taskQueue: string): Workflow
         throw updateFailure(e);
       }
     },
+
+    // One re-summary per meeting at a time: a request while one runs joins it (`exists`); after it closed, a new run.
+    startResummary: (input) =>
+      startOnce(temporal, () =>
+        temporal.workflow.start(ResummaryWorkflow, {
+          taskQueue,
+          workflowId: resummaryWorkflowId(input.meetingId),
+          args: [input],
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          workflowIdConflictPolicy: 'FAIL',
+        }),
+      ),
 
     async redeliverWebhook(input: WebhookDeliveryInput) {
       await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>

@@ -24,6 +24,7 @@ export const EMBEDDING_WORKFLOW = 'EmbeddingWorkflow';
 export const EMBEDDING_BACKFILL_WORKFLOW = 'EmbeddingBackfillWorkflow';
 export const LIVE_EMBEDDING_WORKFLOW = 'LiveEmbeddingWorkflow';
 export const WEBHOOK_EVENTS_WORKFLOW = 'WebhookEventsWorkflow';
+export const RESUMMARY_WORKFLOW = 'ResummaryWorkflow';
 
 /** One run per meeting: a retried upload never starts a second. */
 export const transcriptionWorkflowId = (meetingId: string) => `transcription-${meetingId}`;
@@ -50,6 +51,8 @@ export const embeddingWorkflowId = (meetingId: string) => `embed-${meetingId}`;
 /** The backfill of one model over every meeting it has not embedded: one at a time per task queue and model. */
 /** The schedule that embeds live meetings' new sentences, one per task queue, and its runs' workflow id. */
 export const liveEmbeddingScheduleId = (taskQueue: string) => `embed-live-${taskQueue}`;
+/** A meeting's notes written again: one run per meeting at a time, a new run for a later request. */
+export const resummaryWorkflowId = (meetingId: string) => `resummary-${meetingId}`;
 export const embeddingBackfillWorkflowId = (taskQueue: string, model: string) =>
   `embedding-backfill-${taskQueue}-${model}`;
 

@@ -13,3 +13,5 @@ export { RetentionWorkflow } from './retention';
 export type { RetentionInput, RetentionResult } from './retention';
 export { EmbeddingBackfillWorkflow, EmbeddingWorkflow, LiveEmbeddingWorkflow } from './embedding';
 export type { EmbeddingBackfillInput, EmbeddingBackfillResult, EmbeddingInput } from './embedding';
+export { ResummaryWorkflow } from './resummary';
+export type { ResummaryInput, ResummaryOutcome } from './resummary';

@@ -19,7 +19,7 @@
  *
  * Deterministic code only (this file runs inside the workflow sandbox).
  */
-import { log, patched, proxyActivities, startChild } from '@temporalio/workflow';
+import { log, patched, proxyActivities, startChild, type ActivityOptions } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { PreparedDelivery, WebhookActivities } from './activities/webhooks';
 import {
@@ -98,7 +98,7 @@ export function embeddingChild(input: PostProcessingInput): PostProcessingChild 
 }
 
 /** The webhook targets come from the database; retried generously (a database blip must not lose them). */
-const { prepareWebhookDeliveries } = proxyActivities<Pick<WebhookActivities, 'prepareWebhookDeliveries'>>({
+export const PREPARE_WEBHOOKS_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '1 minute',
   retry: {
     initialInterval: '1 second',
@@ -107,7 +107,9 @@ const { prepareWebhookDeliveries } = proxyActivities<Pick<WebhookActivities, 'pr
     maximumAttempts: 30,
     nonRetryableErrorTypes: [FAILURE.badInput, FAILURE.meetingGone],
   },
-});
+};
+const { prepareWebhookDeliveries } =
+  proxyActivities<Pick<WebhookActivities, 'prepareWebhookDeliveries'>>(PREPARE_WEBHOOKS_OPTIONS);
 
 /**
  * Prepare the meeting's webhook deliveries and start every post-processing child (ABANDON). Returns
@@ -121,8 +123,13 @@ export async function startPostProcessing(
   if (steps === POST_PROCESSING) {
     steps = [...steps, ...PATCHED_POST_PROCESSING.filter((p) => patched(p.patch)).map((p) => p.step)];
   }
+  return startChildren(meetingId, postProcessingChildren({ meetingId, webhooks }, steps));
+}
+
+/** Start each child (ABANDON, never twice: one that exists already is skipped); their workflow ids. */
+export async function startChildren(meetingId: string, children: PostProcessingChild[]): Promise<string[]> {
   const ids: string[] = [];
-  for (const child of postProcessingChildren({ meetingId, webhooks }, steps)) {
+  for (const child of children) {
     try {
       await startChild(child.workflowType, {
         workflowId: child.workflowId,

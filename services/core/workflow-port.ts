@@ -22,6 +22,11 @@ export interface WorkflowPort {
     args: LiveActorArgs,
     deadlineMs: number,
   ): Promise<LiveStateResult>;
+  /**
+   * A meeting's notes written again (ResummaryWorkflow): `exists` when a re-summary of the meeting
+   * is running already (the request joins it).
+   */
+  startResummary(input: { meetingId: string; requestedBy: string | null }): Promise<StartOutcome>;
   /** A new delivery run with the delivery's id, replacing a run that still waits to retry. */
   redeliverWebhook(input: WebhookDeliveryInput): Promise<void>;
 }

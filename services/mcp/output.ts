@@ -226,6 +226,13 @@ export const renameSpeakerOutput = {
   sentences: num,
   action_items_owned: num,
 };
+export const resummaryOutput = {
+  success: z.literal(true),
+  meetingId: str,
+  status: z.enum(['queued', 'running']),
+  summarizer: z.enum(['llm', 'extractive']),
+  message: str,
+};
 
 const voiceprintSetting = {
   team_id: str,

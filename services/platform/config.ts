@@ -243,6 +243,19 @@ export const SETTINGS = {
   },
   LLM_API_KEY: { kind: 'string', default: '', secret: true, doc: 'Bearer key for LLM_URL.' },
   LLM_MODEL: { kind: 'string', default: 'gpt-4o-mini', doc: 'Model name sent to LLM_URL.' },
+  LLM_TIMEOUT: { kind: 'duration', default: '120s', doc: 'Time the chat server at LLM_URL has to answer one call.' },
+  LLM_MAX_TOKENS: {
+    kind: 'int',
+    default: '2048',
+    min: 256,
+    doc: 'Answer tokens one call to LLM_URL may write at most (max_tokens); a model that repeats itself stops there.',
+  },
+  LLM_PART_CHARS: {
+    kind: 'int',
+    default: '24000',
+    min: 2000,
+    doc: "Transcript characters one call to LLM_URL is sent at most: a longer meeting is summarised in parts of this size, then whole from the parts' notes (docs/llm-notes.md). Keep it within the model's context.",
+  },
   WEBHOOK_TIMEOUT: { kind: 'duration', default: '15s', doc: 'Time a webhook receiver has to answer 2xx.' },
   WEBHOOK_RETRY_SCHEDULE: {
     kind: 'durations',
@@ -413,7 +426,8 @@ export interface Config {
   };
   /** EMBEDDING_MODEL_DIR: the sentence-embedding model's folder; '' (the setting off): no search by meaning. */
   embeddingModelDir: string;
-  llm: { url: string; apiKey: string; model: string };
+  /** LLM_*: the chat model that writes meeting notes (docs/llm-notes.md); url '' for the built-in summarizer. */
+  llm: { url: string; apiKey: string; model: string; timeoutMs: number; maxTokens: number; partChars: number };
   webhook: { timeoutMs: number; retryScheduleMs: number[]; secretOverlapMs: number };
   liveIdleTimeoutMs: number;
   /** WEB_SESSION_TTL: how long a page sign-in lasts. */
@@ -639,7 +653,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
       diarization: v.DIARIZATION as 'auto' | 'own' | 'off',
     },
     embeddingModelDir: v.EMBEDDING_MODEL_DIR === 'off' ? '' : (v.EMBEDDING_MODEL_DIR as string),
-    llm: { url: v.LLM_URL as string, apiKey: v.LLM_API_KEY as string, model: v.LLM_MODEL as string },
+    llm: {
+      url: v.LLM_URL as string,
+      apiKey: v.LLM_API_KEY as string,
+      model: v.LLM_MODEL as string,
+      timeoutMs: v.LLM_TIMEOUT as number,
+      maxTokens: v.LLM_MAX_TOKENS as number,
+      partChars: v.LLM_PART_CHARS as number,
+    },
     webhook: {
       timeoutMs: v.WEBHOOK_TIMEOUT as number,
       retryScheduleMs: v.WEBHOOK_RETRY_SCHEDULE as number[],

@@ -183,6 +183,28 @@ export const embeddingBacklog = new client.Gauge({
   registers: [registry],
 });
 
+export const summaryRuns = new client.Counter({
+  name: 'summary_runs_total',
+  help: "Meeting summaries written, by trigger (transcription, live, resummary) and outcome: extractive (no chat model), llm (the chat model's notes), llm_partial (some fields the built-in summarizer's), llm_failed (the built-in summary instead).",
+  labelNames: ['trigger', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const summaryRunSeconds = new client.Histogram({
+  name: 'summary_run_duration_seconds',
+  help: 'Time one meeting summary took, by source (extractive, llm): every call to the chat model included.',
+  labelNames: ['source'] as const,
+  buckets: [0.05, 0.25, 1, 5, 15, 30, 60, 120, 300, 600, 1800],
+  registers: [registry],
+});
+
+export const summaryTokens = new client.Counter({
+  name: 'summary_llm_tokens_total',
+  help: 'Tokens the chat model at LLM_URL read (prompt) and wrote (completion) for meeting summaries, as its answers report them.',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+
 export const retentionDeletedMeetings = new client.Counter({
   name: 'retention_deleted_meetings_total',
   help: "Meetings deleted by the retention run for being older than their team's retention period.",

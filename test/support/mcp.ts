@@ -35,11 +35,11 @@ export interface ToolResult {
   data: any;
 }
 
-/** `deps`: what the role would load at its start (the question embedder). */
+/** `deps`: what the role would load at its start (the question embedder, the workflow port). */
 export async function startMcp(
   db: Knex,
   env: Record<string, string> = {},
-  deps: Pick<ServiceDeps, 'embedder'> = {},
+  deps: Pick<ServiceDeps, 'embedder' | 'workflows'> = {},
 ): Promise<McpHarness> {
   const config = testConfig(env, 'mcp');
   const app = createMcpApp({ db, config, ...deps }, [

@@ -15,6 +15,7 @@ import { createWebhookActivities, type WebhookActivities } from './webhooks';
 import { createLiveActivities, type LiveActivities } from './live';
 import { createRetentionActivities, type RetentionActivities } from './retention';
 import { createEmbeddingActivities, type EmbeddingActivities } from './embeddings';
+import { createResummaryActivities, type ResummaryActivities } from './resummary';
 
 export type { ActivityDeps } from './context';
 export type { TranscriptionActivities } from './types';
@@ -23,6 +24,7 @@ export type { WebhookActivities } from './webhooks';
 export type { LiveActivities } from './live';
 export type { RetentionActivities } from './retention';
 export type { EmbeddingActivities } from './embeddings';
+export type { ResummaryActivities } from './resummary';
 
 export function createActivities(
   deps: ActivityDeps,
@@ -31,7 +33,8 @@ export function createActivities(
   LiveActivities &
   WebhookActivities &
   RetentionActivities &
-  EmbeddingActivities {
+  EmbeddingActivities &
+  ResummaryActivities {
   return {
     fetchMedia: fetchMediaActivity(deps),
     transcribe: transcribeActivity(deps),
@@ -47,5 +50,6 @@ export function createActivities(
     ...createLiveActivities(deps),
     ...createRetentionActivities(deps),
     ...createEmbeddingActivities(deps),
+    ...createResummaryActivities(deps),
   };
 }

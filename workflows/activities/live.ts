@@ -178,7 +178,7 @@ export function createLiveActivities(deps: ActivityDeps): LiveActivities {
           );
         }
         const analytics = await computeAnalytics(deps, meetingId, sentences, durationSeconds);
-        const summary = await computeSummary(deps, meetingId, sentences);
+        const { summary, run } = await computeSummary(deps, meetingId, sentences);
         // The same one-transaction persist as an upload: analytics, summary, participants, `completed`.
         const persisted = await persistTranscript(deps.db, {
           meetingId,
@@ -186,6 +186,8 @@ export function createLiveActivities(deps: ActivityDeps): LiveActivities {
           durationSeconds,
           analytics,
           summary,
+          summaryRun: run,
+          trigger: 'live',
         });
         await chargeMinutes(deps.db, meetingId, durationSeconds);
         return { ...persisted, summarySource: summary.source, durationSeconds };

@@ -14,7 +14,7 @@ export function persistActivity(deps: ActivityDeps) {
   return (input: StepInput): Promise<PersistOutcome> =>
     runStep('persist', async () => {
       const sentences = await sentencesFor(deps, input.meetingId, input.media, input.transcript);
-      const [analytics, summary] = await Promise.all([
+      const [analytics, { summary, run }] = await Promise.all([
         analyticsFor(deps, input, sentences),
         summaryFor(deps, input, sentences),
       ]);
@@ -25,6 +25,7 @@ export function persistActivity(deps: ActivityDeps) {
         durationSeconds: Math.max(input.media.durationSeconds ?? 0, lastEnd),
         analytics,
         summary,
+        summaryRun: run,
       });
       await stageOf(deps, input.meetingId).remove();
       return result;

@@ -63,7 +63,7 @@ export const LIFE_EVENTS_POLL_MS = 200;
  */
 export async function claimEvents(
   db: Knex,
-  config: Pick<Config, 'webhook'>,
+  config: Pick<Config, 'webhook' | 'publicBaseUrl'>,
   waitMs: number,
   signal?: AbortSignal,
   beat: () => void = () => {},

@@ -212,8 +212,12 @@ SPEECH_MODELS: {{ join "," ($c.speech.models | default list) | quote }}
 SPEECH_RECOGNIZERS: {{ $c.speech.recognizers | int64 | toString | quote }}
 DIARIZATION: {{ $c.speech.diarization | quote }}
 EMBEDDING_MODEL_DIR: {{ $c.search.embeddingModelDir | quote }}
-LLM_URL: {{ $c.llm.url | quote }}
-LLM_MODEL: {{ $c.llm.model | quote }}
+{{- /* llm.inCluster: the chart's own llama.cpp server (templates/llm.yaml, which refuses a config.llm.url beside it). */}}
+LLM_URL: {{ ternary (include "mi.llmInClusterUrl" .) $c.llm.url .Values.llm.inCluster.enabled | quote }}
+LLM_MODEL: {{ ternary .Values.llm.inCluster.alias $c.llm.model .Values.llm.inCluster.enabled | quote }}
+LLM_MAX_TOKENS: {{ $c.llm.maxTokens | int64 | toString | quote }}
+LLM_PART_CHARS: {{ $c.llm.partChars | int64 | toString | quote }}
+LLM_TIMEOUT: {{ $c.llm.timeout | quote }}
 WEBHOOK_TIMEOUT: {{ $c.webhook.timeout | quote }}
 WEBHOOK_RETRY_SCHEDULE: {{ $c.webhook.retrySchedule | quote }}
 WEBHOOK_SECRET_OVERLAP: {{ $c.webhook.secretOverlap | quote }}
@@ -405,6 +409,19 @@ digest decides what is pulled), and ASR_URL is its Service's in-cluster address.
 {{- else -}}
 {{- $ref -}}
 {{- end -}}
+{{- end -}}
+
+{{- /* llm.inCluster: llama.cpp's server image (repository:tag, @digest when one is pinned) and its Service's address. */}}
+{{- define "mi.llmImage" -}}
+{{- $i := .Values.llm.inCluster.image -}}
+{{- $registry := default $i.registry .Values.global.imageRegistry -}}
+{{- $repo := ternary $i.repository (printf "%s/%s" $registry $i.repository) (empty $registry) -}}
+{{- $ref := printf "%s:%s" $repo ($i.tag | toString) -}}
+{{- ternary (printf "%s@%s" $ref $i.digest) $ref (not (empty $i.digest)) -}}
+{{- end -}}
+
+{{- define "mi.llmInClusterUrl" -}}
+{{- printf "http://%s.%s.svc:%d" (include "mi.roleName" (dict "root" . "role" "llm")) (include "mi.namespace" .) (int .Values.llm.inCluster.servicePort) -}}
 {{- end -}}
 
 {{- define "mi.asrInClusterUrl" -}}

@@ -2,7 +2,8 @@
  * Keeping a meeting's action items when its summary is written (called by core/ingest inside the
  * transaction that stores the transcript and summary).
  *
- * An item is known again by its words folded (case, spacing: `item_key`), so a summary run again
+ * An item is known again by its words folded (case, spacing: `item_key`), else by the sentence it was
+ * said in (a chat model words the same commitment differently each run), so a summary run again
  * updates the rows it made rather than adding new ones. What a person set stays: the status always
  * (a summary only ever finds open items), the owner and due date once a person changed them. An item
  * the new summary no longer finds goes, unless a person touched it: their decision outlives the
@@ -59,11 +60,14 @@ export async function syncActionItems(tx: Knex.Transaction, m: ActionItemsOfMeet
     const key = itemKey(it.text);
     if (key && !byKey.has(key)) byKey.set(key, it);
   }
-  const existing: { id: string; item_key: string; touched: boolean }[] = await tx('action_items')
+  const existing: { id: string; item_key: string; sentence_index: number; touched: boolean }[] = await tx(
+    'action_items',
+  )
     .where({ meeting_id: m.meetingId })
     .select(
       'id',
       'item_key',
+      'sentence_index',
       tx.raw('(status_set_by is not null or owner_set_by is not null or due_set_by is not null) as touched'),
     );
   const known = new Map(existing.map((e) => [e.item_key, e]));
@@ -80,7 +84,9 @@ export async function syncActionItems(tx: Knex.Transaction, m: ActionItemsOfMeet
       speaker_name: it.speaker_name,
       due_phrase: it.due,
     };
-    const prior = known.get(key);
+    // Known by its words, else by its moment: a chat model words the same item differently each time.
+    const prior =
+      known.get(key) ?? [...known.values()].find((e) => e.sentence_index === at.index && !byKey.has(e.item_key));
     if (prior) {
       kept++;
       // The moment and words follow the new transcript; the owner and due date unless a person set them.
@@ -88,12 +94,13 @@ export async function syncActionItems(tx: Knex.Transaction, m: ActionItemsOfMeet
         .where({ id: prior.id })
         .update({
           ...found,
+          item_key: key,
           owner_name: tx.raw('case when owner_set_by is null then ? else owner_name end', [it.assignee]),
           owner_email: tx.raw('case when owner_set_by is null then ? else owner_email end', [ownerEmail]),
           due_date: tx.raw('case when due_set_by is null then ?::date else due_date end', [it.due_date]),
           updated_at: tx.fn.now(),
         });
-      known.delete(key);
+      known.delete(prior.item_key);
       continue;
     }
     const id = newId();

@@ -9,7 +9,7 @@
  */
 import type { Knex } from 'knex';
 import type { Analytics } from '../../intelligence/analytics';
-import type { Summary } from '../../intelligence/summarize/types';
+import type { Summary, SummaryRun } from '../../intelligence/summarize';
 import type { Sentence } from '../../intelligence/types';
 import { audit } from '../audit';
 import { notFound } from '../../platform/errors';
@@ -18,6 +18,7 @@ import type { MeetingRow } from '../meetings';
 import { syncActionItems } from '../action-items';
 import { recordDetectedLanguage } from '../languages';
 import { profileEmails } from '../voiceprints';
+import { recordSummaryRun, summaryRow } from '../summaries';
 
 /** What the pipeline hands over for one meeting. */
 export interface ProcessedTranscript {
@@ -27,6 +28,10 @@ export interface ProcessedTranscript {
   durationSeconds: number;
   analytics: Analytics;
   summary: Summary;
+  /** What the summary took (recorded in summary_runs); absent from a run staged before it was recorded. */
+  summaryRun?: SummaryRun;
+  /** What made this transcript: an upload's transcription (the default) or a live meeting's end. */
+  trigger?: 'transcription' | 'live';
 }
 
 export interface PersistResult {
@@ -197,19 +202,14 @@ export async function persistTranscript(db: Knex, t: ProcessedTranscript): Promi
     );
 
     const s = t.summary;
-    await tx('summaries').insert({
-      meeting_id: t.meetingId,
-      keywords: JSON.stringify(s.keywords),
-      action_items: JSON.stringify(s.action_items),
-      overview: s.overview,
-      overview_lines: JSON.stringify(s.overview_lines ?? []),
-      short_summary: s.short_summary,
-      topics_discussed: JSON.stringify(s.topics_discussed),
-      meeting_type: s.meeting_type,
-      outline: JSON.stringify(s.outline),
-      notes: JSON.stringify(s.notes ?? {}),
-      source: s.source,
-    });
+    await tx('summaries').insert(summaryRow(t.meetingId, s));
+    if (t.summaryRun)
+      await recordSummaryRun(tx, {
+        meetingId: t.meetingId,
+        teamId: m.team_id,
+        trigger: t.trigger ?? 'transcription',
+        run: t.summaryRun,
+      });
 
     // The summary's items kept as records: found again on a re-run, what a person set left as set.
     const emailByName = new Map<string, string>();

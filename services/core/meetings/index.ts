@@ -67,6 +67,8 @@ export {
   updateMeetingTitle,
 } from './admin';
 export type { Privacy } from './admin';
+// The meetings a caller may manage, locked for a change (other domains' meeting actions use it).
+export { lockManaged } from './admin';
 
 // Naming a meeting's speaker everywhere it appears.
 export { renameSpeaker, SPEAKER_NAME_MAX } from './speakers';

@@ -231,7 +231,7 @@ export function countSkipped(inserted: { status: string }[]): void {
 }
 
 /** The summary's overview lines with their moments, as the meeting page shows them; [] without a summary. */
-async function overviewLines(
+export async function overviewLines(
   db: Knex,
   config: Pick<Config, 'publicBaseUrl'>,
   meetingId: string,

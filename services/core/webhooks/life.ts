@@ -19,7 +19,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { invalid } from '../../platform/errors';
 import { newId } from '../ids';
-import { countSkipped, eventTargets, type EventRouting } from './deliveries';
+import { countSkipped, eventTargets, overviewLines, type EventRouting } from './deliveries';
 import { v2Payload, type V2Extra, type WebhookUpdatedItem } from './events';
 import type { WebhookDeliveryInput, WebhookEvent, WebhookTarget } from './types';
 
@@ -107,14 +107,19 @@ function extraOf(row: OutboxRow): V2Extra {
 }
 
 /** The ledger rows of one outbox row: one per target subscribed to its event (made once). */
-async function recordRow(db: Knex, row: OutboxRow): Promise<void> {
+async function recordRow(db: Knex, config: Pick<Config, 'publicBaseUrl'>, row: OutboxRow): Promise<void> {
   const drafts = (await eventTargets(db, row)).filter((d) => d.events.includes(row.event));
   if (!drafts.length) return;
+  // New notes carry the lines the meeting page shows, as the first meeting.summarized does.
+  const extra =
+    row.event === 'meeting.summarized'
+      ? { overview_lines: await overviewLines(db, config, row.meeting_id) }
+      : extraOf(row);
   const payload = v2Payload(
     row.event,
     { id: row.meeting_id, client_reference_id: row.client_reference_id },
     new Date(row.created_at).getTime(),
-    extraOf(row),
+    extra,
   );
   const inserted = await db('webhook_deliveries')
     .insert(
@@ -145,7 +150,7 @@ async function recordRow(db: Knex, row: OutboxRow): Promise<void> {
  */
 export async function claimLifeEvents(
   db: Knex,
-  config: Pick<Config, 'webhook'>,
+  config: Pick<Config, 'webhook' | 'publicBaseUrl'>,
   limit = LIFE_EVENTS_BATCH,
 ): Promise<LifeEventClaim> {
   const rows: OutboxRow[] = await db('webhook_events')
@@ -154,7 +159,7 @@ export async function claimLifeEvents(
     .limit(limit)
     .select('*');
   if (!rows.length) return { eventIds: [], deliveries: [] };
-  for (const row of rows) await recordRow(db, { ...row, id: String(row.id) });
+  for (const row of rows) await recordRow(db, config, { ...row, id: String(row.id) });
   const ids = rows.map((r) => String(r.id));
   const made: { id: string; meeting_id: string; target: WebhookTarget; event: WebhookEvent; event_id: string }[] =
     await db('webhook_deliveries')

@@ -57,3 +57,7 @@ MODULES.push(voiceprintsModule);
 // Changes since a cursor (changes).
 import { changesModule } from './changes';
 MODULES.push(changesModule);
+
+// A meeting's notes written again (resummarizeMeeting).
+import { summariesModule } from './summaries';
+MODULES.push(summariesModule);

@@ -1,123 +1,256 @@
-import { z } from 'zod';
-import { NetError } from '../../net/errors';
-import { postToModelServer } from '../http-json';
 import type { Sentence } from '../types';
-import { citationAt } from './citations';
-import { resolveDue } from './due-dates';
-import { MEETING_TYPES, type SummarizeOptions, type Summary, type SummaryField } from './types';
+import {
+  askJson,
+  badReply,
+  isUnusableAnswer,
+  newUsage,
+  type ChatMessage,
+  type ChatSettings,
+  type ChatUsage,
+} from './llm-chat';
+import { summarizeNotes } from './extractive';
+import {
+  checkNotes,
+  LLM_SUMMARY_SCHEMA,
+  meetingHead,
+  partsOf,
+  PROMPT_VERSION,
+  REDUCE_PROMPT,
+  renderNotes,
+  SYSTEM_PROMPT,
+  transcriptLine,
+  type CheckContext,
+  type CheckedNotes,
+} from './llm-notes';
+import { mergeNotes, notesToSummary } from './llm-summary';
+import type { SummarizeOptions, Summary } from './types';
 
 /**
- * Summary by an OpenAI-compatible chat model (POST {LLM_URL}/v1/chat/completions), asked for JSON that
- * fits LLM_SUMMARY_SCHEMA through `response_format: json_schema` (strict), so the reply parses into
- * the same fields as the built-in summarizer.
+ * Notes by an OpenAI-compatible chat model (LLM_URL: vLLM, llama.cpp's server, Ollama, a hosted API).
+ * A meeting of any length: the transcript goes in parts of at most `partChars` characters, each part
+ * gets its notes, and the parts' notes are merged into the whole meeting's by the model (in rounds,
+ * when even the parts' notes are too long for one call). Every line is checked against the
+ * transcript (llm-notes.ts) and a field the model does not give usably is the extractive summary's,
+ * with the summary's `notes` saying so (llm-summary.ts).
  */
 export interface LlmSettings {
   url: string;
   apiKey: string;
   model: string;
   timeoutMs?: number;
-  /** Transcript characters sent at most; longer meetings are cut and `notes.llm` says so. */
-  maxTranscriptChars?: number;
+  /** Answer tokens per call at most (LLM_MAX_TOKENS): a small model can repeat itself forever. */
+  maxTokens?: number;
+  /** Transcript characters per call at most (LLM_PART_CHARS); a longer meeting goes in parts. */
+  partChars?: number;
   fetchImpl?: typeof fetch;
 }
 
-const DEFAULT_TIMEOUT_MS = 120_000;
-const DEFAULT_MAX_CHARS = 120_000;
+/** What one summary by the chat model took, recorded with the meeting (summary_runs) and as metrics. */
+export interface LlmRun {
+  model: string;
+  prompt_version: string;
+  duration_ms: number;
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  parts: number;
+  response_format: ChatUsage['response_format'];
+  /** Fields that are the extractive summary's because the model's did not hold. */
+  fallback_fields: string[];
+  /** Lines the model wrote that were dropped (a citation that did not hold). */
+  dropped_lines: number;
+}
 
-const nullableString = { type: ['string', 'null'] } as const;
+export const LLM_DEFAULTS = { timeoutMs: 120_000, maxTokens: 2_048, partChars: 24_000 } as const;
 
-/** JSON Schema in the subset strict mode accepts: every property required, no extra properties. */
-export const LLM_SUMMARY_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['keywords', 'action_items', 'overview', 'short_summary', 'topics_discussed', 'meeting_type', 'outline'],
-  properties: {
-    keywords: { type: 'array', items: { type: 'string' }, description: 'Up to 10 key terms of the meeting' },
-    action_items: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['text', 'assignee', 'due', 'start_time'],
-        properties: {
-          text: { type: 'string', description: 'The task, as one sentence' },
-          assignee: { ...nullableString, description: 'Full name of the person who will do it, if said' },
-          due: { ...nullableString, description: 'When it is due, as said ("Friday", "end of day"), if said' },
-          start_time: { type: 'number', description: 'Seconds into the meeting where it was said' },
-        },
-      },
-    },
-    overview: { type: 'string', description: 'A paragraph summarizing the meeting' },
-    short_summary: { type: 'string', description: 'One sentence' },
-    topics_discussed: { type: 'array', items: { type: 'string' } },
-    meeting_type: { type: 'string', enum: [...MEETING_TYPES] },
-    outline: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['title', 'start_time'],
-        properties: { title: { type: 'string' }, start_time: { type: 'number' } },
-      },
-    },
-  },
-} as const;
+const SCHEMA = { name: 'meeting_notes', schema: LLM_SUMMARY_SCHEMA };
 
-const reply = z.object({
-  keywords: z.array(z.string()),
-  action_items: z.array(
-    z.object({ text: z.string(), assignee: z.string().nullable(), due: z.string().nullable(), start_time: z.number() }),
-  ),
-  overview: z.string(),
-  short_summary: z.string(),
-  topics_discussed: z.array(z.string()),
-  meeting_type: z.enum(MEETING_TYPES),
-  outline: z.array(z.object({ title: z.string(), start_time: z.number() })),
-});
+/** Which of two checks of the same notes to keep: fewer failed fields, then more lines kept. */
+function better(a: CheckedNotes, b: CheckedNotes): CheckedNotes {
+  const failed = (n: CheckedNotes) => Object.keys(n.failed).length;
+  const lines = (n: CheckedNotes) => n.overview.length + n.action_items.length + n.outline.length;
+  if (failed(a) !== failed(b)) return failed(a) < failed(b) ? a : b;
+  return lines(b) >= lines(a) ? b : a;
+}
 
-const completion = z.object({
-  choices: z
-    .array(
-      z.object({
-        message: z.object({ content: z.string().nullable().optional(), refusal: z.string().nullable().optional() }),
-      }),
-    )
-    .min(1),
-});
-
-const SYSTEM_PROMPT = [
-  'You summarize meeting transcripts. Each transcript line is "[start seconds] Speaker: text".',
-  'Answer only with JSON matching the schema. Use only facts from the transcript.',
-  'action_items: commitments or requests for work after the meeting, with the person who will do it and when, if said.',
-  "outline: the meeting's sections in order, each with a short title and the start second of its first line.",
-  `meeting_type: one of ${MEETING_TYPES.join(', ')}.`,
-].join(' ');
-
-function transcriptLines(sentences: readonly Sentence[], maxChars: number): { text: string; cut: boolean } {
-  const lines: string[] = [];
-  let size = 0;
-  for (const s of sentences) {
-    const line = `[${s.start_time.toFixed(1)}] ${s.speaker_name}: ${s.text}`;
-    if (size + line.length + 1 > maxChars) return { text: lines.join('\n'), cut: true };
-    lines.push(line);
-    size += line.length + 1;
+/**
+ * One call for notes, checked; asked once more when the answer is not JSON or has lines that do not
+ * hold. Throws when the model never answers JSON.
+ */
+async function notesOf(
+  chat: ChatSettings,
+  usage: ChatUsage,
+  system: string,
+  user: string,
+  ctx: CheckContext,
+): Promise<CheckedNotes> {
+  const messages: ChatMessage[] = [
+    { role: 'system', content: system },
+    { role: 'user', content: user },
+  ];
+  const first = await askJson(chat, usage, messages, SCHEMA);
+  const checked = first.error ? undefined : checkNotes(first.json, ctx);
+  if (checked && checked.problems.length === 0) return checked;
+  const why = first.error
+    ? `That answer is not usable: ${first.error}.`
+    : `Some lines of that answer do not hold:\n- ${checked!.problems.slice(0, 12).join('\n- ')}`;
+  messages.push(
+    { role: 'assistant', content: first.content.slice(0, 8_000) },
+    { role: 'user', content: `${why}\nAnswer again with the whole JSON, corrected.` },
+  );
+  const second = await askJson(chat, usage, messages, SCHEMA);
+  if (second.error) {
+    if (checked) return checked;
+    throw badReply(second.error);
   }
-  return { text: lines.join('\n'), cut: false };
+  const again = checkNotes(second.json, ctx);
+  return checked ? better(checked, again) : again;
 }
 
-function userPrompt(transcript: string, options: SummarizeOptions): string {
-  const head = [
-    options.title ? `Title: ${options.title}` : '',
-    options.meetingDate ? `Date: ${options.meetingDate}` : '',
-    options.participants?.length ? `Participants: ${options.participants.map((p) => p.name).join(', ')}` : '',
-  ].filter(Boolean);
-  return `${head.join('\n')}\n\nTranscript:\n${transcript}`;
+const rangeLabel = (part: readonly Sentence[], i: number) =>
+  `Part ${i + 1} (sentences #${part[0].index} to #${part[part.length - 1].index})`;
+
+/** The parts' notes made into the whole meeting's, in rounds of as many as fit in one call. */
+async function reduceNotes(
+  chat: ChatSettings,
+  usage: ChatUsage,
+  head: string,
+  notes: { label: string; notes: CheckedNotes }[],
+  ctx: CheckContext,
+  partChars: number,
+): Promise<CheckedNotes> {
+  let level = notes;
+  while (level.length > 1) {
+    const next: typeof level = [];
+    for (let i = 0; i < level.length;) {
+      const group = [level[i++]];
+      let size = renderNotes(group[0].notes, group[0].label).length;
+      // At least two per group, so every round shortens the list.
+      while (i < level.length) {
+        const len = renderNotes(level[i].notes, level[i].label).length + 2;
+        if (group.length >= 2 && size + len > partChars) break;
+        group.push(level[i++]);
+        size += len;
+      }
+      if (group.length === 1) {
+        next.push(group[0]);
+        continue;
+      }
+      const label = `${group[0].label.split(' (')[0]} to ${group[group.length - 1].label.split(' (')[0]}`;
+      const text = group.map((g) => renderNotes(g.notes, g.label)).join('\n\n');
+      let merged: CheckedNotes;
+      try {
+        merged = await notesOf(chat, usage, REDUCE_PROMPT, `${head}\n\nNotes of the parts:\n${text}`, ctx);
+      } catch (e) {
+        if (!isUnusableAnswer(e)) throw e;
+        merged = mergeNotes(group.map((g) => g.notes));
+      }
+      // What the model's merge lost, the parts still have.
+      next.push({
+        label,
+        notes: fillFrom(
+          merged,
+          group.map((g) => g.notes),
+        ),
+      });
+    }
+    level = next;
+  }
+  return level[0].notes;
 }
 
-/** Some servers wrap JSON in a Markdown fence even in JSON mode. */
-function unfence(content: string): string {
-  const m = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/.exec(content);
-  return m ? m[1] : content;
+/** A field the merge did not give usably, taken from the parts merged without the model. */
+function fillFrom(merged: CheckedNotes, parts: CheckedNotes[]): CheckedNotes {
+  const plain = mergeNotes(parts);
+  const out = { ...merged, failed: { ...merged.failed } };
+  if (!out.overview.length) out.overview = plain.overview;
+  if (!out.topics.length) out.topics = plain.topics;
+  if (!out.keywords.length) out.keywords = plain.keywords;
+  if (!out.action_items.length) out.action_items = plain.action_items;
+  if (!out.outline.length) out.outline = plain.outline;
+  out.meeting_type ??= plain.meeting_type;
+  out.short_summary ??= plain.short_summary;
+  for (const f of Object.keys(out.failed) as (keyof CheckedNotes['failed'])[])
+    if (!plain.failed[f]) delete out.failed[f];
+  return out;
+}
+
+function peopleOf(sentences: readonly Sentence[], options: SummarizeOptions): string[] {
+  const names = new Map<string, string>();
+  for (const n of [...sentences.map((s) => s.speaker_name), ...(options.participants ?? []).map((p) => p.name)]) {
+    const name = n?.trim();
+    if (name && !names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
+  }
+  return [...names.values()];
+}
+
+export async function summarizeWithLlmRun(
+  sentences: readonly Sentence[],
+  options: SummarizeOptions,
+  llm: LlmSettings,
+): Promise<{ summary: Summary; run: LlmRun }> {
+  const started = Date.now();
+  const chat: ChatSettings = {
+    url: llm.url,
+    apiKey: llm.apiKey,
+    model: llm.model,
+    timeoutMs: llm.timeoutMs ?? LLM_DEFAULTS.timeoutMs,
+    maxTokens: llm.maxTokens ?? LLM_DEFAULTS.maxTokens,
+    fetchImpl: llm.fetchImpl,
+  };
+  const partChars = llm.partChars ?? LLM_DEFAULTS.partChars;
+  const usage = newUsage();
+  const people = peopleOf(sentences, options);
+  const head = meetingHead(options, people);
+  const whole: CheckContext = { sentences: new Map(sentences.map((s) => [s.index, s])), people };
+  const parts = partsOf(sentences, partChars);
+
+  let notes: CheckedNotes;
+  if (parts.length <= 1) {
+    const text = sentences.map(transcriptLine).join('\n');
+    notes = await notesOf(chat, usage, SYSTEM_PROMPT, `${head}\n\nTranscript:\n${text}`, whole);
+  } else {
+    const partNotes: { label: string; notes: CheckedNotes }[] = [];
+    let lastError: unknown;
+    for (const [i, part] of parts.entries()) {
+      const ctx: CheckContext = { sentences: new Map(part.map((s) => [s.index, s])), people };
+      const label = rangeLabel(part, i);
+      const text = part.map(transcriptLine).join('\n');
+      const user = `${head}\n\n${label} of ${parts.length} of the transcript:\n${text}`;
+      try {
+        partNotes.push({ label, notes: await notesOf(chat, usage, SYSTEM_PROMPT, user, ctx) });
+      } catch (e) {
+        // A part the model never answers usably leaves a gap the other parts and the fallback fill.
+        if (!isUnusableAnswer(e)) throw e;
+        lastError = e;
+      }
+    }
+    if (!partNotes.length) throw lastError;
+    notes = await reduceNotes(chat, usage, head, partNotes, whole, partChars);
+  }
+
+  // The built-in notes (with the embedding model, where one is given) only when a field needs them.
+  const complete =
+    notes.meeting_type !== undefined &&
+    !!notes.short_summary &&
+    [notes.overview, notes.topics, notes.keywords, notes.action_items, notes.outline].every((l) => l.length > 0);
+  const extractive = complete ? undefined : await summarizeNotes(sentences, options);
+  const { summary, fallback_fields, dropped_lines } = notesToSummary(notes, sentences, options, () => extractive!);
+  return {
+    summary,
+    run: {
+      model: llm.model,
+      prompt_version: PROMPT_VERSION,
+      duration_ms: Date.now() - started,
+      calls: usage.calls,
+      prompt_tokens: usage.prompt_tokens,
+      completion_tokens: usage.completion_tokens,
+      parts: parts.length,
+      response_format: usage.response_format,
+      fallback_fields,
+      dropped_lines,
+    },
+  };
 }
 
 export async function summarizeWithLlm(
@@ -125,106 +258,7 @@ export async function summarizeWithLlm(
   options: SummarizeOptions,
   llm: LlmSettings,
 ): Promise<Summary> {
-  const maxChars = llm.maxTranscriptChars ?? DEFAULT_MAX_CHARS;
-  const { text, cut } = transcriptLines(sentences, maxChars);
-  const body = {
-    model: llm.model,
-    temperature: 0,
-    messages: [
-      { role: 'system', content: SYSTEM_PROMPT },
-      { role: 'user', content: userPrompt(text, options) },
-    ],
-    response_format: {
-      type: 'json_schema',
-      json_schema: { name: 'meeting_summary', strict: true, schema: LLM_SUMMARY_SCHEMA },
-    },
-  };
-  const raw = await postToModelServer('The chat model', llm, 'chat/completions', JSON.stringify(body), {
-    timeoutMs: llm.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    headers: { 'content-type': 'application/json' },
-    fetchImpl: llm.fetchImpl,
-  });
-  const parsed = completion.safeParse(raw);
-  if (!parsed.success) throw badReply('the reply has no choices[0].message');
-  const message = parsed.data.choices[0].message;
-  if (message.refusal) throw badReply(`the model refused: ${message.refusal.slice(0, 200)}`);
-  let json: unknown;
-  try {
-    json = JSON.parse(unfence(message.content ?? ''));
-  } catch {
-    throw badReply('the message content is not JSON');
-  }
-  const fields = reply.safeParse(json);
-  if (!fields.success)
-    throw badReply(
-      `the JSON does not fit the summary schema (${fields.error.issues[0]?.path.join('.')}: ${fields.error.issues[0]?.message})`,
-    );
-  const summary = toSummary(fields.data, sentences, options);
-  if (cut)
-    summary.notes.llm = `the transcript is longer than ${maxChars} characters; the chat model saw only its beginning`;
-  return summary;
+  return (await summarizeWithLlmRun(sentences, options, llm)).summary;
 }
 
-function badReply(why: string): NetError {
-  return new NetError(`The chat model at LLM_URL gave an unusable summary: ${why}`, {
-    retryable: false,
-    rule: 'upstream_format',
-    code: 'internal_error',
-  });
-}
-
-function toSummary(r: z.infer<typeof reply>, sentences: readonly Sentence[], options: SummarizeOptions): Summary {
-  const end = sentences.reduce((t, s) => Math.max(t, s.end_time), 0);
-  const clamp = (t: number) => Math.min(Math.max(0, t), end);
-  const speakerAt = (t: number) => {
-    let name = sentences[0]?.speaker_name ?? '';
-    for (const s of sentences) {
-      if (s.start_time > t + 0.5) break;
-      name = s.speaker_name;
-    }
-    return name;
-  };
-  const outline = [...r.outline].sort((a, b) => a.start_time - b.start_time);
-  const summary: Summary = {
-    keywords: r.keywords.map((k) => k.trim()).filter(Boolean),
-    action_items: r.action_items.map((a) => {
-      const isoDate = a.due && /^\d{4}-\d{2}-\d{2}$/.test(a.due) ? a.due : null;
-      const at = citationAt(sentences, clamp(a.start_time));
-      return {
-        text: a.text.trim(),
-        assignee: a.assignee?.trim() || null,
-        due: a.due?.trim() || null,
-        due_date: isoDate ?? (a.due ? resolveDue(a.due, options.meetingDate) : null),
-        speaker_name: speakerAt(clamp(a.start_time)),
-        start_time: clamp(a.start_time),
-        index: at.index,
-        kind: 'commitment' as const,
-        moments: [at],
-      };
-    }),
-    overview: r.overview.trim(),
-    overview_lines: r.overview.trim() ? [{ text: r.overview.trim(), ...citationAt(sentences, 0) }] : [],
-    short_summary: r.short_summary.trim(),
-    topics_discussed: r.topics_discussed.map((t) => t.trim()).filter(Boolean),
-    meeting_type: r.meeting_type,
-    outline: outline.map((o, i) => ({
-      title: o.title.trim(),
-      start_time: clamp(o.start_time),
-      end_time: i + 1 < outline.length ? clamp(outline[i + 1].start_time) : end,
-      summary: '',
-      index: citationAt(sentences, clamp(o.start_time)).index,
-    })),
-    notes: {},
-    source: 'llm',
-  };
-  const empty: [SummaryField, boolean][] = [
-    ['keywords', summary.keywords.length === 0],
-    ['action_items', summary.action_items.length === 0],
-    ['overview', !summary.overview],
-    ['short_summary', !summary.short_summary],
-    ['topics_discussed', summary.topics_discussed.length === 0],
-    ['outline', summary.outline.length === 0],
-  ];
-  for (const [field, isEmpty] of empty) if (isEmpty) summary.notes[field] = 'the chat model returned none';
-  return summary;
-}
+export { LLM_SUMMARY_SCHEMA, PROMPT_VERSION };

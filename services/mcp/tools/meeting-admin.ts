@@ -11,8 +11,9 @@ import {
   updateMeetingPrivacy,
   updateMeetingTitle,
 } from '../../core/meetings';
+import { requestResummary } from '../../core/summaries';
 import { isEmail } from '../../core/validate';
-import { moveOutput, privacyOutput, revokeOutput, shareOutput, titleOutput } from '../output';
+import { moveOutput, privacyOutput, resummaryOutput, revokeOutput, shareOutput, titleOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 
 const meetingId = z.string().min(1, 'must not be empty').max(64, 'at most 64 characters').describe('Meeting id.');
@@ -116,4 +117,21 @@ const moveTool = defineTool({
   run: (args, { principal, deps }) => moveMeetings(deps.db, principal, args),
 });
 
-export const meetingAdminTools: ToolDef[] = [shareTool, revokeTool, titleTool, privacyTool, moveTool];
+const resummarizeTool = defineTool({
+  name: 'svc_resummarize_meeting',
+  title: "Write a meeting's notes again",
+  description:
+    "Write a completed meeting's notes (summary, topics, action items, outline) again, e.g. after naming its speakers with svc_rename_speaker or once the " +
+    'server has a chat model. Runs in the background: the meeting keeps its current notes until the new ones are stored (read them with svc_get_summary), ' +
+    'then meeting.summarized webhooks are sent. Action items a person changed keep their changes. Returns success, meetingId, status (queued; running when a ' +
+    're-summary of the meeting was running already and this call joined it), summarizer (llm or extractive) and a message. A meeting that is not completed ' +
+    `is refused. ${WHO}`,
+  input: { meetingId },
+  // Not destructive of anything a person wrote (their action item changes stay); repeating it while one runs joins it.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  output: resummaryOutput,
+  scope: 'meetings:write',
+  run: (args, { principal, deps }) => requestResummary(deps, principal, args),
+});
+
+export const meetingAdminTools: ToolDef[] = [shareTool, revokeTool, titleTool, privacyTool, moveTool, resummarizeTool];

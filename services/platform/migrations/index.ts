@@ -38,6 +38,7 @@ import * as rateLimits from './20261205000000_rate_limits';
 import * as meetingChanges from './20261205000100_meeting_changes';
 import * as meetingEmbeddings from './20261205000200_meeting_embeddings';
 import * as summaryOverviewLines from './20261212000100_summary_overview_lines';
+import * as summaryRuns from './20261212000200_summary_runs';
 import * as webhookEvents from './20261212000300_webhook_events';
 import * as detectedLanguage from './20261212000400_detected_language';
 import * as meetingLanguages from './20261212000500_meeting_languages';
@@ -97,6 +98,7 @@ export const MIGRATIONS: MigrationEntry[] = [
     release: '0.2.0',
     runsWith: '0.1.0',
   },
+  { name: '20261212000200_summary_runs', migration: summaryRuns, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261212000300_webhook_events', migration: webhookEvents, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261212000400_detected_language', migration: detectedLanguage, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261212000500_meeting_languages', migration: meetingLanguages, release: '0.2.0', runsWith: '0.1.0' },

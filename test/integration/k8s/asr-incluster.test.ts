@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
-import { CommandError, Container, helm, helmTemplate, helmTemplateArgs, K8S_DIR, K8sObject, key, kustomizeBuild, NAMESPACE, ofKind, RELEASE, validateObjects } from '../../support/k8s/render';
+import { Container, findObject, K8S_DIR, K8sObject, key, kustomizeBuild, NAMESPACE, ofKind, RELEASE, renderValues, renderValuesFails, validateObjects } from '../../support/k8s/render';
 import { ensureTool } from '../../support/k8s/tools';
 
 const NAME = `${RELEASE}-asr`;
@@ -47,34 +47,18 @@ afterAll(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-function find<T = K8sObject>(objects: K8sObject[], kind: string, name: string): K8sObject & T {
-  const o = objects.find((x) => x.kind === kind && x.metadata.name === name);
-  if (!o) throw new Error(`${kind}/${name} not rendered; have ${objects.map(key).join(', ')}`);
-  return o as K8sObject & T;
-}
+const find = findObject;
 
 const configMap = (objects: K8sObject[]) => find<{ data: Record<string, string> }>(objects, 'ConfigMap', RELEASE).data;
 const asrObjects = (objects: K8sObject[]) => objects.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'asr');
 
 async function render(values: unknown): Promise<K8sObject[]> {
-  const file = path.join(tmp, `values-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, YAML.stringify(values));
-  const objects = await helmTemplate({ valuesFiles: [file] });
+  const objects = await renderValues(tmp, values);
   expect(await validateObjects(objects)).toEqual([]);
   return objects;
 }
 
-async function renderFails(values: unknown): Promise<string> {
-  const file = path.join(tmp, `bad-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, YAML.stringify(values));
-  try {
-    await helm(helmTemplateArgs({ valuesFiles: [file] }));
-  } catch (e) {
-    if (e instanceof CommandError) return e.stderr;
-    throw e;
-  }
-  throw new Error(`helm template accepted ${JSON.stringify(values)}`);
-}
+const renderFails = (values: unknown) => renderValuesFails(tmp, values);
 
 describe('asr.inCluster off (the default)', () => {
   it('renders no speech server, and ASR_URL / ASR_MODEL are config.asr.*', async () => {

@@ -10,11 +10,9 @@ import YAML from 'yaml';
 import { SETTINGS } from '../../../services/platform/config';
 import {
   CHART_DIR,
-  CommandError,
   Container,
   helm,
   helmTemplate,
-  helmTemplateArgs,
   K8sObject,
   key,
   KUBE_VERSION,
@@ -22,6 +20,7 @@ import {
   ofKind,
   podSpecs,
   RELEASE,
+  renderValuesFails,
   VALUES_ALL,
   validateObjects,
 } from '../../support/k8s/render';
@@ -58,17 +57,7 @@ function deployment(objects: K8sObject[], role: string) {
   };
 }
 
-async function renderFails(values: unknown): Promise<string> {
-  const file = path.join(tmp, `bad-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, YAML.stringify(values));
-  try {
-    await helm(helmTemplateArgs({ valuesFiles: [file] }));
-  } catch (e) {
-    if (e instanceof CommandError) return e.stderr;
-    throw e;
-  }
-  throw new Error(`helm template accepted ${JSON.stringify(values)}`);
-}
+const renderFails = (values: unknown) => renderValuesFails(tmp, values);
 
 describe('helm lint', () => {
   it('passes --strict with the defaults and with every option', async () => {

@@ -15,6 +15,8 @@ const WRITE: Record<string, { destructiveHint: boolean; idempotentHint: boolean;
   svc_update_meeting_title: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
   svc_update_meeting_privacy: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
   svc_move_meeting: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  // Writes the notes again; what a person changed stays, and asking while one runs joins it.
+  svc_resummarize_meeting: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
   // Replaces a speaker's name; the same call again finds the old name gone and is refused.
   svc_rename_speaker: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
   // Only adds a soundbite; each call adds another.

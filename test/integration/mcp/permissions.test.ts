@@ -5,7 +5,7 @@
  *   - read: visible (never across teams except by an active share; admins see the whole team; the
  *     organizer always; `participants` opens to participants; channel members unless `owner`);
  *     otherwise object_not_found.
- *   - manage (share, revoke, rename, privacy, move): organizer or team admin; visible but not
+ *   - manage (share, revoke, rename, privacy, move, summarize again): organizer or team admin; visible but not
  *     manageable is forbidden, not visible is object_not_found.
  *   - clip (create a soundbite): visible and writable (manager, participant, channel member);
  *     visible but not writable is forbidden, not visible is object_not_found.
@@ -20,6 +20,7 @@
 import { newId } from '../../../services/core/ids';
 import { makeChannel, makeMeeting, makeTeam, makeUser, shareMeeting, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
+import { recordingWorkflows } from '../../support/workflow-port';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 
 type Role = 'member' | 'admin' | 'super_admin' | 'other_admin';
@@ -122,6 +123,7 @@ interface Cell {
 describe('permission matrix of the meeting-scoped tools', () => {
   let t: TestDatabase;
   let mcp: McpHarness;
+  const workflows = recordingWorkflows();
   let users: Record<Role, TestUser>;
   let organizer: TestUser;
   let room: string;
@@ -144,7 +146,7 @@ describe('permission matrix of the meeting-scoped tools', () => {
     room = (await makeChannel(t.db, team.id, 'Room', Object.values(users))).id;
     target = (await makeChannel(t.db, team.id, 'Target', [])).id;
     theirTarget = (await makeChannel(t.db, other.id, 'Their target', [])).id;
-    mcp = await startMcp(t.db);
+    mcp = await startMcp(t.db, {}, { workflows });
   });
   afterAll(async () => {
     await mcp.close();
@@ -250,6 +252,11 @@ describe('permission matrix of the meeting-scoped tools', () => {
         channelId: c.caller.teamId === users.other_admin.teamId ? theirTarget : target,
       }),
       applied: (b, a) => a.meeting.channel_id !== b.meeting.channel_id,
+    },
+    svc_resummarize_meeting: {
+      column: 'manage',
+      args: (c) => ({ meetingId: c.meetingId }),
+      applied: (_b, _a, c) => workflows.resummaries.some((r) => r.meetingId === c.meetingId),
     },
     svc_create_soundbite: {
       column: 'clip',

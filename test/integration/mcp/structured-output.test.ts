@@ -16,6 +16,7 @@ import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../su
 import { fullOutputSchema } from '../../../services/mcp/schema';
 import { ALL_TOOLS } from '../../../services/mcp/tools';
 import { McpHarness, startMcp } from '../../support/mcp';
+import { recordingWorkflows } from '../../support/workflow-port';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { reportTiming } from '../../support/timings';
 
@@ -115,6 +116,7 @@ describe('structured tool output', () => {
       ],
       svc_revoke_meeting_access: [{ meetingId, email: 'new@ext.test' }],
       svc_update_meeting_title: [{ meetingId, title: 'Roadmap review (final)' }],
+      svc_resummarize_meeting: [{ meetingId }],
       svc_update_meeting_privacy: [{ meetingId, privacy: 'teammates' }],
       svc_move_meeting: [{ meetingIds: [meetingId], channelId }],
       svc_rename_speaker: [{ meetingId, from: 'Guest', to: 'Gina', email: 'guest@ext.test' }],
@@ -137,7 +139,7 @@ describe('structured tool output', () => {
         { id: actionItem, dueDate: null },
       ],
     };
-    mcp = await startMcp(t.db);
+    mcp = await startMcp(t.db, {}, { workflows: recordingWorkflows() });
   });
   afterAll(async () => {
     await mcp.close();

@@ -4,6 +4,7 @@
  * schemas (kubernetes-models; ESM-only, so it runs in a child node process: validate-objects.mjs).
  */
 import { execFile, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import YAML from 'yaml';
@@ -176,4 +177,31 @@ export interface PodSpec {
   serviceAccountName?: string;
   terminationGracePeriodSeconds?: number;
   topologySpreadConstraints?: unknown[];
+}
+
+/** The object of this kind and name, or an error naming what was rendered instead. */
+export function findObject<T = K8sObject>(objects: K8sObject[], kind: string, name: string): K8sObject & T {
+  const o = objects.find((x) => x.kind === kind && x.metadata.name === name);
+  if (!o) throw new Error(`${kind}/${name} not rendered; have ${objects.map(key).join(', ')}`);
+  return o as K8sObject & T;
+}
+
+/** `helm template` with these values (written as a values file in `dir`). */
+export async function renderValues(dir: string, values: unknown): Promise<K8sObject[]> {
+  const file = path.join(dir, `values-${Math.random().toString(36).slice(2)}.yaml`);
+  writeFileSync(file, YAML.stringify(values));
+  return helmTemplate({ valuesFiles: [file] });
+}
+
+/** What `helm template` says when it refuses these values; an error when it accepts them. */
+export async function renderValuesFails(dir: string, values: unknown): Promise<string> {
+  const file = path.join(dir, `bad-${Math.random().toString(36).slice(2)}.yaml`);
+  writeFileSync(file, YAML.stringify(values));
+  try {
+    await helm(helmTemplateArgs({ valuesFiles: [file] }));
+  } catch (e) {
+    if (e instanceof CommandError) return e.stderr;
+    throw e;
+  }
+  throw new Error(`helm template accepted ${JSON.stringify(values)}`);
 }

@@ -10,7 +10,7 @@ describe('docs/tools.md', () => {
 
   it('documents all twenty-three tools', () => {
     const doc = readFileSync(DOC, 'utf8');
-    expect(ALL_TOOLS).toHaveLength(28);
+    expect(ALL_TOOLS).toHaveLength(29);
     for (const t of ALL_TOOLS) expect(doc).toContain(`### ${t.name}`);
   });
 });

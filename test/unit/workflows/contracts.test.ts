@@ -4,6 +4,8 @@ import {
   failureMessage,
   LIVE_WORKFLOW,
   liveWorkflowId,
+  RESUMMARY_WORKFLOW,
+  resummaryWorkflowId,
   RULE_EXECUTION_WORKFLOW,
   ruleExecutionWorkflowId,
   TRANSCRIPTION_WORKFLOW,
@@ -19,6 +21,7 @@ describe('the workflow contract', () => {
     expect(workflows.RuleExecutionWorkflow.name).toBe(RULE_EXECUTION_WORKFLOW);
     expect(workflows.WebhookDeliveryWorkflow.name).toBe(WEBHOOK_DELIVERY_WORKFLOW);
     expect(workflows.LiveMeetingWorkflow.name).toBe(LIVE_WORKFLOW);
+    expect(workflows.ResummaryWorkflow.name).toBe(RESUMMARY_WORKFLOW);
   });
 
   it('keeps the workflow ids running workflows were started with', () => {
@@ -26,6 +29,7 @@ describe('the workflow contract', () => {
     expect(ruleExecutionWorkflowId('01ABC')).toBe('rules-01ABC');
     expect(webhookWorkflowId('01ABC', 'team')).toBe('webhook-01ABC-team');
     expect(liveWorkflowId('01ABC')).toBe('live-01ABC');
+    expect(resummaryWorkflowId('01ABC')).toBe('resummary-01ABC');
   });
 
   const activityFailure = (cause: Error) =>

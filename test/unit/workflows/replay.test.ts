@@ -65,6 +65,7 @@ describe('replay of recorded workflow histories', () => {
   it('has a history of every workflow', () => {
     expect(typesOf(files)).toEqual([
       'LiveMeetingWorkflow',
+      'ResummaryWorkflow',
       'RetentionWorkflow',
       'RuleExecutionWorkflow',
       'TranscriptionWorkflow',

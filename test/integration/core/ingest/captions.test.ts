@@ -144,6 +144,10 @@ describe('caption uploads end to end', () => {
     expect(res.data.keywords.length).toBeGreaterThan(0);
     expect(res.data.overview.length).toBeGreaterThan(20);
     expect(typeof res.data.meeting_type).toBe('string');
+    // The summary's run is recorded with it: the built-in summarizer, no model, no tokens.
+    expect(
+      await t.db('summary_runs').where({ meeting_id: ids.vtt }).select('trigger', 'source', 'model', 'calls'),
+    ).toEqual([{ trigger: 'transcription', source: 'extractive', model: null, calls: 0 }]);
 
     const rows = await t.db('speaker_analytics').where({ meeting_id: ids.vtt }).orderBy('speaker_id');
     expect(rows.map((r) => r.email)).toEqual(rows.map((r) => VTT.meta.speakers[r.name]));

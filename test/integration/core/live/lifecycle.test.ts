@@ -282,6 +282,9 @@ describe('a live meeting from start to end', () => {
     expect(summary.data).toMatchObject({ id, summary_status: 'processed' });
     expect(summary.data.overview.length).toBeGreaterThan(0);
     expect(summary.data.keywords.length).toBeGreaterThan(0);
+    expect(await h.db('summary_runs').where({ meeting_id: id }).select('trigger', 'source')).toEqual([
+      { trigger: 'live', source: 'extractive' },
+    ]);
 
     // No duplicate after the rewrite of the transcript, and minutes charged once.
     expect((await storedSentences(h.db, id)).map((r) => r.idx)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);

@@ -1,0 +1,7 @@
+/** A meeting's summary written again on request, and the record of every summary's run. What other layers may import of this domain. */
+export { requestResummary } from './request';
+export type { ResummaryRequest } from './request';
+export { replaceSummary, storedMeetingText, summaryRow } from './store';
+export type { ReplacedSummary, StoredMeetingText } from './store';
+export { recordSummaryRun } from './runs';
+export type { SummaryRunOf, SummaryTrigger } from './runs';

@@ -1,0 +1,59 @@
+/**
+ * A meeting's summary runs (table summary_runs): one row per summary the meeting was given, written
+ * in the transaction that stores the summary, and the same facts as metrics.
+ */
+import type { Knex } from 'knex';
+import type { SummaryRun } from '../../intelligence/summarize';
+import { summaryRuns, summaryRunSeconds, summaryTokens } from '../../platform/metrics';
+import { newId } from '../ids';
+
+export type SummaryTrigger = 'transcription' | 'live' | 'resummary';
+
+export interface SummaryRunOf {
+  meetingId: string;
+  teamId: string;
+  trigger: SummaryTrigger;
+  /** The person who asked for a re-summary. */
+  requestedBy?: string | null;
+  run: SummaryRun;
+}
+
+/** The row of `summary_runs` and the metrics; returns the row's id. */
+export async function recordSummaryRun(tx: Knex | Knex.Transaction, r: SummaryRunOf): Promise<string> {
+  const id = newId();
+  const run = r.run;
+  await tx('summary_runs').insert({
+    id,
+    meeting_id: r.meetingId,
+    team_id: r.teamId,
+    trigger: r.trigger,
+    // A user id only: a system principal (automation) is nobody's account.
+    requested_by: r.requestedBy ? tx.raw('(select id from users where id = ?)', [r.requestedBy]) : null,
+    source: run.source,
+    model: run.model,
+    prompt_version: run.prompt_version,
+    duration_ms: Math.round(run.duration_ms),
+    calls: run.calls,
+    prompt_tokens: run.prompt_tokens,
+    completion_tokens: run.completion_tokens,
+    parts: run.parts,
+    response_format: run.response_format,
+    fallback_fields: JSON.stringify(run.fallback_fields),
+    dropped_lines: run.dropped_lines,
+    error: run.error ? [...run.error].slice(0, 500).join('') : null,
+  });
+  // The outcome says whether the chat model's notes were used: all, in part, or not at all.
+  const outcome =
+    run.source === 'extractive'
+      ? run.model
+        ? 'llm_failed'
+        : 'extractive'
+      : run.fallback_fields.length
+        ? 'llm_partial'
+        : 'llm';
+  summaryRuns.inc({ trigger: r.trigger, outcome });
+  summaryRunSeconds.observe({ source: run.source }, run.duration_ms / 1000);
+  if (run.prompt_tokens) summaryTokens.inc({ kind: 'prompt' }, run.prompt_tokens);
+  if (run.completion_tokens) summaryTokens.inc({ kind: 'completion' }, run.completion_tokens);
+  return id;
+}

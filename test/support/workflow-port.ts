@@ -1,0 +1,25 @@
+/**
+ * A workflow port (services/core/workflow-port.ts) that records the re-summaries it is asked to start
+ * and starts nothing: for tests of who may ask, where no worker runs. Any other start is a test bug.
+ */
+import type { WorkflowPort } from '../../services/core/workflow-port';
+
+export function recordingWorkflows(): WorkflowPort & {
+  resummaries: { meetingId: string; requestedBy: string | null }[];
+} {
+  const resummaries: { meetingId: string; requestedBy: string | null }[] = [];
+  const unexpected = async (): Promise<never> => {
+    throw new Error('this test starts no workflow but re-summaries');
+  };
+  return {
+    resummaries,
+    startResummary: async (input) => {
+      resummaries.push(input);
+      return 'started';
+    },
+    startTranscription: unexpected,
+    startLiveMeeting: unexpected,
+    updateLiveMeeting: unexpected,
+    redeliverWebhook: unexpected,
+  };
+}
