@@ -31,6 +31,9 @@ if [ "$(id -u)" -ne 0 ]; then
   fi
 fi
 
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
 for entry in "${DICTIONARIES[@]}"; do
   read -r name package files <<<"$entry"
   if [ ! -f "$files.aff" ] || [ ! -f "$files.dic" ]; then
@@ -45,8 +48,6 @@ for entry in "${DICTIONARIES[@]}"; do
   # PostgreSQL reads the files as UTF-8; a Hunspell file names its own encoding on its SET line.
   charset=$(sed -n 's/^SET[[:space:]]\+\([^[:space:]]\+\).*/\1/p' "$files.aff" | head -n 1)
   charset=${charset:-UTF-8}
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
   iconv -f "$charset" -t UTF-8 "$files.aff" | sed '1,/^SET[[:space:]]/s/^SET[[:space:]].*/SET UTF-8/' >"$tmp/$name.affix"
   iconv -f "$charset" -t UTF-8 "$files.dic" >"$tmp/$name.dict"
   changed=""
@@ -61,6 +62,4 @@ for entry in "${DICTIONARIES[@]}"; do
     $SUDO install -m 0644 "$tmp/$name.affix" "$tmp/$name.dict" "$tsearch/"
     log "installed the $name dictionary into $tsearch"
   fi
-  rm -rf "$tmp"
-  trap - EXIT
 done
