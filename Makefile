@@ -12,7 +12,7 @@ HELM_LDFLAGS := -s -w -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION
 KUSTOMIZE_MODULE := sigs.k8s.io/kustomize/kustomize/v5@v5.8.2
 export PATH := $(TOOLS):$(PATH)
 
-.PHONY: dev test test-unit bench install tools build typecheck lint format clean-dev help chart-test k8s-generate models models-multilingual pgvector llm-server
+.PHONY: dev test test-unit bench install tools build typecheck lint format clean-dev help chart-test k8s-generate models models-multilingual pgvector llm-server text-dictionaries
 
 # Every target with a `## ` note after its name, one line each.
 help: ## list the targets
@@ -66,7 +66,13 @@ models-multilingual: install ## add the multilingual Whisper base speech model t
 pgvector: ## build and install pgvector into the local PostgreSQL (once; root or sudo)
 	@bash scripts/pgvector.sh
 
-dev: install models pgvector ## run the whole service locally with a demo team (PostgreSQL + Temporal started for you)
+# Hunspell dictionaries for languages PostgreSQL has no text search configuration for (Czech, from
+# Debian's hunspell-cs) into the machine's PostgreSQL's tsearch_data, so their inflected forms are
+# searched (docs/search.md, "Languages"). Without them those languages are searched word for word.
+text-dictionaries: ## install the Czech Hunspell dictionary into the local PostgreSQL (once; root or sudo)
+	@bash scripts/text-dictionaries.sh
+
+dev: install models pgvector text-dictionaries ## run the whole service locally with a demo team (PostgreSQL + Temporal started for you)
 	@exec node --require tsx/cjs services/devstack/dev.ts
 
 typecheck: install ## type-check everything (tsc --noEmit)
@@ -86,14 +92,14 @@ build: install ## compile to dist/ (tsc -p tsconfig.build.json) with the files i
 	npm run build
 
 # Both jest projects; .ci/run reads the counts from .test-data/jest-results.json.
-test: install llm-server tools models models-multilingual pgvector typecheck lint ## typecheck, lint, then every test against real PostgreSQL and Temporal
+test: install llm-server tools models models-multilingual pgvector text-dictionaries typecheck lint ## typecheck, lint, then every test against real PostgreSQL and Temporal
 	@mkdir -p .test-data
 	npx jest --json --outputFile=.test-data/jest-results.json
 
 test-unit: install ## the unit tests only: no PostgreSQL, no Temporal, under a minute
 	npx jest --selectProjects unit
 
-bench: install models pgvector $(TOOLS)/temporal ## run the benchmarks in test/bench (not part of make test)
+bench: install models pgvector text-dictionaries $(TOOLS)/temporal ## run the benchmarks in test/bench (not part of make test)
 	@for b in test/bench/*.bench.ts; do echo "== $$b"; npx tsx $$b || exit 1; done
 
 # The chart is the source of truth: regenerate k8s/, the values schema docs and dashboards after a change.

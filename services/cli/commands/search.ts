@@ -2,9 +2,10 @@
  * `meeting-intel search status`: whether questions are answered by meaning on this deployment, how
  * far the configured embedding model has embedded the completed meetings (the backfill's progress),
  * and how many meetings wait for their language's index.
- * `meeting-intel search reindex`: index those meetings' words with their language (resumable).
+ * `meeting-intel search reindex`: index those meetings' words with their language (resumable), after
+ * creating the configurations of languages whose dictionary files were added to the server since.
  */
-import { reindexProgress, reindexStep } from '../../core/languages';
+import { installDictionaries, reindexProgress, reindexStep } from '../../core/languages';
 import { embeddingProgress, vectorTablesExist } from '../../core/passages';
 import { readEmbeddingModelInfo } from '../../intelligence/embeddings';
 import type { Parsed } from '../args';
@@ -42,8 +43,10 @@ export async function searchStatus(ctx: CommandContext, p: Parsed): Promise<void
 const REINDEX_BATCH = 50;
 
 /**
- * Index the words of meetings uploaded with a language before meetings had one, a batch at a time
- * (each batch one transaction), printing progress after each; stopped anywhere, run it again.
+ * Index the words of meetings not indexed with their language's configuration (uploaded with a
+ * language before meetings had one, or indexed word for word before their language's dictionary was
+ * added), a batch at a time (each batch one transaction), printing progress after each; stopped
+ * anywhere, run it again. The languages whose dictionary files the server lacks are named in one line.
  */
 export async function searchReindex(ctx: CommandContext, p: Parsed): Promise<void> {
   if (p.positionals.length) throw new UsageError(`search reindex takes no arguments; got ${p.positionals.join(' ')}`);
@@ -53,6 +56,12 @@ export async function searchReindex(ctx: CommandContext, p: Parsed): Promise<voi
     throw new UsageError(`--batch must be a whole number of meetings from 1 to 10000; got ${raw}`);
   }
   const db = ctx.db();
+  const missing = await installDictionaries(db);
+  if (missing.length) {
+    process.stderr.write(
+      `no dictionary files on the server for ${missing.join(', ')}: those languages are searched as written (docs/search.md, "Languages")\n`,
+    );
+  }
   const started = Date.now();
   let meetings = 0;
   let sentences = 0;

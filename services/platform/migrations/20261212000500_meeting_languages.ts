@@ -28,7 +28,7 @@ import type { Knex } from 'knex';
  */
 
 /** ISO 639-1 codes of the languages PostgreSQL ships a configuration for, and its name. */
-const CONFIGS: Record<string, string> = {
+export const CONFIGS: Record<string, string> = {
   ar: 'arabic',
   hy: 'armenian',
   eu: 'basque',
@@ -63,40 +63,51 @@ const CONFIGS: Record<string, string> = {
 
 /**
  * The configuration of a language code: its own where this server has it (older servers lack some),
- * else `simple`; `english` when the language is not known.
+ * else `simple`; `english` when the language is not known. `visible` says where a configuration may
+ * live: pg_catalog's (this migration), or any schema on the search path (20261212000700).
  */
-const CONFIG_OF_LANGUAGE = `
-  create function text_search_config(language text) returns text
+export function configOfLanguage(configs: Record<string, string>, visible: string): string {
+  return `
+  create or replace function text_search_config(language text) returns text
   language sql stable parallel safe as $$
     select case when language is null then 'english' else coalesce(
       (select c.cfgname::text from pg_ts_config c
-       where c.cfgnamespace = 'pg_catalog'::regnamespace
+       where ${visible}
          and c.cfgname = (case lower(split_part(replace(language, '_', '-'), '-', 1))
-${Object.entries(CONFIGS)
+${Object.entries(configs)
   .map(([code, name]) => `           when '${code}' then '${name}'`)
   .join('\n')}
          end)),
       'simple') end
   $$`;
+}
 
-/** Before a meeting is written: its given language, its configuration, its title's lexemes. */
-const MEETING_CONFIG = `
-  create function meetings_text_config() returns trigger
+/** The condition the configuration was worked out under in this migration. */
+export const LANGUAGE_CHANGED = "tg_op = 'INSERT' or new.language is distinct from old.language";
+
+/**
+ * Before a meeting is written: its given language, its configuration, its title's lexemes. The
+ * configuration is worked out under `workOutWhen` (a plpgsql condition), or every time when null
+ * (20261212000700).
+ */
+export function meetingConfig(workOutWhen: string | null): string {
+  const workOut = 'new.search_config := text_search_config(new.language);';
+  return `
+  create or replace function meetings_text_config() returns trigger
   language plpgsql as $$
   begin
     if tg_op = 'INSERT' and new.language is null and new.custom_language is not null then
       new.language := new.custom_language;
       new.language_source := 'given';
     end if;
-    if tg_op = 'INSERT' or new.language is distinct from old.language then
-      new.search_config := text_search_config(new.language);
-    end if;
+    ${workOutWhen === null ? workOut : `if ${workOutWhen} then ${workOut} end if;`}
     if not exists (select 1 from search_configs c where c.config = new.search_config) then
       insert into search_configs (config) values (new.search_config) on conflict do nothing;
     end if;
     new.title_tsv := to_tsvector(new.search_config::regconfig, coalesce(new.title, ''));
     return new;
   end $$`;
+}
 
 /** After a meeting's configuration changed: its sentences indexed again with it (the sentence triggers rebuild the sets). */
 const MEETING_REINDEX = `
@@ -125,11 +136,11 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw("alter table meetings add column search_config text not null default 'english'");
   await knex.raw('create table search_configs (config text primary key)');
   await knex.raw("insert into search_configs (config) values ('english')");
-  await knex.raw(CONFIG_OF_LANGUAGE);
+  await knex.raw(configOfLanguage(CONFIGS, "c.cfgnamespace = 'pg_catalog'::regnamespace"));
 
   await knex.raw('alter table meetings alter column title_tsv drop expression');
   await knex.raw('alter table sentences alter column tsv drop expression');
-  await knex.raw(MEETING_CONFIG);
+  await knex.raw(meetingConfig(LANGUAGE_CHANGED));
   await knex.raw(MEETING_REINDEX);
   await knex.raw(SENTENCE_TSV);
   await knex.raw(`

@@ -42,6 +42,7 @@ import * as summaryRuns from './20261212000200_summary_runs';
 import * as webhookEvents from './20261212000300_webhook_events';
 import * as detectedLanguage from './20261212000400_detected_language';
 import * as meetingLanguages from './20261212000500_meeting_languages';
+import * as dictionaryConfigs from './20261212000700_dictionary_configs';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -102,6 +103,7 @@ export const MIGRATIONS: MigrationEntry[] = [
   { name: '20261212000300_webhook_events', migration: webhookEvents, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261212000400_detected_language', migration: detectedLanguage, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261212000500_meeting_languages', migration: meetingLanguages, release: '0.2.0', runsWith: '0.1.0' },
+  { name: '20261212000700_dictionary_configs', migration: dictionaryConfigs, release: '0.2.0', runsWith: '0.1.0' },
 ];
 
 /** knex's migration source over a catalog: this release's, or a test's. */

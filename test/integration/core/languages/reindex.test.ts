@@ -54,13 +54,13 @@ it('indexes a meeting with its language as it is written, and again when its lan
 });
 
 it('takes a language PostgreSQL has no configuration for as simple: words as written', async () => {
-  const czech = await makeMeeting(t.db, {
+  const welsh = await makeMeeting(t.db, {
     organizer: u,
-    language: 'cs',
-    sentences: [{ speaker: 'Jana', text: 'Probereme rozpočet.', start: 0, end: 2 }],
+    language: 'cy',
+    sentences: [{ speaker: 'Rhys', text: 'Trafodwn y gyllideb.', start: 0, end: 2 }],
   });
-  const row = await t.db('meetings').where({ id: czech.id }).first('search_config', 'transcript_tsv');
-  expect(row).toEqual({ search_config: 'simple', transcript_tsv: "'probereme' 'rozpočet'" });
+  const row = await t.db('meetings').where({ id: welsh.id }).first('search_config', 'transcript_tsv');
+  expect(row).toEqual({ search_config: 'simple', transcript_tsv: "'gyllideb' 'trafodwn' 'y'" });
 });
 
 it('re-indexes meetings uploaded with a language before, in batches, resuming where it stopped', async () => {

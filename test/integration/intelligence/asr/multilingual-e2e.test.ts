@@ -1,9 +1,9 @@
 /**
  * A worker with the English default and the multilingual Whisper (SPEECH_MODELS=whisper-base), end to
  * end through GraphQL's uploadAudio and Temporal: a Czech recording uploaded without a language is
- * detected as Czech, decoded by Whisper, and meeting_info says so; an English one in the same worker
- * is detected as English and decoded by Moonshine; a recording uploaded with its language is decoded
- * in it, and meeting_info says it was given.
+ * detected as Czech, decoded by Whisper, meeting_info says so, and its words are found by an inflected
+ * form; an English one in the same worker is detected as English and decoded by Moonshine; a
+ * recording uploaded with its language is decoded in it, and meeting_info says it was given.
  */
 import { readFileSync } from 'node:fs';
 import { McpHarness, startMcp } from '../../../support/mcp';
@@ -56,6 +56,19 @@ describe('recordings in two languages, one worker', () => {
     const said = t.sentences.map((s) => s.text).join(' ');
     expect(characterErrorRate(rec.reference, said)).toBeLessThanOrEqual(0.35);
     expect(await rig.t.db('meetings').where({ id }).first('detected_language')).toEqual({ detected_language: 'cs' });
+
+    // Its words are found by another form of them (the czech configuration, docs/search.md): a word
+    // said whose base form is never said as written, searched by that base form.
+    const { rows } = await rig.t.db.raw(
+      "with said(w) as (select unnest(tsvector_to_array(to_tsvector('simple', ?))))" +
+        " select w, l from said, lateral (select (ts_lexize('czech_ispell', w))[1] as l) x" +
+        ' where l is not null and length(w) > 3 and l not in (select w from said) order by w limit 1',
+      [said],
+    );
+    expect(rows).toHaveLength(1);
+    const found = await mcp.call(rig.owner.key, 'svc_get_transcripts', { keyword: rows[0].l, format: 'json' });
+    expect(found.isError).toBe(false);
+    expect((found.data as { meetings: { id: string }[] }).meetings.map((m) => m.id)).toContain(id);
   }, 300_000);
 
   it('detects English in the same worker and decodes it with the English model', async () => {
