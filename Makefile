@@ -16,7 +16,7 @@ export PATH := $(TOOLS):$(PATH)
 
 # Every target with a `## ` note after its name, one line each.
 help: ## list the targets
-	@awk -F ':.*## ' '/^[a-z][a-z0-9-]*:.*## / { printf "  make %-13s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@awk -F ':.*## ' '/^[a-z][a-z0-9-]*:.*## / { printf "  make %-19s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
 install: node_modules/.install-stamp ## install the npm dependencies (when package.json or the lock changed)
 
