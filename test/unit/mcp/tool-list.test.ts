@@ -15,7 +15,11 @@ const listing = () => ({ tools: toolsFor(everyTool).map((t) => t.listing) });
 
 describe('tools/list', () => {
   it('lists every tool to a caller with every feature flag', () => {
-    expect(listing().tools.map((t) => t.name).sort()).toEqual(ALL_TOOLS.map((t) => t.name).sort());
+    expect(
+      listing()
+        .tools.map((t) => t.name)
+        .sort(),
+    ).toEqual(ALL_TOOLS.map((t) => t.name).sort());
   });
 
   it(`costs at most ${TOOL_LIST_TOKENS.toLocaleString('en-US')} tokens`, () => {
