@@ -5,9 +5,38 @@ import type { Config } from '../platform/config';
 import { startReadAudit } from '../core/read-audit';
 import { startMeaningSearch } from '../core/passages';
 import { logger } from '../platform/logger';
-import { createTemporalClient } from '../platform/temporal';
-import { temporalWorkflows } from '../../workflows/client';
+import type { WorkflowPort } from '../core/workflow-port';
 import { createMcpApp } from './app';
+
+/**
+ * The role's port to Temporal, opened on first use: only svc_resummarize_meeting starts a workflow,
+ * and the Temporal SDK costs every mcp process tens of MB it would mostly never use, so its modules
+ * are loaded then, not at start.
+ */
+function lazyWorkflowPort(config: Config): { port: WorkflowPort; close(): Promise<void> } {
+  let opening: Promise<{ port: WorkflowPort; close(): Promise<void> }> | undefined;
+  const open = () =>
+    (opening ??= (async () => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (above)
+      const { createTemporalClient } = require('../platform/temporal') as typeof import('../platform/temporal');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (above)
+      const { temporalWorkflows } = require('../../workflows/client') as typeof import('../../workflows/client');
+      const temporal = createTemporalClient(config);
+      return {
+        port: temporalWorkflows(temporal.client, config.temporal.taskQueue),
+        close: () => temporal.connection.close(),
+      };
+    })());
+  const port: WorkflowPort = {
+    startTranscription: async (meetingId) => (await open()).port.startTranscription(meetingId),
+    startLiveMeeting: async (input) => (await open()).port.startLiveMeeting(input),
+    updateLiveMeeting: async (meetingId, update, args, deadlineMs) =>
+      (await open()).port.updateLiveMeeting(meetingId, update, args, deadlineMs),
+    startResummary: async (input) => (await open()).port.startResummary(input),
+    redeliverWebhook: async (input) => (await open()).port.redeliverWebhook(input),
+  };
+  return { port, close: async () => (opening ? (await opening).close() : undefined) };
+}
 
 /**
  * The mcp role: POST /mcp plus health and metrics. Its tools need PostgreSQL, so it is ready whenever
@@ -21,16 +50,15 @@ export async function startMcpRole(config: Config, shared?: DatabaseRuntime): Pr
   // Reads of meetings are buffered and written in batches; stopping writes what is left.
   const reads = startReadAudit(rt.db, config.readAudit);
   const { embedder } = await startMeaningSearch(rt.db, config, logger);
-  const temporal = createTemporalClient(config);
-  const workflows = temporalWorkflows(temporal.client, config.temporal.taskQueue);
-  const app = createMcpApp({ db: rt.db, config, embedder, workflows }, rt.checks);
+  const workflows = lazyWorkflowPort(config);
+  const app = createMcpApp({ db: rt.db, config, embedder, workflows: workflows.port }, rt.checks);
   const server = await listen(app, config.mcpPort, config.host);
   return {
     url: `${serverUrl(server, config.host === '0.0.0.0' ? 'localhost' : config.host)}/mcp`,
     close: async () => {
       await closeServers([server], config.shutdownGraceMs);
       await reads.stop();
-      await temporal.connection.close();
+      await workflows.close();
       if (!shared) await rt.close();
     },
   };

@@ -17,7 +17,6 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
@@ -296,14 +295,19 @@ describe('dashboards and alerts against what the running roles expose', () => {
   it("bounds the worker's task slots with the chart's WORKER_MAX_CONCURRENT_* (not Temporal's 100 activities)", async () => {
     const expected = { activities: Number(chartWorkerEnv.WORKER_MAX_CONCURRENT_ACTIVITIES), workflowTasks: Number(chartWorkerEnv.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS) };
     let free: typeof expected | undefined;
-    // Idle (the cancelled download may still be winding down): every slot is free.
-    for (let i = 0; i < 40 && !isDeepStrictEqual(free, expected); i++) {
+    // Idle (the cancelled download may still be winding down): every slot is free but the one the life
+    // events' dispatcher may be waiting in (WebhookEventsWorkflow's claim polls the outbox for a while).
+    const idle = (f: typeof expected | undefined) =>
+      f?.workflowTasks === expected.workflowTasks &&
+      (f.activities === expected.activities || f.activities === expected.activities - 1);
+    for (let i = 0; i < 40 && !idle(free); i++) {
       if (i) await new Promise((r) => setTimeout(r, 250));
       const text = await (await fetch(`http://127.0.0.1:${ports.temporal}/metrics`)).text();
       const slots = (type: string) => Number(new RegExp(`^temporal_worker_task_slots_available\\{[^}]*worker_type="${type}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1]);
       free = { activities: slots('ActivityWorker'), workflowTasks: slots('WorkflowWorker') };
     }
-    expect(free).toEqual(expected);
+    expect(free?.workflowTasks).toBe(expected.workflowTasks);
+    expect([expected.activities - 1, expected.activities]).toContain(free?.activities);
     expect(chartWorkerEnv.WORKER_MAX_CONCURRENT_ACTIVITIES).toBe('16');
   });
 

@@ -248,7 +248,14 @@ describe("events of a meeting's life", () => {
     expect(await noteMeetingSummarized(t.db, id, 'resummary-1')).toBe(true);
     expect(await noteMeetingSummarized(t.db, id, 'resummary-1')).toBe(false);
     const first = await once('/olga', 'meeting.summarized', id);
-    expect(Object.keys(body(first))).toEqual(['event', 'timestamp', 'meeting_id', 'client_reference_id']);
+    // The same form as the first meeting.summarized: the V2 fields and the overview's lines.
+    expect(Object.keys(body(first))).toEqual([
+      'event',
+      'timestamp',
+      'meeting_id',
+      'client_reference_id',
+      'overview_lines',
+    ]);
     expect(await noteMeetingSummarized(t.db, id, 'resummary-1')).toBe(false);
     expect(await noteMeetingSummarized(t.db, id, 'resummary-2')).toBe(true);
     await quiet();
