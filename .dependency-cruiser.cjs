@@ -56,7 +56,7 @@ module.exports = {
     {
       name: 'core-under-workflows-and-transports',
       severity: 'error',
-      comment: 'services/core reaches workflows through its port (core/workflow-port.ts), never by import.',
+      comment: 'services/core reaches workflows through its port (core/ports/workflows.ts), never by import.',
       from: { path: '^services/core/' },
       to: { path: OURS, pathNot: '^services/(platform|net|intelligence|core)/' },
     },

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { ALL_TOOLS } from '../services/mcp/tools';
 import { fullOutputSchema } from '../services/mcp/schema';
 import { toolsFor } from '../services/mcp/server';
-import type { Principal } from '../services/core/principal';
+import type { Principal } from '../services/core/access';
 
 type Schema = {
   type?: string | string[];

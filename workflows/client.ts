@@ -1,5 +1,5 @@
 /**
- * The workflow port (services/core/workflow-port.ts) on Temporal: what the API pods and the CLI use to
+ * The workflow port (services/core/ports/workflows.ts) on Temporal: what the API pods and the CLI use to
  * start workflows and drive live meetings. Workflows are started with their functions and updates run
  * with their definitions (workflows/contracts.ts), so names and argument types are checked by the
  * compiler; ids and policies are decided here, once.
@@ -23,7 +23,7 @@ import {
   type LiveUpdate,
   type StartOutcome,
   type WorkflowPort,
-} from '../services/core/workflow-port';
+} from '../services/core/ports';
 import {
   failureCause,
   LIVE_FAILURE,

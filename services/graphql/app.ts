@@ -14,7 +14,7 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { ApolloServerPluginDisableSuggestions } from '@apollo/server/plugin/disableSuggestions';
 import { apiKeyCall, authenticateApiKey } from '../core/people';
 import { isServiceError, ServiceError } from '../platform/errors';
-import { allowanceHeaders, tooManyRequests } from '../core/rate-limit';
+import { allowanceHeaders, tooManyRequests } from '../core/limits';
 import { createBaseApp, ReadinessCheck, requestLog } from '../platform/http';
 import { logger } from '../platform/logger';
 import { depthLimitRule } from './depth-limit';

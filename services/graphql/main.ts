@@ -4,7 +4,7 @@ import { runRoleMain, RunningRole } from '../platform/role';
 import { createRuntime, Runtime } from '../platform/runtime';
 import { requireRuntimeSchema } from '../platform/db-runtime';
 import type { Config } from '../platform/config';
-import { startReadAudit } from '../core/read-audit';
+import { startReadAudit } from '../core/audit';
 import { startMeaningSearch } from '../core/passages';
 import { logger } from '../platform/logger';
 import { createGraphqlApp } from './app';

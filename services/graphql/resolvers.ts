@@ -4,14 +4,13 @@
  */
 import { getUser } from '../core/people';
 import { listMeetings, MeetingFilters } from '../core/meetings';
-import type { Principal } from '../core/principal';
+import type { Principal, ReadContext } from '../core/access';
 import { getSummary, getTranscript, SummaryResult, TranscriptPage } from '../core/meetings';
 import { uploadAudio, UploadInput } from '../core/uploads';
 import { withFieldPrefix } from './errors';
-import { required } from '../core/validate';
-import { readContext, readingAs } from '../core/read-audit';
-import type { ReadContext } from '../core/principal';
-import type { ServiceDeps } from '../core/deps';
+import { required } from '../core/input';
+import { readContext, readingAs } from '../core/audit';
+import type { ServiceDeps } from '../core/ports';
 
 /** What the resolvers hand to core: the service's deps, the request's logger among them. */
 export type GraphqlDeps = ServiceDeps;

@@ -1,5 +1,5 @@
 /**
- * Credential scopes over GraphQL, the same rule as the MCP tools (core/access.ts requireScope, on the
+ * Credential scopes over GraphQL, the same rule as the MCP tools (core/access/rules.ts requireScope, on the
  * scopes the API key carries, Principal.scopes): every root field of a query needs meetings:read,
  * every root field of a mutation meetings:write, unless OPERATION_SCOPES names another scope (admin)
  * or none (null: your own keys and sign-ins, which any valid key may manage). Checked once the

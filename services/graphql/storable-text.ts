@@ -1,6 +1,6 @@
 /**
  * One rule for every string argument of every operation: text PostgreSQL can store (no NUL character,
- * no lone UTF-16 surrogate; core/validate.ts requireStorableText). Once the operation is resolved and
+ * no lone UTF-16 surrogate; core/input/validate.ts requireStorableText). Once the operation is resolved and
  * before anything runs, every field and directive it selects (through fragments too) has its argument
  * values coerced as execution will coerce them (graphql-js getArgumentValues, variables included), and
  * every string in them (nested in input objects and lists; IDs too) is checked. The first unstorable
@@ -22,7 +22,7 @@ import {
   visit,
   visitWithTypeInfo,
 } from 'graphql';
-import { requireStorableText } from '../core/validate';
+import { requireStorableText } from '../core/input';
 import { isServiceError, ServiceError } from '../platform/errors';
 
 /** Every string in a coerced argument value, refused (ServiceError) at the first unstorable one. */

@@ -1,8 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import { apiKeyCall, authenticateApiKey } from '../core/people';
-import { allowanceHeaders, countCalls, tooManyRequests, type Allowance } from '../core/rate-limit';
+import { allowanceHeaders, countCalls, tooManyRequests, type Allowance } from '../core/limits';
 import { isServiceError } from '../platform/errors';
-import type { Principal } from '../core/principal';
+import type { Principal } from '../core/access';
 import { bearerChallenge, insufficientScopeChallenge } from '../oauth/challenge';
 import { countRefusal, isOAuthError } from '../oauth/errors';
 import type { ResourceServer } from '../oauth';

@@ -2,10 +2,10 @@ import { closeServers, listen, serverUrl } from '../platform/http';
 import { runRoleMain, RunningRole } from '../platform/role';
 import { createDatabaseRuntime, DatabaseRuntime, requireRuntimeSchema } from '../platform/db-runtime';
 import type { Config } from '../platform/config';
-import { startReadAudit } from '../core/read-audit';
+import { startReadAudit } from '../core/audit';
 import { startMeaningSearch } from '../core/passages';
 import { logger } from '../platform/logger';
-import type { WorkflowPort } from '../core/workflow-port';
+import type { WorkflowPort } from '../core/ports';
 import { createMcpApp } from './app';
 
 /**

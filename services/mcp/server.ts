@@ -12,10 +12,9 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { requireFlag, requireScope } from '../core/access';
-import { readingAs } from '../core/read-audit';
+import { requireFlag, requireScope, type Principal } from '../core/access';
+import { readingAs } from '../core/audit';
 import { ServiceError, toServiceError } from '../platform/errors';
-import type { Principal } from '../core/principal';
 import { logger } from '../platform/logger';
 import { mcpToolCalls, mcpToolDuration } from '../platform/metrics';
 import { Format, formatParam, render } from './format';

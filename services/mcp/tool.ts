@@ -4,10 +4,10 @@
  * one core function with the caller's principal. Rendering and errors are handled by the server.
  */
 import { z } from 'zod';
-import type { FeatureFlag, Principal } from '../core/principal';
+import type { FeatureFlag, Principal } from '../core/access';
 import type { Format, ToonDelimiter } from './format';
-import type { ServiceDeps } from '../core/deps';
-import { requireStorableText } from '../core/validate';
+import type { ServiceDeps } from '../core/ports';
+import { requireStorableText } from '../core/input';
 
 /** What the tools hand to core: the service's deps, the request's logger among them. */
 export type Deps = ServiceDeps;

@@ -15,7 +15,7 @@ import type { Knex } from 'knex';
 import { apiKeyCredential } from '../core/people';
 import { audit } from '../core/audit';
 import { isServiceError } from '../platform/errors';
-import type { Principal } from '../core/principal';
+import type { Principal } from '../core/access';
 import type { Config } from '../platform/config';
 import { logger } from '../platform/logger';
 import { oauthSignIns } from '../platform/metrics';

@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { audit } from '../core/audit';
-import type { Principal } from '../core/principal';
+import type { Principal } from '../core/access';
 import { runSql } from '../platform/sql';
 import { randomSecret, sha256 } from './crypto';
 import { invalidGrant, OAuthError } from './errors';

@@ -1,6 +1,6 @@
 /** What every endpoint of the OAuth surface shares: CORS for browser-based clients, no-store, error bodies. */
 import type { NextFunction, Request, Response } from 'express';
-import { checkRateLimit } from '../core/rate-limit';
+import { checkRateLimit } from '../core/limits';
 import { logger } from '../platform/logger';
 import { countRefusal, isOAuthError, OAuthError } from './errors';
 

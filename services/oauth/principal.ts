@@ -1,6 +1,6 @@
 /** The caller behind an OAuth sign-in: an active (not deactivated) user of the service, found by email (tokens) or id (grants). */
 import type { Knex } from 'knex';
-import { Principal, SHARED_WITH_SQL } from '../core/principal';
+import { Principal, SHARED_WITH_SQL } from '../core/access';
 
 type Where = (qb: Knex.QueryBuilder) => void;
 

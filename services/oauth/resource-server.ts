@@ -4,7 +4,7 @@
  * forwarded to anything else.
  */
 import type { Knex } from 'knex';
-import type { Principal } from '../core/principal';
+import type { Principal } from '../core/access';
 import type { Config } from '../platform/config';
 import { invalidToken } from './errors';
 import { grantIsActive } from './grants';

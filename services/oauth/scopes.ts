@@ -1,5 +1,4 @@
-import { CREDENTIAL_SCOPES, scopesOfUser, type CredentialScope } from '../core/access';
-import type { Principal } from '../core/principal';
+import { CREDENTIAL_SCOPES, scopesOfUser, type CredentialScope, type Principal } from '../core/access';
 
 /**
  * The OAuth scopes of the MCP endpoint, the credential scopes of core/access: each tool declares

@@ -6,7 +6,7 @@
 import { SignJWT } from 'jose';
 import type { Knex } from 'knex';
 import { audit } from '../core/audit';
-import type { Principal } from '../core/principal';
+import type { Principal } from '../core/access';
 import type { Config } from '../platform/config';
 import { oauthTokensIssued } from '../platform/metrics';
 import { randomSecret } from './crypto';

@@ -15,7 +15,7 @@ import { requestLog } from '../platform/http';
 import { fetchMeeting, getTranscript, listMeetings, parseSearchQuery, sentenceIndexAt } from '../core/meetings';
 import { apiKeyCredential, endSession, sessionOf, startSession, type PageSession } from '../core/people';
 import { openSoundbite } from '../core/soundbites';
-import { readContext, readingAs } from '../core/read-audit';
+import { readContext, readingAs } from '../core/audit';
 import { createOidcClient, type OidcClient } from '../oauth/oidc';
 import { principalByEmail } from '../oauth/principal';
 import { APP_CSS, APP_JS } from './assets';

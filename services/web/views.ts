@@ -8,7 +8,7 @@ import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { FullMeeting, MeetingList, MomentRecord, SentenceRecord, SpeakerAnalyticsRecord } from '../core/meetings';
 import type { OpenedSoundbite } from '../core/soundbites';
-import type { Principal } from '../core/principal';
+import type { Principal } from '../core/access';
 import type { ActionItemPage, ActionItemRecord } from '../core/action-items';
 import { EXPORT_FORMATS } from '../core/exports';
 import { clock, outlineOf, overviewOf } from './summary-lines';

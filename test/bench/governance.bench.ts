@@ -28,7 +28,7 @@ import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { Knex } from 'knex';
 import { createApiKey } from '../../services/core/people';
-import { newId } from '../../services/core/ids';
+import { newId } from '../../services/core/input';
 import { deleteExpiredMeetings } from '../../services/core/retention';
 import { migrationSource } from '../../services/platform/migrations';
 import {

@@ -27,8 +27,8 @@ import { join, resolve } from 'node:path';
 import knexFactory from 'knex';
 import type { Client } from '@temporalio/client';
 import { createApiKey } from '../../services/core/people';
-import { newId } from '../../services/core/ids';
-import type { Principal } from '../../services/core/principal';
+import { newId } from '../../services/core/input';
+import type { Principal } from '../../services/core/access';
 import { uploadAudio } from '../../services/core/uploads';
 import { freePort } from '../../services/devstack/ports';
 import { createGraphqlApp } from '../../services/graphql/app';
@@ -41,7 +41,7 @@ import { createTemporalClient } from '../../services/platform/temporal';
 import { createActivities } from '../../workflows/activities';
 import { startMediaServer } from '../integration/core/ingest/media-server';
 import { provisionPostgres, provisionTemporal } from '../support/stack';
-import type { WorkflowPort } from '../../services/core/workflow-port';
+import type { WorkflowPort } from '../../services/core/ports';
 
 const ROOT = resolve(__dirname, '..', '..');
 

@@ -30,7 +30,7 @@ import { momentTsquery, momentWords } from '../../services/core/meetings/keyword
 import { listStatement } from '../../services/core/meetings/list-plan';
 import { momentsStatement } from '../../services/core/meetings/moments';
 import { authenticateApiKey, createApiKey } from '../../services/core/people';
-import type { Principal } from '../../services/core/principal';
+import type { Principal } from '../../services/core/access';
 import { createDb, migrateLatest } from '../../services/platform/db';
 import { runSql } from '../../services/platform/sql';
 import {

@@ -31,7 +31,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import knexFactory from 'knex';
 import { createApiKey } from '../../services/core/people';
-import { newId } from '../../services/core/ids';
+import { newId } from '../../services/core/input';
 import { freePort } from '../../services/devstack/ports';
 import { createDb, migrateLatest, type Db } from '../../services/platform/db';
 import { provisionPostgres, provisionTemporal } from '../support/stack';

@@ -18,7 +18,7 @@ import http from 'node:http';
 import { join } from 'node:path';
 import knexFactory from 'knex';
 import { createApiKey, startSession } from '../../services/core/people';
-import { newId } from '../../services/core/ids';
+import { newId } from '../../services/core/input';
 import { freePort } from '../../services/devstack/ports';
 import { migrationSource } from '../../services/platform/migrations';
 import { provisionPostgres } from '../support/stack';

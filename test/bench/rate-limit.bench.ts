@@ -17,7 +17,7 @@
 import http from 'node:http';
 import type { Knex } from 'knex';
 import { createApiKey } from '../../services/core/people';
-import { newId } from '../../services/core/ids';
+import { newId } from '../../services/core/input';
 import { migrationSource } from '../../services/platform/migrations';
 import {
   benchDatabase,

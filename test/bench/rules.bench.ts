@@ -24,8 +24,8 @@
 import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { newId } from '../../services/core/ids';
-import type { Principal } from '../../services/core/principal';
+import { newId } from '../../services/core/input';
+import type { Principal } from '../../services/core/access';
 import { keywordSaid } from '../../services/core/rules/conditions';
 import { createRule, executeRule, planRuleRun } from '../../services/core/rules';
 import { RULE_EXECUTION_WORKFLOW, ruleExecutionWorkflowId } from '../../workflows/contracts';

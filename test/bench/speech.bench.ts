@@ -32,7 +32,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import knexFactory from 'knex';
 import { createApiKey } from '../../services/core/people';
-import { newId } from '../../services/core/ids';
+import { newId } from '../../services/core/input';
 import { freePort } from '../../services/devstack/ports';
 import { createGraphqlApp } from '../../services/graphql/app';
 import { embeddedEngine } from '../../services/intelligence/asr';

@@ -4,8 +4,8 @@
  */
 import type { Knex } from 'knex';
 import { createApiKey } from '../../services/core/people';
-import { newId } from '../../services/core/ids';
-import type { Principal, Role, Tier } from '../../services/core/principal';
+import { newId } from '../../services/core/input';
+import type { Principal, Role, Tier } from '../../services/core/access';
 
 export interface TestUser {
   id: string;

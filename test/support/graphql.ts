@@ -2,7 +2,7 @@
  * The graphql role on a real HTTP port with a real Temporal client, and a plain HTTP client for it
  * (fetch, JSON body, Authorization: Bearer), as an application would call it.
  */
-import type { ServiceDeps } from '../../services/core/deps';
+import type { ServiceDeps } from '../../services/core/ports';
 import type { Server } from 'node:http';
 import type { Knex } from 'knex';
 import type { Client, Connection } from '@temporalio/client';

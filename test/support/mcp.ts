@@ -7,8 +7,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Knex } from 'knex';
 import { decode } from '@toon-format/toon';
 import { startSession } from '../../services/core/people';
-import type { Principal } from '../../services/core/principal';
-import type { ServiceDeps } from '../../services/core/deps';
+import type { Principal } from '../../services/core/access';
+import type { ServiceDeps } from '../../services/core/ports';
 import { createMcpApp } from '../../services/mcp/app';
 import { closeServers, listen, serverUrl } from '../../services/platform/http';
 import type { Config } from '../../services/platform/config';

@@ -1,4 +1,4 @@
-import { flushReads } from '../../services/core/read-audit';
+import { flushReads } from '../../services/core/audit';
 import knexFactory from 'knex';
 import { randomBytes } from 'node:crypto';
 import { createDb, Db } from '../../services/platform/db';

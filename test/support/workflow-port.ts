@@ -1,8 +1,8 @@
 /**
- * A workflow port (services/core/workflow-port.ts) that records the re-summaries it is asked to start
+ * A workflow port (services/core/ports/workflows.ts) that records the re-summaries it is asked to start
  * and starts nothing: for tests of who may ask, where no worker runs. Any other start is a test bug.
  */
-import type { WorkflowPort } from '../../services/core/workflow-port';
+import type { WorkflowPort } from '../../services/core/ports';
 
 export function recordingWorkflows(): WorkflowPort & {
   resummaries: { meetingId: string; requestedBy: string | null }[];

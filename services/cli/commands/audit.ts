@@ -3,7 +3,7 @@
  * GraphQL readAudit is the same list for team admins). Filters: --user (id or email), --meeting,
  * --since (ISO 8601 or a duration back from now: 7d, 12h); --limit 1-500 and --cursor page it.
  */
-import { listTeamReads } from '../../core/read-audit';
+import { listTeamReads } from '../../core/audit';
 import { parseDuration } from '../../platform/duration';
 import { required, UsageError, type Parsed } from '../args';
 import type { CommandContext } from '../context';

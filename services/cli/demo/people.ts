@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
-import { newId } from '../../core/ids';
+import { newId } from '../../core/input';
 
 /** The demo meetings' recordings, manifest and team: services/cli/demo/meetings (`npm run build` copies them beside the compiled code). */
 export const FIXTURES_DIR = join(__dirname, 'meetings');

@@ -1,5 +1,5 @@
 /**
- * A person's action items across meetings: those of every meeting they may read (access.ts
+ * A person's action items across meetings: those of every meeting they may read (access/rules.ts
  * visibleToSql, the same rule as every list and read), newest meeting first and in the order said
  * within a meeting, paged by a cursor within a token budget.
  *
@@ -12,12 +12,11 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { invalid, notFound } from '../../platform/errors';
-import { channelVisibleTo, visibleTo, visibleToSql } from '../access';
-import { recordReads } from '../read-audit';
-import type { Principal } from '../principal';
+import { channelVisibleTo, visibleTo, visibleToSql, type Principal } from '../access';
+import { recordReads } from '../audit';
 import { isCalendarDate, type Page } from '../meetings';
-import { isEmail } from '../validate';
-import { estimateJsonTokens } from '../tokens';
+import { isEmail } from '../input';
+import { estimateJsonTokens } from '../limits';
 import { numbered, runSql } from '../../platform/sql';
 import {
   ACTION_ITEM_STATUSES,

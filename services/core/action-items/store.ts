@@ -12,7 +12,7 @@
 import type { Knex } from 'knex';
 import type { ActionItem } from '../../intelligence/summarize/types';
 import type { Sentence } from '../../intelligence/types';
-import { newId } from '../ids';
+import { newId } from '../input';
 
 export interface ActionItemsOfMeeting {
   meetingId: string;

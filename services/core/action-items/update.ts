@@ -1,17 +1,16 @@
 /**
  * What a person changes on an action item: its status (open, done), its owner, its due date. The
- * meeting's write rule decides (access.ts writableBy: its organizer, its participants, members of its
+ * meeting's write rule decides (access/rules.ts writableBy: its organizer, its participants, members of its
  * channel, a team admin), and writing presupposes reading: an item of a meeting the caller may not
  * read is not found. What is set here is marked as set by the caller, so a later summary keeps it.
  */
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { forbidden, invalid, notFound } from '../../platform/errors';
-import { visibleTo, writableBy } from '../access';
+import { visibleTo, writableBy, type Principal } from '../access';
 import { audit } from '../audit';
 import { isCalendarDate } from '../meetings';
-import type { Principal } from '../principal';
-import { isEmail, required } from '../validate';
+import { isEmail, required } from '../input';
 import {
   ACTION_ITEM_STATUSES,
   toActionItemRecord,

@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { invalid } from '../../platform/errors';
-import { isAdmin, Principal } from '../principal';
+import { isAdmin, Principal } from '../access';
 import type { Page } from '../meetings';
 
 const DAY_MS = 86_400_000;

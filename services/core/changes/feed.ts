@@ -10,9 +10,8 @@
  * oldest running transaction and how a mirror stays exact.
  */
 import type { Knex } from 'knex';
-import { visibleToSql } from '../access';
-import type { Principal } from '../principal';
-import { estimateJsonTokens } from '../tokens';
+import { visibleToSql, type Principal } from '../access';
+import { estimateJsonTokens } from '../limits';
 import { invalid } from '../../platform/errors';
 import type { Config } from '../../platform/config';
 import { numbered, runSql } from '../../platform/sql';

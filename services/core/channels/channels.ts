@@ -1,8 +1,7 @@
 /** Channels (folders) of the caller's team, as the channel tools show them. */
 import type { Knex } from 'knex';
-import { channelVisibleTo } from '../access';
+import { channelVisibleTo, type Principal } from '../access';
 import { invalid, notFound } from '../../platform/errors';
-import type { Principal } from '../principal';
 import type { Page } from '../meetings';
 
 /** One row of a channel list: flat, members as one comma-separated string of emails. */

@@ -1,14 +1,13 @@
 /**
- * Exporting a meeting: the same read as any other (access.ts visibleTo; a meeting the caller may not
+ * Exporting a meeting: the same read as any other (access/rules.ts visibleTo; a meeting the caller may not
  * read is not found), recorded in the read audit, then rendered in the asked format. Only a completed
  * or live meeting has sentences to export; one still processing or failed is refused with the reason.
  */
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { invalid, notFound, ServiceError } from '../../platform/errors';
-import { visibleTo } from '../access';
-import { recordRead } from '../read-audit';
-import type { Principal } from '../principal';
+import { visibleTo, type Principal } from '../access';
+import { recordRead } from '../audit';
 import { transcriptUrl } from '../meetings';
 import { momentLink } from '../action-items';
 import {

@@ -3,11 +3,10 @@
  * live meetings they organize; an admin sees the whole team's, or one teammate's by email.
  */
 import type { Knex } from 'knex';
-import { requireAdmin } from '../access';
+import { requireAdmin, isAdmin, Principal } from '../access';
 import { invalid, notFound } from '../../platform/errors';
-import { isAdmin, Principal } from '../principal';
 import type { Page } from '../meetings';
-import { requireEmail, requireOneOf } from '../validate';
+import { requireEmail, requireOneOf } from '../input';
 import type { LiveState } from './protocol';
 
 export const LIVE_STATES = ['active', 'paused'] as const satisfies readonly LiveState[];

@@ -1,15 +1,14 @@
 /**
  * Driving a live meeting: append sentences (stored here at once, store.ts), pause, resume and end (the
  * meeting's workflow takes them as updates through the workflow port, and answers whether its state
- * machine took them). Only the organizer or a team admin may drive a meeting (../access.ts).
+ * machine took them). Only the organizer or a team admin may drive a meeting (../access/rules.ts).
  */
 import type { Knex } from 'knex';
 import { logger, type Logger } from '../../platform/logger';
 import { forbidden, notFound, ServiceError } from '../../platform/errors';
 import { liveSentencesIngested } from '../../platform/metrics';
-import { liveMeetingDrivenBy, visibleTo } from '../access';
-import type { Principal } from '../principal';
-import { WorkflowNotRunning, WorkflowRefusal, WorkflowTimedOut, type LiveUpdate } from '../workflow-port';
+import { liveMeetingDrivenBy, visibleTo, type Principal } from '../access';
+import { WorkflowNotRunning, WorkflowRefusal, WorkflowTimedOut, type LiveUpdate } from '../ports';
 import type { LiveActorArgs, LiveAppendResult, LiveStateResult } from './protocol';
 import { requireWorkflows, startLiveWorkflow, type LiveDeps } from './start';
 import { MeetingNotLiveError, storeLiveSentences } from './store';

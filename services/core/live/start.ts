@@ -4,7 +4,7 @@
  *
  * This module is what the transports call, with the caller's principal: it validates (every refusal
  * names its field and rule; nothing is stored on refusal) and checks who may drive the meeting
- * (../access.ts). Then:
+ * (../access/rules.ts). Then:
  *   - sentences are stored here, at once, in one statement under the meeting's row lock
  *     (store.ts): readable as soon as the call answers, whether or not a worker is running. An
  *     append is the hot path (a recorder sends several a second per meeting); a Temporal round trip
@@ -20,13 +20,11 @@
 import type { Config } from '../../platform/config';
 import { logger } from '../../platform/logger';
 import { invalid, ServiceError } from '../../platform/errors';
-import { requireMayStartLiveMeetingFor } from '../access';
+import { requireMayStartLiveMeetingFor, type Principal } from '../access';
 import { audit } from '../audit';
-import type { ServiceDeps } from '../deps';
-import { newId } from '../ids';
+import type { ServiceDeps, StartOutcome, WorkflowPort } from '../ports';
+import { newId } from '../input';
 import { addParticipants } from '../meetings';
-import type { Principal } from '../principal';
-import type { StartOutcome, WorkflowPort } from '../workflow-port';
 import { validateLiveMeeting, type StartLiveMeetingInput } from './validate';
 
 export type LiveDeps = ServiceDeps;

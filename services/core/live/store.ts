@@ -19,7 +19,7 @@
  */
 import type { Knex } from 'knex';
 import type { Sentence } from '../../intelligence/types';
-import type { Principal } from '../principal';
+import type { Principal } from '../access';
 import { sentenceFromRow } from '../meetings';
 import { audit } from '../audit';
 import { notFound, ServiceError } from '../../platform/errors';

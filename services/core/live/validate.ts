@@ -2,7 +2,7 @@
 import { invalid } from '../../platform/errors';
 import { PRIVACIES, type Privacy } from '../meetings';
 import { validateAttendees, type Attendee, type AttendeeInput } from '../uploads';
-import { hasControl, hasControlInText, isEmail, optionalString, required } from '../validate';
+import { hasControl, hasControlInText, isEmail, optionalString, required } from '../input';
 import { LIVE_LIMITS, type LiveSentenceInput } from './protocol';
 
 const chars = (s: string) => [...s].length;

@@ -7,12 +7,10 @@
  * one transaction with its audit_log row, and knows nothing of MCP or GraphQL.
  */
 import type { Knex } from 'knex';
-import { channelVisibleTo, managedBy, visibleTo } from '../access';
+import { channelVisibleTo, managedBy, visibleTo, type Principal } from '../access';
 import { audit } from '../audit';
 import { forbidden, invalid, notFound } from '../../platform/errors';
-import { newId } from '../ids';
-import type { Principal } from '../principal';
-import { requireEmail, requireLength, requireOneOf } from '../validate';
+import { newId, requireEmail, requireLength, requireOneOf } from '../input';
 
 // ---------------------------------------------------------------------------------------------------
 // Limits and values (the transports' schemas state the same)

@@ -12,10 +12,9 @@
  * gone and ends with MeetingGone. The audit_log row and the read audit stay.
  */
 import type { Knex } from 'knex';
-import { managedBy, requireAdmin, visibleTo } from '../access';
+import { managedBy, requireAdmin, visibleTo, type Principal } from '../access';
 import { audit, noteDeletion } from '../audit';
 import { forbidden, invalid, notFound, ServiceError } from '../../platform/errors';
-import type { Principal } from '../principal';
 
 export interface DeletedMeeting {
   id: string;

@@ -7,7 +7,7 @@
  * tool), so an error names what the caller actually wrote.
  */
 import { invalid } from '../../platform/errors';
-import { isEmail } from '../validate';
+import { isEmail } from '../input';
 
 export const SCOPES = ['title', 'sentences', 'all'] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import { runSql, type Statement } from '../../platform/sql';
-import type { Principal } from '../principal';
+import type { Principal } from '../access';
 import type { ResolvedFilters } from './filters';
 import { keywordQuery, type KeywordQuery } from './keyword-query';
 import {

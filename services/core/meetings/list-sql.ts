@@ -14,9 +14,8 @@
  * (TOTAL_BOUND). Composed as text with `?` bindings, not with knex's builder, which cost a large
  * share of a keyword call's CPU; every value from a caller is a binding.
  */
-import { visibleToSql } from '../access';
+import { visibleToSql, type Principal } from '../access';
 import { numbered, type SqlFragment, type Statement } from '../../platform/sql';
-import type { Principal } from '../principal';
 import { MEETING_ROW_COLUMNS, type MeetingRow } from './records';
 import type { ResolvedFilters } from './filters';
 import { momentTsquery, type KeywordQuery } from './keyword-query';

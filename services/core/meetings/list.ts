@@ -4,17 +4,16 @@
  * rule and the record shape are the same whichever way a caller asks.
  */
 import type { Knex } from 'knex';
-import { recordReads } from '../read-audit';
+import { recordReads } from '../audit';
 import type { Config } from '../../platform/config';
 import { notFound } from '../../platform/errors';
-import { channelVisibleTo } from '../access';
+import { channelVisibleTo, type Principal } from '../access';
 import { MeetingFilters, resolveFilters } from './filters';
 import { parseSearchQuery } from './grammar';
-import { estimateJsonTokens } from '../tokens';
+import { estimateJsonTokens } from '../limits';
 import { findMoments, fitMoments, LIST_TOKENS, MomentRecord } from './moments';
 import { findMeetings } from './list-plan';
 import { momentTsquery, momentWords } from './keyword-query';
-import type { Principal } from '../principal';
 import { MeetingRecord, Page, toMeetingRecord } from './records';
 import { answerQuestion, type AnsweredBy } from './question';
 import type { TextEmbedder } from '../passages';

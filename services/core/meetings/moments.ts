@@ -27,7 +27,7 @@
  */
 import type { Knex } from 'knex';
 import { numbered, runSql, type Statement } from '../../platform/sql';
-import { estimateDenseTokens, estimateTextTokens } from '../tokens';
+import { estimateDenseTokens, estimateTextTokens } from '../limits';
 import { TRANSCRIPT_TOKENS } from './transcripts';
 import { momentLink } from './records';
 

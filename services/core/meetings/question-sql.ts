@@ -2,7 +2,7 @@
  * The statements of a question (question.ts): passages nearest the question's vector, the sentences
  * inside them scored on their own, the sentences that hold the question's words, and the details of
  * the moments answered. Each runs within the meetings the caller may see that pass the list's filters
- * (listedAndVisible: the visibility rule of access.ts, as every list applies it), so no passage,
+ * (listedAndVisible: the visibility rule of access/rules.ts, as every list applies it), so no passage,
  * sentence or title of another meeting is ever read into an answer.
  */
 import type { SqlFragment } from '../../platform/sql';

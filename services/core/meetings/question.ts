@@ -11,9 +11,9 @@
  */
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
-import { recordReads } from '../read-audit';
-import type { Principal } from '../principal';
-import { estimateJsonTokens } from '../tokens';
+import { recordReads } from '../audit';
+import type { Principal } from '../access';
+import { estimateJsonTokens } from '../limits';
 import { type TextEmbedder, vectorTablesExist } from '../passages';
 import type { ResolvedFilters } from './filters';
 import { QUESTION_POOL } from './filters';

@@ -23,8 +23,8 @@
 import type { Knex } from 'knex';
 import { audit } from '../audit';
 import { invalid, ServiceError } from '../../platform/errors';
-import type { Principal } from '../principal';
-import { hasControl, requireEmail, requireLength } from '../validate';
+import type { Principal } from '../access';
+import { hasControl, requireEmail, requireLength } from '../input';
 import { enrolSpeaker } from '../voiceprints';
 import { lockManaged, requireMeetingId } from './admin';
 

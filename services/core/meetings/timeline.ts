@@ -1,8 +1,7 @@
 /** Moments of a meeting by time: which sentence was being said at a given second (a `#t=` link). */
 import type { Knex } from 'knex';
 import { notFound } from '../../platform/errors';
-import { visibleTo } from '../access';
-import type { Principal } from '../principal';
+import { visibleTo, type Principal } from '../access';
 
 /** The index of the sentence under way at `seconds` (the last one started by then; 0 before the first). */
 export async function sentenceIndexAt(db: Knex, p: Principal, meetingId: string, seconds: number): Promise<number> {

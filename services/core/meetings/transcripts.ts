@@ -9,11 +9,10 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
-import { visibleTo } from '../access';
-import { recordRead } from '../read-audit';
+import { visibleTo, type Principal } from '../access';
+import { recordRead } from '../audit';
 import { invalid, notFound } from '../../platform/errors';
-import type { Principal } from '../principal';
-import { estimateJsonTokens, estimateNumberTokens, estimateTextTokens } from '../tokens';
+import { estimateJsonTokens, estimateNumberTokens, estimateTextTokens } from '../limits';
 import { MeetingRecord, MeetingRow, toMeetingRecord, meetingColumns, transcriptUrl } from './records';
 import { meetingInfo, type MeetingInfo, type SummaryStatus } from './meeting-info';
 import { citeSummary } from './summary-citations';
@@ -115,7 +114,7 @@ export interface PageOptions {
 export const TRANSCRIPT_TOKENS = { min: 500, max: 20_000 } as const;
 
 // ---------------------------------------------------------------------------------------------------
-// A sentence row's tokens (the rates are core/tokens.ts's): pessimistic, so a page stays under its budget.
+// A sentence row's tokens (the rates are core/limits/tokens.ts's): pessimistic, so a page stays under its budget.
 // ---------------------------------------------------------------------------------------------------
 
 /** Indent, six delimiters and the line break of one rendered sentence row. */
@@ -223,7 +222,7 @@ async function readMeeting(db: Knex, p: Principal, id: string, wants: ReadWants)
   const q = db('meetings as m').select(columns).modify(visibleTo(p, 'm')).where('m.id', id).first();
   const m = (await asPreparedStatement(q)) as ReadRow | undefined;
   if (!m) throw notFound('meeting', id);
-  // The read audit: only a read that found a visible meeting is one (read-audit.ts, recordRead).
+  // The read audit: only a read that found a visible meeting is one (audit/reads.ts, recordRead).
   recordRead(db, p, { id: m.id, teamId: m.team_id });
   return m;
 }

@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
 import { runSql } from '../../platform/sql';
 import { audit } from '../audit';
 import { invalid, notFound, ServiceError } from '../../platform/errors';
-import { newId } from '../ids';
+import { newId } from '../input';
 import {
   CREDENTIAL_SCOPES,
   requireMayGovern,
@@ -19,9 +19,10 @@ import {
   requireTeamGovernor,
   scopesOfUser,
   type CredentialScope,
+  Principal,
+  SHARED_WITH_SQL,
 } from '../access';
-import { Principal, SHARED_WITH_SQL } from '../principal';
-import { allowanceSql, meterCalls, type Allowance, type AllowanceRow } from '../rate-limit';
+import { allowanceSql, meterCalls, type Allowance, type AllowanceRow } from '../limits';
 import { endLineage } from './signins';
 import { findUserByEmail } from './users';
 

@@ -7,8 +7,7 @@
 import type { Knex } from 'knex';
 import { audit } from '../audit';
 import { invalid, notFound } from '../../platform/errors';
-import { requireKeyAllowanceSetter } from '../access';
-import type { Principal } from '../principal';
+import { requireKeyAllowanceSetter, type Principal } from '../access';
 
 /** The largest allowance a key may be given: past it, a mistake rather than a need. */
 export const MAX_KEY_RATE_LIMIT = 1_000_000;

@@ -1,8 +1,7 @@
 /** Users of the caller's team, their groups, and the people the caller has met, as the people tools show them. */
 import type { Knex } from 'knex';
-import { visibleTo } from '../access';
+import { visibleTo, type Principal } from '../access';
 import { invalid, notFound } from '../../platform/errors';
-import type { Principal } from '../principal';
 import type { Page } from '../meetings';
 
 export interface UserRecord {

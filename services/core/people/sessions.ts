@@ -8,8 +8,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { audit } from '../audit';
-import { newId } from '../ids';
-import { SHARED_WITH_SQL, type Principal } from '../principal';
+import { newId } from '../input';
+import { SHARED_WITH_SQL, type Principal } from '../access';
 
 export type SignInMethod = 'api_key' | 'oidc';
 

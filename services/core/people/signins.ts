@@ -5,14 +5,13 @@
  * through endLineage, which revokes the grants and ends the sessions in the caller's transaction; the
  * checks on every request (oauth grantIsActive, sessionOf, the API-key lookup) refuse them from then on.
  *
- * Team governors (access.ts requireTeamGovernor) list and end a teammate's sign-ins and deactivate or
+ * Team governors (access/rules.ts requireTeamGovernor) list and end a teammate's sign-ins and deactivate or
  * reactivate teammates; everyone may list and end their own sign-ins.
  */
 import type { Knex } from 'knex';
 import { audit } from '../audit';
-import { requireMayGovern, requireTeamGovernor } from '../access';
+import { requireMayGovern, requireTeamGovernor, type Principal } from '../access';
 import { invalid, notFound } from '../../platform/errors';
-import type { Principal } from '../principal';
 
 export type LineageReason = 'api_key_revoked' | 'user_deactivated' | 'ended_by_user' | 'ended_by_admin';
 

@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import { audit } from '../audit';
 import { invalid, notFound } from '../../platform/errors';
-import { newId } from '../ids';
-import { FEATURE_FLAGS, Tier, TIERS } from '../principal';
-import { requireLength, requireOneOf } from '../validate';
+import { newId, requireLength, requireOneOf } from '../input';
+import { FEATURE_FLAGS, Tier, TIERS } from '../access';
 
 export interface Team {
   id: string;

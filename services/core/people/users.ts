@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import { audit } from '../audit';
 import { invalid, notFound } from '../../platform/errors';
-import { newId } from '../ids';
-import { Role, ROLES } from '../principal';
-import { requireEmail, requireLength, requireOneOf } from '../validate';
+import { newId, requireEmail, requireLength, requireOneOf } from '../input';
+import { Role, ROLES } from '../access';
 
 export interface UserRow {
   id: string;

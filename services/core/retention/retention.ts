@@ -9,13 +9,11 @@
  * is deleted.
  */
 import type { Knex } from 'knex';
-import { requireAdmin } from '../access';
-import { audit, noteDeletion } from '../audit';
-import { pruneReads } from '../read-audit';
+import { requireAdmin, type Principal } from '../access';
+import { audit, noteDeletion, pruneReads } from '../audit';
 import { removeMeetings } from '../meetings';
 import { invalid } from '../../platform/errors';
 import { retentionDeletedMeetings } from '../../platform/metrics';
-import type { Principal } from '../principal';
 
 /** A retention period is 1 day to 100 years. */
 export const RETENTION_DAYS = { min: 1, max: 36_500 } as const;

@@ -15,10 +15,9 @@
  * makes is made, and nothing changes (not even an audit row).
  */
 import type { Knex } from 'knex';
-import { ruleAuthorRefusal } from '../access';
+import { ruleAuthorRefusal, type Principal } from '../access';
 import { isServiceError } from '../../platform/errors';
 import { moveMeetings, shareMeeting, updateMeetingPrivacy } from '../meetings';
-import type { Principal } from '../principal';
 import type { RuleAction } from './validation';
 
 /**

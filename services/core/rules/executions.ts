@@ -11,11 +11,10 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
-import { requireTier, visibleTo } from '../access';
+import { requireTier, visibleTo, type Principal } from '../access';
 import { invalid, notFound } from '../../platform/errors';
-import { newId } from '../ids';
-import type { Principal } from '../principal';
-import { estimateJsonTokens } from '../tokens';
+import { newId } from '../input';
+import { estimateJsonTokens } from '../limits';
 import { ruleExecutions as ruleExecutionsMetric } from '../../platform/metrics';
 import type { ActionOutcome } from './actions';
 import type { Page } from '../meetings';

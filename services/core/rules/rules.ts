@@ -13,11 +13,10 @@
  *   the run kept failing) · skipped: a test run (testRule) of a rule whose conditions do not hold.
  */
 import type { Knex } from 'knex';
-import { channelVisibleTo, managedBy, requireRuleManager, rulesManagedBy } from '../access';
+import { channelVisibleTo, managedBy, requireRuleManager, rulesManagedBy, type Principal } from '../access';
 import { audit } from '../audit';
 import { invalid, notFound } from '../../platform/errors';
-import { newId } from '../ids';
-import type { Principal } from '../principal';
+import { newId } from '../input';
 import { ActionOutcome, actAsAuthor, notRun } from './actions';
 import {
   allHeld,

@@ -10,7 +10,7 @@
 import { MEETING_TYPES, type MeetingType } from '../../intelligence/summarize/types';
 import { invalid } from '../../platform/errors';
 import { PRIVACIES, Privacy, SHARE_EXPIRY_DAYS, SHARE_MAX_EMAILS } from '../meetings';
-import { requireEmail, requireLength, requireOneOf } from '../validate';
+import { requireEmail, requireLength, requireOneOf } from '../input';
 
 // ---------------------------------------------------------------------------------------------------
 // Limits

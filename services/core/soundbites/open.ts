@@ -7,10 +7,9 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { notFound } from '../../platform/errors';
-import { soundbiteOpenByLink, visibleTo } from '../access';
-import { recordRead } from '../read-audit';
+import { soundbiteOpenByLink, visibleTo, type Principal, type ReadContext } from '../access';
+import { recordRead } from '../audit';
 import { sentenceFromRow, transcriptUrl, type SentenceRecord } from '../meetings';
-import type { Principal, ReadContext } from '../principal';
 
 export interface OpenedSoundbite {
   id: string;

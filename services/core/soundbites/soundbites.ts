@@ -4,14 +4,11 @@
  */
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
-import { soundbiteVisibleTo, visibleTo, writableBy } from '../access';
-import { audit } from '../audit';
-import { recordReads } from '../read-audit';
+import { soundbiteVisibleTo, visibleTo, writableBy, type Principal } from '../access';
+import { audit, recordReads } from '../audit';
 import { forbidden, invalid, notFound, ServiceError } from '../../platform/errors';
-import { newId } from '../ids';
-import type { Principal } from '../principal';
+import { newId, requireLength, requireOneOf } from '../input';
 import type { Page } from '../meetings';
-import { requireLength, requireOneOf } from '../validate';
 
 export const SOUNDBITE_LIST = { defaultLimit: 10, maxLimit: 50 } as const;
 export const SOUNDBITE_NAME_MAX = 256;

@@ -1,6 +1,6 @@
 /**
  * A person asks for a meeting's notes again (after naming its speakers, or once a chat model is
- * configured): its organizer or an admin of its team may (access.ts, managedBy), for a completed
+ * configured): its organizer or an admin of its team may (access/rules.ts, managedBy), for a completed
  * meeting. The summary is written by a workflow (the port's startResummary), not in the request:
  * a chat model may take minutes. One re-summary per meeting runs at a time; asking while one runs
  * joins it.
@@ -8,9 +8,9 @@
 import { invalid, ServiceError } from '../../platform/errors';
 import { logger } from '../../platform/logger';
 import { audit } from '../audit';
-import type { ServiceDeps } from '../deps';
+import type { ServiceDeps } from '../ports';
 import { lockManaged } from '../meetings';
-import type { Principal } from '../principal';
+import type { Principal } from '../access';
 
 export interface ResummaryRequest {
   success: true;

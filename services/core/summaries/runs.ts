@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { SummaryRun } from '../../intelligence/summarize';
 import { summaryRuns, summaryRunSeconds, summaryTokens } from '../../platform/metrics';
-import { newId } from '../ids';
+import { newId } from '../input';
 
 export type SummaryTrigger = 'transcription' | 'live' | 'resummary';
 

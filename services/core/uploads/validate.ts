@@ -3,10 +3,9 @@
  * is stored on refusal. The limits are UPLOAD_LIMITS below; each field's description in the GraphQL
  * schema (services/graphql/schema.ts, AudioUploadInput) states them to callers.
  */
-import { requireAdmin } from '../access';
+import { requireAdmin, type Principal } from '../access';
 import { invalid, ServiceError } from '../../platform/errors';
-import type { Principal } from '../principal';
-import { hasControl, isEmail, optionalString, parseUrl, URL_MAX } from '../validate';
+import { hasControl, isEmail, optionalString, parseUrl, URL_MAX } from '../input';
 import { checkWebhookEvents, validateWebhookUrl } from '../webhooks';
 import { isPrivateLiteralHost } from '../../net/address-policy';
 import type { Config } from '../../platform/config';

@@ -5,10 +5,9 @@
  * embedding and every meeting voice enrolled in or matched to it. Audited.
  */
 import type { Knex } from 'knex';
-import { requireVoiceprintAdmin } from '../access';
+import { requireVoiceprintAdmin, type Principal } from '../access';
 import { audit } from '../audit';
 import { invalid, notFound } from '../../platform/errors';
-import type { Principal } from '../principal';
 import { mergeProfiles } from '../../intelligence/voiceprints';
 
 /** Profiles per page of the list, default and most. */

@@ -4,10 +4,9 @@
  * the same transaction as the switch, so "off" always means "nothing kept". Both are audited.
  */
 import type { Knex } from 'knex';
-import { requireVoiceprintAdmin } from '../access';
+import { requireVoiceprintAdmin, type Principal } from '../access';
 import { audit } from '../audit';
 import { invalid } from '../../platform/errors';
-import type { Principal } from '../principal';
 
 export interface VoiceprintSetting {
   team_id: string;

@@ -16,8 +16,8 @@
  */
 import type { Knex } from 'knex';
 import { audit } from '../audit';
-import { newId } from '../ids';
-import type { Principal } from '../principal';
+import { newId } from '../input';
+import type { Principal } from '../access';
 import { enrolVoice, matchVoices, unitVector, type MeetingVoice } from '../../intelligence/voiceprints';
 import { voiceprintsEnabled } from './settings';
 

@@ -27,7 +27,7 @@
  * action items updated, summarised again), which has its own delivery per change.
  */
 import type { Knex } from 'knex';
-import { newId } from '../ids';
+import { newId } from '../input';
 import type { Config } from '../../platform/config';
 import { webhookDeliveries } from '../../platform/metrics';
 import { teamEndpoint, userEndpoint, type EndpointRow } from './settings';
@@ -183,7 +183,7 @@ export async function recordDeliveries(
           team_id: m.team_id,
           meeting_id: m.id,
           event,
-          // V1 rows as release 0.1.0 keeps them; V2 rows with their target beside (access.ts, deliveryTargetSql).
+          // V1 rows as release 0.1.0 keeps them; V2 rows with their target beside (access/rules.ts, deliveryTargetSql).
           ...(isV2Event(event) ? { target: null, event_target: target } : { target }),
           payload: payloads.get(event)!,
           ready_at: db.fn.now(),

@@ -1,9 +1,8 @@
 /** The delivery ledger: a team's deliveries with their attempts, newest first, as the caller may see them. */
 import type { Knex } from 'knex';
-import { requireTeamWebhookManager, webhookDeliveryVisibleTo, deliveryTargetSql } from '../access';
+import { requireTeamWebhookManager, webhookDeliveryVisibleTo, deliveryTargetSql, type Principal } from '../access';
 import { invalid, notFound } from '../../platform/errors';
-import type { Principal } from '../principal';
-import { requireOneOf } from '../validate';
+import { requireOneOf } from '../input';
 import { DELIVERY_STATUSES, LEDGER_LIMITS, type DeliveryStatus, type WebhookTarget } from './types';
 
 export interface WebhookAttemptRecord {

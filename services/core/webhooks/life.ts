@@ -18,7 +18,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../platform/config';
 import { invalid } from '../../platform/errors';
-import { newId } from '../ids';
+import { newId } from '../input';
 import { countSkipped, eventTargets, overviewLines, type EventRouting } from './deliveries';
 import { v2Payload, type V2Extra, type WebhookUpdatedItem } from './events';
 import type { WebhookDeliveryInput, WebhookEvent, WebhookTarget } from './types';

@@ -1,7 +1,7 @@
 /** Sending a delivery again, on an admin's or its owner's request. */
 import { audit } from '../audit';
 import { invalid, ServiceError } from '../../platform/errors';
-import type { Principal } from '../principal';
+import type { Principal } from '../access';
 import { logger } from '../../platform/logger';
 import { endpointBlocker } from './deliveries';
 import { getWebhookDelivery, visibleDelivery, type WebhookDeliveryRecord } from './ledger';

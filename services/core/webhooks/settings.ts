@@ -3,10 +3,9 @@
  * with their secrets (secrets.ts). Who is sent what when a transcript is ready is deliveries.ts.
  */
 import type { Knex } from 'knex';
-import { requireTeamWebhookManager } from '../access';
+import { requireTeamWebhookManager, type Principal } from '../access';
 import { audit } from '../audit';
-import { newId } from '../ids';
-import type { Principal } from '../principal';
+import { newId } from '../input';
 import { chooseSecret, rotatedColumns, type SecretColumns } from './secrets';
 import type { WebhookDeps } from './types';
 import { validateWebhookUrl } from './url';

@@ -1,5 +1,5 @@
 /** The webhook domain's names and shapes: targets, delivery statuses, what a delivery run works on. */
-import type { ServiceDeps } from '../deps';
+import type { ServiceDeps } from '../ports';
 
 export const WEBHOOK_EVENT_TRANSCRIPTION_COMPLETED = 'Transcription completed';
 /** Fireflies' V2 events, and our own (events.ts); a new event is added at the end. */

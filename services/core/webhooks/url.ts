@@ -1,7 +1,7 @@
 /** The rules of a webhook URL, for the saved webhooks and an upload's own. */
 import { invalid, ServiceError } from '../../platform/errors';
 import { isPrivateLiteralHost } from '../../net/address-policy';
-import { parseUrl } from '../validate';
+import { parseUrl } from '../input';
 
 const HTTPS_RULE = 'must be a valid https URL';
 

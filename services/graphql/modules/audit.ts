@@ -2,7 +2,7 @@
  * The read audit over GraphQL: who read which of the team's meetings, from which surface, when.
  * Team admins only (access.requireAdmin); newest first, paged by cursor (next_cursor).
  */
-import { listReads } from '../../core/read-audit';
+import { listReads } from '../../core/audit';
 import { invalid } from '../../platform/errors';
 import { OPERATION_ALLOWLIST } from '../metrics-plugin';
 import type { GraphqlContext } from '../resolvers';

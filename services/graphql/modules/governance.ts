@@ -1,7 +1,7 @@
 /**
  * Access governance over GraphQL: delete a meeting (its organizer or an admin of its team), set and
  * lift a legal hold, read and set the team's retention period (team admins). Thin: each resolver calls
- * one core function with the caller's principal; core holds the rules (access.ts) and writes audit_log.
+ * one core function with the caller's principal; core holds the rules (access/rules.ts) and writes audit_log.
  */
 import { deleteMeeting, liftLegalHold, setLegalHold } from '../../core/meetings';
 import { getTeamRetention, setTeamRetention } from '../../core/retention';

@@ -3,7 +3,7 @@
  * keys (createApiKey shows the key once; apiKeys never shows it) and sees and ends their own
  * sign-ins; team admins, with a key carrying the admin scope, list and revoke any key of their team,
  * list and end a teammate's sign-ins, and deactivate or reactivate teammates. Thin: each resolver
- * calls one function of services/core/people; the rules live in services/core/access.ts.
+ * calls one function of services/core/people; the rules live in services/core/access/rules.ts.
  */
 import {
   createOwnApiKey,

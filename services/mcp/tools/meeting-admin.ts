@@ -12,7 +12,7 @@ import {
   updateMeetingTitle,
 } from '../../core/meetings';
 import { requestResummary } from '../../core/summaries';
-import { isEmail } from '../../core/validate';
+import { isEmail } from '../../core/input';
 import { moveOutput, privacyOutput, resummaryOutput, revokeOutput, shareOutput, titleOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 

@@ -1,7 +1,7 @@
 /** Naming a meeting's speaker (services/core/meetings/speakers.ts). */
 import { z } from 'zod';
 import { renameSpeaker, SPEAKER_NAME_MAX } from '../../core/meetings';
-import { isEmail } from '../../core/validate';
+import { isEmail } from '../../core/input';
 import { renameSpeakerOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 

@@ -1,4 +1,4 @@
-import { newId } from '../../../services/core/ids';
+import { newId } from '../../../services/core/input';
 import { ACTIVE_MEETING_CAP } from '../../../services/core/live/active';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';

@@ -1,4 +1,4 @@
-import { newId } from '../../../services/core/ids';
+import { newId } from '../../../services/core/input';
 import { METRICS } from '../../../services/core/analytics/analytics';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';

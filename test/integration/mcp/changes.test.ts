@@ -10,7 +10,7 @@ import { McpHarness, startMcp } from '../../support/mcp';
 import { settled } from '../../support/changes';
 import { encodeCursor } from '../../../services/core/changes/cursor';
 import { CHANGES_LIMIT_MAX, CHANGES_TOKENS } from '../../../services/core/changes';
-import { estimateJsonTokens } from '../../../services/core/tokens';
+import { estimateJsonTokens } from '../../../services/core/limits';
 import { deleteMeeting, updateMeetingPrivacy, updateMeetingTitle } from '../../../services/core/meetings';
 
 describe('svc_get_changes', () => {

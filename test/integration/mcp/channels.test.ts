@@ -1,4 +1,4 @@
-import { newId } from '../../../services/core/ids';
+import { newId } from '../../../services/core/input';
 import { CHANNEL_LIST_CAP } from '../../../services/core/channels/channels';
 import { makeChannel, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';

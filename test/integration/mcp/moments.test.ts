@@ -7,7 +7,7 @@ import { countTokens } from 'gpt-tokenizer';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
-import { newId } from '../../../services/core/ids';
+import { newId } from '../../../services/core/input';
 import { TOTAL_BOUND } from '../../../services/core/meetings';
 
 let t: TestDatabase;

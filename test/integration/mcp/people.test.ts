@@ -1,4 +1,4 @@
-import { newId } from '../../../services/core/ids';
+import { newId } from '../../../services/core/input';
 import { CONTACT_LIST_CAP } from '../../../services/core/people';
 import { GROUP_LIST_CAP } from '../../../services/core/people/people';
 import { makeMeeting, makeTeam, makeUser, shareMeeting, TestUser } from '../../support/factory';

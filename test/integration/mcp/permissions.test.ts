@@ -1,7 +1,7 @@
 /**
  * The permission matrix: every role × every relation to a meeting × every meeting-scoped tool, for a
  * meeting open to its participants and for an owner-only one. The expected outcome of each cell is
- * written out below, derived from the rules in services/core/access.ts:
+ * written out below, derived from the rules in services/core/access/rules.ts:
  *   - read: visible (never across teams except by an active share; admins see the whole team; the
  *     organizer always; `participants` opens to participants; channel members unless `owner`);
  *     otherwise object_not_found.
@@ -17,7 +17,7 @@
  *     object_not_found, as for every other tool.
  * A refused change must change nothing; an allowed one must take effect.
  */
-import { newId } from '../../../services/core/ids';
+import { newId } from '../../../services/core/input';
 import { makeChannel, makeMeeting, makeTeam, makeUser, shareMeeting, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
 import { recordingWorkflows } from '../../support/workflow-port';

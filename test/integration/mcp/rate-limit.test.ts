@@ -1,5 +1,5 @@
 /**
- * The call allowance across the cluster (services/core/rate-limit.ts): three mcp processes behind a
+ * The call allowance across the cluster (services/core/limits/rate-limit.ts): three mcp processes behind a
  * round-robin proxy and a graphql app, one PostgreSQL. A key's allowance holds in total: exactly for
  * an allowance under LEASE_SHARE (counted call by call), and for a larger one never more, at most
  * (processes - 1) × (lease - 1) fewer (calls leased by one process and unspent); the RateLimit-*
@@ -9,7 +9,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { setApiKeyRateLimit } from '../../../services/core/people';
-import { leaseSize } from '../../../services/core/rate-limit';
+import { leaseSize } from '../../../services/core/limits';
 import { runCli } from '../../support/cli';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { GraphqlHarness, startGraphql } from '../../support/graphql';

@@ -2,7 +2,7 @@
  * svc_rename_speaker and GraphQL renameSpeaker: a meeting speaker named everywhere the meeting keeps
  * speaker names, under the meeting's edit rule, over the SDK's MCP client and HTTP GraphQL.
  */
-import { newId } from '../../../services/core/ids';
+import { newId } from '../../../services/core/input';
 import { renameSpeaker, SPEAKER_NAME_MAX } from '../../../services/core/meetings';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { GraphqlHarness, startGraphql } from '../../support/graphql';

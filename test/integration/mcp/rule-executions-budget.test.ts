@@ -4,7 +4,7 @@
  * following next_cursor reaches every group exactly once.
  */
 import { countTokens } from 'gpt-tokenizer';
-import { newId } from '../../../services/core/ids';
+import { newId } from '../../../services/core/input';
 import { RULE_LOG_TOKENS } from '../../../services/core/rules';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';

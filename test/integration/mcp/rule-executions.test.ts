@@ -1,4 +1,4 @@
-import { newId } from '../../../services/core/ids';
+import { newId } from '../../../services/core/input';
 import { EXECUTIONS_PER_GROUP } from '../../../services/core/rules/executions';
 import { makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';

@@ -11,7 +11,7 @@ import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.
 import { decode } from '@toon-format/toon';
 import { countTokens } from 'gpt-tokenizer';
 import { TRANSCRIPT_TOKENS } from '../../../services/core/meetings';
-import { newId } from '../../../services/core/ids';
+import { newId } from '../../../services/core/input';
 import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { fullOutputSchema } from '../../../services/mcp/schema';
 import { ALL_TOOLS } from '../../../services/mcp/tools';

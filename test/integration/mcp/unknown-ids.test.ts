@@ -3,7 +3,7 @@
  * meeting included: svc_get_soundbites with transcript_id, svc_get_rule_executions and svc_get_action_items with meetingId.
  * An unknown id and another team's id answer alike (nothing tells them apart).
  */
-import { newId } from '../../../services/core/ids';
+import { newId } from '../../../services/core/input';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../support/factory';
 import { McpHarness, startMcp } from '../../support/mcp';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';

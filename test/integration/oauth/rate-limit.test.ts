@@ -1,5 +1,5 @@
 /**
- * The call allowance of an OAuth sign-in (services/core/rate-limit.ts countCalls): counted per user
+ * The call allowance of an OAuth sign-in (services/core/limits/rate-limit.ts countCalls): counted per user
  * in PostgreSQL, apart from the user's API keys, with the same headers and refusal as a key.
  */
 import { makeTeam, makeUser, TestUser } from '../../support/factory';

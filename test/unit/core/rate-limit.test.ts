@@ -1,5 +1,5 @@
 /**
- * The allowance's arithmetic and shapes (services/core/rate-limit.ts, core/people/key-limits.ts,
+ * The allowance's arithmetic and shapes (services/core/limits/rate-limit.ts, core/people/key-limits.ts,
  * the MCP count of tool calls); the counting itself runs in PostgreSQL:
  * test/integration/mcp/rate-limit.test.ts.
  */
@@ -13,7 +13,7 @@ import {
   meterCalls,
   planCalls,
   tooManyRequests,
-} from '../../../services/core/rate-limit';
+} from '../../../services/core/limits';
 import { parseKeyRateLimit } from '../../../services/core/people';
 import { toolCallCount } from '../../../services/mcp/auth';
 

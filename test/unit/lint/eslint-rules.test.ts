@@ -40,7 +40,7 @@ const IMPORTS_FS =
 const CALLS_SET_TIMEOUT =
   'export async function nap(): Promise<void> {\n  await new Promise((resolve) => setTimeout(resolve, 10));\n}\n';
 const TYPE_ONLY =
-  "import type { Knex } from 'knex';\nimport type { ServiceDeps } from '../services/core/deps';\nimport { LIVE_LIMITS } from '../services/core/live/protocol';\n" +
+  "import type { Knex } from 'knex';\nimport type { ServiceDeps } from '../services/core/ports';\nimport { LIVE_LIMITS } from '../services/core/live/protocol';\n" +
   'export type All = [Knex, ServiceDeps, typeof LIVE_LIMITS];\n';
 const RUNTIME_CORE = "import { listRules } from '../services/core/rules';\nexport const f = listRules;\n";
 const FLOATING = 'async function write(): Promise<void> {}\nexport function answer(): void {\n  write();\n}\n';
@@ -59,9 +59,9 @@ describe('workflow lint rules', () => {
       { code: TYPE_ONLY, file: 'workflows/lint-probe.ts' },
       { code: RUNTIME_CORE, file: 'workflows/lint-probe.ts' },
       // Files of the project (their text replaced), so the type-aware rule runs.
-      { code: FLOATING, file: 'services/core/deps.ts' },
+      { code: FLOATING, file: 'services/core/ports/deps.ts' },
       { code: FLOATING, file: 'workflows/contracts.ts' },
-      { code: AWAITED_OR_VOID, file: 'services/core/deps.ts' },
+      { code: AWAITED_OR_VOID, file: 'services/core/ports/deps.ts' },
       { code: FLOATING, file: 'services/platform/sql.ts' },
     ]);
   }, 60_000);

@@ -4,7 +4,7 @@
  * caller who sees every tool stays within a budget of o200k tokens.
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { FEATURE_FLAGS, type Principal } from '../../../services/core/principal';
+import { FEATURE_FLAGS, type Principal } from '../../../services/core/access';
 import { toolsFor } from '../../../services/mcp/server';
 import { ALL_TOOLS } from '../../../services/mcp/tools';
 

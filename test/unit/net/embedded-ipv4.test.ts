@@ -1,4 +1,4 @@
-import type { Principal } from '../../../services/core/principal';
+import type { Principal } from '../../../services/core/access';
 import { validateUpload } from '../../../services/core/uploads/validate';
 import { validateWebhookUrl } from '../../../services/core/webhooks';
 import { ServiceError } from '../../../services/platform/errors';

@@ -7,7 +7,7 @@ import { analyze } from '../../../../services/intelligence/analytics';
 import { summarize } from '../../../../services/intelligence/summarize';
 import type { Sentence } from '../../../../services/intelligence/types';
 import { persistTranscript } from '../../../../services/core/ingest';
-import { flushReads } from '../../../../services/core/read-audit';
+import { flushReads } from '../../../../services/core/audit';
 import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../../support/factory';
 import { GraphqlHarness, startGraphql } from '../../../support/graphql';
 import { McpHarness, startMcp } from '../../../support/mcp';

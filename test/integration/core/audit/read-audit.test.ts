@@ -10,7 +10,7 @@ import { GraphqlHarness, startGraphql } from '../../../support/graphql';
 import { runCli } from '../../../support/cli';
 import { createSoundbite } from '../../../../services/core/soundbites';
 import { startSession } from '../../../../services/core/people';
-import { flushReads, readContext, readingAs, recordRead, startReadAudit } from '../../../../services/core/read-audit';
+import { flushReads, readContext, readingAs, recordRead, startReadAudit } from '../../../../services/core/audit';
 import { registry } from '../../../../services/platform/metrics';
 import { whileCapturing } from '../../../support/logs';
 

@@ -12,7 +12,7 @@ import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../..
 import { McpHarness, startMcp } from '../../../support/mcp';
 import { testConfig } from '../../../support/config';
 import { settled } from '../../../support/changes';
-import { visibleToSql } from '../../../../services/core/access';
+import { visibleToSql, type Principal } from '../../../../services/core/access';
 import {
   deleteMeeting,
   getSummary,
@@ -26,7 +26,6 @@ import {
   updateMeetingTitle,
 } from '../../../../services/core/meetings';
 import { deleteExpiredMeetings, setTeamRetention } from '../../../../services/core/retention';
-import type { Principal } from '../../../../services/core/principal';
 
 interface Copy {
   title: string;

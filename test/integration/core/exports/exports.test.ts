@@ -12,7 +12,7 @@ import { analyze } from '../../../../services/intelligence/analytics';
 import { summarize } from '../../../../services/intelligence/summarize';
 import type { Sentence } from '../../../../services/intelligence/types';
 import { persistTranscript } from '../../../../services/core/ingest';
-import { flushReads } from '../../../../services/core/read-audit';
+import { flushReads } from '../../../../services/core/audit';
 import { startSession } from '../../../../services/core/people';
 import { makeMeeting, makeTeam, makeUser, TestUser } from '../../../support/factory';
 import { GraphqlHarness, startGraphql } from '../../../support/graphql';

@@ -6,9 +6,9 @@
  */
 import { createTestDatabase, TestDatabase } from '../../../support/testDb';
 import { makeChannel, makeMeeting, makeTeam, makeUser, shareMeeting, TestUser } from '../../../support/factory';
-import { newId } from '../../../../services/core/ids';
+import { newId } from '../../../../services/core/input';
 import { authenticateApiKey } from '../../../../services/core/people';
-import type { Principal } from '../../../../services/core/principal';
+import type { Principal } from '../../../../services/core/access';
 import { runSql } from '../../../../services/platform/sql';
 import { createDb } from '../../../../services/platform/db';
 import { keywordQuery, MeetingFilters, TOTAL_BOUND } from '../../../../services/core/meetings';

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { newId } from '../../../../services/core/ids';
+import { newId } from '../../../../services/core/input';
 import { executeRule, planRuleRun, recordRuleFailure } from '../../../../services/core/rules';
 import { meetingRunKey } from '../../../../services/core/rules/run';
 import { startRuleExecution } from '../../../../workflows/client';

@@ -3,7 +3,7 @@
  * teams, every limit on both sides with the refusal naming the field as written (input.actions.0.emails)
  * and nothing stored, the per-team cap, updates (the updater becomes the author), enable, delete.
  */
-import { newId } from '../../../../services/core/ids';
+import { newId } from '../../../../services/core/input';
 import { createRule } from '../../../../services/core/rules';
 import { makeChannel, makeMeeting, makeTeam, makeUser, TestUser } from '../../../support/factory';
 import { GraphqlHarness, startGraphql } from '../../../support/graphql';

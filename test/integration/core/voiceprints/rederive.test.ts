@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { saveChunk, setProgress } from '../../../../services/core/ingest';
-import { newId } from '../../../../services/core/ids';
+import { newId } from '../../../../services/core/input';
 import { forgetSpeakerProfile, recogniseMeetingVoices, setVoiceprints } from '../../../../services/core/voiceprints';
 import { analyzeActivity } from '../../../../workflows/activities/analyze';
 import { stitchTranscriptActivity } from '../../../../workflows/activities/chunks';

@@ -13,7 +13,7 @@ import { makeTeam, makeUser, TestUser } from '../../../support/factory';
 import { GraphqlHarness, startGraphql, UPLOAD_AUDIO } from '../../../support/graphql';
 import { startTestWorker, TestWorker, waitForRun } from '../../../support/worker';
 import { startWebhookReceiver, WebhookReceiver } from '../../../support/webhook-receiver';
-import { newId } from '../../../../services/core/ids';
+import { newId } from '../../../../services/core/input';
 import { MediaServer, startMediaServer } from '../ingest/media-server';
 import {
   body,

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { estimateNumberTokens, numberTokensOfText } from '../../../../services/core/tokens';
+import { estimateNumberTokens, numberTokensOfText } from '../../../../services/core/limits';
 
 describe('estimateNumberTokens', () => {
   it('counts what the number text holds: digit groups of three, the point on its own', () => {

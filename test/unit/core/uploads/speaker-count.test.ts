@@ -2,7 +2,7 @@
  * uploadAudio's speaker_count: optional; an integer from 1 to 50, refused on either side of each bound
  * (and as a fraction or text) with an error naming the field and the rule; stored as given.
  */
-import type { Principal } from '../../../../services/core/principal';
+import type { Principal } from '../../../../services/core/access';
 import { UPLOAD_LIMITS, validateUpload } from '../../../../services/core/uploads/validate';
 import { ServiceError } from '../../../../services/platform/errors';
 

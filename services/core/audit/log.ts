@@ -3,11 +3,11 @@
  * who made it, to what, with its details. Append-only (table audit_log).
  *
  * It is written in the same transaction as the change, so a change is never without its record and a
- * record never without its change. Reads of content are audited apart (read-audit.ts): they are far
+ * record never without its change. Reads of content are audited apart (reads.ts): they are far
  * more frequent, change nothing, and are buffered rather than written in the read's transaction.
  */
 import type { Knex } from 'knex';
-import type { Principal } from './principal';
+import type { Principal } from '../access';
 
 /**
  * Who asked for the meetings this transaction deletes, and why (deleted by a person, expired by the

@@ -4,8 +4,8 @@
  * implementation (workflows/client.ts) knows Temporal: workflow functions, ids, policies, deadlines.
  * Core never imports a Temporal package.
  */
-import type { LiveActorArgs, LiveMeetingWorkflowInput, LiveStateResult } from './live';
-import type { WebhookDeliveryInput } from './webhooks';
+import type { LiveActorArgs, LiveMeetingWorkflowInput, LiveStateResult } from '../live';
+import type { WebhookDeliveryInput } from '../webhooks';
 
 /** `exists`: a run with the meeting's workflow id exists already (running or closed). */
 export type StartOutcome = 'started' | 'exists';

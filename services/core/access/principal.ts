@@ -23,7 +23,7 @@ export interface Principal {
    */
   sharedWith?: boolean;
   /**
-   * Where this call comes from, for the read audit (services/core/read-audit.ts): set by the transport for
+   * Where this call comes from, for the read audit (services/core/audit/reads.ts): set by the transport for
    * one call (an MCP tool call, a GraphQL operation, a page request); core's read functions record the
    * meetings they read into it. Absent: nothing is recorded (automation, the worker).
    */

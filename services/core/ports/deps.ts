@@ -3,10 +3,10 @@
  * whichever transport that is: one shape, so the transports pass their own deps straight through.
  */
 import type { Knex } from 'knex';
-import type { Config } from '../platform/config';
-import type { Logger } from '../platform/logger';
-import type { WorkflowPort } from './workflow-port';
-import type { TextEmbedder } from './passages';
+import type { Config } from '../../platform/config';
+import type { Logger } from '../../platform/logger';
+import type { WorkflowPort } from './workflows';
+import type { TextEmbedder } from '../passages';
 
 export interface ServiceDeps {
   db: Knex;

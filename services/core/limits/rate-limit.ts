@@ -17,8 +17,8 @@
  * endpoints' forms (services/oauth/http.ts), where no credential exists yet to count against.
  */
 import type { Knex } from 'knex';
-import { ServiceError } from '../platform/errors';
-import { runSql } from '../platform/sql';
+import { ServiceError } from '../../platform/errors';
+import { runSql } from '../../platform/sql';
 
 /** The length of a window, seconds: the allowance is per minute. */
 export const WINDOW_SECONDS = 60;

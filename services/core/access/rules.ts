@@ -11,8 +11,8 @@
  * Write access (soundbites): whoever manages it, its participants, and members of its channel.
  */
 import type { Knex } from 'knex';
-import type { SqlFragment } from '../platform/sql';
-import { ServiceError, elevated } from '../platform/errors';
+import type { SqlFragment } from '../../platform/sql';
+import { ServiceError, elevated } from '../../platform/errors';
 import { isAdmin, Principal } from './principal';
 
 type Where = (qb: Knex.QueryBuilder) => void;

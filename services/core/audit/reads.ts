@@ -14,12 +14,11 @@
  * next flush up to a bound, past which they are dropped and counted (read_audit_rows_total{outcome}).
  */
 import type { Knex } from 'knex';
-import type { Principal, ReadContext } from './principal';
-import { requireAdmin } from './access';
-import { invalid } from '../platform/errors';
-import { logger } from '../platform/logger';
-import { readAuditFlushFailures, readAuditRows } from '../platform/metrics';
-import { numbered, runSql } from '../platform/sql';
+import { type Principal, type ReadContext, requireAdmin } from '../access';
+import { invalid } from '../../platform/errors';
+import { logger } from '../../platform/logger';
+import { readAuditFlushFailures, readAuditRows } from '../../platform/metrics';
+import { numbered, runSql } from '../../platform/sql';
 
 /** One read as recorded. The team is the meeting's team: its admins are the ones who ask. */
 export interface ReadEvent {
@@ -331,7 +330,7 @@ function decodeCursor(cursor: string): string {
 /**
  * A team's reads, newest first, one page at a time. Paging is by row id (the table is append-only and
  * ids only grow), so a walk from the first page to the last sees every row that existed when it
- * started exactly once, whatever is written meanwhile. The caller checks who may ask (access.ts).
+ * started exactly once, whatever is written meanwhile. The caller checks who may ask (access/rules.ts).
  */
 export async function listTeamReads(db: Knex, teamId: string, f: ReadAuditFilter): Promise<ReadAuditPage> {
   const limit = f.limit ?? READ_AUDIT_LIMIT.default;

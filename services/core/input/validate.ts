@@ -1,5 +1,5 @@
 /** Small shared validators whose messages name the field and the rule. */
-import { invalid, ServiceError } from '../platform/errors';
+import { invalid, ServiceError } from '../../platform/errors';
 
 /** Any control character, tab and line breaks included: for one-line values (names, ids, tokens, references). */
 export const hasControl = (s: string): boolean => /[\u0000-\u001f\u007f]/.test(s);
