@@ -30,6 +30,7 @@ import {
   liveMeetingUpdates,
   liveWorkflowId,
   embeddingBackfillWorkflowId,
+  reembeddingWorkflowId,
   liveEmbeddingScheduleId,
   resummaryWorkflowId,
   retentionScheduleId,
@@ -41,7 +42,7 @@ import {
 } from './contracts';
 import { ResummaryWorkflow } from './resummary';
 import { RetentionWorkflow } from './retention';
-import { EmbeddingBackfillWorkflow, LiveEmbeddingWorkflow } from './embedding';
+import { EmbeddingBackfillWorkflow, EmbeddingWorkflow, LiveEmbeddingWorkflow } from './embedding';
 import { LiveMeetingWorkflow } from './live-meeting';
 import { RuleExecutionWorkflow } from './rule-execution';
 import { TranscriptionWorkflow } from './transcription';
@@ -188,6 +189,17 @@ export function temporalWorkflows(temporal: Client, taskQueue: string): Workflow
           taskQueue,
           workflowId: resummaryWorkflowId(input.meetingId),
           args: [input],
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          workflowIdConflictPolicy: 'FAIL',
+        }),
+      ),
+
+    startEmbedding: (meetingId) =>
+      startOnce(temporal, () =>
+        temporal.workflow.start(EmbeddingWorkflow, {
+          taskQueue,
+          workflowId: reembeddingWorkflowId(meetingId),
+          args: [{ meetingId }],
           workflowIdReusePolicy: 'ALLOW_DUPLICATE',
           workflowIdConflictPolicy: 'FAIL',
         }),

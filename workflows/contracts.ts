@@ -48,6 +48,11 @@ export const retentionScheduleId = (taskQueue: string) => `retention-${taskQueue
 export const retentionWorkflowId = (taskQueue: string) => `retention-${taskQueue}`;
 /** A meeting's embedding (search by meaning) after its transcript is saved: one run per transcript run. */
 export const embeddingWorkflowId = (meetingId: string) => `embed-${meetingId}`;
+/**
+ * A meeting's vectors computed again after a person corrected its words: a run of its own, apart from
+ * post-processing's (which starts once per meeting), joined by a correction made while it runs.
+ */
+export const reembeddingWorkflowId = (meetingId: string) => `embed-again-${meetingId}`;
 /** The backfill of one model over every meeting it has not embedded: one at a time per task queue and model. */
 /** The schedule that embeds live meetings' new sentences, one per task queue, and its runs' workflow id. */
 export const liveEmbeddingScheduleId = (taskQueue: string) => `embed-live-${taskQueue}`;

@@ -9,7 +9,7 @@ import type { WorkflowPort } from '../core/ports';
 import { createMcpApp } from './app';
 
 /**
- * The role's port to Temporal, opened on first use: only svc_resummarize_meeting starts a workflow,
+ * The role's port to Temporal, opened on first use: only svc_resummarize_meeting and svc_correct_sentence start workflows,
  * and the Temporal SDK costs every mcp process tens of MB it would mostly never use, so its modules
  * are loaded then, not at start.
  */
@@ -33,6 +33,7 @@ function lazyWorkflowPort(config: Config): { port: WorkflowPort; close(): Promis
     updateLiveMeeting: async (meetingId, update, args, deadlineMs) =>
       (await open()).port.updateLiveMeeting(meetingId, update, args, deadlineMs),
     startResummary: async (input) => (await open()).port.startResummary(input),
+    startEmbedding: async (meetingId) => (await open()).port.startEmbedding(meetingId),
     redeliverWebhook: async (input) => (await open()).port.redeliverWebhook(input),
   };
   return { port, close: async () => (opening ? (await opening).close() : undefined) };
@@ -40,7 +41,7 @@ function lazyWorkflowPort(config: Config): { port: WorkflowPort; close(): Promis
 
 /**
  * The mcp role: POST /mcp plus health and metrics. Its tools need PostgreSQL, so it is ready whenever
- * the database is; the one tool that starts a workflow (svc_resummarize_meeting) uses a lazy Temporal
+ * the database is; the tools that start a workflow (svc_resummarize_meeting, svc_correct_sentence) use a lazy Temporal
  * client that connects on first use and is no readiness check. Pass a shared runtime to run beside
  * other roles.
  */

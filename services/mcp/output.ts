@@ -226,6 +226,15 @@ export const renameSpeakerOutput = {
   sentences: num,
   action_items_owned: num,
 };
+export const correctSentenceOutput = {
+  success: z.literal(true),
+  meetingId: str,
+  index: num,
+  text: str,
+  previous_text: str,
+  changed: z.boolean(),
+  meaning: z.enum(['updating', 'unchanged', 'stale']),
+};
 export const resummaryOutput = {
   success: z.literal(true),
   meetingId: str,

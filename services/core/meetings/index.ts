@@ -72,6 +72,7 @@ export { lockManaged } from './admin';
 
 // Naming a meeting's speaker everywhere it appears.
 export { renameSpeaker, SPEAKER_NAME_MAX } from './speakers';
+export { correctSentence, SENTENCE_TEXT_MAX, type CorrectSentenceResult } from './corrections';
 export type { RenameSpeakerInput, RenameSpeakerResult } from './speakers';
 
 // Participants added to a meeting.

@@ -30,6 +30,18 @@ function readSentences(db: Knex, meetingId: string): Promise<WindowSentence[]> {
   return db('sentences').where('meeting_id', meetingId).orderBy('idx').select('idx', 'speaker_name', 'text');
 }
 
+/** Thrown (and retried by the activity) when a meeting's words changed while they were embedded. */
+export class WordsChangedError extends Error {
+  constructor(meetingId: string) {
+    super(`meeting ${meetingId}'s sentences changed while they were embedded; embedding them again`);
+    this.name = 'WordsChangedError';
+  }
+}
+
+const sameWords = (a: readonly WindowSentence[], b: readonly WindowSentence[]) =>
+  a.length === b.length &&
+  a.every((s, i) => s.idx === b[i].idx && s.text === b[i].text && s.speaker_name === b[i].speaker_name);
+
 /** The passages with their vectors, inserted or (same first sentence) replaced. */
 async function upsertPassages(
   trx: Knex.Transaction,
@@ -61,6 +73,9 @@ export async function embedMeeting(db: Knex, embedder: TextEmbedder, meetingId: 
     // The meeting row, locked: a deletion waits for this, or this sees it gone.
     const meeting = await trx('meetings').where('id', meetingId).forUpdate().first('id');
     if (!meeting) return 'gone';
+    // Vectors are only ever stored for the words they were computed from: a correction (or a speaker
+    // named) while the model ran sends this run round again, and the words are read afresh.
+    if (!sameWords(sentences, await readSentences(trx, meetingId))) throw new WordsChangedError(meetingId);
     await trx('meeting_embeddings').where('meeting_id', meetingId).del();
     await trx('meeting_embeddings').insert({
       meeting_id: meetingId,

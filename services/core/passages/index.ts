@@ -2,7 +2,7 @@
  * Passages: what a meeting means, as vectors (search by meaning). How passages are cut, embedded and
  * stored; the question search that reads them is meetings/question.ts.
  */
-export { embedLiveSentences, embedMeeting, vectorLiteral } from './embed';
+export { embedLiveSentences, embedMeeting, vectorLiteral, WordsChangedError } from './embed';
 export type { EmbedOutcome, TextEmbedder } from './embed';
 export { embeddingProgress, liveMeetingsBehind, meetingsToEmbed } from './backfill';
 export type { EmbeddingProgress } from './backfill';

@@ -27,6 +27,11 @@ export interface WorkflowPort {
    * is running already (the request joins it).
    */
   startResummary(input: { meetingId: string; requestedBy: string | null }): Promise<StartOutcome>;
+  /**
+   * A meeting's vectors (search by meaning) computed again from its words now (EmbeddingWorkflow):
+   * `exists` when such a run is going already (it stores only vectors of the words it read last).
+   */
+  startEmbedding(meetingId: string): Promise<StartOutcome>;
   /** A new delivery run with the delivery's id, replacing a run that still waits to retry. */
   redeliverWebhook(input: WebhookDeliveryInput): Promise<void>;
 }

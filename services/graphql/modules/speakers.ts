@@ -1,13 +1,15 @@
 /**
- * Naming a meeting speaker over GraphQL: the same change as svc_rename_speaker
- * (services/core/meetings/speakers.ts), for the meeting's organizer or an admin of its team.
+ * Editing a transcript over GraphQL: naming a speaker and correcting a sentence, the same changes as
+ * svc_rename_speaker and svc_correct_sentence (services/core/meetings/speakers.ts, corrections.ts), for
+ * the meeting's organizer or an admin of its team.
  */
-import { renameSpeaker } from '../../core/meetings';
+import { correctSentence, renameSpeaker, SENTENCE_TEXT_MAX } from '../../core/meetings';
 import { OPERATION_ALLOWLIST } from '../metrics-plugin';
 import type { GraphqlContext } from '../resolvers';
 import type { GraphqlModule } from './index';
 
 OPERATION_ALLOWLIST.add('renameSpeaker');
+OPERATION_ALLOWLIST.add('correctSentence');
 
 const typeDefs = /* GraphQL */ `
   extend type Mutation {
@@ -20,6 +22,24 @@ const typeDefs = /* GraphQL */ `
     ends). Its organizer or an admin of its team.
     """
     renameSpeaker(meetingId: ID!, from: String!, to: String!, email: String): RenamedSpeaker!
+    """
+    Correct one sentence of a completed meeting's transcript (a misheard name, a number): index as
+    transcript and moments give it, text what was said (1 to ${SENTENCE_TEXT_MAX} characters, one line).
+    Search, moments, the changes feed and transcript.updated follow at once, search by meaning within
+    seconds; the notes stay until summarized again. Its organizer or an admin of its team.
+    """
+    correctSentence(meetingId: ID!, index: Int!, text: String!): CorrectedSentence!
+  }
+
+  type CorrectedSentence {
+    meetingId: ID!
+    index: Int!
+    text: String!
+    previous_text: String!
+    "false when the sentence said this already (nothing written, no event)."
+    changed: Boolean!
+    "Search by meaning: updating (vectors computed again), unchanged, or stale (could not start; the old vectors stay)."
+    meaning: String!
   }
 
   type RenamedSpeaker {
@@ -42,6 +62,8 @@ const resolvers = {
       a: { meetingId: string; from: string; to: string; email?: string | null },
       ctx: GraphqlContext,
     ) => renameSpeaker(ctx.deps.db, ctx.principal, a),
+    correctSentence: (_: unknown, a: { meetingId: string; index: number; text: string }, ctx: GraphqlContext) =>
+      correctSentence(ctx.deps, ctx.principal, a),
   },
 };
 

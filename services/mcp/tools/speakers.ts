@@ -1,8 +1,8 @@
-/** Naming a meeting's speaker (services/core/meetings/speakers.ts). */
+/** Editing a meeting's transcript: naming a speaker, correcting a sentence (services/core/meetings/speakers.ts, corrections.ts). */
 import { z } from 'zod';
-import { renameSpeaker, SPEAKER_NAME_MAX } from '../../core/meetings';
+import { correctSentence, renameSpeaker, SENTENCE_TEXT_MAX, SPEAKER_NAME_MAX } from '../../core/meetings';
 import { isEmail } from '../../core/input';
-import { renameSpeakerOutput } from '../output';
+import { correctSentenceOutput, renameSpeakerOutput } from '../output';
 import { defineTool, ToolDef } from '../tool';
 
 const speaker = z.string().min(1, 'must not be empty').max(SPEAKER_NAME_MAX, `at most ${SPEAKER_NAME_MAX} characters`);
@@ -31,4 +31,26 @@ const renameSpeakerTool = defineTool({
   run: (args, { principal, deps }) => renameSpeaker(deps.db, principal, args),
 });
 
-export const speakerTools: ToolDef[] = [renameSpeakerTool];
+const correctSentenceTool = defineTool({
+  name: 'svc_correct_sentence',
+  title: 'Correct a transcript sentence',
+  description:
+    'Replace one sentence of a completed meeting with what was said (a misheard name, a number); index as svc_get_transcript gives it. ' +
+    'Search follows at once, search by meaning within seconds; notes stay until svc_resummarize_meeting. Only the organizer or a team admin may.',
+  input: {
+    meetingId: z.string().min(1, 'must not be empty').max(64, 'at most 64 characters').describe('Meeting id.'),
+    index: z.number().int('must be a whole number').min(0, 'must be 0 or more').describe('Sentence index.'),
+    text: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(SENTENCE_TEXT_MAX, `at most ${SENTENCE_TEXT_MAX} characters`)
+      .describe('The sentence as said, one line.'),
+  },
+  // Idempotent: the same text again changes nothing (changed: false).
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  output: correctSentenceOutput,
+  scope: 'meetings:write',
+  run: (args, { principal, deps }) => correctSentence(deps, principal, args),
+});
+
+export const speakerTools: ToolDef[] = [renameSpeakerTool, correctSentenceTool];

@@ -19,6 +19,8 @@ const WRITE: Record<string, { destructiveHint: boolean; idempotentHint: boolean;
   svc_resummarize_meeting: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
   // Replaces a speaker's name; the same call again finds the old name gone and is refused.
   svc_rename_speaker: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  // Replaces a sentence's text; the same text again changes nothing.
+  svc_correct_sentence: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
   // Only adds a soundbite; each call adds another.
   svc_create_soundbite: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
   // Reopening, reassigning or clearing a due date changes what exists; the same call again changes nothing more.

@@ -189,6 +189,7 @@ describe('permission matrix of the meeting-scoped tools', () => {
     speakers: (await t.db('sentences').where({ meeting_id: id }).distinct('speaker_name')).map(
       (r) => r.speaker_name as string,
     ),
+    firstSentence: (await t.db('sentences').where({ meeting_id: id, idx: 0 }).first('text'))?.text as string,
   });
 
   interface ToolCase {
@@ -238,6 +239,11 @@ describe('permission matrix of the meeting-scoped tools', () => {
       column: 'manage',
       args: (c) => ({ meetingId: c.meetingId, from: 'Guest', to: 'Priya Shah' }),
       applied: (_b, a) => a.speakers.includes('Priya Shah'),
+    },
+    svc_correct_sentence: {
+      column: 'manage',
+      args: (c) => ({ meetingId: c.meetingId, index: 0, text: 'Corrected by the caller.' }),
+      applied: (_b, a) => a.firstSentence === 'Corrected by the caller.',
     },
     svc_update_meeting_privacy: {
       column: 'manage',

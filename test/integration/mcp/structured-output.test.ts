@@ -120,6 +120,10 @@ describe('structured tool output', () => {
       svc_update_meeting_privacy: [{ meetingId, privacy: 'teammates' }],
       svc_move_meeting: [{ meetingIds: [meetingId], channelId }],
       svc_rename_speaker: [{ meetingId, from: 'Guest', to: 'Gina', email: 'guest@ext.test' }],
+      svc_correct_sentence: [
+        { meetingId, index: 0, text: 'Welcome to the roadmap review.' },
+        { meetingId, index: 0, text: 'Welcome to the roadmap review.' },
+      ],
       svc_set_voiceprints: [{ enabled: true }],
       svc_list_speaker_profiles: [{}, { limit: 1 }],
       svc_merge_speaker_profiles: [{ from: profiles[0], into: profiles[1] }],

@@ -139,10 +139,8 @@ describe("events of a meeting's life", () => {
 
   it('sentences corrected and re-transcribed: transcript.updated says which; a meeting still processing fires nothing', async () => {
     const { id } = await makeMeeting(t.db, { organizer: olga });
-    await t
-      .db('sentences')
-      .where({ meeting_id: id, idx: 1 })
-      .update({ text: 'Sounds good. What is the budget, exactly?' });
+    const fix = { meetingId: id, index: 1, text: 'Sounds good. What is the budget, exactly?' };
+    expect((await mcp.call(olga.key, 'svc_correct_sentence', fix)).isError).toBe(false);
     expect(body(await once('/olga', 'transcript.updated', id)).changed).toEqual(['sentences']);
 
     const again = await makeMeeting(t.db, { organizer: olga });
