@@ -14,6 +14,7 @@ import { testConfig } from '../../../support/config';
 import { settled } from '../../../support/changes';
 import { visibleToSql, type Principal } from '../../../../services/core/access';
 import {
+  correctSentence,
   deleteMeeting,
   getSummary,
   getTranscript,
@@ -34,6 +35,8 @@ interface Copy {
   channel_id: string | null;
   organizer_email: string;
   speakers: string;
+  /** The transcript's words, in order. */
+  words: string;
   summary: string | null;
 }
 
@@ -96,6 +99,7 @@ class Mirror {
       channel_id: c.channel_id,
       organizer_email: c.organizer_email,
       speakers: content ? await speakersOf(this.db, this.reader.principal, c.meeting_id) : had!.speakers,
+      words: content ? await wordsOf(this.db, this.reader.principal, c.meeting_id) : had!.words,
       summary: content ? await summaryOf(this.db, this.reader.principal, c.meeting_id) : had!.summary,
     });
   }
@@ -104,6 +108,10 @@ class Mirror {
 async function speakersOf(db: Knex, p: Principal, id: string): Promise<string> {
   const t = await getTranscript(db, config, p, id);
   return [...new Set(t.sentences.map((s) => s.speaker_name))].sort().join('|');
+}
+
+async function wordsOf(db: Knex, p: Principal, id: string): Promise<string> {
+  return (await getTranscript(db, config, p, id)).sentences.map((s) => s.text).join('|');
 }
 
 async function summaryOf(db: Knex, p: Principal, id: string): Promise<string | null> {
@@ -124,9 +132,10 @@ async function truth(db: Knex, p: Principal): Promise<Map<string, Copy>> {
       .map((s) => s.speaker_name)
       .sort()
       .join('|');
+    const words = (await db('sentences').where('meeting_id', r.id).orderBy('idx').pluck('text')).join('|');
     const s = await db('summaries').where('meeting_id', r.id).first('short_summary');
     const { id, ...rest } = r;
-    out.set(id, { ...rest, speakers, summary: s?.short_summary ?? null });
+    out.set(id, { ...rest, speakers, words, summary: s?.short_summary ?? null });
   }
   return out;
 }
@@ -199,6 +208,11 @@ describe('following changes keeps an exact copy', () => {
           (r) => r.speaker_name,
         );
         await renameSpeaker(t.db, admin.principal, { meetingId: m.id, from: pick(names), to: `Person ${++n}` });
+      },
+      correction: async () => {
+        const m = pick(await alive());
+        const fix = { meetingId: m?.id ?? '', index: 1, text: `Corrected ${++n}.` };
+        if (m) await correctSentence({ db: t.db, config }, admin.principal, fix);
       },
       resummary: async () => {
         const m = pick(await alive());
