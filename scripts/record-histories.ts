@@ -25,6 +25,7 @@ import { createTestDatabase, testTaskQueue, type TestDatabase } from '../test/su
 import { makeChannel, makeMeeting, makeTeam, makeUser, type TestUser } from '../test/support/factory';
 import { startGraphql, UPLOAD_AUDIO, type GraphqlHarness, type GraphqlResponse } from '../test/support/graphql';
 import { startTestWorker, waitForRun, type TestWorker } from '../test/support/worker';
+import { testEmbedder } from '../test/support/embedder';
 import { startWebhookReceiver, type WebhookReceiver } from '../test/support/webhook-receiver';
 import { startMediaServer, type MediaServer } from '../test/integration/core/ingest/media-server';
 import { CREATE_RULE } from '../test/integration/core/rules/support';
@@ -39,6 +40,7 @@ import {
   webhookWorkflowId,
 } from '../workflows/contracts';
 import { RetentionWorkflow } from '../workflows/retention';
+import { EmbeddingBackfillWorkflow, EmbeddingWorkflow, LiveEmbeddingWorkflow } from '../workflows/embedding';
 import { WebhookEventsWorkflow } from '../workflows/webhook-events';
 import { RELEASE } from '../services/platform/release';
 
@@ -292,6 +294,58 @@ const SCENARIOS: Record<string, (c: Ctx) => Promise<void>> = {
     await save(c.temporal, resummaryWorkflowId(m.id), 'resummary');
   },
 
+  /**
+   * Search by meaning: one meeting embedded (EmbeddingWorkflow), a backfill over three meetings in steps
+   * of one (EmbeddingBackfillWorkflow, resting between steps), a live meeting's new sentences
+   * (LiveEmbeddingWorkflow).
+   */
+  async embedding(c) {
+    const said3 = (i: number) => [
+      { speaker: 'Priya Raman', text: `Meeting ${i}: the warehouse in Denver closes in June.`, start: 0, end: 4 },
+      { speaker: 'Grace Okafor', text: 'We need two more support engineers.', start: 4, end: 8 },
+    ];
+    const one = await makeMeeting(c.t.db, { organizer: c.member, title: 'Embedded alone', sentences: said3(0) });
+    const oneId = `embed-record-${Date.now()}`;
+    const outcome = await c.temporal.workflow.execute(EmbeddingWorkflow, {
+      taskQueue: c.queue,
+      workflowId: oneId,
+      args: [{ meetingId: one.id }],
+    });
+    expectThat(outcome === 'embedded', `embedded (${outcome})`);
+    await save(c.temporal, oneId, 'embedding-one-meeting');
+
+    for (let i = 1; i <= 3; i++)
+      await makeMeeting(c.t.db, { organizer: c.member, title: `Before the model ${i}`, sentences: said3(i) });
+    const backfillId = `embedding-backfill-record-${Date.now()}`;
+    const backfill = await c.temporal.workflow.execute(EmbeddingBackfillWorkflow, {
+      taskQueue: c.queue,
+      workflowId: backfillId,
+      args: [{ batchSize: 1, restRatio: 0.1 }],
+    });
+    expectThat(backfill.embedded >= 3 && backfill.failed === 0, `backfill (${JSON.stringify(backfill)})`);
+    await save(c.temporal, backfillId, 'embedding-backfill-steps');
+
+    const live: string = data(
+      await c.gql.request(c.member.key, START, { input: { title: 'Live and searchable' } }),
+      'startLiveMeeting',
+    );
+    data(
+      await c.gql.request(c.member.key, APPEND, {
+        id: live,
+        sentences: [said(0, 'Priya', 'The launch moves to May.')],
+      }),
+      'appendLiveSentences',
+    );
+    const liveId = `embed-live-record-${Date.now()}`;
+    const sentences = await c.temporal.workflow.execute(LiveEmbeddingWorkflow, {
+      taskQueue: c.queue,
+      workflowId: liveId,
+    });
+    expectThat(sentences >= 1, `live sentences embedded (${sentences})`);
+    data(await c.gql.request(c.member.key, END, { id: live }), 'endLiveMeeting');
+    await save(c.temporal, liveId, 'embedding-live-step');
+  },
+
   /** A live meeting nobody talks to after one append: ends by LIVE_IDLE_TIMEOUT (2 s here). */
   async 'live-idle'(c) {
     const id: string = data(
@@ -349,7 +403,7 @@ async function main(): Promise<void> {
       LIVE_IDLE_TIMEOUT: IDLE_TIMEOUT,
     });
     closers.push(() => gqlIdle.close());
-    worker = await startTestWorker(t.db, { taskQueue: queue, env: WEBHOOK_ENV });
+    worker = await startTestWorker(t.db, { taskQueue: queue, env: WEBHOOK_ENV, embedder: await testEmbedder() });
     const ctx: Ctx = { t, gql, gqlIdle, temporal: gql.temporal, media, rx, admin, member, channelId, queue };
 
     for (const [name, run] of Object.entries(SCENARIOS)) {

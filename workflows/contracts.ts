@@ -60,6 +60,12 @@ export const liveEmbeddingScheduleId = (taskQueue: string) => `embed-live-${task
 export const resummaryWorkflowId = (meetingId: string) => `resummary-${meetingId}`;
 export const embeddingBackfillWorkflowId = (taskQueue: string, model: string) =>
   `embedding-backfill-${taskQueue}-${model}`;
+/**
+ * The task queue of the embedding activities: the workflows' queue and `-embeddings`. Every general
+ * worker serves it with a worker of its own and few slots (WORKER_MAX_CONCURRENT_EMBEDDINGS), so
+ * embedding work waits in this queue and never holds the activity slots uploads need.
+ */
+export const embeddingTaskQueue = (taskQueue: string) => `${taskQueue}-embeddings`;
 
 // ---------------------------------------------------------------------------------------------------
 // Messages: LiveMeetingWorkflow's updates and query

@@ -14,31 +14,55 @@
  *     Temporal schedule the worker keeps runs it every LIVE_EMBEDDING_EVERY, so a live meeting is
  *     searchable by meaning within a minute of a sentence arriving.
  *
- * Deterministic: the activities do the reading, embedding and writing.
+ * Their activities run on the embedding task queue (EMBEDDING_QUEUE_PATCH), the workflows on the
+ * general one. Deterministic: the activities do the reading, embedding and writing.
  */
-import { continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import {
+  continueAsNew,
+  patched,
+  proxyActivities,
+  sleep,
+  workflowInfo,
+  type ActivityInterfaceFor,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import type { EmbeddingActivities, EmbedStepResult } from './activities/embeddings';
+import { embeddingTaskQueue } from './contracts';
 
-const { embedMeetingStep } = proxyActivities<EmbeddingActivities>({
+/**
+ * The embedding activities go to the embedding task queue (embeddingTaskQueue of the workflow's own),
+ * served by a worker with a slot or two, so they wait there for the one embedder instead of in the
+ * general worker's slots. Runs started before this patch keep scheduling them on their own queue, as
+ * their histories say (never remove or rename it while such runs may exist).
+ */
+export const EMBEDDING_QUEUE_PATCH = 'embedding-own-task-queue';
+
+/** The embedding activities with these options, on the queue the patch says. */
+function embeddingActivities(options: ActivityOptions): ActivityInterfaceFor<EmbeddingActivities> {
+  if (!patched(EMBEDDING_QUEUE_PATCH)) return proxyActivities<EmbeddingActivities>(options);
+  return proxyActivities<EmbeddingActivities>({ ...options, taskQueue: embeddingTaskQueue(workflowInfo().taskQueue) });
+}
+
+const MEETING_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '1 minute',
   retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 8 },
-});
+};
 
-const { embedBackfillStep } = proxyActivities<EmbeddingActivities>({
+const BACKFILL_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '1 minute',
   retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 20 },
-});
+};
 
-const { embedLiveStep } = proxyActivities<EmbeddingActivities>({
+const LIVE_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '1 minute',
   retry: { initialInterval: '5 seconds', maximumAttempts: 3 },
-});
+};
 
 export async function LiveEmbeddingWorkflow(): Promise<number> {
-  return embedLiveStep();
+  return embeddingActivities(LIVE_OPTIONS).embedLiveStep();
 }
 
 export interface EmbeddingInput {
@@ -46,7 +70,7 @@ export interface EmbeddingInput {
 }
 
 export async function EmbeddingWorkflow(input: EmbeddingInput): Promise<string> {
-  return embedMeetingStep({ meetingId: input.meetingId });
+  return embeddingActivities(MEETING_OPTIONS).embedMeetingStep({ meetingId: input.meetingId });
 }
 
 export interface EmbeddingBackfillInput {
@@ -81,7 +105,7 @@ export async function EmbeddingBackfillWorkflow(input: EmbeddingBackfillInput = 
   let steps = 0;
   let r: EmbedStepResult;
   do {
-    r = await embedBackfillStep({ afterId, batchSize, budgetMs: STEP_BUDGET_MS });
+    r = await embeddingActivities(BACKFILL_OPTIONS).embedBackfillStep({ afterId, batchSize, budgetMs: STEP_BUDGET_MS });
     embedded += r.embedded;
     failed += r.failed;
     afterId = r.lastId;

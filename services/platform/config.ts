@@ -25,8 +25,11 @@ export interface Config {
   mcpPort: number;
   graphqlPort: number;
   workerMetricsPort: number;
-  /** Temporal worker slots: WORKER_MAX_CONCURRENT_ACTIVITIES, WORKER_MAX_CONCURRENT_WORKFLOW_TASKS. */
-  workerConcurrency: { maxActivities: number; maxWorkflowTasks: number };
+  /**
+   * Temporal worker slots: WORKER_MAX_CONCURRENT_ACTIVITIES, WORKER_MAX_CONCURRENT_WORKFLOW_TASKS, and
+   * WORKER_MAX_CONCURRENT_EMBEDDINGS on the embedding task queue.
+   */
+  workerConcurrency: { maxActivities: number; maxWorkflowTasks: number; maxEmbeddings: number };
   publicBaseUrl: string;
   mcpAllowedHosts: string[];
   /** Origins accepted by /mcp (scheme://host[:port], lowercase), or ['*']; never empty. */
@@ -244,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'c
     workerConcurrency: {
       maxActivities: v.WORKER_MAX_CONCURRENT_ACTIVITIES as number,
       maxWorkflowTasks: v.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS as number,
+      maxEmbeddings: v.WORKER_MAX_CONCURRENT_EMBEDDINGS as number,
     },
     publicBaseUrl: (v.PUBLIC_BASE_URL as string).replace(/\/+$/, ''),
     mcpAllowedHosts: v.MCP_ALLOWED_HOSTS as string[],

@@ -79,6 +79,12 @@ export const SETTINGS = {
     min: 2,
     doc: 'Most workflow tasks one worker process runs at once (at least 2).',
   },
+  WORKER_MAX_CONCURRENT_EMBEDDINGS: {
+    kind: 'int',
+    default: '1',
+    min: 1,
+    doc: "Most embedding activities (search by meaning: a meeting after its transcript, a backfill step, live meetings' new sentences) one worker process runs at once, on a task queue of their own (TEMPORAL_TASK_QUEUE and `-embeddings`) apart from WORKER_MAX_CONCURRENT_ACTIVITIES, so embedding work waits there and never holds the slots uploads need. The process has one embedder: more than 2 only adds waiting.",
+  },
   PUBLIC_BASE_URL: {
     kind: 'url',
     default: 'http://localhost:3000',

@@ -16,7 +16,7 @@ import {
   ensureWebhookEvents,
 } from '../../workflows/client';
 import { ensureModelIndex, startMeaningSearch, type TextEmbedder } from '../core/passages';
-import { connectWorker, createWorker } from './worker';
+import { connectWorker, createEmbeddingWorker, createWorker } from './worker';
 import { loadSpeechEngine } from './speech';
 
 /**
@@ -36,8 +36,9 @@ async function startEmbedding(rt: Runtime, taskQueue: string, embedder: TextEmbe
 }
 
 /**
- * The worker role: a Temporal worker on TEMPORAL_TASK_QUEUE, plus /healthz, /readyz and /metrics on
- * WORKER_METRICS_PORT. Shutdown: the worker stops polling and lets in-flight activities finish (up to
+ * The worker role: a Temporal worker on TEMPORAL_TASK_QUEUE and, in a general worker, the embedding
+ * worker on its embedding task queue (services/worker/worker.ts), plus /healthz, /readyz and /metrics
+ * on WORKER_METRICS_PORT. Shutdown: the workers stop polling and let in-flight activities finish (up to
  * SHUTDOWN_GRACE_MS), then the HTTP server and the pools close.
  */
 export async function startWorkerRole(
@@ -47,6 +48,7 @@ export async function startWorkerRole(
   const rt = shared ?? createRuntime(config);
   let connection: NativeConnection | undefined;
   let worker: Worker;
+  let embeddingWorker: Worker | undefined;
   try {
     // What the machine itself lacks is named first, before anything is asked of the network.
     // Audio and video go through ffmpeg: without it the worker does not start (the message names the Debian package).
@@ -65,7 +67,11 @@ export async function startWorkerRole(
     // Search by meaning: the model and the vector store (a speech worker embeds nothing).
     const meaning = speechOnly ? null : await startMeaningSearch(rt.db, config, logger);
     const embedder = meaning?.reason === null ? meaning.embedder : null;
-    worker = await createWorker({ db: rt.db, config, connection, embedder: async () => embedder }, { taskQueue });
+    const deps = { db: rt.db, config, connection, embedder: async () => embedder };
+    worker = await createWorker(deps, { taskQueue });
+    // Always beside a general worker, model or not: without one, the embedding activities it answers
+    // ('no-embedder') would wait in their queue for ever.
+    if (!speechOnly) embeddingWorker = await createEmbeddingWorker(deps, { taskQueue });
     if (!speechOnly) {
       // The daily retention run (RetentionWorkflow): created or brought up to date at every start.
       const schedule = await ensureRetentionSchedule(rt.temporal, config.temporal.taskQueue, config.retentionSchedule);
@@ -84,19 +90,26 @@ export async function startWorkerRole(
   void sweepStages(DEFAULT_STAGE_ROOT).then((n) => n && logger.info({ removed: n }, 'removed stale pipeline stages'));
 
   let stopping = false;
-  const running = worker.run().catch((e) => {
-    logger.fatal({ err: e }, 'temporal worker stopped unexpectedly');
-    // A pod whose worker died must restart rather than report healthy while doing nothing.
-    if (!stopping) process.exit(1);
-  });
+  const workers = embeddingWorker ? [worker, embeddingWorker] : [worker];
+  const running = Promise.all(
+    workers.map((w) =>
+      w.run().catch((e) => {
+        logger.fatal({ err: e, taskQueue: w.options.taskQueue }, 'temporal worker stopped unexpectedly');
+        // A pod whose worker died must restart rather than report healthy while doing nothing.
+        if (!stopping) process.exit(1);
+      }),
+    ),
+  );
 
   const app = createBaseApp([
     ...rt.checks,
     {
       name: 'worker',
       check: async () => {
-        const state = worker.getState();
-        if (state !== 'RUNNING') throw new Error(`worker is ${state}`);
+        for (const w of workers) {
+          const state = w.getState();
+          if (state !== 'RUNNING') throw new Error(`worker of ${w.options.taskQueue} is ${state}`);
+        }
       },
     },
   ]);
@@ -107,7 +120,7 @@ export async function startWorkerRole(
     url: `${serverUrl(server, config.host === '0.0.0.0' ? 'localhost' : config.host)}/metrics`,
     close: async () => {
       stopping = true;
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await running;
       await closeServers([server], config.shutdownGraceMs);
       await connection!.close();

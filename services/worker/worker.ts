@@ -1,6 +1,7 @@
 /**
  * The Temporal worker: every workflow of workflows/ and the activities bound to the database and
- * config, on one task queue. Workflow code is bundled from source at start, or loaded from a prebuilt
+ * config, on one task queue; beside it, the embedding worker (createEmbeddingWorker) on that queue's
+ * embedding task queue. Workflow code is bundled from source at start, or loaded from a prebuilt
  * bundle when MI_WORKFLOW_BUNDLE names one (the container image ships it, so pods start fast and never
  * run the bundler in production).
  */
@@ -12,6 +13,8 @@ import type { Config } from '../platform/config';
 import { logger } from '../platform/logger';
 import { temporalConnectionOptions } from '../platform/temporal';
 import { createActivities } from '../../workflows/activities';
+import { createEmbeddingActivities } from '../../workflows/activities/embeddings';
+import { embeddingTaskQueue } from '../../workflows/contracts';
 
 export interface WorkerDeps {
   db: Knex;
@@ -107,6 +110,33 @@ export async function createWorker(
     // run), and first tasks come from the normal queue, not the sticky one: Temporal's default gives the
     // normal queue 2 of 10 pollers; half of them delivers more (services/platform/README.md, "Worker").
     nonStickyToStickyPollRatio: 1,
+    ...opts.tuning,
+  });
+}
+
+/**
+ * The embedding worker: the embedding activities alone (workflows/activities/embeddings.ts) on the
+ * embedding task queue of `opts.taskQueue`, with WORKER_MAX_CONCURRENT_EMBEDDINGS slots. The process
+ * has one embedder, so embedding activities beyond those slots wait in Temporal's queue, not in the
+ * general worker's slots, where an upload's fetchMedia and transcription chunks would wait behind
+ * them. No workflows: the embedding workflows run on the general queue.
+ */
+export function createEmbeddingWorker(
+  deps: WorkerDeps,
+  opts: Pick<CreateWorkerOptions, 'taskQueue' | 'tuning'>,
+): Promise<Worker> {
+  const { embedMeetingStep, embedBackfillStep, embedLiveStep } = createEmbeddingActivities({
+    db: deps.db,
+    config: deps.config,
+    embedder: deps.embedder,
+  });
+  return Worker.create({
+    connection: deps.connection,
+    namespace: deps.config.temporal.namespace,
+    taskQueue: embeddingTaskQueue(opts.taskQueue),
+    activities: { embedMeetingStep, embedBackfillStep, embedLiveStep },
+    shutdownGraceTime: deps.config.shutdownGraceMs,
+    maxConcurrentActivityTaskExecutions: deps.config.workerConcurrency.maxEmbeddings,
     ...opts.tuning,
   });
 }

@@ -1,6 +1,7 @@
 /**
  * A Temporal worker in the test process, on a task queue of the test file's own, running the real
- * workflows and activities against the test database. The workflow bundle is built once per test file
+ * workflows and activities against the test database, with the embedding worker beside it on that
+ * queue's embedding task queue, as the worker role runs them. The workflow bundle is built once per test file
  * and shared by every worker the file starts (a restart test starts two).
  */
 import type { TextEmbedder } from '../../services/core/passages';
@@ -13,7 +14,7 @@ import { Client, WorkflowFailedError } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Config } from '../../services/platform/config';
 import { installTemporalRuntime } from '../../services/platform/temporal-runtime';
-import { bundleWorkflows, connectWorker, createWorker } from '../../services/worker/worker';
+import { bundleWorkflows, connectWorker, createEmbeddingWorker, createWorker } from '../../services/worker/worker';
 import { freePort } from '../../services/devstack/ports';
 import { BIN } from './cli';
 import { testConfig } from './config';
@@ -75,6 +76,8 @@ export async function startWorkerProcess(opts: {
 
 export interface TestWorker {
   worker: Worker;
+  /** The embedding activities' worker (WORKER_MAX_CONCURRENT_EMBEDDINGS slots). */
+  embeddingWorker: Worker;
   config: Config;
   taskQueue: string;
   stageRoot: string;
@@ -102,31 +105,40 @@ export async function startTestWorker(
   const connection: NativeConnection = await connectWorker(config);
   const stageRoot = opts.stageRoot ?? mkdtempSync(join(tmpdir(), 'mi-stage-'));
   const embedder = opts.embedder ?? null;
-  const worker = await createWorker(
-    { db, config, connection, embedder: async () => embedder },
-    {
-      taskQueue: opts.taskQueue,
-      workflowBundle: await sharedBundle(),
-      stageRoot,
-      // A stopped worker's sticky queue hands its workflows back to the normal queue quickly.
-      tuning: {
-        stickyQueueScheduleToStartTimeout: '1s',
-        shutdownGraceTime: opts.graceMs ?? 200,
-        ...(opts.interceptors ? { interceptors: opts.interceptors } : {}),
-      },
+  const deps = { db, config, connection, embedder: async () => embedder };
+  const worker = await createWorker(deps, {
+    taskQueue: opts.taskQueue,
+    workflowBundle: await sharedBundle(),
+    stageRoot,
+    // A stopped worker's sticky queue hands its workflows back to the normal queue quickly.
+    tuning: {
+      stickyQueueScheduleToStartTimeout: '1s',
+      shutdownGraceTime: opts.graceMs ?? 200,
+      ...(opts.interceptors ? { interceptors: opts.interceptors } : {}),
     },
-  );
-  const running = worker.run().finally(() => connection.close());
+  });
+  const embeddingWorker = await createEmbeddingWorker(deps, {
+    taskQueue: opts.taskQueue,
+    tuning: { shutdownGraceTime: opts.graceMs ?? 200 },
+  });
+  const workers = [worker, embeddingWorker];
+  // The connection closes once both have stopped; a worker that failed fails `running`.
+  const running = Promise.allSettled(workers.map((w) => w.run())).then(async (ends) => {
+    await connection.close();
+    const failed = ends.find((e) => e.status === 'rejected');
+    if (failed) throw failed.reason;
+  });
   let stopped: Promise<void> | undefined;
   return {
     worker,
+    embeddingWorker,
     config,
     taskQueue: opts.taskQueue,
     stageRoot,
     running,
     stop: () =>
       (stopped ??= (async () => {
-        if (worker.getState() === 'RUNNING') worker.shutdown();
+        for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
         await running;
         if (!opts.stageRoot) rmSync(stageRoot, { recursive: true, force: true });
       })()),

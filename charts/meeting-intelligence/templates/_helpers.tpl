@@ -177,6 +177,7 @@ GRAPHQL_PORT: {{ .Values.graphql.containerPort | int64 | toString | quote }}
 WORKER_METRICS_PORT: {{ .Values.worker.containerPort | int64 | toString | quote }}
 WORKER_MAX_CONCURRENT_ACTIVITIES: {{ .Values.worker.concurrency.maxActivities | int64 | toString | quote }}
 WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: {{ .Values.worker.concurrency.maxWorkflowTasks | int64 | toString | quote }}
+WORKER_MAX_CONCURRENT_EMBEDDINGS: {{ .Values.worker.concurrency.maxEmbeddings | int64 | toString | quote }}
 {{- /* The speech Deployment sets WORKER_KIND=speech on its pods. */}}
 WORKER_KIND: "general"
 {{- /* Where the worker's Temporal SDK Prometheus exporter listens (empty: not started); worker.temporalMetrics. */}}

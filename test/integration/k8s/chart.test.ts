@@ -181,6 +181,8 @@ describe.each([
     expect([cm.data.WORKER_MAX_CONCURRENT_ACTIVITIES, cm.data.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS]).toEqual(objects() === all ? ['8', '20'] : ['16', '40']);
     expect(SETTINGS.WORKER_MAX_CONCURRENT_ACTIVITIES.default).toBe('16');
     expect(SETTINGS.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS.default).toBe('40');
+    // The embedding activities' own slots, on their own queue: the chart's default is the setting's.
+    expect(cm.data.WORKER_MAX_CONCURRENT_EMBEDDINGS).toBe(SETTINGS.WORKER_MAX_CONCURRENT_EMBEDDINGS.default);
     expect(cm.data.TRUST_PROXY).toBe(objects() === all ? '10.0.0.0/8' : SETTINGS.TRUST_PROXY.default);
   });
 

@@ -295,6 +295,7 @@ describe('dashboards and alerts against what the running roles expose', () => {
   it("bounds the worker's task slots with the chart's WORKER_MAX_CONCURRENT_* (not Temporal's 100 activities)", async () => {
     const expected = { activities: Number(chartWorkerEnv.WORKER_MAX_CONCURRENT_ACTIVITIES), workflowTasks: Number(chartWorkerEnv.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS) };
     let free: typeof expected | undefined;
+    let embeddings: number | undefined;
     // Idle (the cancelled download may still be winding down): every slot is free but the one the life
     // events' dispatcher may be waiting in (WebhookEventsWorkflow's claim polls the outbox for a while).
     const idle = (f: typeof expected | undefined) =>
@@ -303,12 +304,16 @@ describe('dashboards and alerts against what the running roles expose', () => {
     for (let i = 0; i < 40 && !idle(free); i++) {
       if (i) await new Promise((r) => setTimeout(r, 250));
       const text = await (await fetch(`http://127.0.0.1:${ports.temporal}/metrics`)).text();
-      const slots = (type: string) => Number(new RegExp(`^temporal_worker_task_slots_available\\{[^}]*worker_type="${type}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1]);
+      // The worker's own queue: the embedding worker beside it has its slots on `${queue}-embeddings`.
+      const slots = (type: string, q = queue) => Number(new RegExp(`^temporal_worker_task_slots_available\\{(?=[^}]*worker_type="${type}")(?=[^}]*task_queue="${q}")[^}]*\\} (\\d+)`, 'm').exec(text)?.[1]);
       free = { activities: slots('ActivityWorker'), workflowTasks: slots('WorkflowWorker') };
+      embeddings = slots('ActivityWorker', `${queue}-embeddings`);
     }
     expect(free?.workflowTasks).toBe(expected.workflowTasks);
     expect([expected.activities - 1, expected.activities]).toContain(free?.activities);
     expect(chartWorkerEnv.WORKER_MAX_CONCURRENT_ACTIVITIES).toBe('16');
+    // The embedding activities' slots, apart: idle, all free (the live schedule's step may hold one).
+    expect([0, 1].map((busy) => Number(chartWorkerEnv.WORKER_MAX_CONCURRENT_EMBEDDINGS) - busy)).toContain(embeddings);
   });
 
   it('every metric an expression names is exposed by a running role (or is the cluster\'s, or awaits a listed event)', () => {

@@ -164,6 +164,7 @@ export const SCHEMA_OVERRIDES: [RegExp, Schema][] = [
   [/^topologySpread\.maxSkew$/, { type: 'integer', minimum: 1 }],
   [new RegExp(`^${ROLE}\\.replicaCount$`), { type: 'integer', minimum: 0 }],
   [/^(worker|speech)\.concurrency\.maxActivities$/, { type: 'integer', minimum: 1 }],
+  [/^worker\.concurrency\.maxEmbeddings$/, { type: 'integer', minimum: 1 }],
   [/^speech\.modelsVolume$/, { type: 'object', description: 'A pod volume source (persistentVolumeClaim, configMap, nfs, ...) without its name.', additionalProperties: true }],
   [/^(worker|speech)\.keda\.(minReplicaCount|activationTargetQueueSize)$/, { type: 'integer', minimum: 0 }],
   [/^(worker|speech)\.keda\.(maxReplicaCount|targetQueueSize|pollingInterval|cooldownPeriod)$/, { type: 'integer', minimum: 1 }],

@@ -31,6 +31,16 @@ describe('configuration', () => {
     expect(loadConfig({ ...base, RATE_LIMIT_PER_MINUTE: '1' }, 'mcp').rateLimitPerMinute).toBe(1);
   });
 
+  it('gives the embedding activities 1 slot unless WORKER_MAX_CONCURRENT_EMBEDDINGS says more, never 0', () => {
+    expect(loadConfig(base, 'mcp').workerConcurrency.maxEmbeddings).toBe(1);
+    expect(loadConfig({ ...base, WORKER_MAX_CONCURRENT_EMBEDDINGS: '2' }, 'mcp').workerConcurrency.maxEmbeddings).toBe(
+      2,
+    );
+    expect(problems({ ...base, WORKER_MAX_CONCURRENT_EMBEDDINGS: '0' })).toEqual([
+      expect.stringMatching(/^WORKER_MAX_CONCURRENT_EMBEDDINGS must be at least 1, got 0/),
+    ]);
+  });
+
   it('names a missing required variable and what it expects', () => {
     expect(problems({})).toEqual([expect.stringMatching(/^DATABASE_URL is required: PostgreSQL connection URL/)]);
   });

@@ -64,6 +64,9 @@ describe('replay of recorded workflow histories', () => {
 
   it('has a history of every workflow', () => {
     expect(typesOf(files)).toEqual([
+      'EmbeddingBackfillWorkflow',
+      'EmbeddingWorkflow',
+      'LiveEmbeddingWorkflow',
       'LiveMeetingWorkflow',
       'ResummaryWorkflow',
       'RetentionWorkflow',
