@@ -64,6 +64,7 @@ describe('replay of recorded workflow histories', () => {
 
   it('has a history of every workflow', () => {
     expect(typesOf(files)).toEqual([
+      'LanguageReindexWorkflow',
       'LiveMeetingWorkflow',
       'ResummaryWorkflow',
       'RetentionWorkflow',
