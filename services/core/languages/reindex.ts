@@ -3,11 +3,12 @@
  * uploaded with a language before meetings had one (the 20261212000500 migration), indexed as
  * English, and those whose language gained a configuration after they were indexed (a dictionary an
  * operator added, 20261212000700), indexed word for word with `simple`. A step takes the next few of
- * them in id order and writes each one's language (its upload's, or the one it has); the meetings
- * trigger then works out its configuration and indexes its sentences and title again, in the same
- * statement. What is left is always "meetings with an upload language and no meeting language, or
- * whose configuration is not their language's", so a re-index stopped anywhere (killed, failed, a
- * deploy) resumes where it stopped, and a step done twice does nothing the second time.
+ * them in id order, indexes their sentences and titles with their language's configuration and
+ * writes each one's language (its upload's, or the one it has), in one transaction. What is left is
+ * always "meetings with an upload language and no meeting language, or whose configuration is not
+ * their language's", so a re-index stopped anywhere (killed, failed, a deploy) resumes where it
+ * stopped, and a step done twice does nothing the second time. LanguageReindexWorkflow
+ * (workflows/languages.ts) runs the steps; `meeting-intel search reindex --direct` runs them in the CLI.
  */
 import type { Knex } from 'knex';
 import { DICTIONARY_CONFIGS } from '../../platform/migrations/20261212000700_dictionary_configs';
