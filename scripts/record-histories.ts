@@ -39,6 +39,7 @@ import {
   transcriptionWorkflowId,
   webhookWorkflowId,
 } from '../workflows/contracts';
+import { LanguageReindexWorkflow } from '../workflows/languages';
 import { RetentionWorkflow } from '../workflows/retention';
 import { EmbeddingBackfillWorkflow, EmbeddingWorkflow, LiveEmbeddingWorkflow } from '../workflows/embedding';
 import { WebhookEventsWorkflow } from '../workflows/webhook-events';
@@ -344,6 +345,27 @@ const SCENARIOS: Record<string, (c: Ctx) => Promise<void>> = {
     expectThat(sentences >= 1, `live sentences embedded (${sentences})`);
     data(await c.gql.request(c.member.key, END, { id: live }), 'endLiveMeeting');
     await save(c.temporal, liveId, 'embedding-live-step');
+  },
+
+  /** Three meetings uploaded with a language before meetings had one, re-indexed one a step with rests between. */
+  async 'language-reindex'(c) {
+    const ids: string[] = [];
+    for (const lang of ['de', 'fr', 'en']) {
+      const { id } = await makeMeeting(c.t.db, { organizer: c.member, title: `Weekly (${lang})` });
+      await c.t.db('meetings').where({ id }).update({ custom_language: lang });
+      ids.push(id);
+    }
+    const workflowId = `language-reindex-record-${Date.now()}`;
+    const result = await c.temporal.workflow.execute(LanguageReindexWorkflow, {
+      taskQueue: c.queue,
+      workflowId,
+      args: [{ batchSize: 1, stepBudgetMs: 1, restRatio: 1 }],
+    });
+    expectThat(
+      result.meetings === 3 && result.remaining === 0,
+      `three meetings re-indexed (${JSON.stringify(result)})`,
+    );
+    await save(c.temporal, workflowId, 'language-reindex');
   },
 
   /** A live meeting nobody talks to after one append: ends by LIVE_IDLE_TIMEOUT (2 s here). */

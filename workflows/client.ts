@@ -31,6 +31,9 @@ import {
   liveWorkflowId,
   embeddingBackfillWorkflowId,
   reembeddingWorkflowId,
+  languageReindexProgressQuery,
+  languageReindexWorkflowId,
+  type LanguageReindexProgress,
   liveEmbeddingScheduleId,
   resummaryWorkflowId,
   retentionScheduleId,
@@ -43,6 +46,7 @@ import {
 import { ResummaryWorkflow } from './resummary';
 import { RetentionWorkflow } from './retention';
 import { EmbeddingBackfillWorkflow, EmbeddingWorkflow, LiveEmbeddingWorkflow } from './embedding';
+import { LanguageReindexWorkflow, type LanguageReindexInput, type LanguageReindexResult } from './languages';
 import { LiveMeetingWorkflow } from './live-meeting';
 import { RuleExecutionWorkflow } from './rule-execution';
 import { TranscriptionWorkflow } from './transcription';
@@ -318,4 +322,54 @@ export async function ensureLiveEmbeddingSchedule(temporal: Client, taskQueue: s
   };
   const policies = { overlap: 'SKIP' as const, catchupWindow: '1 minute' };
   return ensureSchedule(temporal, { scheduleId, spec, action, policies });
+}
+
+/**
+ * The re-index of meetings waiting for their language's index (LanguageReindexWorkflow), started
+ * when none runs: one per task queue, so the worker's start and `meeting-intel search reindex` find
+ * the one running, and a later start (new meetings waiting) runs again.
+ */
+export async function ensureLanguageReindex(
+  temporal: Client,
+  taskQueue: string,
+  input: LanguageReindexInput = {},
+): Promise<'started' | 'running'> {
+  const outcome = await startOnce(temporal, () =>
+    temporal.workflow.start(LanguageReindexWorkflow, {
+      taskQueue,
+      workflowId: languageReindexWorkflowId(taskQueue),
+      args: [input],
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      workflowIdConflictPolicy: 'FAIL',
+    }),
+  );
+  return outcome === 'started' ? 'started' : 'running';
+}
+
+export interface LanguageReindexState {
+  /** The latest run's status ('none': never started on this task queue). */
+  status: 'none' | 'running' | 'completed' | 'failed' | 'other';
+  /** Its totals while it runs. */
+  progress?: LanguageReindexProgress;
+}
+
+/** Where the re-index of this task queue is: its latest run's status, and its totals while it runs. */
+export async function languageReindexState(temporal: Client, taskQueue: string): Promise<LanguageReindexState> {
+  const handle = temporal.workflow.getHandle<typeof LanguageReindexWorkflow>(languageReindexWorkflowId(taskQueue));
+  try {
+    const { status } = await handle.describe();
+    if (status.name !== 'RUNNING') {
+      const known = { COMPLETED: 'completed', FAILED: 'failed' } as const;
+      return { status: known[status.name as keyof typeof known] ?? 'other' };
+    }
+    return { status: 'running', progress: await handle.query(languageReindexProgressQuery) };
+  } catch (e) {
+    if (e instanceof WorkflowNotFoundError) return { status: 'none' };
+    throw e;
+  }
+}
+
+/** The result of the re-index run now going (through its continue-as-new runs). */
+export function languageReindexResult(temporal: Client, taskQueue: string): Promise<LanguageReindexResult> {
+  return temporal.workflow.getHandle<typeof LanguageReindexWorkflow>(languageReindexWorkflowId(taskQueue)).result();
 }

@@ -25,6 +25,7 @@ export const EMBEDDING_BACKFILL_WORKFLOW = 'EmbeddingBackfillWorkflow';
 export const LIVE_EMBEDDING_WORKFLOW = 'LiveEmbeddingWorkflow';
 export const WEBHOOK_EVENTS_WORKFLOW = 'WebhookEventsWorkflow';
 export const RESUMMARY_WORKFLOW = 'ResummaryWorkflow';
+export const LANGUAGE_REINDEX_WORKFLOW = 'LanguageReindexWorkflow';
 
 /** One run per meeting: a retried upload never starts a second. */
 export const transcriptionWorkflowId = (meetingId: string) => `transcription-${meetingId}`;
@@ -66,6 +67,10 @@ export const embeddingBackfillWorkflowId = (taskQueue: string, model: string) =>
  * embedding work waits in this queue and never holds the activity slots uploads need.
  */
 export const embeddingTaskQueue = (taskQueue: string) => `${taskQueue}-embeddings`;
+/** The re-index of meetings waiting for their language's index: one at a time per task queue. */
+export const languageReindexWorkflowId = (taskQueue: string) => `language-reindex-${taskQueue}`;
+/** Meetings one re-index transaction takes unless told otherwise (chosen by measurement: test/bench/README.md, "languages"). */
+export const LANGUAGE_REINDEX_BATCH = 100;
 
 // ---------------------------------------------------------------------------------------------------
 // Messages: LiveMeetingWorkflow's updates and query
@@ -90,6 +95,20 @@ export const liveMeetingUpdates = {
 /** The workflow's own view (state, pending writes, runs so far). */
 export const LIVE_STATUS_QUERY = 'liveStatus';
 export const liveStatusQuery = defineQuery<LiveStatus>(LIVE_STATUS_QUERY);
+
+// ---------------------------------------------------------------------------------------------------
+// Messages: LanguageReindexWorkflow's query
+// ---------------------------------------------------------------------------------------------------
+
+/** What the language re-index did so far, over every run of it (continue-as-new carries the totals). */
+export interface LanguageReindexProgress {
+  meetings: number;
+  sentences: number;
+  /** Meetings waiting when its last step ended. */
+  remaining: number | null;
+}
+export const LANGUAGE_REINDEX_PROGRESS_QUERY = 'languageReindexProgress';
+export const languageReindexProgressQuery = defineQuery<LanguageReindexProgress>(LANGUAGE_REINDEX_PROGRESS_QUERY);
 
 // ---------------------------------------------------------------------------------------------------
 // Failure types (ApplicationFailure.type) the activities raise and the workflows and client read

@@ -13,5 +13,7 @@ export { RetentionWorkflow } from './retention';
 export type { RetentionInput, RetentionResult } from './retention';
 export { EmbeddingBackfillWorkflow, EmbeddingWorkflow, LiveEmbeddingWorkflow } from './embedding';
 export type { EmbeddingBackfillInput, EmbeddingBackfillResult, EmbeddingInput } from './embedding';
+export { LanguageReindexWorkflow } from './languages';
+export type { LanguageReindexInput, LanguageReindexResult } from './languages';
 export { ResummaryWorkflow } from './resummary';
 export type { ResummaryInput, ResummaryOutcome } from './resummary';

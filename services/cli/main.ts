@@ -55,8 +55,11 @@ export const USAGE = `meeting-intel <command> [options] [--json]
   audit reads --team ID [--user ID|EMAIL] [--meeting ID] [--since ISO|7d] [--limit N] [--cursor C]
                                            who read which meeting, newest first (--cursor pages on)
   search status                            questions by meaning or by words, and the embedding backfill's progress
-  search reindex [--batch N]               index the words of meetings uploaded with a language before 0.2.0
-                                           in that language (resumable; progress on stderr)
+  search reindex [--batch N] [--detach|--direct]
+                                           index the words of meetings uploaded with a language before 0.2.0
+                                           in that language: the workers' re-index workflow, started or joined
+                                           and followed (--detach: return once it runs); --direct: in this
+                                           process, without Temporal (resumable; progress on stderr)
   serve mcp|graphql|worker|all             run one role, or all three in one process
 
 Configuration comes from environment variables (see docs/configuration.md); DATABASE_URL is always required.`;
@@ -117,7 +120,10 @@ const COMMANDS: Record<string, Handler> = {
     run: (ctx, p) => (require('./commands/seed') as typeof import('./commands/seed')).seedDemoCommand(ctx, p),
   },
   'search status': { options: {}, run: searchStatus },
-  'search reindex': { options: { batch: { type: 'string' } }, run: searchReindex },
+  'search reindex': {
+    options: { batch: { type: 'string' }, detach: { type: 'boolean' }, direct: { type: 'boolean' } },
+    run: searchReindex,
+  },
   serve: { options: {}, run: (ctx, p) => serve(ctx, p.positionals[0]) },
 };
 

@@ -183,6 +183,18 @@ export const embeddingBacklog = new client.Gauge({
   registers: [registry],
 });
 
+export const languageReindexBacklog = new client.Gauge({
+  name: 'meeting_language_reindex_backlog',
+  help: "Meetings waiting for their language's index (LanguageReindexWorkflow sets it after each step; 0 when it ends).",
+  registers: [registry],
+});
+
+export const languageReindexSentences = new client.Counter({
+  name: 'meeting_language_reindexed_sentences_total',
+  help: "Sentences indexed again with their meeting's language by LanguageReindexWorkflow.",
+  registers: [registry],
+});
+
 export const summaryRuns = new client.Counter({
   name: 'summary_runs_total',
   help: "Meeting summaries written, by trigger (transcription, live, resummary) and outcome: extractive (no chat model), llm (the chat model's notes), llm_partial (some fields the built-in summarizer's), llm_failed (the built-in summary instead).",

@@ -11,12 +11,14 @@ import { DEFAULT_STAGE_ROOT, sweepStages } from '../../workflows/activities/stag
 import { requireFfmpeg } from '../../workflows/activities/media';
 import {
   ensureEmbeddingBackfill,
+  ensureLanguageReindex,
   ensureLiveEmbeddingSchedule,
   ensureRetentionSchedule,
   ensureWebhookEvents,
 } from '../../workflows/client';
 import { ensureModelIndex, startMeaningSearch, type TextEmbedder } from '../core/passages';
 import { connectWorker, createEmbeddingWorker, createWorker } from './worker';
+import { reindexWaiting } from '../core/languages';
 import { loadSpeechEngine } from './speech';
 
 /**
@@ -80,6 +82,11 @@ export async function startWorkerRole(
       const events = await ensureWebhookEvents(rt.temporal, config.temporal.taskQueue);
       logger.info({ events }, 'webhook events dispatcher ready');
       if (embedder) await startEmbedding(rt, config.temporal.taskQueue, embedder);
+      // Meetings waiting for their language's index (an upgrade from 0.1.0): the re-index, one per task queue.
+      if (await reindexWaiting(rt.db)) {
+        const reindex = await ensureLanguageReindex(rt.temporal, config.temporal.taskQueue);
+        logger.info({ reindex }, "re-index of meetings waiting for their language's index");
+      }
     }
   } catch (e) {
     // Nothing may stay open behind a role that did not start.

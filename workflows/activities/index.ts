@@ -16,6 +16,7 @@ import { createLiveActivities, type LiveActivities } from './live';
 import { createRetentionActivities, type RetentionActivities } from './retention';
 import { createEmbeddingActivities, type EmbeddingActivities } from './embeddings';
 import { createResummaryActivities, type ResummaryActivities } from './resummary';
+import { createLanguageActivities, type LanguageActivities } from './languages';
 
 export type { ActivityDeps } from './context';
 export type { TranscriptionActivities } from './types';
@@ -25,6 +26,7 @@ export type { LiveActivities } from './live';
 export type { RetentionActivities } from './retention';
 export type { EmbeddingActivities } from './embeddings';
 export type { ResummaryActivities } from './resummary';
+export type { LanguageActivities } from './languages';
 
 export function createActivities(
   deps: ActivityDeps,
@@ -34,7 +36,8 @@ export function createActivities(
   WebhookActivities &
   RetentionActivities &
   EmbeddingActivities &
-  ResummaryActivities {
+  ResummaryActivities &
+  LanguageActivities {
   return {
     fetchMedia: fetchMediaActivity(deps),
     transcribe: transcribeActivity(deps),
@@ -51,5 +54,6 @@ export function createActivities(
     ...createRetentionActivities(deps),
     ...createEmbeddingActivities(deps),
     ...createResummaryActivities(deps),
+    ...createLanguageActivities(deps),
   };
 }

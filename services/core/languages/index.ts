@@ -4,5 +4,5 @@
  */
 export { meetingLanguage, recordDetectedLanguage } from './language';
 export type { LanguageSource, MeetingLanguage } from './language';
-export { installDictionaries, reindexProgress, reindexStep } from './reindex';
+export { installDictionaries, reindexProgress, reindexStep, reindexWaiting } from './reindex';
 export type { ReindexProgress, ReindexStep } from './reindex';

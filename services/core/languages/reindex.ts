@@ -3,11 +3,12 @@
  * uploaded with a language before meetings had one (the 20261212000500 migration), indexed as
  * English, and those whose language gained a configuration after they were indexed (a dictionary an
  * operator added, 20261212000700), indexed word for word with `simple`. A step takes the next few of
- * them in id order and writes each one's language (its upload's, or the one it has); the meetings
- * trigger then works out its configuration and indexes its sentences and title again, in the same
- * statement. What is left is always "meetings with an upload language and no meeting language, or
- * whose configuration is not their language's", so a re-index stopped anywhere (killed, failed, a
- * deploy) resumes where it stopped, and a step done twice does nothing the second time.
+ * them in id order, indexes their sentences and titles with their language's configuration and
+ * writes each one's language (its upload's, or the one it has), in one transaction. What is left is
+ * always "meetings with an upload language and no meeting language, or whose configuration is not
+ * their language's", so a re-index stopped anywhere (killed, failed, a deploy) resumes where it
+ * stopped, and a step done twice does nothing the second time. LanguageReindexWorkflow
+ * (workflows/languages.ts) runs the steps; `meeting-intel search reindex --direct` runs them in the CLI.
  */
 import type { Knex } from 'knex';
 import { DICTIONARY_CONFIGS } from '../../platform/migrations/20261212000700_dictionary_configs';
@@ -32,29 +33,95 @@ export async function installDictionaries(db: Knex): Promise<string[]> {
 }
 
 export interface ReindexStep {
-  /** Meetings indexed again in this step. */
+  /** Meetings given their language's index in this step (their configuration changed or not). */
   meetings: number;
-  /** Their sentences. */
+  /** Sentences indexed again: those of the step's meetings whose configuration changed. */
   sentences: number;
-  /** Whether none is left. */
+  /** The last meeting id the step took ('' when it took none): the next step starts after it. */
+  lastId: string;
+  /** Whether none is left after lastId. */
   done: boolean;
 }
 
-/** The next `batch` meetings waiting for their language (one transaction: all of them or none). */
-export async function reindexStep(db: Knex, batch: number): Promise<ReindexStep> {
+/** Memory a step's sorts, hashes and index cleanup may use (test/bench/README.md, "languages"). */
+const STEP_WORK_MEM = '64MB';
+/**
+ * The full-text index's pending list a step may fill before its own statement merges it: room for a
+ * whole batch, so the step adds its entries to the list and then merges them in one sorted pass
+ * (gin_clean_pending_list) instead of row by row at every 4 MB, and uploads never find a list a
+ * batch long to merge for it.
+ */
+const STEP_PENDING_LIST = '64MB';
+
+/** A meeting the step took: its configuration now and the one its language asks for. */
+interface Taken {
+  id: string;
+  was: string;
+  config: string;
+}
+
+/**
+ * The next `batch` meetings waiting for their language after `afterId`, in one transaction (all of
+ * them or none), set-based: one statement for all their sentences, so the sentence triggers rebuild
+ * the meetings' lexeme sets and best moments once per step, not once per meeting.
+ *
+ * The configuration is written first, on its own, where no trigger looks; the sentences of the
+ * meetings whose configuration changed are indexed with it; then the language is written as it is
+ * (or from the upload), and the meetings trigger finds the configuration already right and indexes
+ * only the title, instead of every sentence a second time. Meetings whose configuration does not
+ * change (an English upload, a language still without its dictionary) keep their sentences
+ * untouched. Meetings another transaction holds are skipped (SKIP LOCKED): a later pass takes them.
+ */
+export async function reindexStep(db: Knex, batch: number, afterId = ''): Promise<ReindexStep> {
   if (!Number.isInteger(batch) || batch < 1)
     throw new Error(`batch must be a whole number of meetings, 1 or more; got ${batch}`);
-  return db.transaction(async (trx) => {
-    const { rows } = await trx.raw(
-      `with next as (select m.id from meetings m where ${WAITING} order by m.id limit ? for update skip locked),` +
-        ' done as (update meetings m set language = coalesce(m.language, m.custom_language),' +
-        " language_source = coalesce(m.language_source, 'given') from next where m.id = next.id returning m.id)" +
-        ' select count(*)::int as meetings, (select count(*)::int from sentences s where s.meeting_id in (select id from done)) as sentences from done',
-      [batch],
+  const step = await db.transaction(async (trx): Promise<ReindexStep> => {
+    // The sentence triggers' transition tables and the full-text index's pending list fit in memory.
+    await trx.raw(`set local work_mem = '${STEP_WORK_MEM}'`);
+    await trx.raw(`set local gin_pending_list_limit = '${STEP_PENDING_LIST}'`);
+    const taken: Taken[] = (
+      await trx.raw(
+        'select m.id, m.search_config as was, text_search_config(coalesce(m.language, m.custom_language)) as config' +
+          ` from meetings m where m.id > ? and ${WAITING} order by m.id limit ? for update skip locked`,
+        [afterId, batch],
+      )
+    ).rows;
+    if (!taken.length) return { meetings: 0, sentences: 0, lastId: afterId, done: true };
+    const moved = taken.filter((m) => m.config !== m.was);
+    let sentences = 0;
+    if (moved.length) {
+      await trx.raw(
+        'update meetings m set search_config = c.config from unnest(?::text[], ?::text[]) as c(id, config) where m.id = c.id',
+        [moved.map((m) => m.id), moved.map((m) => m.config)],
+      );
+      const r = await trx.raw(
+        'update sentences s set tsv = to_tsvector(m.search_config::regconfig, s.text) from meetings m' +
+          ' where m.id = any(?::text[]) and s.meeting_id = m.id',
+        [moved.map((m) => m.id)],
+      );
+      sentences = r.rowCount ?? 0;
+    }
+    await trx.raw(
+      "update meetings m set language = coalesce(m.language, m.custom_language), language_source = coalesce(m.language_source, 'given')" +
+        ' where m.id = any(?::text[])',
+      [taken.map((m) => m.id)],
     );
-    const { meetings, sentences } = rows[0] as { meetings: number; sentences: number };
-    return { meetings, sentences, done: meetings < batch };
+    return { meetings: taken.length, sentences, lastId: taken[taken.length - 1].id, done: taken.length < batch };
   });
+  if (step.sentences) await mergePendingList(db);
+  return step;
+}
+
+/** The batch's entries merged into the full-text index (a role that does not own the index leaves them to autovacuum). */
+async function mergePendingList(db: Knex): Promise<void> {
+  try {
+    await db.transaction(async (trx) => {
+      await trx.raw(`set local work_mem = '${STEP_WORK_MEM}'`);
+      await trx.raw("select gin_clean_pending_list('sentences_tsv_idx')");
+    });
+  } catch (e) {
+    if ((e as { code?: string }).code !== '42501') throw e;
+  }
 }
 
 export interface ReindexProgress {
@@ -62,6 +129,12 @@ export interface ReindexProgress {
   indexed: number;
   /** Meetings waiting for the re-index. */
   remaining: number;
+}
+
+/** Whether any meeting waits (stops at the first one found). */
+export async function reindexWaiting(db: Knex): Promise<boolean> {
+  const { rows } = await db.raw(`select exists (select 1 from meetings m where ${WAITING}) as waiting`);
+  return rows[0].waiting === true;
 }
 
 export async function reindexProgress(db: Knex): Promise<ReindexProgress> {

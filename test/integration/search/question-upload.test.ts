@@ -123,7 +123,7 @@ describe('the backfill', () => {
       remaining: 0,
       pgvector: true,
       by: 'meaning',
-      languages: { indexed: expect.any(Number), remaining: 0 },
+      languages: { indexed: expect.any(Number), remaining: 0, workflow: { status: expect.any(String) } },
     });
     const plain = await runCli(['search', 'status'], { DATABASE_URL: rig.t.url, EMBEDDING_MODEL_DIR: 'off' });
     expect(plain.stdout).toMatch(/no embedding model is configured \(EMBEDDING_MODEL_DIR=off\)/);

@@ -2,6 +2,8 @@ import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from 
 import {
   failureCause,
   failureMessage,
+  LANGUAGE_REINDEX_WORKFLOW,
+  languageReindexWorkflowId,
   LIVE_WORKFLOW,
   liveWorkflowId,
   RESUMMARY_WORKFLOW,
@@ -22,6 +24,7 @@ describe('the workflow contract', () => {
     expect(workflows.WebhookDeliveryWorkflow.name).toBe(WEBHOOK_DELIVERY_WORKFLOW);
     expect(workflows.LiveMeetingWorkflow.name).toBe(LIVE_WORKFLOW);
     expect(workflows.ResummaryWorkflow.name).toBe(RESUMMARY_WORKFLOW);
+    expect(workflows.LanguageReindexWorkflow.name).toBe(LANGUAGE_REINDEX_WORKFLOW);
   });
 
   it('keeps the workflow ids running workflows were started with', () => {
@@ -30,6 +33,7 @@ describe('the workflow contract', () => {
     expect(webhookWorkflowId('01ABC', 'team')).toBe('webhook-01ABC-team');
     expect(liveWorkflowId('01ABC')).toBe('live-01ABC');
     expect(resummaryWorkflowId('01ABC')).toBe('resummary-01ABC');
+    expect(languageReindexWorkflowId('meeting-intel')).toBe('language-reindex-meeting-intel');
   });
 
   const activityFailure = (cause: Error) =>

@@ -67,6 +67,7 @@ describe('replay of recorded workflow histories', () => {
       'EmbeddingBackfillWorkflow',
       'EmbeddingWorkflow',
       'LiveEmbeddingWorkflow',
+      'LanguageReindexWorkflow',
       'LiveMeetingWorkflow',
       'ResummaryWorkflow',
       'RetentionWorkflow',

@@ -84,7 +84,7 @@ it('re-indexes a Czech meeting indexed word for word before its dictionary, with
   expect((await search('smlouva')).ids).toEqual([czech]);
   expect((await reindexProgress(t.db)).remaining).toBe(1);
 
-  const r = await runCli(['search', 'reindex', '--json'], { DATABASE_URL: t.url });
+  const r = await runCli(['search', 'reindex', '--direct', '--json'], { DATABASE_URL: t.url });
   expect(r.code).toBe(0);
   expect(r.json).toMatchObject({ meetings: 1, sentences: 2 });
   expect(await t.db('meetings').where({ id: before }).first('search_config')).toEqual({ search_config: 'czech' });

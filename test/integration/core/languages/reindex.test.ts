@@ -70,32 +70,35 @@ it('re-indexes meetings uploaded with a language before, in batches, resuming wh
 
   // One batch, then a stop (a kill between batches): the first batch's meeting is done, the rest wait.
   const first = await reindexStep(t.db, 1);
-  expect(first).toEqual({ meetings: 1, sentences: 1, done: false });
+  expect(first).toEqual({ meetings: 1, sentences: 1, lastId: expect.any(String), done: false });
   expect((await reindexProgress(t.db)).remaining).toBe(2);
   const done = await t
     .db('meetings')
     .whereIn('id', before)
     .whereNotNull('language')
     .select('id', 'language', 'language_source');
-  expect(done).toEqual([{ id: expect.any(String), language: 'de', language_source: 'given' }]);
+  expect(done).toEqual([{ id: first.lastId, language: 'de', language_source: 'given' }]);
   expect(await indexedAsGerman(done[0].id)).toEqual({ sentences: true, lexemes: true, moments: true, title: true });
 
-  // Started again (the CLI, as an operator would): it finishes what is left.
-  const r = await runCli(['search', 'reindex', '--batch', '1', '--json'], { DATABASE_URL: t.url });
+  // Started again (the CLI in its own process, as an operator would without workers): it finishes what is left.
+  const r = await runCli(['search', 'reindex', '--direct', '--batch', '1', '--json'], { DATABASE_URL: t.url });
   expect(r.code).toBe(0);
-  expect(r.json).toMatchObject({ meetings: 2, sentences: 2 });
+  expect(r.json).toMatchObject({ meetings: 2, sentences: 2, remaining: 0 });
   for (const id of before) expect(await indexedAsGerman(id)).toMatchObject({ lexemes: true, moments: true });
-  expect(await reindexStep(t.db, 50)).toEqual({ meetings: 0, sentences: 0, done: true });
+  expect(await reindexStep(t.db, 50)).toEqual({ meetings: 0, sentences: 0, lastId: '', done: true });
   expect((await reindexProgress(t.db)).remaining).toBe(0);
 });
 
 it('takes a batch of 1 to 10000 meetings, refusing just beyond', async () => {
   for (const bad of ['0', '10001']) {
-    const r = await runCli(['search', 'reindex', '--batch', bad], { DATABASE_URL: t.url });
+    const r = await runCli(['search', 'reindex', '--direct', '--batch', bad], { DATABASE_URL: t.url });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(`--batch must be a whole number of meetings from 1 to 10000; got ${bad}`);
   }
   // 1 is taken above; the upper bound here.
-  expect((await runCli(['search', 'reindex', '--batch', '10000'], { DATABASE_URL: t.url })).code).toBe(0);
+  expect((await runCli(['search', 'reindex', '--direct', '--batch', '10000'], { DATABASE_URL: t.url })).code).toBe(0);
+  const both = await runCli(['search', 'reindex', '--direct', '--detach'], { DATABASE_URL: t.url });
+  expect(both.code).toBe(2);
+  expect(both.stderr).toContain('--direct and --detach cannot be used together');
   await expect(reindexStep(t.db, 2.5)).rejects.toThrow('batch must be a whole number of meetings, 1 or more; got 2.5');
 });
