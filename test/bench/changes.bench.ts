@@ -7,6 +7,8 @@
  *
  *   npx tsx test/bench/changes.bench.ts                  # 10,000 meetings x 20 sentences, 100,000 changes
  *   npx tsx test/bench/changes.bench.ts --meetings 1000 --seconds 5
+ *   npx tsx test/bench/changes.bench.ts --list-limit 50  # the list's largest page beside it (not the target's bar)
+ *   npx tsx test/bench/changes.bench.ts --baseline ../base   # another checkout's built role: before and after in one run
  *
  * The meetings are mcp.bench.ts's data set (its seeding, its database). The callers are members, whose
  * visibility rule is the dearer one; each call starts at one of many cursors spread over the log, so
@@ -42,6 +44,10 @@ interface Options {
   keepPostgres: boolean;
   /** Changes a page (the target is set at 100). */
   limit: number;
+  /** The list's page (the target's is its default page); a larger one compares records at a like size. */
+  listLimit?: number;
+  /** Another checkout whose built mcp role answers the changes a third phase of each round (before and after in one run). */
+  baseline?: string;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -92,12 +98,18 @@ function parseArgs(argv: string[]): Options {
       case '--limit':
         o.limit = num();
         break;
+      case '--list-limit':
+        o.listLimit = num();
+        break;
+      case '--baseline':
+        o.baseline = argv[++i];
+        break;
       case '--keep-postgres':
         o.keepPostgres = true;
         break;
       default:
         throw new Error(
-          `unknown option ${a}; options: --meetings N --sentences M --users U --concurrency C --seconds S --rounds R --database-url URL --reseed --keep-postgres --limit L`,
+          `unknown option ${a}; options: --meetings N --sentences M --users U --concurrency C --seconds S --rounds R --database-url URL --reseed --keep-postgres --limit L --list-limit L --baseline CHECKOUT`,
         );
     }
   }
@@ -177,55 +189,75 @@ async function run(url: string, o: Options): Promise<void> {
 
   buildRole();
   const server = await startMcpRole(url);
+  // A checkout built beforehand (npm run build there): its role, on the same database, for the baseline phase.
+  const base = o.baseline ? await startMcpRole(url, o.baseline) : null;
   const callsOf = (name: string, argsOf: (i: number) => Record<string, unknown>): DriverSpec['calls'] =>
     Array.from({ length: Math.max(keys.length * 3, cursors.length) }, (_, i) => ({
       key: keys[i % keys.length],
       name,
       args: argsOf(i),
     }));
-  const phases: Record<'list' | 'changes', DriverSpec> = {
+  const changesCalls = callsOf('svc_get_changes', (i) => ({
+    limit: o.limit,
+    cursor: cursors[(i * 7) % cursors.length],
+  }));
+  type Phase = 'list' | 'changes' | 'baseline';
+  const phases: Record<Phase, DriverSpec & { label: string; server: typeof server | null }> = {
     list: {
+      label: `svc_get_transcripts (${o.listLimit ? `limit ${o.listLimit}` : 'no keyword'})`,
+      server,
       urls: [server.url],
-      calls: callsOf('svc_get_transcripts', () => ({})),
+      calls: callsOf('svc_get_transcripts', () => (o.listLimit ? { limit: o.listLimit } : {})),
       concurrency: o.concurrency,
       seconds: o.seconds,
     },
     changes: {
+      label: `svc_get_changes (limit ${o.limit})`,
+      server,
       urls: [server.url],
-      calls: callsOf('svc_get_changes', (i) => ({ limit: o.limit, cursor: cursors[(i * 7) % cursors.length] })),
+      calls: changesCalls,
+      concurrency: o.concurrency,
+      seconds: o.seconds,
+    },
+    baseline: {
+      label: `svc_get_changes (limit ${o.limit}), baseline`,
+      server: base,
+      urls: base ? [base.url] : [],
+      calls: changesCalls,
       concurrency: o.concurrency,
       seconds: o.seconds,
     },
   };
-  const results: Record<'list' | 'changes', Stats[]> = { list: [], changes: [] };
+  const order: Phase[] = base ? ['list', 'changes', 'baseline'] : ['list', 'changes'];
+  const results: Record<Phase, Stats[]> = { list: [], changes: [], baseline: [] };
   console.log(
     `\n${'phase'.padEnd(44)}  ${'calls/s'.padStart(8)}  ${'p50'.padStart(10)}  ${'p95'.padStart(10)}  ${'p99'.padStart(10)}  errors     RSS  CPU ms/call mcp / pg / driver`,
   );
   try {
     // One unmeasured pass of each: the role's first calls of a tool pay for compiling its path.
-    for (const k of ['list', 'changes'] as const) await driveRemote({ ...phases[k], seconds: 3 }, [server]);
+    for (const k of order) await driveRemote({ ...phases[k], seconds: 3 }, [phases[k].server!]);
     for (let r = 0; r < o.rounds; r++) {
-      for (const k of ['list', 'changes'] as const) {
-        const s = await driveRemote(phases[k], [server]);
+      for (const k of order) {
+        const s = await driveRemote(phases[k], [phases[k].server!]);
         results[k].push(s);
-        console.log(
-          row(
-            `${k === 'list' ? 'svc_get_transcripts (no keyword)' : `svc_get_changes (limit ${o.limit})`} round ${r + 1}`,
-            s,
-          ),
-        );
+        console.log(row(`${phases[k].label} round ${r + 1}`, s));
         if (s.errors) console.log(`    first error: ${s.firstError}`);
       }
     }
   } finally {
     await server.stop();
+    await base?.stop();
   }
-  const p95 = { list: avg(results.list.map((s) => s.p95)), changes: avg(results.changes.map((s) => s.p95)) };
-  const errors = [...results.list, ...results.changes].reduce((a, s) => a + s.errors, 0);
-  const ratio = p95.changes / p95.list;
+  const p95 = (k: Phase) => avg(results[k].map((s) => s.p95));
+  const errors = order.reduce((a, k) => a + results[k].reduce((b, s) => b + s.errors, 0), 0);
+  const ratio = p95('changes') / p95('list');
   console.log(
-    `\nsvc_get_changes p95 ${p95.changes.toFixed(1)} ms against the list's ${p95.list.toFixed(1)} ms: ${ratio.toFixed(2)}x (target at most 1x): ${ratio <= 1 ? 'PASS' : 'FAIL'}`,
+    `\nsvc_get_changes p95 ${p95('changes').toFixed(1)} ms against the list's ${p95('list').toFixed(1)} ms: ${ratio.toFixed(2)}x (target at most 1x): ${ratio <= 1 ? 'PASS' : 'FAIL'}`,
   );
+  if (base)
+    console.log(
+      `baseline's svc_get_changes p95 ${p95('baseline').toFixed(1)} ms: ${(p95('baseline') / p95('list')).toFixed(2)}x the list's`,
+    );
   console.log(`errors: ${errors}`);
   if (errors || ratio > 1) process.exitCode = 1;
 }

@@ -19,6 +19,7 @@ export {
   type CallPlan,
 } from './rate-limit';
 export {
+  JSON_FRAMING_TOKENS,
   estimateDenseTokens,
   estimateJsonTokens,
   estimateNumberTokens,

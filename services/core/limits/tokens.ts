@@ -12,7 +12,7 @@ const PROSE_BYTES_PER_TOKEN = 3.6;
 /** UTF-8 bytes per token of ids, emails, URLs, dates and JSON punctuation, which tokenize denser than prose. */
 const DENSE_BYTES_PER_TOKEN = 2.5;
 /** What an estimate of a JSON value adds for the braces and separators around it, unless told otherwise. */
-const JSON_FRAMING_TOKENS = 10;
+export const JSON_FRAMING_TOKENS = 10;
 
 /** Tokens of prose text. */
 export function estimateTextTokens(s: string): number {
