@@ -8,7 +8,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import type { Config } from '../../platform/config';
+import { runSql, type Statement } from '../../platform/sql';
 import { visibleTo } from '../access';
 import { recordRead } from '../read-audit';
 import { invalid, notFound } from '../../platform/errors';
@@ -221,23 +223,34 @@ async function readMeeting(db: Knex, p: Principal, id: string, wants: ReadWants)
     columns.push(db.raw(SENTENCES_SQL, [wants.page.rawTextWhenDifferent, wants.page.fromIndex, wants.page.cap]));
   }
   const q = db('meetings as m').select(columns).modify(visibleTo(p, 'm')).where('m.id', id).first();
-  const m = (await asPreparedStatement(q)) as ReadRow | undefined;
+  const [m] = await runSql<ReadRow>(db, ...asPreparedStatement(q));
   if (!m) throw notFound('meeting', id);
   // The read audit: only a read that found a visible meeting is one (read-audit.ts, recordRead).
   recordRead(db, p, { id: m.id, teamId: m.team_id });
   return m;
 }
 
+/** Each read's SQL text and its statement name, so a call hashes no text seen before. */
+const readNames = new LRUCache<string, string>({ max: 256 });
+
 /**
- * Run `q` as a named statement, which PostgreSQL parses and plans once per connection rather than on
+ * `q` as a named statement, which PostgreSQL parses and plans once per connection rather than on
  * every call: planning this statement costs about as much server CPU as running it. The name is a
  * digest of the SQL text, so every distinct shape (admin or not, summary or page) is a statement of
- * its own, and pg refuses to reuse a name for different text. (A transaction-mode pooler in front of
- * PostgreSQL would need protocol-level prepared statements, e.g. PgBouncer 1.21+ max_prepared_statements.)
+ * its own, and pg refuses to reuse a name for different text. It runs through runSql, as the API-key
+ * lookup before it does: on its generic plan (a read by the meeting's key), with no reset of the
+ * connection's plan setting before it and no set again on the next call (platform/sql). (A
+ * transaction-mode pooler in front of PostgreSQL would need protocol-level prepared statements, e.g.
+ * PgBouncer 1.21+ max_prepared_statements.)
  */
-function asPreparedStatement(q: Knex.QueryBuilder): Knex.QueryBuilder {
-  const digest = createHash('sha1').update(q.toSQL().sql).digest('hex').slice(0, 24);
-  return q.options({ name: `mi_read_meeting_${digest}` });
+function asPreparedStatement(q: Knex.QueryBuilder): [Statement, string] {
+  const { sql, bindings } = q.toSQL().toNative();
+  let name = readNames.get(sql);
+  if (name === undefined) {
+    name = `mi_read_meeting_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+    readNames.set(sql, name);
+  }
+  return [{ text: sql, values: bindings as unknown[] }, name];
 }
 
 /** Sentences are readable only once transcription finished, or live as a snapshot. */
