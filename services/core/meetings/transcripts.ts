@@ -10,8 +10,8 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../../platform/config';
-import { runSql, type Statement } from '../../platform/sql';
-import { visibleTo } from '../access';
+import { numbered, runSql, type Statement } from '../../platform/sql';
+import { visibleToSql } from '../access';
 import { recordRead } from '../read-audit';
 import { invalid, notFound } from '../../platform/errors';
 import type { Principal } from '../principal';
@@ -150,7 +150,7 @@ export function estimateSentenceTokens(s: SentenceRecord): number {
 // ---------------------------------------------------------------------------------------------------
 
 /**
- * Everything a read returns comes from ONE SQL statement: the visible meeting row (through visibleTo)
+ * Everything a read returns comes from ONE SQL statement: the visible meeting row (through visibleToSql)
  * with its participants, summary, analytics and first sentences as correlated subqueries. A single
  * statement runs on one snapshot, so the answer is a consistent point in time (a live meeting's
  * sentences, its metadata and analytics all from the same instant) without an explicit transaction,
@@ -212,45 +212,47 @@ const SENTENCES_SQL = `case when m.status in ('completed', 'live') or m.is_live 
     from sentences st where st.meeting_id = m.id and st.idx >= ? order by st.idx limit ?) se)
   end as sentences`;
 
-async function readMeeting(db: Knex, p: Principal, id: string, wants: ReadWants): Promise<ReadRow> {
-  const columns: (string | Knex.Raw)[] = [
-    ...meetingColumns('m'),
-    'm.progress',
-    db.raw(wants.summary === 'full' ? SUMMARY_SQL : HAS_SUMMARY_SQL),
-  ];
-  if (wants.page) {
-    columns.push(db.raw(PARTICIPANTS_SQL), db.raw(ANALYTICS_SQL), db.raw(MEETING_ANALYTICS_SQL));
-    columns.push(db.raw(SENTENCES_SQL, [wants.page.rawTextWhenDifferent, wants.page.fromIndex, wants.page.cap]));
-  }
-  const q = db('meetings as m').select(columns).modify(visibleTo(p, 'm')).where('m.id', id).first();
-  const [m] = await runSql<ReadRow>(db, ...asPreparedStatement(q));
-  if (!m) throw notFound('meeting', id);
-  // The read audit: only a read that found a visible meeting is one (read-audit.ts, recordRead).
-  recordRead(db, p, { id: m.id, teamId: m.team_id });
-  return m;
-}
+const READ_COLUMNS = [...meetingColumns('m'), 'm.progress'].join(', ');
 
 /** Each read's SQL text and its statement name, so a call hashes no text seen before. */
 const readNames = new LRUCache<string, string>({ max: 256 });
 
 /**
- * `q` as a named statement, which PostgreSQL parses and plans once per connection rather than on
- * every call: planning this statement costs about as much server CPU as running it. The name is a
+ * The read as one named statement, which PostgreSQL parses and plans once per connection rather than
+ * on every call: planning this statement costs about as much server CPU as running it. The name is a
  * digest of the SQL text, so every distinct shape (admin or not, summary or page) is a statement of
  * its own, and pg refuses to reuse a name for different text. It runs through runSql, as the API-key
- * lookup before it does: on its generic plan (a read by the meeting's key), with no reset of the
- * connection's plan setting before it and no set again on the next call (platform/sql). (A
- * transaction-mode pooler in front of PostgreSQL would need protocol-level prepared statements, e.g.
- * PgBouncer 1.21+ max_prepared_statements.)
+ * lookup before it does: on its generic plan (a read by the meeting's key), without knex building it
+ * on every call, and with no reset of the connection's plan setting before it and no set again on the
+ * next call (platform/sql). (A transaction-mode pooler in front of PostgreSQL would need
+ * protocol-level prepared statements, e.g. PgBouncer 1.21+ max_prepared_statements.)
  */
-function asPreparedStatement(q: Knex.QueryBuilder): [Statement, string] {
-  const { sql, bindings } = q.toSQL().toNative();
-  let name = readNames.get(sql);
-  if (name === undefined) {
-    name = `mi_read_meeting_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
-    readNames.set(sql, name);
+function readStatement(p: Principal, id: string, wants: ReadWants): [Statement, string] {
+  const columns = [READ_COLUMNS, wants.summary === 'full' ? SUMMARY_SQL : HAS_SUMMARY_SQL];
+  const bindings: unknown[] = [];
+  if (wants.page) {
+    columns.push(PARTICIPANTS_SQL, ANALYTICS_SQL, MEETING_ANALYTICS_SQL, SENTENCES_SQL);
+    bindings.push(wants.page.rawTextWhenDifferent, wants.page.fromIndex, wants.page.cap);
   }
-  return [{ text: sql, values: bindings as unknown[] }, name];
+  const visible = visibleToSql(p, 'm');
+  const st = numbered({
+    sql: `select ${columns.join(', ')} from meetings as m where ${visible.sql} and m.id = ? limit 1`,
+    bindings: [...bindings, ...visible.bindings, id] as Knex.RawBinding[],
+  });
+  let name = readNames.get(st.text);
+  if (name === undefined) {
+    name = `mi_read_meeting_${createHash('sha1').update(st.text).digest('hex').slice(0, 24)}`;
+    readNames.set(st.text, name);
+  }
+  return [st, name];
+}
+
+async function readMeeting(db: Knex, p: Principal, id: string, wants: ReadWants): Promise<ReadRow> {
+  const [m] = await runSql<ReadRow>(db, ...readStatement(p, id, wants));
+  if (!m) throw notFound('meeting', id);
+  // The read audit: only a read that found a visible meeting is one (read-audit.ts, recordRead).
+  recordRead(db, p, { id: m.id, teamId: m.team_id });
+  return m;
 }
 
 /** Sentences are readable only once transcription finished, or live as a snapshot. */
