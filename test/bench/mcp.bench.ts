@@ -26,6 +26,7 @@ import { POSTGRES_MALLOC_ENV, startLocalPostgres } from '../../services/devstack
 import { freePort } from '../../services/devstack/ports';
 import { createDb, migrateLatest } from '../../services/platform/db';
 import { cpuMs, postgresCpuByPid, postgresCpuSince } from './proc';
+import { imageContract } from '../support/k8s/image';
 import { resolveFilters } from '../../services/core/meetings/filters';
 import { keywordQuery } from '../../services/core/meetings';
 import { listStatement } from '../../services/core/meetings/list-plan';
@@ -733,9 +734,12 @@ export function buildRole(): void {
  */
 export async function startMcpRole(databaseUrl: string, checkout = ''): Promise<ServerProcess> {
   const port = await freePort();
+  const image = imageContract().env;
   const env = {
     ...process.env,
-    NODE_OPTIONS: imageNodeOptions(),
+    // The image's NODE_OPTIONS and malloc arenas: its RSS is the pod's.
+    NODE_OPTIONS: image.NODE_OPTIONS,
+    MALLOC_ARENA_MAX: image.MALLOC_ARENA_MAX,
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_MINUTE: '1000000000',
@@ -759,13 +763,6 @@ export async function startMcpRole(databaseUrl: string, checkout = ''): Promise<
   );
 }
 
-/** The V8 and Node flags the image runs every role with (the Dockerfile's NODE_OPTIONS). */
-function imageNodeOptions(): string {
-  const m = /NODE_OPTIONS=("[^"]*"|\S+)/.exec(readFileSync('Dockerfile', 'utf8'));
-  if (!m) throw new Error('the Dockerfile sets no NODE_OPTIONS');
-  return m[1].replace(/^"|"$/g, '');
-}
-
 /** The bare SDK baseline (test/bench/bare-sdk-server.cjs): McpServer + stateless transport per request, one no-op tool. */
 function startBareSdk(): Promise<ServerProcess> {
   const prof = process.env.BENCH_SERVER_PROF
@@ -781,14 +778,15 @@ function startBareSdk(): Promise<ServerProcess> {
 /**
  * The question embedder's own resident size in MB: the peak RSS of a process holding only it after 200
  * questions, less the same process loading nothing (embeddings-alone.ts, as embeddings.bench.ts
- * measures it). 0 when the mcp role runs without it (no model, or EMBEDDING_MODEL_DIR=off).
+ * measures it), with the image's malloc arenas as the role has them. 0 when the mcp role runs without it (no model, or EMBEDDING_MODEL_DIR=off).
  */
 function embedderResidentMb(): number {
   const dir = process.env.EMBEDDING_MODEL_DIR ?? join('.models', 'all-minilm-l6-v2');
   if (dir === 'off' || !existsSync(join(ROOT, dir, 'model.json'))) return 0;
   const peakKb = (mode: string[]) => {
     const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
-    const r = spawnSync(tsx, [join(__dirname, 'embeddings-alone.ts'), ...mode], { cwd: ROOT, encoding: 'utf8' });
+    const env = { ...process.env, MALLOC_ARENA_MAX: imageContract().env.MALLOC_ARENA_MAX };
+    const r = spawnSync(tsx, [join(__dirname, 'embeddings-alone.ts'), ...mode], { cwd: ROOT, env, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`embeddings-alone.ts ${mode.join(' ')} failed: ${r.stderr.slice(-500)}`);
     return (JSON.parse(r.stdout.trim().split('\n').pop()!) as { peakKb: number }).peakKb;
   };
