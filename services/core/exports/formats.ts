@@ -1,9 +1,10 @@
 /**
  * A meeting as files people take away: subtitles (WebVTT, SRT), plain text, Markdown notes and a Word
  * document. Pure functions of what was read (read.ts); the subtitle files are written by `subtitle`,
- * the same library that reads uploaded captions, and the Word document by `docx`.
+ * the same library that reads uploaded captions, and the Word document by `docx`, loaded when the first
+ * document is written: the mcp role serves the pages that offer it, and holding the library from the
+ * start cost every pod resident memory for a download few ask for.
  */
-import { AlignmentType, Document, ExternalHyperlink, HeadingLevel, Packer, Paragraph, TextRun } from 'docx';
 import { stringifySync, type NodeList } from 'subtitle';
 
 export const EXPORT_FORMATS = ['vtt', 'srt', 'txt', 'md', 'docx'] as const;
@@ -136,9 +137,10 @@ export function toMarkdown(m: MeetingForExport): string {
 }
 
 export async function toDocx(m: MeetingForExport): Promise<Buffer> {
+  const { AlignmentType, Document, ExternalHyperlink, HeadingLevel, Packer, Paragraph, TextRun } = await import('docx');
   const p = (text: string, opts: { bold?: boolean } = {}) =>
     new Paragraph({ children: [new TextRun({ text, bold: opts.bold })] });
-  const children: Paragraph[] = [
+  const children: InstanceType<typeof Paragraph>[] = [
     new Paragraph({ heading: HeadingLevel.TITLE, children: [new TextRun(m.title)] }),
     new Paragraph({
       alignment: AlignmentType.LEFT,

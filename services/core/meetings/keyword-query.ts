@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
+import { runSql } from '../../platform/sql';
 import { parseTsquery, plainLexeme, positiveTerms, serialize, type TsNode } from './tsquery';
 
 /** A keyword as PostgreSQL parses it with one configuration: the tsquery text and its tree (null: only stop words, matches nothing). */
@@ -65,17 +66,24 @@ export function combinedKeyword(parses: { config: string; tsquery: string }[]): 
 
 const keywordCache = new LRUCache<string, KeywordQuery>({ max: 1000 });
 
+/** The keyword parsed by every configuration in use: one statement, whatever the keyword. */
+const PARSE_SQL =
+  'select c.config, websearch_to_tsquery(c.config::regconfig, $1)::text as tsquery from search_configs c order by c.config';
+
 /**
  * Parse the keyword with websearch_to_tsquery, once per configuration in use, in one statement;
  * repeated keywords (paging) are read from a small cache keyed by the configurations too, so a
- * configuration first used after a keyword was cached is not missed.
+ * configuration first used after a keyword was cached is not missed. The statement is prepared
+ * (named), as the list and moments statements that follow it are: an unnamed one would have the
+ * connection's generic-plan setting reset before it and set again after it (platform/sql), two
+ * statements more on every keyword call.
  */
 export async function keywordQuery(db: Knex, keyword: string): Promise<KeywordQuery> {
-  const { rows } = await db.raw(
-    'select c.config, websearch_to_tsquery(c.config::regconfig, ?)::text as tsquery from search_configs c order by c.config',
-    [keyword],
+  const parses = await runSql<{ config: string; tsquery: string }>(
+    db,
+    { text: PARSE_SQL, values: [keyword] },
+    'mi_keyword_parse',
   );
-  const parses = rows as { config: string; tsquery: string }[];
   const key = `${parses.map((r) => r.config).join(' ')}\u0000${keyword}`;
   const cached = keywordCache.get(key);
   if (cached) return cached;

@@ -78,7 +78,8 @@ export async function listShape(
  * shape, the filters' kinds and the keyword's form, never their values: a few dozen serve every team.
  */
 const PREPARED_MAX = 128;
-const prepared = new Set<string>();
+/** Each prepared text's name, so a call hashes no text it has seen. */
+const prepared = new Map<string, string>();
 
 /**
  * The name a list statement is prepared under, or none. Prepared, it runs a generic plan and no call
@@ -86,11 +87,10 @@ const prepared = new Set<string>();
  * get (a walk says how it finds the keyword's matches: list-sql.ts, WalkAccess).
  */
 function preparedName(text: string): string | undefined {
+  const known = prepared.get(text);
+  if (known !== undefined || prepared.size >= PREPARED_MAX) return known;
   const name = `mi_list_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-  if (!prepared.has(name)) {
-    if (prepared.size >= PREPARED_MAX) return undefined;
-    prepared.add(name);
-  }
+  prepared.set(text, name);
   return name;
 }
 

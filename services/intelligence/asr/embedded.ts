@@ -12,9 +12,10 @@
  * meeting's language, a Whisper model decodes in that language, and a Whisper model also detects the
  * language of a recording uploaded without one (detectLanguage).
  */
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { OfflineRecognizer, SpokenLanguageIdentification, Vad, version as sherpaVersion } from 'sherpa-onnx-node';
+import type { OfflineRecognizer, SpokenLanguageIdentification, Vad } from 'sherpa-onnx-node';
 import type { AsrSegment } from './openai-compatible';
 import { loadVadModel, resolveFiles, verifyModelFiles, type SpeechModel, type VadModel } from './models';
 import { collapseRepeats } from './repeats';
@@ -193,6 +194,10 @@ function firstSpeech(stretches: { samples: Float32Array }[], seconds: number): F
 }
 
 async function load(settings: EmbeddedSettings): Promise<EmbeddedEngine> {
+  // The native library is loaded with the engine, not with this module: the roles that never
+  // transcribe (mcp, graphql) import the upload code that names the engine, and holding the library
+  // from the start cost each of them resident memory for nothing.
+  const sherpa = createRequire(__filename)('sherpa-onnx-node') as typeof import('sherpa-onnx-node');
   const [models, vadModel] = await Promise.all([
     Promise.all(
       readModels(settings).map(async (m) => {
@@ -211,7 +216,7 @@ async function load(settings: EmbeddedSettings): Promise<EmbeddedEngine> {
     let pool = pools.get(m.folder);
     if (!pool) {
       const config = recognizerConfig(m);
-      pool = Promise.all(Array.from({ length: count }, () => OfflineRecognizer.createAsync(config))).then(
+      pool = Promise.all(Array.from({ length: count }, () => sherpa.OfflineRecognizer.createAsync(config))).then(
         (recs) => new Pool(recs.map((rec) => ({ rec }))),
       );
       pools.set(m.folder, pool);
@@ -235,7 +240,7 @@ async function load(settings: EmbeddedSettings): Promise<EmbeddedEngine> {
     provider: 'cpu',
     debug: 0,
   };
-  const vads = new Pool(Array.from({ length: count }, () => new Vad(vadConfig, 60)));
+  const vads = new Pool(Array.from({ length: count }, () => new sherpa.Vad(vadConfig, 60)));
   const slots = new Pool(Array.from({ length: count }, (_, i) => i));
   const detector = detectorOf(models);
   let identifier: SpokenLanguageIdentification | undefined;
@@ -255,7 +260,7 @@ async function load(settings: EmbeddedSettings): Promise<EmbeddedEngine> {
     describe: (language) => ({
       engine: 'embedded',
       model: modelForLanguage(language).name,
-      runtime: `sherpa-onnx ${sherpaVersion}`,
+      runtime: `sherpa-onnx ${sherpa.version}`,
     }),
     modelFor: modelForLanguage,
     withSlot: (work) => slots.use(work),
@@ -265,7 +270,7 @@ async function load(settings: EmbeddedSettings): Promise<EmbeddedEngine> {
       const speech = firstSpeech(stretches, DETECT_SECONDS);
       if (speech.length === 0) return undefined;
       const files = resolveFiles(detector.modelConfig, detector.dir) as { whisper: Record<string, unknown> };
-      identifier ??= new SpokenLanguageIdentification({
+      identifier ??= new sherpa.SpokenLanguageIdentification({
         whisper: { encoder: files.whisper.encoder, decoder: files.whisper.decoder },
         numThreads: 1,
         provider: 'cpu',
