@@ -66,8 +66,8 @@ describe('replay of recorded workflow histories', () => {
     expect(typesOf(files)).toEqual([
       'EmbeddingBackfillWorkflow',
       'EmbeddingWorkflow',
-      'LiveEmbeddingWorkflow',
       'LanguageReindexWorkflow',
+      'LiveEmbeddingWorkflow',
       'LiveMeetingWorkflow',
       'ResummaryWorkflow',
       'RetentionWorkflow',
