@@ -110,10 +110,15 @@ it('re-indexes meetings of several languages across a killed worker, leaving Eng
   const waiting = 9 + 2;
   expect((await reindexProgress(t.db)).remaining).toBe(waiting);
 
-  // One meeting a step, resting twenty times as long as it worked: slow enough to be stopped part way.
-  await ensureLanguageReindex(temporal, queue, { batchSize: 1, stepBudgetMs: 1, restRatio: 20 });
+  // One meeting a step, resting five times as long as it worked: slow enough to be stopped part way,
+  // most likely while it rests (a kill mid-step costs the activity's heartbeat timeout, a minute).
+  await ensureLanguageReindex(temporal, queue, { batchSize: 1, stepBudgetMs: 1, restRatio: 5 });
   child = await startWorkerProcess({ dir, databaseUrl: t.url, taskQueue: queue });
-  await waitUntil('three meetings are re-indexed', async () => (await reindexProgress(t.db)).remaining <= waiting - 3);
+  await waitUntil(
+    'three meetings are re-indexed',
+    async () => (await reindexProgress(t.db)).remaining <= waiting - 3,
+    120_000,
+  );
   const exited = new Promise((r) => child!.once('exit', r));
   child.kill('SIGKILL');
   await exited;
