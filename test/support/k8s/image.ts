@@ -168,6 +168,8 @@ async function compileInto(contract: ImageContract, target: string): Promise<{ t
   // tsc exits 2 when it reports errors but wrote its output (what `npm run build` would fail on).
   const body = [
     'test -f "$OUT/services/cli/main.js" || rm -f "$INFO"',
+    // Outputs of sources that moved or were deleted: an incremental build leaves them, and node would load one first.
+    'find "$OUT" -name "*.js" | while read -r f; do s="${f#$OUT/}"; [ -f "${s%.js}.ts" ] || rm -f "$f" "$f.map"; done',
     '"$@"; rc=$?',
     '{ [ $rc -eq 0 ] || [ $rc -eq 2 ]; } && test -f "$OUT/services/cli/main.js" && cp -R "$OUT" "$TARGET" || exit 99',
     'exit $rc',
