@@ -9,6 +9,9 @@
  * response_format json_schema becomes a grammar from the schema (node-llama-cpp's JSON-schema subset;
  * a schema it cannot take is answered 400, as a server that refuses json_schema would); json_object
  * becomes the JSON grammar. max_tokens caps the answer; usage counts the context's tokens.
+ * LLM_CONTEXT sets the context's size in tokens (4096 by default: the tests' meetings are short; a
+ * larger model over the labelled set wants 8192) and LLM_THREADS the CPU threads (1 by default: on a
+ * shared machine more threads were slower, see ../shared notes on models).
  * Under the base path /refuse (POST /refuse/v1/chat/completions) a json_schema request is answered 400,
  * as by a server that does not take schemas, to exercise the client's json_object path.
  */
@@ -23,7 +26,10 @@ if (!modelPath) {
 
 const llama = await getLlama({ gpu: false, logLevel: 'error' });
 const model = await llama.loadModel({ modelPath });
-const context = await model.createContext({ contextSize: 4096, threads: 1 });
+const context = await model.createContext({
+  contextSize: Number(process.env.LLM_CONTEXT ?? 4096),
+  threads: Number(process.env.LLM_THREADS ?? 1),
+});
 const sequence = context.getSequence();
 const jsonGrammar = await llama.getGrammarFor('json');
 
