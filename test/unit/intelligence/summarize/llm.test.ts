@@ -381,6 +381,18 @@ describe('notes by an OpenAI-compatible chat model', () => {
     expect(err.retryable).toBe(true);
   });
 
+  it('waits for a slow model as long as LLM_TIMEOUT says, and no longer', async () => {
+    answer = () => ({ ...json(goodNotes()), delayMs: 1_500 });
+    const { summary } = await summarizeWithLlmRun(meeting, {}, llm({ timeoutMs: 5_000 }));
+    expect(summary.source).toBe('llm');
+    const err = await summarizeWithLlmRun(meeting, {}, llm({ timeoutMs: 400 })).catch((e) => e);
+    expect(err).toBeInstanceOf(NetError);
+    expect([err.retryable, err.message]).toEqual([
+      true,
+      expect.stringMatching(/could not be reached \(no answer within 0 s\)$/),
+    ]);
+  });
+
   it('uses the built-in summarizer when LLM_URL is empty', async () => {
     const local = createSummarizer({ llm: { url: '', apiKey: '', model: 'x' } });
     expect(local.source).toBe('extractive');
