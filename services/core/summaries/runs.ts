@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import type { SummaryRun } from '../../intelligence/summarize';
 import { summaryRuns, summaryRunSeconds, summaryTokens } from '../../platform/metrics';
+import { visibleTo, type Principal } from '../access';
 import { newId } from '../input';
 
 export type SummaryTrigger = 'transcription' | 'live' | 'resummary';
@@ -56,4 +57,28 @@ export async function recordSummaryRun(tx: Knex | Knex.Transaction, r: SummaryRu
   if (run.prompt_tokens) summaryTokens.inc({ kind: 'prompt' }, run.prompt_tokens);
   if (run.completion_tokens) summaryTokens.inc({ kind: 'completion' }, run.completion_tokens);
   return id;
+}
+
+/** Who wrote a meeting's current notes: its latest summary run, as the meeting page shows it. */
+export interface LatestSummaryRun {
+  source: 'llm' | 'extractive';
+  model: string | null;
+  trigger: SummaryTrigger;
+  created_at: Date;
+  fallback_fields: string[];
+  error: string | null;
+}
+
+/**
+ * The latest run of a meeting `p` may see; null when it has none (notes from before runs were
+ * recorded) and for a meeting it may not see, whose runs say nothing to it.
+ */
+export async function latestSummaryRun(db: Knex, p: Principal, meetingId: string): Promise<LatestSummaryRun | null> {
+  const row = await db('summary_runs as r')
+    .join('meetings as m', 'm.id', 'r.meeting_id')
+    .modify(visibleTo(p, 'm'))
+    .where('r.meeting_id', meetingId)
+    .orderBy('r.created_at', 'desc')
+    .first('r.source', 'r.model', 'r.trigger', 'r.created_at', 'r.fallback_fields', 'r.error');
+  return row ?? null;
 }

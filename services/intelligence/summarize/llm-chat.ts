@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { NetError } from '../../net/errors';
 import { postToModelServer } from '../http-json';
+import { patientFetch } from '../patient-fetch';
 
 /**
  * One conversation with an OpenAI-compatible chat server (POST {LLM_URL}/v1/chat/completions) that
  * must answer JSON. The answer is constrained by a JSON schema (`response_format: json_schema`); a
  * server that refuses that form (an older llama.cpp, a proxy) is asked again with `json_object` and
  * the schema written into the system message, and every later call of the same run uses that form.
- * Every call is capped at `maxTokens` answer tokens: a small model can repeat itself forever.
+ * Every call is capped at `maxTokens` answer tokens: a small model can repeat itself forever. Calls
+ * wait for the answer as long as LLM_TIMEOUT says, however long that is (patient-fetch.ts).
  */
 export interface ChatSettings {
   url: string;
@@ -104,7 +106,7 @@ export async function askJson(
     return postToModelServer('The chat model', chat, 'chat/completions', JSON.stringify(body), {
       timeoutMs: chat.timeoutMs,
       headers: { 'content-type': 'application/json' },
-      fetchImpl: chat.fetchImpl,
+      fetchImpl: chat.fetchImpl ?? patientFetch,
     });
   };
 
@@ -121,8 +123,10 @@ export async function askJson(
   }
   const parsed = completion.safeParse(raw);
   if (!parsed.success) throw badReply('the reply has no choices[0].message');
-  usage.prompt_tokens += parsed.data.usage?.prompt_tokens ?? 0;
-  usage.completion_tokens += parsed.data.usage?.completion_tokens ?? 0;
+  // Counts as whole tokens: a server's odd figure must not stop the run from being recorded.
+  const count = (n: number | undefined) => (n !== undefined && n > 0 ? Math.round(n) : 0);
+  usage.prompt_tokens += count(parsed.data.usage?.prompt_tokens);
+  usage.completion_tokens += count(parsed.data.usage?.completion_tokens);
   const choice = parsed.data.choices[0];
   if (choice.message.refusal) throw badReply(`the model refused: ${choice.message.refusal.slice(0, 200)}`);
   const content = choice.message.content ?? '';

@@ -12,7 +12,7 @@ import { MEETING_TYPES, type MeetingType, type SummarizeOptions } from './types'
  */
 
 /** Changes whenever the prompt or the schema changes; recorded with every run (summary_runs). */
-export const PROMPT_VERSION = 'notes-2';
+export const PROMPT_VERSION = 'notes-3';
 
 const ACTION_KINDS = ['commitment', 'request', 'offer'] as const;
 export type LlmActionKind = (typeof ACTION_KINDS)[number];
@@ -44,6 +44,7 @@ export const LLM_SUMMARY_SCHEMA = {
     short_summary: bounded(300, 'One sentence'),
     overview: {
       type: 'array',
+      minItems: 1,
       maxItems: LIMITS.overview,
       description: 'What was decided and what is next, one line each',
       items: {
@@ -53,8 +54,8 @@ export const LLM_SUMMARY_SCHEMA = {
         properties: { text: bounded(300), sentences: sentenceRefs },
       },
     },
-    topics: { type: 'array', maxItems: LIMITS.topics, items: bounded(80) },
-    keywords: { type: 'array', maxItems: LIMITS.keywords, items: bounded(60) },
+    topics: { type: 'array', minItems: 1, maxItems: LIMITS.topics, items: bounded(80) },
+    keywords: { type: 'array', minItems: 1, maxItems: LIMITS.keywords, items: bounded(60) },
     action_items: {
       type: 'array',
       maxItems: LIMITS.action_items,
@@ -73,6 +74,7 @@ export const LLM_SUMMARY_SCHEMA = {
     },
     outline: {
       type: 'array',
+      minItems: 1,
       maxItems: LIMITS.outline,
       items: {
         type: 'object',
@@ -87,6 +89,22 @@ export const LLM_SUMMARY_SCHEMA = {
   },
 } as const;
 
+/**
+ * The answer's shape, shown to the model: a server constrains the answer to the schema without
+ * showing it, and a small model held to a grammar it cannot see closes every list at once.
+ */
+const EXAMPLE = JSON.stringify({
+  meeting_type: 'planning',
+  short_summary: 'The team planned the launch.',
+  overview: [{ text: 'The launch moves to March.', sentences: [4, 5] }],
+  topics: ['Launch date'],
+  keywords: ['launch'],
+  action_items: [
+    { text: 'Send the launch plan to sales', kind: 'commitment', owner: 'Ana Lima', due: 'Friday', sentences: [7] },
+  ],
+  outline: [{ title: 'Launch date', sentence: 0 }],
+});
+
 export const SYSTEM_PROMPT = [
   'You write the notes of a meeting from its transcript. Each transcript line is "#number [time] Speaker: text".',
   'Answer only with JSON that fits the schema. Use only what the transcript says.',
@@ -98,6 +116,7 @@ export const SYSTEM_PROMPT = [
   'owner: the name of who will do it, exactly as a speaker or participant is named, or null. A concern is not an item.',
   "outline: the meeting's sections in order, each a short title and the number of its first sentence.",
   `meeting_type: one of ${MEETING_TYPES.join(', ')}.`,
+  `An answer has this shape (its content is only an example): ${EXAMPLE}`,
 ].join(' ');
 
 export const REDUCE_PROMPT = [
@@ -105,7 +124,9 @@ export const REDUCE_PROMPT = [
   'Answer only with JSON that fits the schema. Merge what the parts repeat into one line or item,',
   'keep the sentence numbers the part notes cite (never invent one), and keep the outline in order.',
   'An item repeated in several parts cites the sentences of each.',
+  'Topics, overview and outline cover every part, the last as well as the first.',
   `meeting_type: one of ${MEETING_TYPES.join(', ')}, judged from the whole meeting.`,
+  `An answer has this shape (its content is only an example): ${EXAMPLE}`,
 ].join(' ');
 
 function clock(seconds: number): string {
@@ -212,12 +233,28 @@ export interface CheckContext {
   people: readonly string[];
 }
 
-/** Words that carry meaning, folded; a line "holds" when it shares one with what it cites. */
-function contentWords(text: string): string[] {
+/**
+ * Words that carry meaning, folded; a line "holds" when it shares one with what it cites, or, when
+ * it has none, one of its plain words.
+ */
+export function contentWords(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []).filter((w) => w.length >= 3 && !STOPWORDS.has(w));
 }
 
-function shareWord(a: readonly string[], b: readonly string[]): boolean {
+/**
+ * Words of three letters or more but the commonest: a promise is often all common words ("I'll send
+ * it by Friday"), which the topic stopwords leave none of.
+ */
+const FUNCTION_WORDS = new Set(
+  "the and you your for that this with but are was were will i'll i've i'm it's not have has had can yes yeah okay sure".split(
+    ' ',
+  ),
+);
+function plainWords(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []).filter((w) => w.length >= 3 && !FUNCTION_WORDS.has(w));
+}
+
+export function shareWord(a: readonly string[], b: readonly string[]): boolean {
   for (const x of a)
     for (const y of b) {
       let p = 0;
@@ -274,11 +311,8 @@ export function checkNotes(json: unknown, ctx: CheckContext): CheckedNotes {
         `${what} ${quote(text)} cites #${unknown.join(', #')}, not a sentence of the transcript shown.`,
       );
     if (!known.length) return null;
-    const words = known.flatMap((n) => {
-      const s = ctx.sentences.get(n)!;
-      return contentWords(`${s.speaker_name} ${s.text}`);
-    });
-    if (!shareWord(contentWords(text), words)) {
+    const said = known.map((n) => `${ctx.sentences.get(n)!.speaker_name} ${ctx.sentences.get(n)!.text}`).join(' ');
+    if (!shareWord(contentWords(text), contentWords(said)) && !shareWord(plainWords(text), plainWords(said))) {
       out.problems.push(`${what} ${quote(text)} says nothing that sentence #${known.join(', #')} says.`);
       return null;
     }

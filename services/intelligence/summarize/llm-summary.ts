@@ -1,15 +1,7 @@
 import type { Sentence } from '../types';
 import { resolveDue } from './due-dates';
-import { LIMITS, type CheckedNotes, type NotesField } from './llm-notes';
-import type {
-  ActionItem,
-  Citation,
-  MeetingType,
-  OutlineSection,
-  SummarizeOptions,
-  Summary,
-  SummaryField,
-} from './types';
+import type { CheckedNotes, NotesField } from './llm-notes';
+import type { ActionItem, Citation, OutlineSection, SummarizeOptions, Summary, SummaryField } from './types';
 
 /**
  * The checked notes as a Summary: every line cites the stored sentences it rests on (index and start
@@ -17,7 +9,7 @@ import type {
  * saying why.
  */
 
-const SUMMARY_FIELD: Record<NotesField, SummaryField> = {
+export const SUMMARY_FIELD: Record<NotesField, SummaryField> = {
   meeting_type: 'meeting_type',
   short_summary: 'short_summary',
   overview: 'overview',
@@ -26,45 +18,6 @@ const SUMMARY_FIELD: Record<NotesField, SummaryField> = {
   action_items: 'action_items',
   outline: 'outline',
 };
-
-/** Several parts' notes as one, without the model: lists joined in order, repeats once, the most frequent type. */
-export function mergeNotes(all: readonly CheckedNotes[]): CheckedNotes {
-  const uniq = (xs: string[], max: number) => {
-    const seen = new Set<string>();
-    return xs.filter((x) => !seen.has(x.toLowerCase()) && seen.add(x.toLowerCase())).slice(0, max);
-  };
-  const types = new Map<MeetingType, number>();
-  for (const n of all) if (n.meeting_type) types.set(n.meeting_type, (types.get(n.meeting_type) ?? 0) + 1);
-  const firstCites = new Set<number>();
-  const failed: CheckedNotes['failed'] = {};
-  for (const f of Object.keys(SUMMARY_FIELD) as NotesField[])
-    if (all.every((n) => n.failed[f])) failed[f] = all[0]?.failed[f];
-  return {
-    meeting_type: [...types.entries()].sort((a, b) => b[1] - a[1])[0]?.[0],
-    short_summary: all.find((n) => n.short_summary)?.short_summary,
-    // The first line of each part before the second of any, so every part is heard.
-    overview: [0, 1, 2, 3, 4]
-      .flatMap((i) => all.map((n) => n.overview[i]).filter(Boolean))
-      .slice(0, LIMITS.overview)
-      .sort((a, b) => a.cites[0] - b.cites[0]),
-    topics: uniq(
-      all.flatMap((n) => n.topics),
-      LIMITS.topics,
-    ),
-    keywords: uniq(
-      all.flatMap((n) => n.keywords),
-      LIMITS.keywords,
-    ),
-    action_items: all
-      .flatMap((n) => n.action_items)
-      .filter((a) => !firstCites.has(a.cites[0]) && firstCites.add(a.cites[0])),
-    outline: all.flatMap((n) => n.outline).sort((a, b) => a.cite - b.cite),
-    failed,
-    problems: [],
-    unknown_owners: [...new Set(all.flatMap((n) => n.unknown_owners))],
-    dropped: {},
-  };
-}
 
 export function notesToSummary(
   notes: CheckedNotes,

@@ -22,7 +22,8 @@ import {
   type CheckContext,
   type CheckedNotes,
 } from './llm-notes';
-import { mergeNotes, notesToSummary } from './llm-summary';
+import { keepParts, mergeNotes, type PartNotes } from './llm-merge';
+import { notesToSummary } from './llm-summary';
 import type { SummarizeOptions, Summary } from './types';
 
 /**
@@ -110,69 +111,68 @@ async function notesOf(
 const rangeLabel = (part: readonly Sentence[], i: number) =>
   `Part ${i + 1} (sentences #${part[0].index} to #${part[part.length - 1].index})`;
 
-/** The parts' notes made into the whole meeting's, in rounds of as many as fit in one call. */
+/** The first or last part number a label names ("Part 3 (…)", "Parts 1 to 4 (…)"). */
+const partNumber = (label: string, which: 'first' | 'last') =>
+  which === 'first' ? /^Parts? (\d+)/.exec(label)![1] : /(\d+) \(sentences/.exec(label)![1];
+
+/**
+ * The parts' notes made into the whole meeting's, in rounds of as many as fit in one call. What the
+ * model's merge leaves out of a part is put back (llm-merge.ts): a merge never loses a part.
+ */
 async function reduceNotes(
   chat: ChatSettings,
   usage: ChatUsage,
   head: string,
-  notes: { label: string; notes: CheckedNotes }[],
+  notes: PartNotes[],
   ctx: CheckContext,
   partChars: number,
 ): Promise<CheckedNotes> {
   let level = notes;
   while (level.length > 1) {
-    const next: typeof level = [];
+    const next: PartNotes[] = [];
     for (let i = 0; i < level.length;) {
       const group = [level[i++]];
       let size = renderNotes(group[0].notes, group[0].label).length;
-      // At least two per group, so every round shortens the list.
       while (i < level.length) {
         const len = renderNotes(level[i].notes, level[i].label).length + 2;
-        if (group.length >= 2 && size + len > partChars) break;
+        if (size + len > partChars) break;
         group.push(level[i++]);
         size += len;
       }
+      // Notes too long to go with the next ones in one call are merged with them without the model,
+      // so no call is over the budget and every round shortens the list.
+      const plain = group.length === 1 && i < level.length;
+      if (plain) group.push(level[i++]);
       if (group.length === 1) {
         next.push(group[0]);
         continue;
       }
-      const label = `${group[0].label.split(' (')[0]} to ${group[group.length - 1].label.split(' (')[0]}`;
+      const last = group[group.length - 1];
+      const label = `Parts ${partNumber(group[0].label, 'first')} to ${partNumber(last.label, 'last')} (sentences #${group[0].first} to #${last.last})`;
       const text = group.map((g) => renderNotes(g.notes, g.label)).join('\n\n');
+      // Without the model, the merge is made from the parts' own notes, so every part weighs the same
+      // however the rounds grouped them.
+      const withoutModel = () => mergeNotes(group.flatMap((g) => g.leaves.map((l) => l.notes)));
       let merged: CheckedNotes;
       try {
-        merged = await notesOf(chat, usage, REDUCE_PROMPT, `${head}\n\nNotes of the parts:\n${text}`, ctx);
+        merged = plain
+          ? withoutModel()
+          : keepParts(await notesOf(chat, usage, REDUCE_PROMPT, `${head}\n\nNotes of the parts:\n${text}`, ctx), group);
       } catch (e) {
         if (!isUnusableAnswer(e)) throw e;
-        merged = mergeNotes(group.map((g) => g.notes));
+        merged = withoutModel();
       }
-      // What the model's merge lost, the parts still have.
       next.push({
         label,
-        notes: fillFrom(
-          merged,
-          group.map((g) => g.notes),
-        ),
+        first: group[0].first,
+        last: last.last,
+        notes: merged,
+        leaves: group.flatMap((g) => g.leaves),
       });
     }
     level = next;
   }
   return level[0].notes;
-}
-
-/** A field the merge did not give usably, taken from the parts merged without the model. */
-function fillFrom(merged: CheckedNotes, parts: CheckedNotes[]): CheckedNotes {
-  const plain = mergeNotes(parts);
-  const out = { ...merged, failed: { ...merged.failed } };
-  if (!out.overview.length) out.overview = plain.overview;
-  if (!out.topics.length) out.topics = plain.topics;
-  if (!out.keywords.length) out.keywords = plain.keywords;
-  if (!out.action_items.length) out.action_items = plain.action_items;
-  if (!out.outline.length) out.outline = plain.outline;
-  out.meeting_type ??= plain.meeting_type;
-  out.short_summary ??= plain.short_summary;
-  for (const f of Object.keys(out.failed) as (keyof CheckedNotes['failed'])[])
-    if (!plain.failed[f]) delete out.failed[f];
-  return out;
 }
 
 function peopleOf(sentences: readonly Sentence[], options: SummarizeOptions): string[] {
@@ -210,7 +210,7 @@ export async function summarizeWithLlmRun(
     const text = sentences.map(transcriptLine).join('\n');
     notes = await notesOf(chat, usage, SYSTEM_PROMPT, `${head}\n\nTranscript:\n${text}`, whole);
   } else {
-    const partNotes: { label: string; notes: CheckedNotes }[] = [];
+    const partNotes: PartNotes[] = [];
     let lastError: unknown;
     for (const [i, part] of parts.entries()) {
       const ctx: CheckContext = { sentences: new Map(part.map((s) => [s.index, s])), people };
@@ -218,7 +218,9 @@ export async function summarizeWithLlmRun(
       const text = part.map(transcriptLine).join('\n');
       const user = `${head}\n\n${label} of ${parts.length} of the transcript:\n${text}`;
       try {
-        partNotes.push({ label, notes: await notesOf(chat, usage, SYSTEM_PROMPT, user, ctx) });
+        const span = { first: part[0].index, last: part[part.length - 1].index };
+        const notes = await notesOf(chat, usage, SYSTEM_PROMPT, user, ctx);
+        partNotes.push({ label, ...span, notes, leaves: [{ ...span, notes }] });
       } catch (e) {
         // A part the model never answers usably leaves a gap the other parts and the fallback fill.
         if (!isUnusableAnswer(e)) throw e;

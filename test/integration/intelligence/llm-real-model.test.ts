@@ -42,8 +42,11 @@ const PLANNING = meetingOf([
   ['Cy Lee', "Yes, I'll book the press call this week."],
 ]);
 
-/** Answer tokens per call: the model loops without a limit. */
-const MAX_TOKENS = 500;
+/**
+ * Answer tokens per call: the model loops without a limit. Shown an example answer, it fills every
+ * list as far as the schema lets it, so a whole answer takes about a thousand.
+ */
+const MAX_TOKENS = 1_200;
 
 /** The chat requests a run made, recorded on their way to the server. */
 function recordingFetch() {
@@ -105,6 +108,8 @@ describe('LLM notes by a real model (SmolLM2-135M over node-llama-cpp)', () => {
     apiKey: '',
     model: 'smollm2-135m-instruct',
     maxTokens: MAX_TOKENS,
+    // On a busy machine a thousand tokens take minutes.
+    timeoutMs: 480_000,
     ...extra,
   });
 
@@ -117,7 +122,7 @@ describe('LLM notes by a real model (SmolLM2-135M over node-llama-cpp)', () => {
     expect(run).toMatchObject({ parts: 1, response_format: 'json_schema', calls: bodies.length });
     expect(run.calls).toBeLessThanOrEqual(2);
     expectNotesHold(summary, run, STANDUP, ['Ada Park', 'Ben Ode'], { title: 'Standup' });
-  }, 180_000);
+  }, 600_000);
 
   it('summarises a meeting longer than one call in parts, then whole, showing every sentence once', async () => {
     const { bodies, fetchImpl } = recordingFetch();
@@ -130,7 +135,7 @@ describe('LLM notes by a real model (SmolLM2-135M over node-llama-cpp)', () => {
     expect(shown).toEqual(PLANNING.map((s) => s.index));
     expect(users.filter((u) => u.includes('Notes of the parts:')).length).toBe(run.calls - partCalls.length);
     expectNotesHold(summary, run, PLANNING, ['Ada Park', 'Ben Ode', 'Cy Lee']);
-  }, 300_000);
+  }, 900_000);
 
   it('asks for a JSON object where the server refuses json_schema; a reply never closed is the built-in summary', async () => {
     const { bodies, fetchImpl } = recordingFetch();

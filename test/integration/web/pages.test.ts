@@ -173,6 +173,37 @@ describe('meeting and soundbite pages', () => {
     await context.close();
   });
 
+  it('says who wrote the notes and when: the latest summary run, the model by its name', async () => {
+    const { team_id } = await t.db('meetings').where({ id: roadmap.id }).first('team_id');
+    const run = (id: string, at: string, extra: object) => ({
+      id,
+      meeting_id: roadmap.id,
+      team_id,
+      created_at: at,
+      fallback_fields: JSON.stringify([]),
+      ...extra,
+    });
+    await t.db('summary_runs').insert([
+      run('run-1', '2026-11-20T09:00:00Z', { trigger: 'transcription', source: 'extractive' }),
+      run('run-2', '2026-11-21T10:30:00Z', {
+        trigger: 'resummary',
+        source: 'llm',
+        model: 'qwen<2.5>',
+        fallback_fields: JSON.stringify(['topics_discussed']),
+      }),
+    ]);
+    const { context, page } = await signedIn(olivia);
+    await page.goto(`${base}/meetings/${roadmap.id}`);
+    expect((await page.locator('.notes-by').textContent())!.replace(/\s+/g, ' ').trim()).toBe(
+      "Notes written again by the chat model qwen<2.5>, 2026-11-21 10:30 UTC; the built-in summarizer's for topics discussed.",
+    );
+    await page.goto(`${base}/meetings/${secret.id}`);
+    expect(await page.locator('h1').textContent()).toBe('Salary talk');
+    expect(await page.locator('.notes-by').count()).toBe(0);
+    await context.close();
+    await t.db('summary_runs').where({ meeting_id: roadmap.id }).delete();
+  });
+
   it("lists the person's meetings newest first and searches with the svc_search grammar", async () => {
     const { context, page } = await signedIn(olivia);
     const titles = await page.locator('ul.meetings .title').allTextContents();

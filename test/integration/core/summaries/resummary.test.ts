@@ -6,6 +6,7 @@
  * re-summary.
  */
 import { updateActionItem } from '../../../../services/core/action-items';
+import { PROMPT_VERSION } from '../../../../services/intelligence/summarize';
 import { resummaryWorkflowId } from '../../../../workflows/contracts';
 import { ensureWebhookEvents, temporalWorkflows } from '../../../../workflows/client';
 import { startChatStandIn, type ChatStandIn } from '../../../support/chat-standin';
@@ -124,7 +125,7 @@ describe('writing a meeting’s notes again', () => {
       requested_by: olga.id,
       source: 'llm',
       model: 'stand-in-notes-1',
-      prompt_version: 'notes-2',
+      prompt_version: PROMPT_VERSION,
       calls: 1,
       parts: 1,
       response_format: 'json_schema',

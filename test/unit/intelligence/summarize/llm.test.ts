@@ -44,6 +44,10 @@ function budgetMeeting(sentences: number, speakers: string[]) {
   return transcript(rows);
 }
 
+/** Words that share no stem, one per part of ten sentences. */
+const FRUITS =
+  'apple banana cherry damson elderberry fig grape honeydew kiwi lemon mango nectarine orange papaya quince'.split(' ');
+
 /** Notes of a part of budgetMeeting whose lines all cite its first sentence. */
 const notesCiting = (first: number, kind: string) => ({
   ...goodNotes(),
@@ -195,6 +199,23 @@ describe('notes by an OpenAI-compatible chat model', () => {
     expect(summary.overview_lines.map((l) => l.text)).not.toContain('Everyone enjoyed the sunny weather.');
   });
 
+  it('keeps a promise in common words that its sentence bears out, and drops one it does not', async () => {
+    const promises = transcript([
+      ['Ada Park', 0, 4, 'Can someone send both over?'],
+      ['Ben Ode', 5, 9, "Sure, I'll send both over by Thursday."],
+    ]);
+    const item = (text: string) => ({ text, kind: 'commitment', owner: null, due: 'Thursday', sentences: [1] });
+    answer = () =>
+      json({
+        ...goodNotes(),
+        overview: [{ text: 'Ben sends both by Thursday.', sentences: [1] }],
+        action_items: [item("I'll send both over by Thursday."), item('Book the venue.')],
+      });
+    const summary = await summarizeWithLlm(promises, {}, llm());
+    expect(summary.action_items.map((a) => a.text)).toEqual(["I'll send both over by Thursday."]);
+    expect(summary.notes.action_items).toMatch(/^1 of the chat model's lines were left out/);
+  });
+
   it('leaves out an owner who never appears among speakers or participants', async () => {
     answer = () => {
       const notes = goodNotes();
@@ -276,12 +297,57 @@ describe('notes by an OpenAI-compatible chat model', () => {
     expect(run.parts).toBeGreaterThan(3);
     expect(merges.length).toBeGreaterThanOrEqual(1);
     expect(parts.every((u) => u.length < 1_300)).toBe(true);
+    for (const u of merges) expect(u.length - u.indexOf('Notes of the parts:')).toBeLessThanOrEqual(1_000 + 20);
     // Every sentence was shown to the model once: nothing was cut.
     const shown = parts.flatMap((u) => [...u.matchAll(/^#(\d+) /gm)].map((m) => Number(m[1])));
     expect(shown).toEqual(long.map((s) => s.index));
     expect(run.calls).toBe(parts.length + merges.length);
     for (const a of summary.action_items)
       expect(a.moments[0]).toEqual({ index: a.index, start_time: long[a.index].start_time });
+  });
+
+  it('puts back what a merge leaves out of a part: its items, an outline section, its topics', async () => {
+    const long = budgetMeeting(80, ['Ada Park', 'Ben Ode']);
+    // Each part's notes name its own vendor; the merge, like a model out of room, keeps the first part's only.
+    const fruits = new Map<number, string>(); // a part's topic by its first sentence
+    answer = (body) => {
+      const user: string = body.messages[1].content;
+      const first = Number(/#(\d+)/.exec(user)![1]);
+      const part = /Part (\d+) \(sentences/.exec(user);
+      if (part && !user.includes('Notes of the parts:')) fruits.set(first, FRUITS[Number(part[1]) - 1]);
+      return json({ ...notesCiting(first, 'commitment'), topics: [fruits.get(first)!] });
+    };
+    const { summary, run } = await summarizeWithLlmRun(long, {}, llm({ partChars: 1_000 }));
+    const firsts = bodies()
+      .map((b) => b.messages[1].content as string)
+      .filter((u) => u.includes('of the transcript:'))
+      .map((u) => Number(/^#(\d+) /m.exec(u)![1]));
+    expect(firsts).toHaveLength(run.parts);
+    expect(run.parts).toBeGreaterThan(5);
+    expect(summary.action_items.map((a) => a.index)).toEqual(firsts);
+    expect(summary.outline.map((o) => o.index)).toEqual(firsts);
+    // Every part's topic: the merge's own and those of the parts it left unheard.
+    expect([...summary.topics_discussed].sort()).toEqual(firsts.map((f) => fruits.get(f)).sort());
+    expect(run.fallback_fields).toEqual([]);
+  });
+
+  it('merges without the model evenly across a long meeting, the last part heard as well as the first', async () => {
+    const long = budgetMeeting(120, ['Ada Park']);
+    answer = (body) => {
+      const user: string = body.messages[1].content;
+      if (user.includes('Notes of the parts:')) return { body: completion('not json') };
+      const first = Number(/#(\d+) /.exec(user)![1]);
+      return json({ ...notesCiting(first, 'offer'), topics: [`Vendor ${first}`], keywords: [`vendor ${first}`] });
+    };
+    const { summary, run } = await summarizeWithLlmRun(long, {}, llm({ partChars: 800 }));
+    expect(run.parts).toBeGreaterThan(10);
+    const vendors = (xs: string[]) => xs.map((t) => Number(/\d+/.exec(t)![0]));
+    expect(summary.topics_discussed).toHaveLength(8);
+    expect(vendors(summary.topics_discussed)[0]).toBe(0);
+    expect(vendors(summary.topics_discussed).at(-1)).toBe(summary.action_items.at(-1)!.index);
+    expect(vendors(summary.keywords).at(-1)).toBe(summary.action_items.at(-1)!.index);
+    expect(summary.overview_lines.at(-1)!.index).toBe(summary.action_items.at(-1)!.index);
+    expect(summary.action_items).toHaveLength(run.parts);
   });
 
   it("merges the parts' notes without the model when its merge is never JSON, and skips a part it never answers", async () => {
@@ -313,6 +379,18 @@ describe('notes by an OpenAI-compatible chat model', () => {
       .catch((e) => e);
     expect(err).toBeInstanceOf(NetError);
     expect(err.retryable).toBe(true);
+  });
+
+  it('waits for a slow model as long as LLM_TIMEOUT says, and no longer', async () => {
+    answer = () => ({ ...json(goodNotes()), delayMs: 1_500 });
+    const { summary } = await summarizeWithLlmRun(meeting, {}, llm({ timeoutMs: 5_000 }));
+    expect(summary.source).toBe('llm');
+    const err = await summarizeWithLlmRun(meeting, {}, llm({ timeoutMs: 400 })).catch((e) => e);
+    expect(err).toBeInstanceOf(NetError);
+    expect([err.retryable, err.message]).toEqual([
+      true,
+      expect.stringMatching(/could not be reached \(no answer within 0 s\)$/),
+    ]);
   });
 
   it('uses the built-in summarizer when LLM_URL is empty', async () => {
