@@ -8,14 +8,7 @@
  * in this process.
  */
 import { installDictionaries, reindexProgress, reindexStep } from '../../core/languages';
-import { createTemporalClient, pingTemporal } from '../../platform/temporal';
-import {
-  ensureLanguageReindex,
-  languageReindexResult,
-  languageReindexState,
-  type LanguageReindexState,
-} from '../../../workflows/client';
-import { LANGUAGE_REINDEX_BATCH } from '../../../workflows/contracts';
+import type { LanguageReindexState } from '../../../workflows/client';
 import { embeddingProgress, vectorTablesExist } from '../../core/passages';
 import { readEmbeddingModelInfo } from '../../intelligence/embeddings';
 import type { Parsed } from '../args';
@@ -51,9 +44,24 @@ export async function searchStatus(ctx: CommandContext, p: Parsed): Promise<void
   );
 }
 
+/**
+ * The Temporal SDK and the workflow client, loaded when a command talks to the re-index workflow:
+ * every role runs this CLI (`serve mcp` too), and the mcp role must not load the SDK it never uses.
+ */
+function reindexWorkflows() {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on use (above) */
+  return {
+    ...(require('../../platform/temporal') as typeof import('../../platform/temporal')),
+    ...(require('../../../workflows/client') as typeof import('../../../workflows/client')),
+    ...(require('../../../workflows/contracts') as typeof import('../../../workflows/contracts')),
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
+
 /** Where the re-index workflow is: its state, or 'unknown' when Temporal does not answer. */
 async function reindexWorkflow(ctx: CommandContext): Promise<LanguageReindexState | { status: 'unknown' }> {
   const config = ctx.config();
+  const { createTemporalClient, pingTemporal, languageReindexState } = reindexWorkflows();
   const { client, connection } = createTemporalClient(config);
   try {
     await pingTemporal(connection);
@@ -87,7 +95,7 @@ const FOLLOW_EVERY_MS = 2000;
 export async function searchReindex(ctx: CommandContext, p: Parsed): Promise<void> {
   if (p.positionals.length) throw new UsageError(`search reindex takes no arguments; got ${p.positionals.join(' ')}`);
   const raw = p.values.batch as string | undefined;
-  const batch = raw === undefined ? LANGUAGE_REINDEX_BATCH : Number(raw);
+  const batch = raw === undefined ? reindexWorkflows().LANGUAGE_REINDEX_BATCH : Number(raw);
   if (!Number.isInteger(batch) || batch < 1 || batch > 10_000) {
     throw new UsageError(`--batch must be a whole number of meetings from 1 to 10000; got ${raw}`);
   }
@@ -103,6 +111,7 @@ export async function searchReindex(ctx: CommandContext, p: Parsed): Promise<voi
   const config = ctx.config();
   const queue = config.temporal.taskQueue;
   const { connectTemporal } = require('../temporal') as typeof import('../temporal');
+  const { ensureLanguageReindex, languageReindexResult } = reindexWorkflows();
   const temporal = await connectTemporal(config);
   try {
     const started = Date.now();

@@ -13,6 +13,7 @@ import { testEmbedder } from '../../support/embedder';
 import { createTestDatabase, TestDatabase } from '../../support/testDb';
 import { recordingWorkflows } from '../../support/workflow-port';
 import { testConfig } from '../../support/config';
+import { settled } from '../../support/changes';
 
 const CORRECT = /* GraphQL */ `
   mutation ($meetingId: ID!, $index: Int!, $text: String!) {
@@ -100,6 +101,8 @@ describe('correcting a transcript sentence', () => {
 
   it('records the change once in the changes feed and the audit log, and not again for the same text', async () => {
     const m = await meeting();
+    // A page reads only transactions older than every one still running (other test files' too).
+    await settled(t.db);
     const first = await mcp.call(admin.key, 'svc_get_changes', { limit: 200, format: 'json' });
     let cursor = first.data.next_cursor;
     for (let page = first.data; page.has_more; cursor = page.next_cursor)
@@ -110,6 +113,7 @@ describe('correcting a transcript sentence', () => {
       index: 0,
       text: 'Welcome to the vendor call.',
     });
+    await settled(t.db);
     const changes = await mcp.call(admin.key, 'svc_get_changes', { cursor, format: 'json' });
     expect(changes.data.changes).toEqual([expect.objectContaining({ meeting_id: m.id, changed: 'transcript' })]);
 
@@ -119,6 +123,7 @@ describe('correcting a transcript sentence', () => {
       text: 'Welcome to the vendor call.',
     });
     expect(again.data).toMatchObject({ changed: false, previous_text: 'Welcome to the vendor call.' });
+    await settled(t.db);
     const after = await mcp.call(admin.key, 'svc_get_changes', { cursor: changes.data.next_cursor, format: 'json' });
     expect(after.data.changes).toEqual([]);
     const audit = await t.db('audit_log').where({ action: 'meeting.correct_sentence', target_id: m.id });
