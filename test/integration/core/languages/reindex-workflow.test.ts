@@ -128,9 +128,14 @@ it('re-indexes meetings of several languages across a killed worker, leaving Eng
 
   second = await startTestWorker(t.db, { taskQueue: queue });
   const result = await languageReindexResult(temporal, queue);
-  // Every waiting meeting taken exactly once over both workers: a meeting done is no longer waiting,
-  // and a batch cut short by the kill was rolled back whole.
-  expect(result).toEqual({ meetings: waiting, sentences: 9, remaining: 0 });
+  // Every waiting meeting taken once over both workers: a meeting done is no longer waiting, and a batch
+  // cut short by the kill was rolled back whole. The totals count the steps the workflow saw end, so a
+  // step whose transaction committed just before the kill is done but not counted: at most one of them.
+  expect(result.remaining).toBe(0);
+  expect(result.meetings).toBeGreaterThanOrEqual(waiting - 1);
+  expect(result.meetings).toBeLessThanOrEqual(waiting);
+  expect(result.sentences).toBeGreaterThanOrEqual(9 - 1);
+  expect(result.sentences).toBeLessThanOrEqual(9);
   expect((await reindexProgress(t.db)).remaining).toBe(0);
 
   for (const lang of languages) expect(await search(SAID[lang].finds)).toEqual(new Set(foreign[lang]));
