@@ -30,16 +30,10 @@ import { demoManifest, demoSentences } from '../support/questions';
 import { startMediaServer } from '../integration/core/ingest/media-server';
 import { setUp, startWorkerProcess, upload, waitReady, type Env } from './ingest.bench';
 import { insertDemoMeeting, MODEL_DIR } from './question-parts';
+import { option } from './options';
 
 const RATIO_BOUND = 1.3;
 
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const n = Number(process.argv[i + 1]);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} takes a whole number of 1 or more`);
-  return n;
-}
 const BLOCKS = option('blocks', 6);
 const UPLOADS = option('uploads', 4);
 const BACKLOG = option('backlog', 400);

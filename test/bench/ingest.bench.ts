@@ -42,16 +42,9 @@ import { createActivities } from '../../workflows/activities';
 import { startMediaServer } from '../integration/core/ingest/media-server';
 import { provisionPostgres, provisionTemporal } from '../support/stack';
 import type { WorkflowPort } from '../../services/core/ports';
+import { option } from './options';
 
 const ROOT = resolve(__dirname, '..', '..');
-
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const n = Number(process.argv[i + 1]);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} takes a whole number of 1 or more`);
-  return n;
-}
 
 const COUNT = option('count', 200);
 const CONCURRENCY = option('concurrency', 16);

@@ -36,14 +36,7 @@ import { createDb, migrateLatest, type Db } from '../../services/platform/db';
 import { createTemporalClient } from '../../services/platform/temporal';
 import { bundleWorkflows, connectWorker, createWorker } from '../../services/worker/worker';
 import { provisionPostgres, provisionTemporal } from '../support/stack';
-
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const n = Number(process.argv[i + 1]);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} takes a whole number of 1 or more`);
-  return n;
-}
+import { option } from './options';
 
 const MEETINGS = option('meetings', 200);
 const RULES = Math.min(option('rules', 50), 100);

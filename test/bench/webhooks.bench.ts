@@ -36,16 +36,9 @@ import { createDb, migrateLatest, type Db } from '../../services/platform/db';
 import { createTemporalClient } from '../../services/platform/temporal';
 import { provisionPostgres, provisionTemporal } from '../support/stack';
 import { RECEIVER_CERT_PATH, startWebhookReceiver, type ReceivedRequest } from '../support/webhook-receiver';
+import { option } from './options';
 
 const ROOT = resolve(__dirname, '..', '..');
-
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const n = Number(process.argv[i + 1]);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} takes a whole number of 1 or more`);
-  return n;
-}
 
 const COUNT = option('count', 2000);
 const CONCURRENCY = option('concurrency', 32);
