@@ -33,6 +33,7 @@ import { SAVE_EVENTS, SET_SECRET } from '../test/integration/core/webhooks/suppo
 import { APPEND, END, PAUSE, RESUME, said, START } from '../test/integration/core/live/support';
 import { historyToJSON } from '../test/unit/workflows/history-json';
 import {
+  embeddingWorkflowId,
   liveWorkflowId,
   resummaryWorkflowId,
   ruleExecutionWorkflowId,
@@ -138,8 +139,9 @@ const SCENARIOS: Record<string, (c: Ctx) => Promise<void>> = {
     expectThat(run.status === 'completed', `transcription completed (${JSON.stringify(run)})`);
     const webhookId = webhookWorkflowId(id, 'upload');
     expectThat(
-      run.status === 'completed' && run.result.children.join() === [ruleExecutionWorkflowId(id), webhookId].join(),
-      'children: rules and the upload webhook',
+      run.status === 'completed' &&
+        run.result.children.join() === [ruleExecutionWorkflowId(id), webhookId, embeddingWorkflowId(id)].join(),
+      'children: rules, the upload webhook and the embedding',
     );
     const rules = await c.temporal.workflow.getHandle(ruleExecutionWorkflowId(id)).result();
     expectThat(
