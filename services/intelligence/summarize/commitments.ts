@@ -245,10 +245,10 @@ export function foldCommitments(candidates: readonly Candidate[], ctx: FoldConte
 
     // What one person proposes for the group ("let's say they switch by the 30th") and the next
     // speaker takes on ("I'll let them know this week") is that person's task.
-    const proposed = open[open.length - 1];
+    const proposed = last;
     if (
       proposed &&
-      (c.wording === 'first_person' || c.wording === 'offer') &&
+      task &&
       c.at - proposed.last <= 2 &&
       proposed.item.speaker_name !== speaker &&
       proposed.item.assignee === proposed.item.speaker_name &&
