@@ -62,7 +62,8 @@ function scoreLine(name: string, s: SetScore): string {
   return (
     `  ${name.padEnd(22)} type ${pct(s.typeAccuracy)} | topics P ${pct(s.topicPrecision)} R ${pct(s.topicRecall)} ` +
     `(small talk ${s.smallTalkTopics}) | items P ${pct(s.itemPrecision)} R ${pct(s.itemRecall)} | owner ${pct(s.ownerAccuracy)} ` +
-    `due ${pct(s.dueAccuracy)} | duplicates ${s.duplicates} | concerns as items ${s.notItems}`
+    `due ${pct(s.dueAccuracy)} | duplicates ${s.duplicates} | concerns as items ${s.notItems}` +
+    s.perMeeting.flatMap((m) => m.duplicateItems.map((d) => `\n    duplicate in ${m.name}: ${d.text}`)).join('')
   );
 }
 

@@ -137,6 +137,8 @@ export interface MeetingScore {
   duesChecked: number;
   duesRight: number;
   duplicates: number;
+  /** Each duplicate: its text and the labelled commitment (the sentence stating it) it repeats. */
+  duplicateItems: { text: string; of: number }[];
   /** Items made of a sentence labelled as not an item (a concern, meeting mechanics). */
   notItems: number;
   /** Texts of items that matched no label and no optional moment, for reading a run. */
@@ -172,7 +174,7 @@ export function scoreMeeting(m: LabelledMeeting, summary: Summary): MeetingScore
   const matched = new Map<number, number>(); // label → times matched
   let itemsRight = 0;
   let optionalItems = 0;
-  let duplicates = 0;
+  const duplicateItems: { text: string; of: number }[] = [];
   let notItemHits = 0;
   let ownersChecked = 0;
   let ownersRight = 0;
@@ -197,7 +199,7 @@ export function scoreMeeting(m: LabelledMeeting, summary: Summary): MeetingScore
       continue;
     }
     if (matched.has(pick.i)) {
-      duplicates++;
+      duplicateItems.push({ text: item.text, of: pick.l.index });
       matched.set(pick.i, matched.get(pick.i)! + 1);
       continue;
     }
@@ -235,7 +237,8 @@ export function scoreMeeting(m: LabelledMeeting, summary: Summary): MeetingScore
     ownersRight,
     duesChecked,
     duesRight,
-    duplicates,
+    duplicates: duplicateItems.length,
+    duplicateItems,
     notItems: notItemHits,
     wrongItems,
     missedItems: labels.items.map((l, i) => (matched.has(i) ? -1 : l.index)).filter((x) => x >= 0),

@@ -171,17 +171,29 @@ const ACCEPTANCE =
 /** How an answer to a request starts ("Yes, I'll send it"): a yes, not merely "I'll". */
 const ANSWER_START = /^(?:yes|yeah|yep|sure|ok|okay|of course|absolutely|definitely|will do|no problem)\b/;
 
+/** How an offer is taken up ("Yes please", "That would help a lot", "Great, I'll add you"). */
+const WELCOME =
+  /^(?:yes|yeah|sure|ok|okay|please do|great|perfect|brilliant|lovely|thanks|thank you|sounds good|that would|that'd|that works)\b/;
+
+/** A no from the person asked ("I can't this week", "Sorry, I'm out until Monday"). */
+const DECLINE =
+  /\b(?:i can't|i cannot|i can not|i won't be able|i'm not able|i am not able|i'm unable|i don't have (?:the )?(?:time|bandwidth|capacity)|not this (?:week|time)|i'm (?:swamped|fully booked|out|away|off) (?:this|until|all|today|tomorrow|next))\b|^(?:no|nope|sorry|unfortunately)\b(?! problem| worries)/;
+
 /** A sentence that may state a commitment, before repeats and answers are folded (commitments.ts). */
 export interface Candidate {
   item: ActionItem;
   /** The wording that made it one: a group's "let's…" or a bare deadline may be taken on by another. */
-  wording: Kind | 'acceptance';
+  wording: Kind | 'reply';
   /** Position in the sentences read. */
   at: number;
   /** "Sure." after a request: the answer to it, not a task of its own. */
   acceptance: boolean;
   /** Starts as an answer does ("Yes, I'll send the list on Wednesday"): it may complete a request. */
   accepts: boolean;
+  /** Starts as the taking up of an offer does ("Yes please", "That would help", "Great, I'll…"). */
+  welcomes: boolean;
+  /** A no and nothing more ("I can't this week"): the person asked turns the request down. */
+  declines: boolean;
 }
 
 function kindName(kind: Kind, addressed: boolean): ActionItemKind {
@@ -197,9 +209,14 @@ export function extractCandidates(sentences: readonly Sentence[], context: Actio
     const lower = s.text.toLowerCase().replace(/’/g, "'");
     const owner = ownerIn(s.text.replace(/’/g, "'"));
     const named = owner && owner.name !== s.speaker_name ? owner.name : null;
-    const kind = kindOf(lower, named !== null && !owner!.addressed, named !== null && owner!.addressed);
-    const acceptance = ACCEPTANCE.test(lower) && !CONCERN.test(lower);
-    if (!kind && !acceptance) continue;
+    const said = kindOf(lower, named !== null && !owner!.addressed, named !== null && owner!.addressed);
+    // "I can't this week" says when, but it is a no, not a deadline of the speaker's; "Sorry, I'll send
+    // it Monday" still commits.
+    const no = (!said || said === 'deadline') && DECLINE.test(lower);
+    const kind = no ? undefined : said;
+    const acceptance = !no && ACCEPTANCE.test(lower) && !CONCERN.test(lower);
+    const welcomes = !no && WELCOME.test(lower) && !CONCERN.test(lower);
+    if (!kind && !acceptance && !welcomes && !no) continue;
     // A request goes to the person addressed, else whoever answers; a label or a named subject to that
     // person; "I'll…", "we need to…" and bare deadlines to the speaker, even when they address someone.
     const assignee =
@@ -211,9 +228,11 @@ export function extractCandidates(sentences: readonly Sentence[], context: Actio
     const due = findDuePhrase(s.text);
     out.push({
       at: i,
-      wording: kind ?? 'acceptance',
-      acceptance: !kind,
+      wording: kind ?? 'reply',
+      acceptance: !kind && acceptance,
       accepts: ANSWER_START.test(lower),
+      welcomes,
+      declines: no,
       item: {
         text: tidy(s.text),
         assignee: assignee ?? null,
