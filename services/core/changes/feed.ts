@@ -102,14 +102,37 @@ const RECORD_FRAME_BYTES = (() => {
   return keys.reduce((n, k) => n + k.length + 3, 1 + keys.length);
 })();
 
-/** The bytes of JSON.stringify(r), counted without making the text: the budget is checked on every page. */
+/** A string's JSON bytes, or null's. */
+const textBytes = (s: string | null) => (s === null ? 4 : jsonStringBytes(s));
+/**
+ * The same for a string this module or a check of the database writes: kinds of change, instants made
+ * by to_char, reasons, statuses, privacies, all printable ASCII without `"` or `\\`.
+ */
+const plainBytes = (s: string | null) => (s === null ? 4 : s.length + 2);
+const numberBytes = (n: number | null) => (n === null ? 4 : String(n).length);
+const flagBytes = (b: boolean | null) => (b === null ? 4 : b ? 4 : 5);
+
+/**
+ * The bytes of JSON.stringify(r), counted without making the text: the budget is checked on every
+ * page. Only the text a person or an import wrote (ids, title, email) is scanned for escapes.
+ */
 export function recordJsonBytes(r: ChangeRecord): number {
-  let n = RECORD_FRAME_BYTES;
-  for (const k in r) {
-    const v = r[k as keyof ChangeRecord];
-    n += v === null ? 4 : typeof v === 'string' ? jsonStringBytes(v) : String(v).length;
-  }
-  return n;
+  return (
+    RECORD_FRAME_BYTES +
+    textBytes(r.meeting_id) +
+    plainBytes(r.changed) +
+    plainBytes(r.changed_at) +
+    flagBytes(r.removed) +
+    plainBytes(r.reason) +
+    textBytes(r.title) +
+    plainBytes(r.dateString) +
+    plainBytes(r.status) +
+    plainBytes(r.privacy) +
+    textBytes(r.channel_id) +
+    textBytes(r.organizer_email) +
+    numberBytes(r.duration) +
+    flagBytes(r.is_live)
+  );
 }
 
 /**
@@ -249,6 +272,31 @@ function kindsOf(kinds: string): string {
   return KNOWN_KINDS.has(kinds) ? kinds : mergedKinds(new Set(kinds.split(',')));
 }
 
+/**
+ * One row per meeting, at its latest change on the page, with every kind read for it. A page where no
+ * meeting changes twice (the common case) is answered as read, without merging.
+ */
+function latestPerMeeting(read: LogRow[]): LogRow[] {
+  const seen = new Set<string>();
+  for (const r of read) {
+    if (seen.has(r.meeting_id)) return merged(read);
+    seen.add(r.meeting_id);
+  }
+  return read;
+}
+
+function merged(read: LogRow[]): LogRow[] {
+  const byMeeting = new Map<string, { last: LogRow; kinds: Set<string> }>();
+  for (const r of read) {
+    const kinds = byMeeting.get(r.meeting_id)?.kinds ?? new Set<string>();
+    for (const k of r.kinds.split(',')) kinds.add(k);
+    // Taken out and put back: a Map keeps insertion order, so the meeting moves to its latest change.
+    byMeeting.delete(r.meeting_id);
+    byMeeting.set(r.meeting_id, { last: r, kinds });
+  }
+  return [...byMeeting.values()].map(({ last, kinds }) => ({ ...last, kinds: mergedKinds(kinds) }));
+}
+
 async function changesPage(
   db: Knex,
   config: Config,
@@ -264,27 +312,13 @@ async function changesPage(
     st.name,
   );
   const read = log.length > limit ? log.slice(0, limit) : log;
-  // One record per meeting, at its latest change on the page, with every kind since the cursor. A
-  // page where no meeting changes twice (the common case) needs no merging.
-  const byMeeting = new Map<string, { last: LogRow; kinds: Set<string> | null }>();
-  for (const r of read) {
-    const seen = byMeeting.get(r.meeting_id);
-    if (!seen) {
-      byMeeting.set(r.meeting_id, { last: r, kinds: null });
-      continue;
-    }
-    byMeeting.delete(r.meeting_id);
-    const kinds = seen.kinds ?? new Set(seen.last.kinds.split(','));
-    for (const k of r.kinds.split(',')) kinds.add(k);
-    byMeeting.set(r.meeting_id, { last: r, kinds });
-  }
-  const entries = [...byMeeting.values()];
-  const records = entries.map(({ last, kinds }) => logRecord(last, kinds ? mergedKinds(kinds) : kindsOf(last.kinds)));
+  const latest = latestPerMeeting(read);
+  const records = latest.map((r) => logRecord(r, kindsOf(r.kinds)));
   const page = withinBudget(records);
   const cut = page.length < records.length;
   const issued = Math.floor(Date.now() / 1000);
   // Every record left off has its latest change after the last one answered, so it is read again.
-  const lastRow = page.length ? entries[page.length - 1].last : null;
+  const lastRow = page.length ? latest[page.length - 1] : null;
   const next: ChangesCursor = lastRow
     ? { phase: 'changes', after: '', xid: lastRow.xid, meeting: lastRow.meeting_id, issued }
     : { ...c, issued };

@@ -103,6 +103,20 @@ describe('svc_get_changes', () => {
     expect(outsiders).toEqual([theirs]);
   });
 
+  it('answers a meeting changed twice on a page once, at its latest change, with both kinds', async () => {
+    const first = (await makeMeeting(t.db, { organizer: admin, title: 'First', privacy: 'teammates' })).id;
+    const second = (await makeMeeting(t.db, { organizer: admin, title: 'Second', privacy: 'teammates' })).id;
+    const { cursor } = await follow(ana.key);
+    await updateMeetingTitle(t.db, admin.principal, { meetingId: first, title: 'First, renamed' });
+    await updateMeetingTitle(t.db, admin.principal, { meetingId: second, title: 'Second, renamed' });
+    await updateMeetingPrivacy(t.db, admin.principal, { meetingId: first, privacy: 'link' });
+    const { pages } = await follow(ana.key, cursor);
+    expect(pages.flatMap((p) => p.changes.map((c: any) => [c.meeting_id, c.changed, c.title, c.privacy]))).toEqual([
+      [second, 'title', 'Second, renamed', 'teammates'],
+      [first, 'title,sharing', 'First, renamed', 'link'],
+    ]);
+  });
+
   it('answers in TOON by default, and as lines of text', async () => {
     const toon = await mcp.call(ana.key, 'svc_get_changes', { limit: 2 });
     expect(toon.isError).toBe(false);
