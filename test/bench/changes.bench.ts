@@ -9,6 +9,7 @@
  *   npx tsx test/bench/changes.bench.ts --meetings 1000 --seconds 5
  *   npx tsx test/bench/changes.bench.ts --list-limit 50  # the list's largest page beside it (not the target's bar)
  *   npx tsx test/bench/changes.bench.ts --baseline ../base   # another checkout's built role: before and after in one run
+ *   BENCH_SERVER_PROF=<dir> npx tsx test/bench/changes.bench.ts   # V8 CPU profiles of the roles (mcp.cpuprofile, mcp-baseline.cpuprofile)
  *
  * The meetings are mcp.bench.ts's data set (its seeding, its database). The callers are members, whose
  * visibility rule is the dearer one; each call starts at one of many cursors spread over the log, so
@@ -249,6 +250,8 @@ async function run(url: string, o: Options): Promise<void> {
     await base?.stop();
   }
   const p95 = (k: Phase) => avg(results[k].map((s) => s.p95));
+  // The role's CPU a call: steadier than the p95s on a shared machine (the PostgreSQL column counts every cluster's backends).
+  const mcpCpu = (k: Phase) => avg(results[k].map((s) => s.serverCpu ?? NaN));
   const errors = order.reduce((a, k) => a + results[k].reduce((b, s) => b + s.errors, 0), 0);
   const ratio = p95('changes') / p95('list');
   console.log(
@@ -258,6 +261,9 @@ async function run(url: string, o: Options): Promise<void> {
     console.log(
       `baseline's svc_get_changes p95 ${p95('baseline').toFixed(1)} ms: ${(p95('baseline') / p95('list')).toFixed(2)}x the list's`,
     );
+  console.log(
+    `mcp CPU a call: svc_get_changes ${mcpCpu('changes').toFixed(2)} ms, the list's ${mcpCpu('list').toFixed(2)} ms (${(mcpCpu('changes') / mcpCpu('list')).toFixed(2)}x)${base ? `, the baseline's ${mcpCpu('baseline').toFixed(2)} ms` : ''}`,
+  );
   console.log(`errors: ${errors}`);
   if (errors || ratio > 1) process.exitCode = 1;
 }
