@@ -72,7 +72,7 @@ async function wordsEverywhere(db: Knex, visible: SqlFragment, question: string)
 }
 
 /**
- * A question's statements through knex alone, as rankByMeaning runs them (question-rank.ts), one
+ * A question's statements through knex alone, as a question runs them (question-rank.ts), one
  * question at a time for the same callers: the database's share of a question, the nearest passages
  * alone beside the whole ranking statement that holds them, and the plan of the first question's.
  */
@@ -93,24 +93,21 @@ export async function questionStatements(
     into.push(performance.now() - t0);
     return r;
   };
-  const ranking = { passages: 40, wordSpan: 10, words: 40, wordWeight: 0.07, wordHalf: 0.3, pool: 100 };
-  const inTransaction = (sql: string, bindings: SqlFragment['bindings']) =>
-    db.transaction(async (trx) => {
-      await trx.raw("set local hnsw.ef_search = 100; set local hnsw.iterative_scan = 'relaxed_order'");
-      return (await trx.raw(sql, bindings)).rows;
-    });
+  const ranking = { passages: 40, efSearch: 100, wordSpan: 10, words: 40, wordWeight: 0.07, wordHalf: 0.3, pool: 100 };
+  // Each statement makes its own HNSW settings (nearestPassagesSql), so it runs alone, as a question runs it.
+  const alone = async (sql: string, bindings: SqlFragment['bindings']) => (await db.raw(sql, bindings)).rows;
   const plans: string[] = [];
   for (const [i, q] of questions.entries()) {
     const visible = listedAndVisible(principals[i % principals.length], resolveFilters({ question: q }));
     const vector = vectorLiteral(await embedder.embedQuery(q));
-    const near = nearestPassagesSql(visible, model.name, model.dims, vector, 40);
-    await timed(times.nearest, () => inTransaction(near.sql, near.bindings));
+    const near = nearestPassagesSql(visible, model.name, model.dims, vector, 40, ranking.efSearch);
+    await timed(times.nearest, () => alone(near.sql, near.bindings));
     const ranked = rankByMeaningSql(visible, model.name, model.dims, vector, q, ranking);
-    await timed(times.ranking, () => inTransaction(ranked.sql, ranked.bindings));
+    await timed(times.ranking, () => alone(ranked.sql, ranked.bindings));
     await timed(times['words everywhere'], () => wordsEverywhere(db, visible, q));
     if (i === 0) {
       const plan = (rows: { 'QUERY PLAN': string }[]) => rows.map((r) => `      ${r['QUERY PLAN']}`).join('\n');
-      const explained = await inTransaction(`explain (analyze, buffers) ${ranked.sql}`, ranked.bindings);
+      const explained = await alone(`explain (analyze, buffers) ${ranked.sql}`, ranked.bindings);
       plans.push(`    the ranking statement, "${q}":\n${plan(explained)}`);
     }
   }
@@ -145,18 +142,17 @@ export async function nearestAgainstExact(
   const meanOf = (rows: { distance: number }[]) => rows.reduce((a, r) => a + Number(r.distance), 0) / rows.length;
   for (const [i, q] of questions.entries()) {
     const visible = listedAndVisible(principals[i % principals.length], resolveFilters({ question: q }));
-    const near = nearestPassagesSql(visible, model.name, model.dims, vectorLiteral(await embedder.embedQuery(q)), 40);
+    const vector = vectorLiteral(await embedder.embedQuery(q));
     const exactRows = await db.transaction(async (trx) => {
       await trx.raw('set local enable_indexscan = off');
+      const near = nearestPassagesSql(visible, model.name, model.dims, vector, 40, 40);
       return (await trx.raw(near.sql, near.bindings)).rows;
     });
     const exact = farthest(exactRows);
     for (const ef of i % 2 ? [...efs].reverse() : efs) {
       const t0 = performance.now();
-      const rows = await db.transaction(async (trx) => {
-        await trx.raw(`set local hnsw.ef_search = ${ef}; set local hnsw.iterative_scan = 'relaxed_order'`);
-        return (await trx.raw(near.sql, near.bindings)).rows;
-      });
+      const near = nearestPassagesSql(visible, model.name, model.dims, vector, 40, ef);
+      const rows = (await db.raw(near.sql, near.bindings)).rows;
       const f = found.get(ef)!;
       f.times.push(performance.now() - t0);
       f.gap += meanOf(rows) / meanOf(exactRows);

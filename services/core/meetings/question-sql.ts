@@ -21,9 +21,20 @@ const QUESTION_LEXEMES =
   '(select distinct u.l from search_configs c, unnest(tsvector_to_array(to_tsvector(c.config::regconfig, ?))) u(l)) w(l)';
 
 /**
+ * The HNSW search's settings, made by the statement that searches: `efSearch` candidates kept while
+ * searching (more finds nearer passages, slower), and iterative scans on, so the index is read on until
+ * the LIMIT's passages pass the filter. set_config(…, true) lasts until the statement's transaction
+ * ends, so the pooled connection is left as it was, and no transaction of several round trips is
+ * needed. The condition refers to no row, so PostgreSQL tests it once, before its input's first row
+ * (a gating One-Time Filter), and pgvector reads both settings when the scan fetches its first row.
+ */
+const SCAN_SETTINGS =
+  "(select set_config('hnsw.ef_search', ?, true) || set_config('hnsw.iterative_scan', 'relaxed_order', true)) is not null";
+
+/**
  * The `limit` passages of `model` nearest `vector` (cosine distance, through the model's HNSW index)
- * among the meetings that pass `visible`. Run with hnsw.iterative_scan on, so the index is read on
- * until `limit` passages pass the filter.
+ * among the meetings that pass `visible`, searched with `efSearch` candidates and iterative scans on
+ * (SCAN_SETTINGS).
  */
 export function nearestPassagesSql(
   visible: SqlFragment,
@@ -31,20 +42,22 @@ export function nearestPassagesSql(
   dims: number,
   vector: string,
   limit: number,
+  efSearch: number,
 ): SqlFragment {
   const distance = `pv.embedding::halfvec(${dims}) <=> ${asHalfvec(dims)}`;
   return {
     sql:
       `select pv.meeting_id, pv.first_idx, pv.last_idx, ${distance} as distance` +
       ' from passage_vectors pv join meetings m on m.id = pv.meeting_id' +
-      ` where pv.model = ? and ${visible.sql} order by ${distance} limit ?`,
-    bindings: [vector, model, ...visible.bindings, vector, limit],
+      ` where ${SCAN_SETTINGS} and pv.model = ? and ${visible.sql} order by ${distance} limit ?`,
+    bindings: [vector, String(efSearch), model, ...visible.bindings, vector, limit],
   };
 }
 
 /** How rankByMeaningSql ranks: how many passages it reads, how far around them it looks for the question's words, and the words' bonus. */
 export interface MeaningRanking {
   passages: number;
+  efSearch: number;
   wordSpan: number;
   words: number;
   wordWeight: number;
@@ -58,8 +71,8 @@ export interface MeaningRanking {
  * `wordSpan` of them that hold the question's words (each range read by key, then tested, so the cost
  * follows the passages, not how common the words are), the `words` best by cover density; every
  * sentence of those passages and those words a candidate, scored the mean similarity of the passages
- * that hold it plus the words' bonus; the best `pool`, best first. Run with hnsw.iterative_scan on, so
- * the index is read on until `passages` pass the filter.
+ * that hold it plus the words' bonus; the best `pool`, best first. The statement makes its own HNSW
+ * settings (nearestPassagesSql), so it runs alone, in one round trip.
  */
 export function rankByMeaningSql(
   visible: SqlFragment,
@@ -71,7 +84,7 @@ export function rankByMeaningSql(
 ): SqlFragment {
   const v = asHalfvec(dims);
   const e = `pv.embedding::halfvec(${dims})`;
-  const near = nearestPassagesSql(visible, model, dims, vector, r.passages);
+  const near = nearestPassagesSql(visible, model, dims, vector, r.passages, r.efSearch);
   return {
     sql:
       `with near as materialized (${near.sql}),` +
@@ -86,8 +99,8 @@ export function rankByMeaningSql(
       ` scored as (select c.meeting_id, c.idx, coalesce(avg(1 - (${e} <=> ${v})), 0) as meaning from cand c` +
       ' left join passage_vectors pv on pv.meeting_id = c.meeting_id and pv.model = ?' +
       ' and pv.first_idx between c.idx - ? and c.idx and pv.last_idx >= c.idx group by c.meeting_id, c.idx)' +
-      ' select s.meeting_id, s.idx from scored s left join words wd on wd.meeting_id = s.meeting_id and wd.idx = s.idx' +
-      ' order by s.meaning + ? * coalesce(wd.rank, 0) / (coalesce(wd.rank, 0) + ?) desc, s.meeting_id, s.idx limit ?',
+      ' select s.meeting_id, s.idx, row_number() over (order by s.meaning + ? * coalesce(wd.rank, 0) / (coalesce(wd.rank, 0) + ?) desc,' +
+      ' s.meeting_id, s.idx) as n from scored s left join words wd on wd.meeting_id = s.meeting_id and wd.idx = s.idx order by n limit ?',
     bindings: [
       ...near.bindings,
       question,
@@ -123,28 +136,31 @@ export function wordSentencesSql(visible: SqlFragment, words: string, pool: numb
     sql:
       'with hits as (select s.meeting_id, s.idx, s.tsv from sentences s join meetings m on m.id = s.meeting_id' +
       ` where s.tsv @@ ?::tsquery and ${visible.sql} limit ?)` +
-      ' select h.meeting_id, h.idx, ts_rank_cd(h.tsv, ?::tsquery) as rank from hits h order by rank desc, h.meeting_id, h.idx limit ?',
+      ' select h.meeting_id, h.idx, row_number() over (order by ts_rank_cd(h.tsv, ?::tsquery) desc, h.meeting_id, h.idx) as n' +
+      ' from hits h order by n limit ?',
     bindings: [words, ...visible.bindings, pool, words, limit],
   };
 }
 
-/** The moments' sentences and the sentence either side of each. */
-export function momentSentencesSql(moments: { meeting_id: string; idx: number }[]): SqlFragment {
+/**
+ * A ranking statement's rows (meeting_id, idx and n, its place from 1, best first) in their order,
+ * each on the page (places `skip` + 1 to `skip` + `limit`) with its sentence, the sentence either side
+ * and its meeting as a list answers it (record, participants, short summary); the rest with their place
+ * only, so the caller counts them. The ranking and its page are one statement: one round trip, one
+ * snapshot. The meetings are read by id: the ranking read only meetings the caller may see.
+ */
+export function answerPageSql(ranking: SqlFragment, skip: number, limit: number): SqlFragment {
+  const near = (alias: string, step: number) =>
+    `left join sentences ${alias} on s.idx is not null and ${alias}.meeting_id = r.meeting_id and ${alias}.idx = r.idx ${step < 0 ? '-' : '+'} 1`;
   return {
     sql:
-      'select distinct s.meeting_id, s.idx, s.speaker_name, s.start_time, s.text' +
-      ' from unnest(?::text[], ?::int[]) as c(mid, i)' +
-      ' join sentences s on s.meeting_id = c.mid and s.idx between c.i - 1 and c.i + 1',
-    bindings: [moments.map((m) => m.meeting_id), moments.map((m) => m.idx)],
-  };
-}
-
-/** The moments' meetings as a list answers them (record, participants, short summary). */
-export function momentMeetingsSql(ids: string[]): SqlFragment {
-  return {
-    sql:
-      `${PAGE_DETAILS} null as matched from (select ${meetingColumns('m').join(', ')} from meetings m where m.id = any(?::text[])) as page` +
-      ' left join summaries su on su.meeting_id = page.id',
-    bindings: [ids],
+      `with ranked as materialized (${ranking.sql})` +
+      ' select r.meeting_id, r.idx, s.speaker_name, s.start_time, s.text, b.text as before, a.text as after, d.*' +
+      ' from ranked r left join sentences s on r.n > ? and r.n <= ? and s.meeting_id = r.meeting_id and s.idx = r.idx' +
+      ` ${near('b', -1)} ${near('a', 1)}` +
+      ` left join lateral (${PAGE_DETAILS} null as matched from (select ${meetingColumns('m').join(', ')} from meetings m` +
+      ' where s.idx is not null and m.id = r.meeting_id) as page left join summaries su on su.meeting_id = page.id) d on true' +
+      ' order by r.n',
+    bindings: [...ranking.bindings, skip, skip + limit],
   };
 }

@@ -21,8 +21,8 @@ import type { MeetingList, MeetingListRecord } from './list';
 import type { MeetingListRow } from './list-sql';
 import { listedAndVisible } from './list-sql';
 import { fitMoments, LIST_TOKENS, momentLink, type MomentRecord } from './moments';
-import { momentMeetingsSql, momentSentencesSql } from './question-sql';
-import { momentKey, rankByMeaning, rankByWords, type Ranked } from './question-rank';
+import { answerPageSql } from './question-sql';
+import { rankingByMeaning, rankingByWords } from './question-rank';
 import { toMeetingRecord } from './records';
 
 /** The neighbours a moment shows are cut to this many characters. */
@@ -38,8 +38,6 @@ export interface AnswerMoment extends MomentRecord {
   before: string;
   after: string;
 }
-
-const key = momentKey;
 
 /** Whether each database's vector tables exist, looked up once a minute (an operator may add pgvector while roles run). */
 const tablesKnown = new WeakMap<Knex, { at: number; ready: boolean }>();
@@ -58,61 +56,50 @@ async function meaningUnavailable(db: Knex, embedder: TextEmbedder | null | unde
   return null;
 }
 
-interface SentenceRow {
-  meeting_id: string;
-  idx: number;
-  speaker_name: string;
-  start_time: number;
-  text: string;
-}
+/** A row of answerPageSql: a ranked sentence, and on the page its sentence, neighbours and meeting. */
+type AnswerRow = { meeting_id: string; idx: number } & (
+  | { text: null }
+  | (MeetingListRow & {
+      speaker_name: string;
+      start_time: number;
+      text: string;
+      before: string | null;
+      after: string | null;
+    })
+);
 
-const cut = (s: string | undefined) => (!s ? '' : s.length <= CONTEXT_CHARS ? s : `${s.slice(0, CONTEXT_CHARS - 1)}…`);
+const cut = (s: string | null) => (!s ? '' : s.length <= CONTEXT_CHARS ? s : `${s.slice(0, CONTEXT_CHARS - 1)}…`);
 
-/** The page's moments with their sentences and neighbours, and their meetings in the order of their best moment. */
-async function answerPage(
-  db: Knex,
+/** The page's moments, and their meetings in the order of their best moment, from answerPageSql's rows. */
+function answerPage(
   config: Pick<Config, 'publicBaseUrl'>,
-  page: Ranked[],
-): Promise<{ moments: AnswerMoment[]; meetings: MeetingListRecord[]; rows: MeetingListRow[] }> {
-  if (!page.length) return { moments: [], meetings: [], rows: [] };
-  const s = momentSentencesSql(page);
-  const m = momentMeetingsSql([...new Set(page.map((r) => r.meeting_id))]);
-  const [sentences, meetingRows] = await Promise.all([
-    db.raw<{ rows: SentenceRow[] }>(s.sql, s.bindings),
-    db.raw<{ rows: MeetingListRow[] }>(m.sql, m.bindings),
-  ]);
-  const sentence = new Map(sentences.rows.map((r) => [key(r), r]));
-  const byId = new Map(meetingRows.rows.map((r) => [r.id, r]));
-  const records = new Map(
-    meetingRows.rows.map((r) => [
-      r.id,
-      { ...toMeetingRecord(config, r, r.participants), summary: r.short_summary || null },
-    ]),
-  );
+  rows: AnswerRow[],
+): { moments: AnswerMoment[]; meetings: MeetingListRecord[]; teamOf: Map<string, string> } {
   const moments: AnswerMoment[] = [];
-  for (const r of page) {
-    const at = sentence.get(key(r));
-    const meeting = records.get(r.meeting_id);
-    if (!at || !meeting) continue; // deleted since it was ranked
-    const start = Number(at.start_time);
+  const meetings = new Map<string, MeetingListRecord>();
+  const teamOf = new Map<string, string>();
+  for (const r of rows) {
+    if (r.text === null) continue; // ranked, not on the page
+    let meeting = meetings.get(r.id);
+    if (!meeting) {
+      meeting = { ...toMeetingRecord(config, r, r.participants), summary: r.short_summary || null };
+      meetings.set(r.id, meeting);
+      teamOf.set(r.id, r.team_id);
+    }
+    const start = Number(r.start_time);
     moments.push({
       meeting_id: r.meeting_id,
       title: meeting.title,
       index: r.idx,
-      speaker_name: at.speaker_name,
+      speaker_name: r.speaker_name,
       start_time: start,
-      text: at.text,
-      before: cut(sentence.get(key({ meeting_id: r.meeting_id, idx: r.idx - 1 }))?.text),
-      after: cut(sentence.get(key({ meeting_id: r.meeting_id, idx: r.idx + 1 }))?.text),
+      text: r.text,
+      before: cut(r.before),
+      after: cut(r.after),
       link: momentLink(meeting.transcript_url, start),
     });
   }
-  const order = [...new Set(moments.map((x) => x.meeting_id))];
-  return {
-    moments,
-    meetings: order.map((id) => records.get(id)!),
-    rows: order.map((id) => byId.get(id)!),
-  };
+  return { moments, meetings: [...meetings.values()], teamOf };
 }
 
 /**
@@ -129,23 +116,23 @@ export async function answerQuestion(
   const question = f.question!;
   const visible = listedAndVisible(p, f);
   const unavailable = await meaningUnavailable(db, embedder);
-  const ranked = unavailable
-    ? await rankByWords(db, visible, question, QUESTION_POOL)
-    : await rankByMeaning(db, embedder!, visible, question, QUESTION_POOL);
-  const page = ranked.slice(f.skip, f.skip + f.limit);
-  const { moments, meetings, rows } = await answerPage(db, config, page);
-  const hasMore = ranked.length > f.skip + f.limit;
+  const ranking = unavailable
+    ? await rankingByWords(db, visible, question)
+    : await rankingByMeaning(embedder!, visible, question, QUESTION_POOL);
+  const page = ranking && answerPageSql(ranking, f.skip, f.limit);
+  const rows = page ? (await db.raw<{ rows: AnswerRow[] }>(page.sql, page.bindings)).rows : [];
+  const { moments, meetings, teamOf } = answerPage(config, rows);
+  const hasMore = rows.length > f.skip + f.limit;
   const list: MeetingList = {
     meetings,
-    total: ranked.length,
-    total_is_lower_bound: ranked.length === QUESTION_POOL,
+    total: rows.length,
+    total_is_lower_bound: rows.length === QUESTION_POOL,
     has_more: hasMore,
     next_skip: hasMore ? f.skip + f.limit : null,
     answered_by: unavailable ? 'words' : 'meaning',
     ...(unavailable ? { note: `Answered by the question's words only: ${unavailable}.` } : {}),
   };
   const fitted = fitMoments([moments], LIST_TOKENS - estimateJsonTokens(list));
-  const teamOf = new Map(rows.map((r) => [r.id, r.team_id]));
   recordReads(
     db,
     p,

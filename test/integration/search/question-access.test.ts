@@ -9,8 +9,13 @@ import { makeMeeting, makeTeam, makeUser, shareMeeting, TestUser } from '../../s
 import { McpHarness, startMcp } from '../../support/mcp';
 import { GraphqlHarness, startGraphql } from '../../support/graphql';
 import { testEmbedder } from '../../support/embedder';
-import { embedMeeting } from '../../../services/core/passages';
+import { embedMeeting, ensureModelIndex, vectorLiteral } from '../../../services/core/passages';
 import { deleteMeeting } from '../../../services/core/meetings';
+import { resolveFilters } from '../../../services/core/meetings/filters';
+import { listedAndVisible } from '../../../services/core/meetings/list-sql';
+import { nearestPassagesSql } from '../../../services/core/meetings/question-sql';
+import { createDb } from '../../../services/platform/db';
+import type { Embedder } from '../../../services/intelligence/embeddings';
 
 let t: TestDatabase;
 let mcp: McpHarness;
@@ -18,6 +23,7 @@ let gql: GraphqlHarness;
 let owner: TestUser;
 let member: TestUser;
 let outsider: TestUser;
+let embedder: Embedder;
 const ids: Record<string, string> = {};
 
 const QUESTION = 'When is the new office supposed to open its doors?';
@@ -29,7 +35,7 @@ const said = (text: string) => [
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  const embedder = await testEmbedder();
+  embedder = await testEmbedder();
   const team = await makeTeam(t.db);
   const other = await makeTeam(t.db);
   owner = await makeUser(t.db, team, { role: 'member' });
@@ -103,6 +109,37 @@ describe('a question answers only from meetings the caller may read', () => {
     const r = await mcp.call(outsider.key, 'svc_get_transcripts', { question: QUESTION, limit: 20, format: 'json' });
     const seen = new Set(r.data.moments.map((m: { meeting_id: string }) => m.meeting_id));
     expect([...seen].sort()).toEqual([ids.otherteam, ids.revoked, ids.expired].sort());
+  });
+});
+
+describe('the nearest passages through the HNSW index', () => {
+  it('are read on past hidden ones with the settings the statement makes, and leave the connection as it was', async () => {
+    const one = createDb({ url: t.url, poolMax: 1 });
+    try {
+      await ensureModelIndex(one, embedder.info);
+      // The index, not a scan of these few rows; one candidate a search: without the iterative scan
+      // the statement makes, a hidden passage first would leave nothing to answer with.
+      await one.raw('set enable_seqscan = off');
+      const vector = vectorLiteral(await embedder.embedQuery(QUESTION));
+      const near = nearestPassagesSql(
+        listedAndVisible(member.principal, resolveFilters({ question: QUESTION })),
+        embedder.info.name,
+        embedder.info.dims,
+        vector,
+        2,
+        1,
+      );
+      const plan = (await one.raw(`explain ${near.sql}`, near.bindings)).rows.map(
+        (r: Record<string, string>) => r['QUERY PLAN'],
+      );
+      expect(plan.join('\n')).toContain('passage_vectors_hnsw_');
+      const rows = (await one.raw(near.sql, near.bindings)).rows as { meeting_id: string }[];
+      expect(rows.map((r) => r.meeting_id)).toEqual([ids.visible, ids.visible]);
+      const setting = async (name: string) => (await one.raw(`show ${name}`)).rows[0][name];
+      expect([await setting('hnsw.ef_search'), await setting('hnsw.iterative_scan')]).toEqual(['40', 'off']);
+    } finally {
+      await one.destroy();
+    }
   });
 });
 
