@@ -150,17 +150,18 @@ export function wordSentencesSql(visible: SqlFragment, words: string, pool: numb
  * snapshot. The meetings are read by id: the ranking read only meetings the caller may see.
  */
 export function answerPageSql(ranking: SqlFragment, skip: number, limit: number): SqlFragment {
-  const near = (alias: string, step: number) =>
-    `left join sentences ${alias} on s.idx is not null and ${alias}.meeting_id = r.meeting_id and ${alias}.idx = r.idx ${step < 0 ? '-' : '+'} 1`;
+  // The page's rows are read on their own, so only they look up their sentences and meeting.
+  const beside = (alias: string, step: string) =>
+    `left join sentences ${alias} on ${alias}.meeting_id = p.meeting_id and ${alias}.idx = p.idx ${step} 1`;
   return {
     sql:
-      `with ranked as materialized (${ranking.sql})` +
-      ' select r.meeting_id, r.idx, s.speaker_name, s.start_time, s.text, b.text as before, a.text as after, d.*' +
-      ' from ranked r left join sentences s on r.n > ? and r.n <= ? and s.meeting_id = r.meeting_id and s.idx = r.idx' +
-      ` ${near('b', -1)} ${near('a', 1)}` +
-      ` left join lateral (${PAGE_DETAILS} null as matched from (select ${meetingColumns('m').join(', ')} from meetings m` +
-      ' where s.idx is not null and m.id = r.meeting_id) as page left join summaries su on su.meeting_id = page.id) d on true' +
-      ' order by r.n',
+      `with ranked as materialized (${ranking.sql}),` +
+      ' answered as (select p.n, s.speaker_name, s.start_time, s.text, b.text as before, a.text as after, d.*' +
+      ' from ranked p join sentences s on s.meeting_id = p.meeting_id and s.idx = p.idx' +
+      ` ${beside('b', '-')} ${beside('a', '+')}` +
+      ` cross join lateral (${PAGE_DETAILS} null as matched from (select ${meetingColumns('m').join(', ')} from meetings m` +
+      ' where m.id = p.meeting_id) as page left join summaries su on su.meeting_id = page.id) d where p.n > ? and p.n <= ?)' +
+      ' select r.meeting_id, r.idx, answered.* from ranked r left join answered on answered.n = r.n order by r.n',
     bindings: [...ranking.bindings, skip, skip + limit],
   };
 }
