@@ -1,10 +1,12 @@
 /**
- * The three answer formats (docs/tools.md, Conventions). TOON (default) comes from
- * @toon-format/toon; records are
- * shaped flat by the tools so lists render as TOON tables. One representation per result.
+ * The three answer formats (docs/tools.md, Conventions). TOON (default) is written by ./toon.ts, the
+ * text @toon-format/toon writes; records are shaped flat by the tools so lists render as TOON tables.
+ * One representation per result.
  */
-import { encode } from '@toon-format/toon';
 import { z } from 'zod';
+import { encodeToon, type ToonDelimiter } from './toon';
+
+export type { ToonDelimiter };
 
 export const FORMATS = ['toon', 'json', 'text'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -13,9 +15,6 @@ export const formatParam = z
   .enum(FORMATS, { error: 'must be one of toon, json, text' })
   .optional()
   .describe('Text answer format (default toon).');
-
-/** How a tool's TOON tables separate their cells; the table header names it, so readers need not be told. */
-export type ToonDelimiter = ',' | '\t';
 
 export function render(
   data: unknown,
@@ -29,7 +28,7 @@ export function render(
     case 'text':
       return text ? text(data as never) : genericText(data);
     default:
-      return encode(data, { delimiter });
+      return encodeToon(data, delimiter);
   }
 }
 
