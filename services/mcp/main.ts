@@ -45,10 +45,11 @@ function lazyWorkflowPort(config: Config): { port: WorkflowPort; close(): Promis
  * on a machine with plenty of memory lets the old space reach up to four times the live heap before
  * collecting it in full. Under concurrent calls much of each call's garbage (its rows, records and the
  * answer's text) outlives a young collection and is promoted, so the old space fills with the dead
- * answers of earlier calls, and that is the pod's resident memory. At 1.5 times the live heap the role
- * collects in full more often, each collection over a small heap.
+ * answers of earlier calls, and that is the pod's resident memory. At twice the live heap the role
+ * collects in full more often, each collection over a small heap; at 1.5 times it paid for that in
+ * CPU on large transcript pages (test/bench/JOURNAL.md).
  */
-const HEAP_GROWING_PERCENT = 50;
+const HEAP_GROWING_PERCENT = 100;
 
 /**
  * The mcp role: POST /mcp plus health and metrics. Its tools need PostgreSQL, so it is ready whenever
@@ -57,8 +58,10 @@ const HEAP_GROWING_PERCENT = 50;
  * other roles.
  */
 export async function startMcpRole(config: Config, shared?: DatabaseRuntime): Promise<RunningRole & { url: string }> {
-  // A process-wide setting, so only when the role has the process to itself (not `serve all`).
-  if (!shared) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  // A process-wide setting, so only when the role has the process to itself (not `serve all`), and
+  // not over the operator's own `node --heap-growing-percent=N` (0: V8's own growth).
+  if (!shared && !process.execArgv.some((a) => a.startsWith('--heap-growing-percent')))
+    setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const rt = shared ?? createDatabaseRuntime(config);
   await requireRuntimeSchema(rt, !shared);
   // Reads of meetings are buffered and written in batches; stopping writes what is left.
