@@ -87,10 +87,20 @@ export function createMcpApp(deps: Deps, checks: ReadinessCheck[]): Express {
 
   const auth = [requireAuth(deps, oauth?.resourceServer), requireToolScopes(oauth?.resourceServer)];
   app.post('/mcp', ...guards, express.json({ limit: '1mb' }), ...auth, async (req: AuthedRequest, res: Response) => {
-    const log = requestLog(res);
-    const server = createMcpServer(req.principal!, { ...deps, log });
+    // The request's logger is made on first use, as requestLog says: most calls log nothing.
+    const server = createMcpServer(req.principal!, {
+      ...deps,
+      get log() {
+        return requestLog(res);
+      },
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // An answer written in full leaves nothing open: the server and transport are this request's
+    // alone and go with it. Closing them then would cost every call a "connection closed" error
+    // built for handlers that no longer wait; only an answer cut short (the client went away while
+    // the tool ran) closes them, so nothing writes to the dropped connection afterwards.
     res.on('close', () => {
+      if (res.writableFinished) return;
       void transport.close();
       void server.close();
     });
@@ -98,7 +108,7 @@ export function createMcpApp(deps: Deps, checks: ReadinessCheck[]): Express {
       await server.connect(transport);
       await transport.handleRequest(req, res, req.body);
     } catch (e) {
-      log.error({ err: e }, 'mcp request failed');
+      requestLog(res).error({ err: e }, 'mcp request failed');
       if (!res.headersSent) rpcError(res, 500, -32603, 'Internal error');
     }
   });

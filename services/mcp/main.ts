@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { closeServers, listen, serverUrl } from '../platform/http';
 import { runRoleMain, RunningRole } from '../platform/role';
 import { createDatabaseRuntime, DatabaseRuntime, requireRuntimeSchema } from '../platform/db-runtime';
@@ -40,12 +41,27 @@ function lazyWorkflowPort(config: Config): { port: WorkflowPort; close(): Promis
 }
 
 /**
+ * How far V8 lets the heap grow past what its last full collection kept, in percent. Left to itself, V8
+ * on a machine with plenty of memory lets the old space reach up to four times the live heap before
+ * collecting it in full. Under concurrent calls much of each call's garbage (its rows, records and the
+ * answer's text) outlives a young collection and is promoted, so the old space fills with the dead
+ * answers of earlier calls, and that is the pod's resident memory. At twice the live heap the role
+ * collects in full more often, each collection over a small heap; at 1.5 times it paid for that in
+ * CPU on large transcript pages (test/bench/JOURNAL.md).
+ */
+const HEAP_GROWING_PERCENT = 100;
+
+/**
  * The mcp role: POST /mcp plus health and metrics. Its tools need PostgreSQL, so it is ready whenever
  * the database is; the tools that start a workflow (svc_resummarize_meeting, svc_correct_sentence) use a lazy Temporal
  * client that connects on first use and is no readiness check. Pass a shared runtime to run beside
  * other roles.
  */
 export async function startMcpRole(config: Config, shared?: DatabaseRuntime): Promise<RunningRole & { url: string }> {
+  // A process-wide setting, so only when the role has the process to itself (not `serve all`), and
+  // not over the operator's own `node --heap-growing-percent=N` (0: V8's own growth).
+  if (!shared && !process.execArgv.some((a) => a.startsWith('--heap-growing-percent')))
+    setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const rt = shared ?? createDatabaseRuntime(config);
   await requireRuntimeSchema(rt, !shared);
   // Reads of meetings are buffered and written in batches; stopping writes what is left.
