@@ -155,6 +155,7 @@ async function main(): Promise<void> {
   await admin.destroy();
   const url = withDatabase(pg.adminUrl, run);
   const db = createDb({ url, poolMax: 4 });
+  await migrateLatest(db); // a template built by an older checkout lacks the newest migrations
   const sentences = await markWaiting(db, WAITING);
   log(`${WAITING} meetings waiting, ${sentences} sentences`);
 

@@ -12,6 +12,7 @@
  */
 import type { Knex } from 'knex';
 import { DICTIONARY_CONFIGS } from '../../platform/migrations/20261212000700_dictionary_configs';
+import { SETS_BY_STATEMENT } from '../../platform/migrations/20261213000100_sentence_sets_by_statement';
 
 /** Meetings waiting for the re-index (m is the meetings row). */
 const WAITING =
@@ -62,15 +63,18 @@ interface Taken {
 
 /**
  * The next `batch` meetings waiting for their language after `afterId`, in one transaction (all of
- * them or none), set-based: one statement for all their sentences, so the sentence triggers rebuild
- * the meetings' lexeme sets and best moments once per step, not once per meeting.
+ * them or none), set-based: one statement for all their sentences, and one for all the meetings.
  *
  * The configuration is written first, on its own, where no trigger looks; the sentences of the
  * meetings whose configuration changed are indexed with it; then the language is written as it is
  * (or from the upload), and the meetings trigger finds the configuration already right and indexes
- * only the title, instead of every sentence a second time. Meetings whose configuration does not
- * change (an English upload, a language still without its dictionary) keep their sentences
- * untouched. Meetings another transaction holds are skipped (SKIP LOCKED): a later pass takes them.
+ * only the title, instead of every sentence a second time. The meetings' lexeme sets and best
+ * moments are rebuilt in that same statement, with the functions the sentence trigger uses, which
+ * leaves them to it (SETS_BY_STATEMENT): each meeting's row gets one new version, and its words go
+ * into the full-text indexes once, not once for the sets and again for the language. Meetings whose
+ * configuration does not change (an English upload, a language still without its dictionary) keep
+ * their sentences and sets untouched. Meetings another transaction holds are skipped (SKIP LOCKED):
+ * a later pass takes them.
  */
 export async function reindexStep(db: Knex, batch: number, afterId = ''): Promise<ReindexStep> {
   if (!Number.isInteger(batch) || batch < 1)
@@ -89,23 +93,32 @@ export async function reindexStep(db: Knex, batch: number, afterId = ''): Promis
     if (!taken.length) return { meetings: 0, sentences: 0, lastId: afterId, done: true };
     const moved = taken.filter((m) => m.config !== m.was);
     let sentences = 0;
+    /** Meetings whose sentences were indexed again: their sets and moments are rebuilt below. */
+    let rebuilt: string[] = [];
     if (moved.length) {
       await trx.raw(
         'update meetings m set search_config = c.config from unnest(?::text[], ?::text[]) as c(id, config) where m.id = c.id',
         [moved.map((m) => m.id), moved.map((m) => m.config)],
       );
+      await trx.raw(`set local ${SETS_BY_STATEMENT} = on`);
       const r = await trx.raw(
-        'update sentences s set tsv = to_tsvector(m.search_config::regconfig, s.text) from meetings m' +
-          ' where m.id = any(?::text[]) and s.meeting_id = m.id',
+        'with u as (update sentences s set tsv = to_tsvector(m.search_config::regconfig, s.text) from meetings m' +
+          ' where m.id = any(?::text[]) and s.meeting_id = m.id returning s.meeting_id)' +
+          ' select count(*)::int as n, array(select distinct meeting_id from u) as ids from u',
         [moved.map((m) => m.id)],
       );
-      sentences = r.rowCount ?? 0;
+      await trx.raw(`set local ${SETS_BY_STATEMENT} = off`);
+      sentences = r.rows[0].n;
+      rebuilt = r.rows[0].ids;
     }
     await trx.raw(
-      "update meetings m set language = coalesce(m.language, m.custom_language), language_source = coalesce(m.language_source, 'given')" +
+      "update meetings m set language = coalesce(m.language, m.custom_language), language_source = coalesce(m.language_source, 'given')," +
+        ' transcript_tsv = case when m.id = any(?::text[]) then meeting_transcript_tsv(m.id) else m.transcript_tsv end,' +
+        ' transcript_pairs = case when m.id = any(?::text[]) then meeting_transcript_pairs(m.id) else m.transcript_pairs end' +
         ' where m.id = any(?::text[])',
-      [taken.map((m) => m.id)],
+      [rebuilt, rebuilt, taken.map((m) => m.id)],
     );
+    if (rebuilt.length) await trx.raw('select refresh_best_moments(?::text[])', [rebuilt]);
     return { meetings: taken.length, sentences, lastId: taken[taken.length - 1].id, done: taken.length < batch };
   });
   if (step.sentences) await mergePendingList(db);

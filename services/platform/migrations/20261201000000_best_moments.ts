@@ -55,7 +55,7 @@ const ADD_TERMS_AND_MOMENTS = ADD_TERMS.replace(
   '    end loop;\n    perform refresh_best_moments(array(select distinct n.meeting_id from new_rows n));\n    return null;',
 );
 /** After the rebuild of the touched meetings' lexeme sets, their moments. */
-const REBUILD_WITH_MOMENTS = rebuildFunction(REBUILD_SQL).replace(
+export const REBUILD_WITH_MOMENTS = rebuildFunction(REBUILD_SQL).replace(
   'where m.id = any(ids);',
   'where m.id = any(ids);\n    perform refresh_best_moments(ids);',
 );

@@ -43,6 +43,7 @@ import * as webhookEvents from './20261212000300_webhook_events';
 import * as detectedLanguage from './20261212000400_detected_language';
 import * as meetingLanguages from './20261212000500_meeting_languages';
 import * as dictionaryConfigs from './20261212000700_dictionary_configs';
+import * as sentenceSetsByStatement from './20261213000100_sentence_sets_by_statement';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -104,6 +105,12 @@ export const MIGRATIONS: MigrationEntry[] = [
   { name: '20261212000400_detected_language', migration: detectedLanguage, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261212000500_meeting_languages', migration: meetingLanguages, release: '0.2.0', runsWith: '0.1.0' },
   { name: '20261212000700_dictionary_configs', migration: dictionaryConfigs, release: '0.2.0', runsWith: '0.1.0' },
+  {
+    name: '20261213000100_sentence_sets_by_statement',
+    migration: sentenceSetsByStatement,
+    release: '0.2.0',
+    runsWith: '0.1.0',
+  },
 ];
 
 /** knex's migration source over a catalog: this release's, or a test's. */

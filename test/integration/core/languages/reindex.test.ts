@@ -89,6 +89,41 @@ it('re-indexes meetings uploaded with a language before, in batches, resuming wh
   expect((await reindexProgress(t.db)).remaining).toBe(0);
 });
 
+it('leaves a re-indexed meeting exactly as one uploaded in its language: sets, pairs, moments, title', async () => {
+  const talk = [
+    { speaker: 'Jonas', text: 'Wir haben die Häuser am See gesehen.', start: 0, end: 4 },
+    { speaker: 'Mia', text: 'Das Haus am See, das Haus im Wald und noch ein Haus.', start: 4, end: 9 },
+    { speaker: 'Jonas', text: 'Im Wald gibt es keine Häuser mehr.', start: 9, end: 12 },
+  ];
+  const given = (await makeMeeting(t.db, { organizer: u, title: 'Häuser am See', language: 'de', sentences: talk })).id;
+  const waiting = (await makeMeeting(t.db, { organizer: u, title: 'Häuser am See', language: 'de', sentences: talk }))
+    .id;
+  await t
+    .db('meetings')
+    .where({ id: waiting })
+    .update({ custom_language: 'de', language: null, language_source: null });
+  // Live before languages, no sentence yet: its sets stay unset (search reads its sentences).
+  const live = (await makeMeeting(t.db, { organizer: u, isLive: true, sentences: [] })).id;
+  await t.db('meetings').where({ id: live }).update({ custom_language: 'de', transcript_tsv: null });
+  const indexed = async (id: string) =>
+    (
+      await t.db.raw(
+        `select m.transcript_tsv::text as lexemes, m.transcript_pairs::text as pairs, m.title_tsv::text as title,
+                m.search_config, b.by_word as moments
+         from meetings m left join best_moments b on b.meeting_id = m.id where m.id = ?`,
+        [id],
+      )
+    ).rows[0];
+  const expected = await indexed(given);
+  expect(expected.pairs).toContain("'wald gibt'");
+  expect(expected.moments.haus).toEqual([1, 0, 2]);
+  expect(await indexed(waiting)).not.toEqual(expected);
+
+  while (!(await reindexStep(t.db, 50)).done);
+  expect(await indexed(waiting)).toEqual(expected);
+  expect(await indexed(live)).toMatchObject({ lexemes: null, pairs: null, moments: null, search_config: 'german' });
+});
+
 it('takes a batch of 1 to 10000 meetings, refusing just beyond', async () => {
   for (const bad of ['0', '10001']) {
     const r = await runCli(['search', 'reindex', '--direct', '--batch', bad], { DATABASE_URL: t.url });
