@@ -42,7 +42,7 @@ import { createActivities } from '../../workflows/activities';
 import { startMediaServer } from '../integration/core/ingest/media-server';
 import { provisionPostgres, provisionTemporal } from '../support/stack';
 import type { WorkflowPort } from '../../services/core/ports';
-import { option } from './options';
+import { option, rolesEnv } from './options';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -117,14 +117,7 @@ export async function setUp(
   const databaseUrl = u.toString();
 
   const env = {
-    DATABASE_URL: databaseUrl,
-    DATABASE_POOL_MAX: '20',
-    TEMPORAL_ADDRESS: temporalServer.url,
-    TEMPORAL_TASK_QUEUE: `bench-${randomBytes(3).toString('hex')}`,
-    SECRETS_KEY: randomBytes(32).toString('hex'),
-    ALLOW_PRIVATE_NETWORK: 'true',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '100000',
+    ...rolesEnv(databaseUrl, temporalServer.url, 'bench', { DATABASE_POOL_MAX: '20', RATE_LIMIT_PER_MINUTE: '100000' }),
     MEDIA_MAX_BYTES: String(50 * 1024 * 1024),
   };
   const config = loadConfig(env, 'graphql');

@@ -35,6 +35,7 @@ import { newId } from '../../services/core/input';
 import { freePort } from '../../services/devstack/ports';
 import { createDb, migrateLatest, type Db } from '../../services/platform/db';
 import { provisionPostgres, provisionTemporal } from '../support/stack';
+import { rolesEnv } from './options';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -179,17 +180,11 @@ async function main(): Promise<void> {
   await admin.destroy();
   const u = new URL(pg.url);
   u.pathname = `/${dbName}`;
-  const env = {
-    DATABASE_URL: u.toString(),
+  const env = rolesEnv(u.toString(), temporalServer.url, 'bench-live', {
     DATABASE_POOL_MAX: '20',
-    TEMPORAL_ADDRESS: temporalServer.url,
-    TEMPORAL_TASK_QUEUE: `bench-live-${randomBytes(3).toString('hex')}`,
-    SECRETS_KEY: randomBytes(32).toString('hex'),
-    ALLOW_PRIVATE_NETWORK: 'true',
-    LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: '10000000',
     LIVE_IDLE_TIMEOUT: '10m',
-  };
+  });
   const db: Db = createDb({ url: env.DATABASE_URL, poolMax: 20 });
   await migrateLatest(db);
 

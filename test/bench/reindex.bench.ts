@@ -15,7 +15,6 @@
  *   npx tsx test/bench/reindex.bench.ts --waiting 2500 --rest-ratio 0         # 500,000 sentences, no rests
  *   npx tsx test/bench/reindex.bench.ts --meetings 10000 --waiting 500 --uploads 2   # quick
  */
-import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +34,7 @@ import { provisionTemporal } from '../support/stack';
 import { syntheticMeetings, toWebVtt } from '../support/synthetic';
 import { startWorkerProcess, waitReady } from './ingest.bench';
 import { dbName, isSeeded, provisionDatabase, seedInChild, withDatabase } from './mcp.bench';
+import { rolesEnv } from './options';
 
 const BASE = { meetings: 10_000, sentences: 200, users: 50 };
 
@@ -161,14 +161,7 @@ async function main(): Promise<void> {
 
   const temporalServer = await provisionTemporal();
   const env = {
-    DATABASE_URL: url,
-    DATABASE_POOL_MAX: '10',
-    TEMPORAL_ADDRESS: temporalServer.url,
-    TEMPORAL_TASK_QUEUE: `bench-${randomBytes(3).toString('hex')}`,
-    SECRETS_KEY: randomBytes(32).toString('hex'),
-    ALLOW_PRIVATE_NETWORK: 'true',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '100000',
+    ...rolesEnv(url, temporalServer.url, 'bench', { DATABASE_POOL_MAX: '10', RATE_LIMIT_PER_MINUTE: '100000' }),
   };
   const config = loadConfig(env, 'graphql');
   const { client: temporal, connection } = createTemporalClient(config);

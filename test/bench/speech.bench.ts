@@ -48,6 +48,7 @@ import { wordErrorRate } from '../support/wer';
 import { postgresCpuByPid, postgresCpuSince } from './proc';
 import { speechAudio } from './speech-audio';
 import { imageContract } from '../support/k8s/image';
+import { rolesEnv } from './options';
 
 const ROOT = resolve(__dirname, '..', '..');
 const BOUNDS = { oneCoreRatio: 1.15, hourRatio: 1.3, rssMb: 600, diarizedHourRatio: 1.6, diarizedRssMb: 800 };
@@ -101,16 +102,10 @@ async function setUp(): Promise<Stack> {
   await admin.destroy();
   const u = new URL(pg.url);
   u.pathname = `/${dbName}`;
-  const env = {
-    DATABASE_URL: u.toString(),
-    TEMPORAL_ADDRESS: temporalServer.url,
-    TEMPORAL_TASK_QUEUE: `speech-bench-${randomBytes(3).toString('hex')}`,
-    SECRETS_KEY: randomBytes(32).toString('hex'),
-    ALLOW_PRIVATE_NETWORK: 'true',
-    LOG_LEVEL: 'warn',
+  const env = rolesEnv(u.toString(), temporalServer.url, 'speech-bench', {
     // The words alone, against the engine alone; phase 5 turns diarization on.
     DIARIZATION: 'off',
-  };
+  });
   const config = loadConfig(env, 'graphql');
   const db = createDb({ url: env.DATABASE_URL, poolMax: 4 });
   await migrateLatest(db);

@@ -36,7 +36,7 @@ import { createDb, migrateLatest, type Db } from '../../services/platform/db';
 import { createTemporalClient } from '../../services/platform/temporal';
 import { provisionPostgres, provisionTemporal } from '../support/stack';
 import { RECEIVER_CERT_PATH, startWebhookReceiver, type ReceivedRequest } from '../support/webhook-receiver';
-import { option } from './options';
+import { option, rolesEnv } from './options';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -123,15 +123,7 @@ async function main(): Promise<void> {
   await admin.destroy();
   const u = new URL(pg.url);
   u.pathname = `/${dbName}`;
-  const env = {
-    DATABASE_URL: u.toString(),
-    DATABASE_POOL_MAX: '20',
-    TEMPORAL_ADDRESS: temporalServer.url,
-    TEMPORAL_TASK_QUEUE: `bench-wh-${randomBytes(3).toString('hex')}`,
-    SECRETS_KEY: randomBytes(32).toString('hex'),
-    ALLOW_PRIVATE_NETWORK: 'true',
-    LOG_LEVEL: 'warn',
-  };
+  const env = rolesEnv(u.toString(), temporalServer.url, 'bench-wh', { DATABASE_POOL_MAX: '20' });
   const config = loadConfig(env, 'worker');
   const db: Db = createDb({ url: env.DATABASE_URL, poolMax: 20 });
   await migrateLatest(db);
